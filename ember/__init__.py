@@ -1,0 +1,90 @@
+"""ember: PyTorch's training core in Python over NumPy. Use as ``import ember as torch``."""
+from ._tensor import Size, Tensor, device  # noqa: I001  (Tensor first: the rest builds on it)
+from . import _dtype
+from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8,
+                     int16, int32, int64, promote_types, set_default_dtype, uint8)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from . import _tensor_methods  # noqa: F401  (binds methods and operators onto Tensor)
+from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full,
+                        full_like, linspace, logspace, multinomial, normal, ones, ones_like, rand,
+                        rand_like, randint, randint_like, randn, randn_like, randperm, tensor,
+                        zeros, zeros_like)
+from ._tensor_methods import UNARY as _UNARY
+from ._tensor_str import set_printoptions
+from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwise_and,
+                      bitwise_not, bitwise_or, bitwise_xor, bmm, broadcast_to, cat, chunk, clamp,
+                      clone, concat, concatenate, count_nonzero, div, eq, equal, expand, flatten,
+                      flip, floor_divide, gather, ge, greater, greater_equal, gt, index_select,
+                      isclose, isfinite, isinf, isnan, le, less, less_equal, logical_and,
+                      logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
+                      masked_select, matmul, max, maximum, mean, min, minimum, mm, mul, narrow, ne,
+                      neg, nonzero, norm, not_equal, permute, pow, prod, remainder, repeat,
+                      reshape, rsub, scatter, scatter_add, select, split, squeeze, stack, std,
+                      sub, sum, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze,
+                      var, where)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = None
+strided = "strided"
+contiguous_format = preserve_format = channels_last = "memory_format"
+globals().update(_UNARY)
+subtract, multiply, divide, true_divide, negative = sub, mul, div, div, neg
+clip = clamp
+dot = mv = matmul
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    """True for ember tensors."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def numel(input):
+    return input.numel()
+
+
+def typename(obj):
+    return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
+
+
+def get_num_threads():
+    """Threads NumPy's BLAS may use (reported, not changed)."""
+    import os
+    return os.cpu_count() or 1
+
+
+def set_num_threads(n):
+    """Accepted for compatibility; NumPy's BLAS threads are set by the environment."""
+
+
+class _NoCuda:
+    """torch.cuda stand-in: there is no GPU backend yet."""
+
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def device_count():
+        return 0
+
+    @staticmethod
+    def manual_seed(seed):
+        return None
+
+    manual_seed_all = manual_seed
+
+
+cuda = _NoCuda()

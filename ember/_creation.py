@@ -1,0 +1,223 @@
+"""Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor
+from .random import _rng
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return default if default is not None else _dtype.get_default_dtype().np
+    return _dtype.to_numpy_dtype(dtype)
+
+
+def _infer(data):
+    """NumPy array for Python data with torch's dtype inference (floats -> default dtype)."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _to_nested_arrays(data)
+    arr = np.asarray(data)
+    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+        arr = arr.astype(_dtype.get_default_dtype().np)
+    elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "biuf":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def _flat(data):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _to_nested_arrays(data):
+    if isinstance(data, Tensor):
+        if data._data.size != 1 and data._data.ndim:
+            return data._data.tolist()
+        return data.item()
+    if isinstance(data, (list, tuple)):
+        return [_to_nested_arrays(x) for x in data]
+    return data
+
+
+def _tensor_data(data, dtype):
+    arr = _infer(data)
+    return arr.astype(_dtype.to_numpy_dtype(dtype), copy=True) if dtype is not None \
+        else arr.copy()
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    arr = _tensor_data(data, dtype)
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """A tensor sharing memory with ``data`` where possible."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        npd = _np_dtype(dtype, data.dtype)
+        return Tensor._make(data.astype(npd, copy=False))
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with ``ndarray``."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    return Tensor._make(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _new(arr, requires_grad):
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of zeros."""
+    return _new(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ones."""
+    return _new(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """An uninitialised tensor."""
+    return _new(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor filled with ``fill_value`` (its dtype inferred as torch does)."""
+    if dtype is None:
+        dtype = (_dtype.bool_ if isinstance(fill_value, bool) else
+                 _dtype.int64 if isinstance(fill_value, int) else _dtype.get_default_dtype())
+    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
+                        _np_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """Identity matrix (n x m)."""
+    return _new(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """Values from start to end (exclusive) by step."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    is_float = any(isinstance(v, float) for v in vals)
+    default = _dtype.get_default_dtype().np if is_float else np.dtype(np.int64)
+    npd = _np_dtype(dtype, default)
+    arr = np.arange(*vals, dtype=np.float64 if is_float else None).astype(npd)
+    return _new(arr, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end inclusive."""
+    return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+    return _new(np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype)),
+                requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1)."""
+    return _new(_rng(generator).random(_size(size)).astype(_np_dtype(dtype)), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples."""
+    arr = _rng(generator).standard_normal(_size(size)).astype(_np_dtype(dtype))
+    return _new(arr, requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers uniformly from [low, high)."""
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing 1 required positional argument: 'size'")
+    arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
+                                                         else tuple(size)))
+    return Tensor._make(arr.astype(_np_dtype(dtype, np.dtype(np.int64))))
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1."""
+    return Tensor._make(_rng(generator).permutation(n).astype(_np_dtype(dtype,
+                                                                      np.dtype(np.int64))))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
+    """Normal samples with the given mean and std (scalars or tensors)."""
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    shape = _size(tuple(size)) if size is not None else np.broadcast_shapes(np.shape(m),
+                                                                             np.shape(s))
+    npd = _np_dtype(dtype, getattr(m, "dtype", None) if isinstance(m, np.ndarray) else None)
+    return Tensor._make((_rng(generator).standard_normal(shape) * s + m).astype(npd))
+
+
+def bernoulli(input, p=None, *, generator=None):
+    prob = input._data if p is None else np.full(input._data.shape, p)
+    return Tensor._make((_rng(generator).random(prob.shape) < prob).astype(input._data.dtype))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Sample category indices with probabilities proportional to ``input`` rows."""
+    probs = input._data.astype(np.float64)
+    rows = probs.reshape(-1, probs.shape[-1])
+    rng = _rng(generator)
+    out = np.stack([rng.choice(rows.shape[1], num_samples, replace=replacement, p=r / r.sum())
+                    for r in rows])
+    return Tensor._make(out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def _like(fn):
+    def like(input, *args, dtype=None, device=None, requires_grad=False, memory_format=None,
+             **kwargs):
+        dt = dtype if dtype is not None else input.dtype
+        if fn is full:
+            return full(input.shape, args[0], dtype=dt, requires_grad=requires_grad)
+        if fn is randint:
+            return randint(*args, size=input.shape, dtype=dt, **kwargs)
+        return fn(*input.shape, dtype=dt, requires_grad=requires_grad, **kwargs)
+    like.__name__ = fn.__name__ + "_like"
+    like.__doc__ = f"{fn.__name__} with the shape (and dtype) of ``input``."
+    return like
+
+
+zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like = (
+    _like(f) for f in (zeros, ones, empty, full, rand, randn, randint))

@@ -1,0 +1,362 @@
+"""Tensor: an ndarray plus autograd state (grad, requires_grad, grad_fn, version counter)."""
+import weakref
+
+import numpy as np
+
+from . import _dtype
+
+_FROM_NP = _dtype._FROM_NP
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple that prints as ``ember.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """Where a tensor's memory lives; 'cpu' (NumPy) today, designed for 'cuda' (CuPy) later."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if ":" in type:
+            type, index = type.split(":")[0], int(type.split(":")[1])
+        if type != "cpu":
+            raise RuntimeError(f"ember supports only the 'cpu' device for now, got '{type}'")
+        self.type, self.index = type, index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')"
+
+    def __str__(self):
+        return self.type
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type
+
+    def __hash__(self):
+        return hash(self.type)
+
+
+_CPU = device("cpu")
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it for autograd."""
+
+    __slots__ = ("_data", "_grad", "_requires_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_retains_grad", "_acc", "_hooks_handles", "__dict__", "__weakref__")
+    __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operators
+
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        from ._creation import _tensor_data  # the legacy torch.Tensor(...) constructor
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = _tensor_data(args[0], dtype or _dtype.get_default_dtype())
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            data = np.empty(shape, dtype=_dtype.to_numpy_dtype(dtype or _dtype.get_default_dtype()))
+        self._init(data, requires_grad, None)
+
+    def _init(self, data, requires_grad, grad_fn):
+        self._data = data
+        self._grad = None
+        self._requires_grad = requires_grad
+        self._grad_fn = grad_fn
+        self._output_nr = 0
+        self._vc = [0]
+        self._retains_grad = False
+        self._acc = None
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None):
+        """Wrap an ndarray without copying (internal fast path)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._grad = None
+        t._requires_grad = requires_grad
+        t._grad_fn = grad_fn
+        t._output_nr = 0
+        t._vc = [0]
+        t._retains_grad = False
+        t._acc = None
+        return t
+
+    # ----- metadata -----
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or the length of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim):
+        n = self._data.ndim
+        if not -max(n, 1) <= dim < max(n, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
+        return dim % n if n else 0
+
+    @property
+    def dtype(self):
+        return _FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return _CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def get_device(self):
+        return -1
+
+    # ----- autograd state -----
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self._grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients, "
+                               f"got {self.dtype}")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set requires_grad in place; returns self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected "
+                                   f"{list(self._data.shape)}, got {list(value._data.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: expected "
+                                   f"{self.dtype}, got {value.dtype}")
+        self._grad = value
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def data(self):
+        """The same memory as a tensor outside autograd (its own version counter, as torch)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    def _accumulator(self):
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            from .autograd.graph import AccumulateGrad
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc
+
+    def retain_grad(self):
+        """Keep .grad for this non-leaf tensor after backward."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if not self._retains_grad:
+            retained = self._grad_fn.__dict__.setdefault("_retained", {})
+            retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """hook(grad) runs when the gradient for this tensor is computed; may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self._grad_fn if self._grad_fn is not None else self._accumulator()
+        if self._grad_fn is None:
+            self.__dict__.setdefault("_keep_acc", node)  # hooks live as long as the tensor
+        return node._add_tensor_pre_hook(self._output_nr, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""
+        from .autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing this memory and version counter, cut from the graph."""
+        t = Tensor._make(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self):
+        """Cut this tensor from the graph in place (it becomes a leaf)."""
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ----- conversion -----
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force=False):
+        """The underlying ndarray (shared memory)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None:
+            return self._data.astype(dtype, copy=False)
+        return self._data
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (type(self), self._data, self._requires_grad, self._grad,
+                           dict(self.__dict__)))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        new = type(self)._make(self._data.copy(), self._requires_grad)
+        if type(self) is not Tensor:
+            new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_keep_acc"})
+        if self._grad is not None:
+            new._grad = Tensor._make(self._grad._data.copy())
+        memo[id(self)] = new
+        return new
+
+
+def _rebuild(cls, data, requires_grad, grad, extra):
+    t = cls._make(data, requires_grad)
+    t._grad = grad
+    t.__dict__.update(extra)
+    return t

@@ -1,0 +1,186 @@
+"""Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor
+from .ops import api
+from .ops import elementwise as E
+from .ops.inplace import apply_inplace
+
+
+def _unary(cls):
+    def fn(input):
+        return cls.apply(input)
+    fn.__name__ = cls.__name__[:-9].lower()
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+UNARY = {name: _unary(cls) for name, cls in {
+    "exp": E.ExpBackward0, "log": E.LogBackward0, "log2": E.Log2Backward0,
+    "log10": E.Log10Backward0, "log1p": E.Log1PBackward0, "expm1": E.Expm1Backward0,
+    "sqrt": E.SqrtBackward0, "rsqrt": E.RsqrtBackward0, "sin": E.SinBackward0,
+    "cos": E.CosBackward0, "tan": E.TanBackward0, "tanh": E.TanhBackward0,
+    "sigmoid": E.SigmoidBackward0, "relu": E.ReluBackward0, "abs": E.AbsBackward0,
+    "sign": E.SignBackward0, "floor": E.FloorBackward0, "ceil": E.CeilBackward0,
+    "round": E.RoundBackward0, "trunc": E.TruncBackward0, "reciprocal": E.ReciprocalBackward0,
+    "asin": E.AsinBackward0, "acos": E.AcosBackward0, "atan": E.AtanBackward0,
+    "sinh": E.SinhBackward0, "cosh": E.CoshBackward0}.items()}
+
+
+def _round(input, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        return api.div(UNARY["round"](api.mul(input, scale)), scale)
+    return UNARY["round"](input)
+
+
+UNARY["round"], _plain_round = _round, UNARY["round"]
+UNARY["absolute"], UNARY["arcsin"], UNARY["arccos"], UNARY["arctan"] = (
+    UNARY["abs"], UNARY["asin"], UNARY["acos"], UNARY["atan"])
+UNARY["negative"] = api.neg
+UNARY["fix"] = UNARY["trunc"]
+
+
+def _inplace_unary(fn):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, fn, *args, **kwargs)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _reflect(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _to(self, *args, **kwargs):
+    """Cast to a dtype (devices other than 'cpu' are refused); ``to(other)`` takes its dtype."""
+    dtype = kwargs.get("dtype")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, (_dtype.dtype, type)) or (isinstance(a, str) and a in _dtype._NAMES):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a is not None and not isinstance(a, bool):
+            from ._tensor import device
+            device(a)  # validates: only cpu
+    if dtype is None:
+        return self if not copy else api.clone(self)
+    return api.to_dtype(self, dtype, copy)
+
+
+def _type(self, dtype=None, non_blocking=False):
+    if dtype is None:
+        from .autograd.graph import _type_name
+        return _type_name(self.dtype.name)
+    return _to(self, dtype)
+
+
+def _new_factory(fn):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return method
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from ._creation import full
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _uniform_(self, a=0.0, b=1.0, generator=None):
+    from .random import _rng
+    self._data[...] = _rng(generator).uniform(a, b, self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def _normal_(self, mean=0.0, std=1.0, generator=None):
+    from .random import _rng
+    self._data[...] = _rng(generator).normal(mean, std, self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def _bind():
+    from . import _creation as C
+    methods = dict(UNARY)
+    for name in ("add", "sub", "mul", "div", "pow", "neg", "clamp", "masked_fill", "maximum",
+                 "minimum", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+                 "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
+                 "logical_xor", "logical_not", "bitwise_not", "equal", "allclose", "isclose",
+                 "isnan", "isinf", "isfinite", "sum", "mean", "prod", "max", "min", "amax",
+                 "amin", "argmax", "argmin", "var", "std", "logsumexp", "norm", "sum_to_size",
+                 "all", "any", "count_nonzero", "reshape", "view", "flatten", "unflatten",
+                 "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims", "t", "permute",
+                 "expand", "broadcast_to", "repeat", "flip", "narrow", "select", "split", "chunk",
+                 "unbind", "contiguous", "clone", "gather", "scatter", "scatter_add",
+                 "index_select", "masked_select", "nonzero", "matmul", "mm", "bmm",
+                 "floor_divide", "remainder", "add_", "sub_", "mul_", "div_", "zero_", "fill_",
+                 "copy_", "where"):
+        methods[name] = getattr(api, name)
+    methods["where"] = lambda self, condition, other: api.where(condition, self, other)
+    methods["subtract"], methods["multiply"], methods["divide"] = api.sub, api.mul, api.div
+    methods["clip"] = api.clamp
+    methods["true_divide"] = api.div
+    methods["dot"] = methods["mv"] = api.matmul
+    methods["view_as"] = lambda self, other: api.view(self, other.shape)
+    methods["reshape_as"] = lambda self, other: api.reshape(self, other.shape)
+    methods["expand_as"] = lambda self, other: api.expand(self, other.shape)
+    methods["type_as"] = lambda self, other: api.to_dtype(self, other.dtype)
+    for name in ("exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+                 "relu", "abs", "neg", "floor", "ceil", "round", "sign", "reciprocal",
+                 "clamp", "masked_fill", "pow", "trunc", "log2", "expm1", "scatter",
+                 "scatter_add", "remainder"):
+        methods[name + "_"] = _inplace_unary(methods[name])
+    methods["clip_"] = methods["clamp_"]
+    methods["T"] = property(lambda self: api.permute(self, *reversed(range(self.ndim))))
+    methods["mT"] = property(lambda self: api.transpose(self, -2, -1))
+    methods["H"] = methods["T"]
+    methods["to"] = _to
+    methods["type"] = _type
+    for name, dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
+                     ("long", "int64"), ("int", "int32"), ("short", "int16"), ("bool", "bool"),
+                     ("byte", "uint8"), ("char", "int8")):
+        methods[name] = (lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
+    methods["cpu"] = lambda self, memory_format=None: self
+    methods["cuda"] = lambda self, *a, **k: _to(self, "cuda")
+    methods["new_zeros"] = _new_factory(C.zeros)
+    methods["new_ones"] = _new_factory(C.ones)
+    methods["new_empty"] = _new_factory(C.empty)
+    methods["new_tensor"] = _new_tensor
+    methods["new_full"] = _new_full
+    methods["uniform_"], methods["normal_"] = _uniform_, _normal_
+    methods.update(_operators())
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+
+
+def _operators():
+    ops = {
+        "__add__": api.add, "__radd__": _reflect(api.add), "__iadd__": api.add_,
+        "__sub__": api.sub, "__rsub__": _reflect(api.sub), "__isub__": api.sub_,
+        "__mul__": api.mul, "__rmul__": _reflect(api.mul), "__imul__": api.mul_,
+        "__truediv__": api.div, "__rtruediv__": _reflect(api.div), "__itruediv__": api.div_,
+        "__floordiv__": api.floor_divide, "__rfloordiv__": _reflect(api.floor_divide),
+        "__mod__": api.remainder, "__rmod__": _reflect(api.remainder),
+        "__pow__": api.pow, "__rpow__": _reflect(api.pow),
+        "__matmul__": api.matmul, "__rmatmul__": _reflect(api.matmul),
+        "__neg__": api.neg, "__pos__": lambda self: self, "__abs__": UNARY["abs"],
+        "__eq__": api.eq, "__ne__": api.ne, "__lt__": api.lt, "__le__": api.le,
+        "__gt__": api.gt, "__ge__": api.ge,
+        "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
+        "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
+        "__invert__": api.bitwise_not,
+        "__getitem__": api.getitem, "__setitem__": api.setitem,
+    }
+    return ops
+
+
+_bind()
+Tensor.__hash__ = lambda self: id(self)

@@ -1,0 +1,116 @@
+"""PyTorch-style printing of tensors: tensor([1., 2.], requires_grad=True)."""
+import math
+
+import numpy as np
+
+from . import _dtype
+
+_OPTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Change how tensors print (as torch.set_printoptions)."""
+    if profile == "default":
+        _OPTS.update(precision=4, threshold=1000, edgeitems=3, linewidth=80)
+    for key, val in (("precision", precision), ("threshold", threshold),
+                     ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if val is not None:
+            _OPTS[key] = val
+    _OPTS["sci_mode"] = sci_mode
+
+
+class _Formatter:
+    def __init__(self, values, floating):
+        self.floating, self.int_mode, self.sci_mode = floating, True, False
+        self.width = 1
+        prec = _OPTS["precision"]
+        if not floating:
+            self.width = max((len(str(v)) for v in values), default=1)
+            return
+        finite = values[np.isfinite(values) & (values != 0)]
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        if finite.size:
+            absv = np.abs(finite.astype(np.float64))
+            lo, hi = absv.min(), absv.max()
+            big = hi / lo > 1000.0 or hi > 1.0e8
+            self.sci_mode = big if self.int_mode else big or lo < 1.0e-4
+        if _OPTS["sci_mode"] is not None:
+            self.sci_mode = _OPTS["sci_mode"]
+        for v in values:
+            self.width = max(self.width, len(self._raw(float(v), prec)))
+
+    def _raw(self, v, prec):
+        if math.isnan(v) or math.isinf(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        if self.sci_mode:
+            return f"{v:.{prec}e}"
+        if self.int_mode:
+            return f"{v:.0f}."
+        return f"{v:.{prec}f}"
+
+    def format(self, v):
+        s = self._raw(float(v), _OPTS["precision"]) if self.floating else str(v)
+        return " " * (self.width - len(s)) + s
+
+
+def _summary_values(arr):
+    if arr.size <= _OPTS["threshold"]:
+        return arr.reshape(-1)
+    e = _OPTS["edgeitems"]
+    if arr.ndim == 1:
+        return np.concatenate([arr[:e], arr[-e:]])
+    return np.concatenate([_summary_values(a) for a in list(arr[:e]) + list(arr[-e:])])
+
+
+def _vector(arr, fmt, indent, summarize):
+    e = _OPTS["edgeitems"]
+    if summarize and arr.shape[0] > 2 * e:
+        items = [fmt.format(v) for v in arr[:e]] + [" ..."] + [fmt.format(v) for v in arr[-e:]]
+    else:
+        items = [fmt.format(v) for v in arr]
+    per_line = max(1, int((_OPTS["linewidth"] - indent) // (fmt.width + 2)))
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _body(arr, fmt, indent, summarize):
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        return _vector(arr, fmt, indent, summarize)
+    e = _OPTS["edgeitems"]
+    if summarize and arr.shape[0] > 2 * e:
+        rows = [_body(a, fmt, indent + 1, summarize) for a in arr[:e]] + ["..."] + \
+               [_body(a, fmt, indent + 1, summarize) for a in arr[-e:]]
+    else:
+        rows = [_body(a, fmt, indent + 1, summarize) for a in arr]
+    sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(rows) + "]"
+
+
+def tensor_repr(t, prefix="tensor("):
+    arr = t._data
+    suffixes = []
+    default = _dtype.get_default_dtype().np
+    if arr.size == 0 and arr.shape != (0,):
+        suffixes.append(f"size={tuple(arr.shape)}")
+    if arr.dtype not in (default, np.dtype(np.int64), np.dtype(np.bool_)):
+        suffixes.append(f"dtype={t.dtype}")
+    if arr.size == 0:
+        body = "[]"
+    else:
+        summarize = arr.size > _OPTS["threshold"]
+        floating = arr.dtype.kind == "f"
+        values = _summary_values(arr)
+        if arr.dtype == np.bool_:
+            fmt = _Formatter(np.array(["True" if v else "False" for v in values]), False)
+            arr = np.where(arr, "True", "False")
+        else:
+            fmt = _Formatter(values, floating)
+        body = _body(arr, fmt, len(prefix), summarize)
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + ", ".join([body] + suffixes) + ")"

@@ -1,0 +1,12 @@
+"""ember.autograd: reverse-mode automatic differentiation (backward, grad, Function, modes)."""
+from .engine import backward, grad
+from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .graph import Node
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable",
+           "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+           "Node"]

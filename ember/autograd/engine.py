@@ -1,0 +1,291 @@
+"""The backward pass: an iterative walk of the graph in dependency order, highest sequence first."""
+import heapq
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad
+
+
+def _make_seed(tensor, gradient):
+    if gradient is None:
+        if tensor._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if tensor._data.dtype.kind != "f":
+            raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
+                               f"but got {tensor.dtype}")
+        return Tensor._make(np.ones_like(tensor._data))
+    if not isinstance(gradient, Tensor):
+        gradient = Tensor._make(np.asarray(gradient, dtype=tensor._data.dtype))
+    if gradient._data.shape != tensor._data.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
+                           f"{list(gradient.shape)} and output[0] has a shape of "
+                           f"{list(tensor.shape)}.")
+    return gradient
+
+
+def _roots(tensors, grad_tensors):
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        node = t._grad_fn if t._grad_fn is not None else t._accumulator()
+        roots.append((node, t._output_nr, _make_seed(t, g)))
+    return roots
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate gradients of ``tensors`` into the .grad of graph leaves (or of ``inputs``)."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = None if inputs is None else _targets(inputs)
+    captured = _execute(_roots(tensors, grad_tensors), retain_graph, create_graph, targets,
+                        accumulate=True)
+    for t in inputs or ():
+        g = captured.get(_key_of(t)) if t._grad_fn is not None else None
+        if g is not None:  # backward(inputs=[non_leaf]) fills the non-leaf's .grad, as torch
+            t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` w.r.t. ``inputs`` without touching any .grad."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs and {len(outputs)} outputs")
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad "
+                               f"(input {i})")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = _targets(inputs)
+    captured = _execute(_roots(outputs, grad_outputs), retain_graph, create_graph, targets,
+                        accumulate=False)
+    result = []
+    for i, t in enumerate(inputs):
+        g = captured.get(_key_of(t))
+        if g is None:
+            if materialize_grads:
+                g = Tensor._make(np.zeros_like(t._data))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        result.append(g)
+    return tuple(result)
+
+
+def _key_of(t):
+    if t._grad_fn is None:
+        return (t._accumulator(), 0)
+    return (t._grad_fn, t._output_nr)
+
+
+def _targets(inputs):
+    keys = {}
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        node, nr = _key_of(t)
+        keys.setdefault(node, set()).add(nr)
+    return keys
+
+
+def _dependencies(roots):
+    deps = {}
+    seen = set()
+    stack = [node for node, _, _ in roots]
+    for node in stack:
+        seen.add(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _execute(roots, retain_graph, create_graph, targets, accumulate):
+    from ..ops import _math
+    m = _math.tensor_math if create_graph else _math.array_math
+    deps = _dependencies(roots)
+    needed = None if targets is None else _needed(roots, targets)
+    buffers = {}
+    for node, nr, seed in roots:
+        _accumulate_buffer(buffers, node, nr, seed if create_graph else seed._data, m)
+    ready = []
+    for node in {id(n): n for n, _, _ in roots}.values():
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, id(node), node))
+    captured = {}
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node, None)
+            outs = None
+            if grads is not None:
+                grads = _pre_hooks(node, grads, create_graph)
+                if targets is not None:
+                    _capture(node, grads, targets, captured)
+                if type(node) is AccumulateGrad:
+                    if accumulate and (targets is None or node in targets):
+                        _accumulate_grad(node.variable, grads[0], create_graph)
+                elif needed is None or node in needed:
+                    outs = _run_node(node, grads, m, create_graph, retain_graph)
+            _propagate(node, outs, buffers, deps, ready, m)
+    return captured
+
+
+def _capture(node, grads, targets, captured):
+    for nr in targets.get(node, ()):
+        if grads[nr] is not None:
+            captured[(node, nr)] = _as_tensor(grads[nr])
+
+
+def _needed(roots, targets):
+    """Nodes with a target somewhere below them: only these need to run."""
+    order, visited = [], set()
+    stack = [(node, False) for node, _, _ in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        stack.extend((nx, False) for nx, _ in node.next_functions
+                     if nx is not None and nx not in visited)
+    needed = set()
+    for node in order:  # post-order: children first
+        if any(nx is not None and (nx in targets or nx in needed)
+               for nx, _ in node.next_functions):
+            needed.add(node)
+    return needed
+
+
+def _run_node(node, grads, m, create_graph, retain_graph):
+    saved = node._unpack(create_graph)
+    outs = node.backward(m, grads[0] if len(grads) == 1 else grads, *saved)
+    if not isinstance(outs, tuple):
+        outs = (outs,)
+    if node._hooks is not None:
+        outs = _post_hooks(node, outs, grads, create_graph)
+    if not retain_graph:
+        node._release()
+    return outs
+
+
+def _propagate(node, outs, buffers, deps, ready, m):
+    for i, (nxt, nr) in enumerate(node.next_functions):
+        if nxt is None:
+            continue
+        g = outs[i] if outs is not None and i < len(outs) else None
+        if g is not None:
+            _accumulate_buffer(buffers, nxt, nr, g, m)
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+
+
+def _accumulate_buffer(buffers, node, nr, g, m):
+    g = m.conform(g, node._shapes[nr], node._dtypes[nr])
+    slots = buffers.get(node)
+    if slots is None:
+        slots = [None] * len(node._shapes)
+        buffers[node] = slots
+    prev = slots[nr]
+    slots[nr] = g if prev is None else prev + g
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else Tensor._make(g)
+
+
+def _pre_hooks(node, grads, create_graph):
+    hooks = node._tensor_pre_hooks
+    if hooks:
+        for nr, fn in list(hooks):
+            if grads[nr] is None:
+                continue
+            res = fn(_as_tensor(grads[nr]))
+            if res is not None:
+                grads[nr] = res if create_graph else res._data
+    if node._pre_hooks:
+        for fn in node._pre_hooks:
+            res = fn(tuple(_as_tensor(g) if g is not None else None for g in grads))
+            if res is not None:
+                grads = [g if g is None or create_graph else g._data for g in res]
+    _retain_grads(node, grads)
+    return grads
+
+
+def _retain_grads(node, grads):
+    retained = node.__dict__.get("_retained")
+    if not retained:
+        return
+    for nr, ref in retained.items():
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            g = grads[nr]
+            g = Tensor._make(np.array(g, copy=True)) if not isinstance(g, Tensor) else g
+            t._grad = g if t._grad is None else Tensor._make(t._grad._data + g._data)
+
+
+def _post_hooks(node, outs, grads, create_graph):
+    for fn in node._hooks:
+        res = fn(tuple(_as_tensor(g) if g is not None else None for g in outs),
+                 tuple(_as_tensor(g) if g is not None else None for g in grads))
+        if res is not None:
+            outs = tuple(r._data if isinstance(r, Tensor) and not create_graph else r
+                         for r in res)
+    return outs
+
+
+def _accumulate_grad(var, g, create_graph):
+    if isinstance(g, Tensor):  # create_graph: grads are graph tensors; accumulate out of place
+        var._grad = g if var._grad is None else var._grad + g
+        return
+    old = var._grad
+    if old is None:
+        var._grad = Tensor._make(np.array(g, dtype=var._data.dtype, copy=True))
+    elif old._requires_grad:
+        var._grad = Tensor._make(old._data + g)
+    else:
+        np.add(old._data, g, out=old._data, casting="unsafe")

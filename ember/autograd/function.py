@@ -1,0 +1,161 @@
+"""User-defined differentiable operations: autograd.Function with a ctx, as torch."""
+import numpy as np
+
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import Node, _edge
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to forward/backward: saved tensors, flags and free attributes."""
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors (or None) for backward; in-place changes to them are detected."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors):
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    def save_for_forward(self, *tensors):
+        self._saved_forward = tensors
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The graph node of a custom Function: its ctx, and the bridge to its backward."""
+
+    _function = None
+    _materialize = True
+
+    @property
+    def saved_tensors(self):
+        return tuple(self._unpack(True))
+
+    saved_variables = saved_tensors
+
+    @property
+    def needs_input_grad(self):
+        return self.__dict__.get("_needs_input_grad", ())
+
+    def backward(self, m, grads, *saved):
+        grads = list(grads) if isinstance(grads, list) else [grads]
+        for i, g in enumerate(grads):
+            if g is None and self._materialize:
+                g = np.zeros(self._shapes[i], self._dtypes[i])
+            grads[i] = g if g is None or isinstance(g, Tensor) else Tensor._make(g)
+        result = self._function.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = len(self.next_functions)
+        if len(result) != n:
+            if len(result) > n and all(r is None for r in result[n:]):
+                result = result[:n]
+            else:
+                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
+                                   f"of gradients (expected {n}, got {len(result)})")
+        return tuple(r if r is None or m.is_graph else _array_of(r) for r in result)
+
+    def apply(self, *grads):
+        return self._function.backward(self, *grads)
+
+
+def _array_of(r):
+    return r._data if isinstance(r, Tensor) else np.asarray(r)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_function": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call apply."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        return None
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        node = cls._backward_cls()
+        node._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        with grad_mode.no_grad():
+            if _overrides_setup(cls):
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
+            else:
+                outputs = cls.forward(node, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        record = grad_mode._state.enabled and any(node._needs_input_grad)
+        outs = tuple(_wrap_output(node, o, args, record) for o in outs)
+        if record:
+            _connect(node, args, outs)
+        return outs[0] if single else outs
+
+
+def _overrides_setup(cls):
+    return cls.setup_context is not Function.setup_context
+
+
+def _wrap_output(node, out, args, record):
+    if not isinstance(out, Tensor):
+        return out
+    if any(out is a for a in args) and record:  # an input returned as-is: a new alias
+        alias = Tensor._make(out._data)
+        alias._vc = out._vc
+        return alias
+    return out
+
+
+def _connect(node, args, outs):
+    node.next_functions = tuple(_edge(a) for a in args)
+    non_diff = node.__dict__.get("_non_diff", ())
+    node._shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
+    node._dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
+            o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+            if id(o) in node.__dict__.get("_dirty", ()):
+                o._vc[0] += 1
+    to_save = node.__dict__.pop("_to_save", ())
+    if to_save:
+        node._saved = tuple(to_save)
+        node._versions = tuple(t._vc[0] if t is not None else None for t in to_save)
+
+
+class InplaceFunction(Function):
+    pass
+
+
+class NestedIOFunction(Function):
+    pass
+
+
+def once_differentiable(fn):
+    """Marks a backward as not differentiable twice (accepted for compatibility)."""
+    return fn

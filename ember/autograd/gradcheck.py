@@ -1,0 +1,106 @@
+"""Finite-difference gradient checks: gradcheck and gradgradcheck, as torch.autograd."""
+import numpy as np
+
+from .._tensor import Tensor
+from . import grad_mode
+from .engine import grad as _grad
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when analytical and numerical gradients differ."""
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _outputs(func, inputs):
+    out = func(*inputs)
+    return tuple(o for o in _as_tuple(out) if isinstance(o, Tensor))
+
+
+def _numerical(func, inputs, index, eps):
+    """Central differences: d(sum of outputs . v)/d(input[index]) column by column."""
+    x = inputs[index]
+    flat = x._data.reshape(-1)
+    results = [np.zeros((x._data.size,) + o._data.shape) for o in _outputs(func, inputs)]
+    with grad_mode.no_grad():
+        for k in range(flat.size):
+            orig = flat[k]
+            flat[k] = orig + eps
+            plus = [o._data.astype(np.float64) for o in _outputs(func, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.astype(np.float64) for o in _outputs(func, inputs)]
+            flat[k] = orig
+            for r, p, mi in zip(results, plus, minus):
+                r[k] = (p - mi) / (2 * eps)
+    return results
+
+
+def _analytical(func, inputs, diff_idx):
+    outs = _outputs(func, inputs)
+    jac = {i: [np.zeros((inputs[i]._data.size,) + o._data.shape) for o in outs]
+           for i in diff_idx}
+    for oi, out in enumerate(outs):
+        if not out._requires_grad:
+            continue
+        for j in range(out._data.size):
+            seed = np.zeros(out._data.size, dtype=out._data.dtype)
+            seed[j] = 1
+            grads = _grad(out, [inputs[i] for i in diff_idx],
+                          Tensor._make(seed.reshape(out._data.shape)),
+                          retain_graph=True, allow_unused=True)
+            for i, g in zip(diff_idx, grads):
+                if g is not None:
+                    jac[i][oi].reshape(inputs[i]._data.size, -1)[:, j] = g._data.reshape(-1)
+    return jac
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False, **unused):
+    """Compare analytical gradients of ``func`` with central finite differences (float64)."""
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
+    for i in diff_idx:
+        if inputs[i]._data.dtype != np.float64:
+            import warnings
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          "point. This check will likely fail if all the inputs are not of double "
+                          "precision floating point.", UserWarning, stacklevel=2)
+    jac = _analytical(func, inputs, diff_idx)
+    for i in diff_idx:
+        numerical = _numerical(func, inputs, i, eps)
+        for oi, (a, n) in enumerate(zip(jac[i], numerical)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {oi} with respect to input {i},\n"
+                    f"numerical:{n.reshape(inputs[i]._data.size, -1)}\n"
+                    f"analytical:{a.reshape(inputs[i]._data.size, -1)}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, **unused):
+    """gradcheck applied to the gradient of ``func`` (checks second derivatives)."""
+    inputs = _as_tuple(inputs)
+    diff = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(Tensor._make(rng.standard_normal(o._data.shape)).requires_grad_()
+                             for o in outs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+
+    def first_grads(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _outputs(func, ins)
+        d = [t for t in ins if isinstance(t, Tensor) and t._requires_grad]
+        gs = _grad(outs, d, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    del diff
+    return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

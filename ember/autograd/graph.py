@@ -1,0 +1,212 @@
+"""The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
+import itertools
+
+_sequence = itertools.count()
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def _type_name(dtype_name):
+    return "ember." + _TYPE_NAMES.get(dtype_name, "Tensor")
+
+
+class SavedOutput:
+    """An op's own output kept for backward, stored without the tensor to avoid a cycle."""
+
+    __slots__ = ("_data", "_vc", "requires_grad")
+
+    def __init__(self, tensor):
+        self._data = tensor._data
+        self._vc = tensor._vc
+        self.requires_grad = tensor._requires_grad
+
+
+class Node:
+    """A backward function: ``grad_fn`` of a tensor made by an op that needs gradients.
+
+    Subclasses implement ``forward(self, *inputs)`` (tensors in, ndarray out, saving what the
+    backward needs with ``self.save``) and ``backward(self, m, grad, *saved)``, written once over
+    the math namespace ``m``: NumPy arrays normally, ember tensors under ``create_graph=True``.
+    """
+
+    __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "__dict__", "__weakref__")
+    saves_output = False  # True: backward receives the op's output as its last saved value
+    # rarely-set state lives in class defaults, overridden per instance only when used
+    _saved = ()
+    _versions = ()
+    _released = False
+    _pre_hooks = None
+    _hooks = None
+    _tensor_pre_hooks = None
+
+    def __init__(self):
+        self.next_functions = ()
+        self._seq = next(_sequence)
+
+    @classmethod
+    def apply(cls, *inputs, **kwargs):
+        """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
+        node = cls()
+        data = node.forward(*inputs, **kwargs)
+        if type(data) is not _ndarray:
+            data = _asarray(data)
+        if _grad_state.enabled:
+            for t in inputs:
+                if isinstance(t, _Tensor) and t._requires_grad:
+                    return node._attach(data, inputs)
+        return _Tensor._make(data)
+
+    def _attach(self, data, inputs):
+        self.next_functions = tuple(map(_edge, inputs))
+        self._shapes = (data.shape,)
+        self._dtypes = (data.dtype,)
+        out = _Tensor._make(data, True, self)
+        if self.saves_output:
+            self._saved = self._saved + (SavedOutput(out),)
+            self._versions = self._versions + (out._vc[0],)
+        return out
+
+    def name(self):
+        """The class name, as torch's ``grad_fn.name()``."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def save(self, *items):
+        """Keep tensors (version-checked) or plain values for backward."""
+        self._saved = items
+        self._versions = tuple(getattr(t, "_vc", (None,))[0] for t in items)
+
+    @property
+    def metadata(self):
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return _RemovableHandle(self._pre_hooks, fn)
+
+    def _add_tensor_pre_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = []
+        entry = (output_nr, fn)
+        self._tensor_pre_hooks.append(entry)
+        return _RemovableHandle(self._tensor_pre_hooks, entry)
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, m, grad, *saved):
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def _unpack(self, graph_mode):
+        """The saved values for backward: arrays, or tensors that record the graph."""
+        if self._released and self._saved_count:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        out = []
+        for item, version in zip(self._saved, self._versions):
+            if version is not None and item._vc[0] != version:
+                self._raise_modified(item, version)
+            if isinstance(item, SavedOutput):
+                out.append(_restore_output(item, self) if graph_mode else item._data)
+            elif version is not None:
+                out.append(item if graph_mode else item._data)
+            else:
+                out.append(item)
+        return out
+
+    @property
+    def _saved_count(self):
+        return self.__dict__.get("_n_saved", 0)
+
+    def _release(self):
+        self.__dict__["_n_saved"] = len(self._saved) or self._saved_count
+        self._saved = ()
+        self._versions = ()
+        self._released = True
+
+    def _raise_modified(self, item, version):
+        data = item._data
+        where = ""
+        if isinstance(item, SavedOutput):
+            where = f", which is output 0 of {self.name()},"
+        elif getattr(item, "_grad_fn", None) is not None:
+            where = f", which is output {item._output_nr} of {item._grad_fn.name()},"
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{_type_name(str(data.dtype))} {list(data.shape)}]{where} is "
+            f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
+            "detection to find the operation that failed to compute its gradient, with "
+            "ember.autograd.set_detect_anomaly(True).")
+
+
+def _restore_output(saved, node):
+    t = _Tensor._make(saved._data, saved.requires_grad, node if saved.requires_grad else None)
+    t._vc = saved._vc
+    return t
+
+
+def _edge(t):
+    """The (node, output_nr) pair through which a gradient reaches ``t``."""
+    if isinstance(t, _Tensor) and t._requires_grad:
+        fn = t._grad_fn
+        if fn is None:
+            return (t._accumulator(), 0)
+        return (fn, t._output_nr)
+    return (None, 0)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._shapes = (variable._data.shape,)
+        self._dtypes = (variable._data.dtype,)
+
+
+class _RemovableHandle:
+    """Returned by register_hook; ``remove()`` unregisters the hook."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, container, entry):
+        self._container = container
+        self._entry = entry
+        self.id = next(self._next_id)
+
+    def remove(self):
+        container = self._container
+        for i, e in enumerate(container):
+            if e is self._entry:
+                del container[i]
+                return
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+from numpy import asarray as _asarray, ndarray as _ndarray  # noqa: E402
+from .._tensor import Tensor as _Tensor  # noqa: E402
+from .grad_mode import _state as _grad_state  # noqa: E402

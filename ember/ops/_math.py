@@ -1,0 +1,162 @@
+"""The two math namespaces backward formulas are written over: NumPy arrays, or ember tensors.
+
+A formula such as ``g * m.cos(x)`` runs on arrays for an ordinary backward, and on tensors
+(recording a graph) under ``create_graph=True``; each derivative is therefore written once.
+"""
+import numpy as np
+
+
+def _sum_to(g, shape):
+    """Sum a broadcast gradient back to ``shape``."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[i + lead] != 1)
+    g = g.sum(axis=axes, keepdims=True) if axes else g
+    return g.reshape(shape) if lead else g
+
+
+class array_math:
+    """Backward math on ndarrays (the fast path)."""
+
+    exp, log, sqrt, sin, cos, sign, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.sign, np.abs
+    where, zeros_like, ones_like, matmul = np.where, np.zeros_like, np.ones_like, np.matmul
+    tanh, log1p, maximum, minimum = np.tanh, np.log1p, np.maximum, np.minimum
+    reshape, transpose, flip, broadcast_to = np.reshape, np.swapaxes, np.flip, np.broadcast_to
+    is_graph = False
+
+    @staticmethod
+    def data(x):
+        return x
+
+    @staticmethod
+    def conform(g, shape, dtype):
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+        if g.shape != shape:
+            g = _sum_to(g, shape) if g.ndim >= len(shape) else np.broadcast_to(g, shape)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        return g
+
+    @staticmethod
+    def sum(x, dims, keepdim=False):
+        return np.sum(x, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def expand(x, shape):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def unsqueeze(x, dim):
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def squeeze(x, dim):
+        return np.squeeze(x, dim)
+
+    @staticmethod
+    def mT(x):
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def permute(x, dims):
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def index_into_zeros(g, shape, index, accumulate):
+        """zeros(shape) with g placed (or, for repeated indices, summed) at ``index``."""
+        out = np.zeros(shape, dtype=g.dtype)
+        if accumulate:
+            np.add.at(out, index, g)
+        else:
+            out[index] = g
+        return out
+
+    @staticmethod
+    def index(x, index):
+        return x[index]
+
+    @staticmethod
+    def cat(xs, dim):
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def stack(xs, dim):
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def gather(x, dim, index):
+        return np.take_along_axis(x, index, axis=dim)
+
+    @staticmethod
+    def scatter_add_zeros(g, shape, dim, index):
+        out = np.zeros(shape, dtype=g.dtype)
+        idx = list(np.indices(index.shape, sparse=True))
+        idx[dim] = index
+        np.add.at(out, tuple(idx), g)
+        return out
+
+    @staticmethod
+    def cumprod(x, dim):
+        return np.cumprod(x, axis=dim)
+
+
+class _TensorMath:
+    """Backward math on ember tensors, so that the backward pass itself is differentiable."""
+
+    is_graph = True
+
+    def __getattr__(self, name):
+        import ember
+        alias = {"maximum": "maximum", "broadcast_to": "broadcast_to", "transpose": "transpose"}
+        fn = getattr(ember, alias.get(name, name))
+        setattr(self, name, fn)
+        return fn
+
+    @staticmethod
+    def data(x):
+        return x._data if hasattr(x, "_data") else x
+
+    @staticmethod
+    def conform(g, shape, dtype):
+        if g._data.shape != shape:
+            g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
+        if g._data.dtype != dtype:
+            g = g.to(dtype)
+        return g
+
+    @staticmethod
+    def sum(x, dims, keepdim=False):
+        return x.sum(dims, keepdim=keepdim) if dims is not None else x.sum()
+
+    @staticmethod
+    def expand(x, shape):
+        return x.expand(shape)
+
+    @staticmethod
+    def mT(x):
+        return x.transpose(-1, -2)
+
+    @staticmethod
+    def index_into_zeros(g, shape, index, accumulate):
+        from .indexing import IndexPutZerosBackward
+        return IndexPutZerosBackward.apply(g, shape=shape, index=index, accumulate=accumulate)
+
+    @staticmethod
+    def index(x, index):
+        return x[index]
+
+    @staticmethod
+    def scatter_add_zeros(g, shape, dim, index):
+        import ember
+        return ember.zeros(shape, dtype=g.dtype).scatter_add(dim, ember.as_tensor(index), g)
+
+    @staticmethod
+    def gather(x, dim, index):
+        import ember
+        return x.gather(dim, ember.as_tensor(index))
+
+
+tensor_math = _TensorMath()

@@ -1,0 +1,604 @@
+"""The public functional API (ember.add, ember.sum, ...): argument handling over the primitives."""
+import builtins
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from . import elementwise as E
+from . import indexing as I
+from . import reduction as R
+from . import shape as S
+from .inplace import apply_inplace, fast_binary_inplace, needs_graph
+from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
+
+
+def _t(x):
+    if isinstance(x, Tensor):
+        return x
+    from .._creation import tensor
+    return tensor(x)
+
+
+# ----------------------------------------------------------------- arithmetic
+def add(input, other, *, alpha=1):
+    """input + alpha * other, broadcasting."""
+    if not isinstance(input, Tensor):
+        return E.AddBackward0.apply(other, input, alpha=1) if alpha == 1 else \
+            E.AddBackward0.apply(_t(input), other, alpha=alpha)
+    return E.AddBackward0.apply(input, other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """input - alpha * other, broadcasting."""
+    if not isinstance(input, Tensor):
+        return E.RsubBackward1.apply(other, input, alpha=alpha)
+    if input._data.dtype == np.bool_ and isinstance(other, Tensor) and other.dtype is _dtype.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    return E.SubBackward0.apply(input, other, alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    return E.RsubBackward1.apply(input, other, alpha=alpha)
+
+
+def mul(input, other):
+    """input * other, broadcasting."""
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return E.MulBackward0.apply(input, other)
+
+
+def div(input, other, *, rounding_mode=None):
+    """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if not isinstance(input, Tensor):
+        if rounding_mode is None:  # s / x is reciprocal(x) * s, as torch records it
+            return E.MulBackward0.apply(E.ReciprocalBackward0.apply(other), input)
+        input = _t(input)
+    return E.DivBackward0.apply(input, other, rounding_mode=rounding_mode)
+
+
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other):
+    """Python-style modulus (sign of the divisor)."""
+    x, y = E._operands(_t(input), other)
+    return Tensor._make(np.asarray(np.mod(x, y)))
+
+
+def pow(input, exponent):
+    """input ** exponent (either may be a scalar)."""
+    if not isinstance(input, Tensor):
+        return E.PowBackward2.apply(input, exponent)
+    if isinstance(exponent, Tensor):
+        return E.PowBackward1.apply(input, exponent)
+    return E.PowBackward0.apply(input, exponent)
+
+
+def neg(input):
+    return E.NegBackward0.apply(input)
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to [min, max]."""
+    return E.ClampBackward1.apply(input, min=min, max=max)
+
+
+def where(condition, input=None, other=None):
+    """Elements of input where condition holds, else of other; one argument: nonzero indices."""
+    if input is None and other is None:
+        return tuple(Tensor._make(i) for i in np.nonzero(_t(condition)._data))
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_dtype.from_numpy_dtype(cond.dtype)}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = _t(input)
+    return E.WhereBackward0.apply(cond, input, other)
+
+
+def masked_fill(input, mask, value):
+    return E.MaskedFillBackward0.apply(input, mask, value)
+
+
+def maximum(input, other):
+    return E.MaximumBackward0.apply(input, other)
+
+
+def minimum(input, other):
+    return E.MinimumBackward0.apply(input, other)
+
+
+# ----------------------------------------------------------------- comparisons and logic
+def _compare(ufunc):
+    def compare(input, other):
+        x, y = E._operands(_t(input), other)
+        return Tensor._make(np.asarray(ufunc(x, y)))
+    compare.__name__ = ufunc.__name__
+    compare.__doc__ = f"Element-wise {ufunc.__name__} (bool result)."
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_compare(f) for f in (np.equal, np.not_equal, np.less, np.less_equal,
+                                                 np.greater, np.greater_equal))
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _logical(ufunc):
+    def logical(input, other=None):
+        if other is None:
+            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
+        return Tensor._make(np.asarray(ufunc(_t(input)._data, _t(other)._data)))
+    logical.__name__ = ufunc.__name__
+    return logical
+
+
+logical_and, logical_or, logical_xor, logical_not = (
+    _logical(f) for f in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not))
+
+
+def _bitwise(ufunc):
+    def bitwise(input, other=None):
+        if other is None:
+            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
+        x, y = E._operands(_t(input), other)
+        return Tensor._make(np.asarray(ufunc(x, y)))
+    return bitwise
+
+
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
+    _bitwise(f) for f in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert))
+
+
+def equal(input, other):
+    """True if both tensors have the same shape and elements."""
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
+
+
+def isnan(input):
+    return Tensor._make(np.isnan(input._data))
+
+
+def isinf(input):
+    return Tensor._make(np.isinf(input._data))
+
+
+def isfinite(input):
+    return Tensor._make(np.isfinite(input._data))
+
+
+# ----------------------------------------------------------------- reductions
+def _dim_or_none(dim):
+    return None if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0) else dim
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over all elements or over ``dim`` (int or tuple)."""
+    dim = _dim_or_none(dim)
+    cls = R.SumBackward0 if dim is None else R.SumBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over all elements or over ``dim``."""
+    dim = _dim_or_none(dim)
+    cls = R.MeanBackward0 if dim is None else R.MeanBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over all elements or over one ``dim``."""
+    cls = R.ProdBackward0 if dim is None else R.ProdBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+class _ValuesIndices(tuple):
+    """(values, indices) as returned by max(dim)/min(dim)/sort/topk."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _minmax(full_cls, dim_cls, binary, name):
+    def reduce(input, dim=None, keepdim=False, *, out=None):
+        if isinstance(dim, Tensor):
+            return binary(input, dim)
+        if dim is None:
+            return full_cls.apply(input)
+        values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
+        node_indices = values._grad_fn.indices if values._grad_fn is not None else None
+        if node_indices is None:  # no graph: recompute indices
+            arg = np.argmax if name == "max" else np.argmin
+            x = input._data
+            node_indices = np.asarray(arg(x, axis=dim, keepdims=keepdim)) if x.ndim else \
+                np.zeros((), np.int64)
+        result = _ValuesIndices((values, Tensor._make(node_indices.astype(np.int64))))
+        result._name = f"torch.return_types.{name}"
+        return result
+    reduce.__name__ = name
+    reduce.__doc__ = f"{name} of all elements, (values, indices) along dim, or element-wise."
+    return reduce
+
+
+max = _minmax(R.MaxBackward1, R.MaxBackward0, maximum, "max")
+min = _minmax(R.MinBackward1, R.MinBackward0, minimum, "min")
+
+
+def amax(input, dim=(), keepdim=False):
+    return R.AmaxBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return R.AminBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element (flattened when dim is None)."""
+    x = input._data
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
+    return Tensor._make(np.asarray(np.argmax(x, axis=dim, keepdims=keepdim), dtype=np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    x = input._data
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
+    return Tensor._make(np.asarray(np.argmin(x, axis=dim, keepdims=keepdim), dtype=np.int64))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance with Bessel's correction by default (correction=1)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return R.VarBackward0.apply(input, dim=_dim_or_none(dim),
+                                correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation with Bessel's correction by default."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return R.StdBackward0.apply(input, dim=_dim_or_none(dim),
+                                correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) over dim, computed stably."""
+    return R.LogsumexpBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector p-norm over all elements or dim ('fro' = 2)."""
+    if p in ("fro", None):
+        p = 2
+    return R.LinalgVectorNormBackward0.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
+
+
+def sum_to_size(input, *size):
+    return R.SumToSizeBackward.apply(input, size=S._shape_arg(size))
+
+
+def all(input, dim=None, keepdim=False):
+    return Tensor._make(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False):
+    return Tensor._make(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+
+
+def count_nonzero(input, dim=None):
+    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))
+
+
+# ----------------------------------------------------------------- shapes
+def reshape(input, *shape):
+    """Same data in a new shape (a view when possible)."""
+    return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape)), input)
+
+
+def view(input, *shape):
+    """A view with a new shape; errors when the memory layout does not allow one."""
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return Tensor._make(input._data.view(shape[0].np))
+    return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape), copy_ok=False), input)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims start_dim..end_dim into one."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, 1)
+    s, e = S._dim(len(shape), start_dim), S._dim(len(shape), end_dim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
+    return reshape(input, new)
+
+
+def unflatten(input, dim, sizes):
+    shape = input._data.shape
+    d = S._dim(len(shape), dim)
+    sizes = S._infer_shape(shape[d], sizes)
+    return reshape(input, shape[:d] + sizes + shape[d + 1:])
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, or those in dim)."""
+    shape = input._data.shape
+    if dim is None:
+        dims = [i for i, s in enumerate(shape) if s == 1]
+    else:
+        dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]
+    new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    return S.as_view(S.SqueezeBackward0.apply(input, shape=new), input)
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim``."""
+    shape = input._data.shape
+    d = S._dim(len(shape) + 1, dim)
+    return S.as_view(S.UnsqueezeBackward0.apply(input, shape=shape[:d] + (1,) + shape[d:]), input)
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dims (a view)."""
+    return S.as_view(S.TransposeBackward0.apply(input, dim0=dim0, dim1=dim1), input)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    """Transpose a <=2-D tensor."""
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D")
+    return S.as_view(S.TBackward0.apply(input, dim0=0, dim1=-1), input)
+
+
+def permute(input, *dims):
+    return S.as_view(S.PermuteBackward0.apply(input, dims=S._shape_arg(dims)), input)
+
+
+def expand(input, *sizes):
+    return S.as_view(S.ExpandBackward0.apply(input, shape=S._shape_arg(sizes)), input)
+
+
+def broadcast_to(input, shape):
+    return expand(input, *shape)
+
+
+def repeat(input, *repeats):
+    return S.RepeatBackward0.apply(input, repeats=S._shape_arg(repeats))
+
+
+def flip(input, dims):
+    return S.FlipBackward0.apply(input, dims=(dims,) if isinstance(dims, int) else tuple(dims))
+
+
+def narrow(input, dim, start, length):
+    d = S._dim(input._data.ndim, dim)
+    start = int(start) % input._data.shape[d] if start < 0 else int(start)
+    if start + length > input._data.shape[d]:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({input._data.shape[d]}).")
+    return I.getitem(input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def select(input, dim, index):
+    d = S._dim(input._data.ndim, dim)
+    return I.getitem(input, (slice(None),) * d + (int(index),))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size (or a list of sizes) along dim; the pieces are views."""
+    n = tensor._data.shape[S._dim(tensor._data.ndim, dim)]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got split_sizes="
+                               f"{sizes}")
+    d = S._dim(tensor._data.ndim, dim)
+    cls = S.SplitBackward0 if isinstance(split_size_or_sections, int) else \
+        S.SplitWithSizesBackward0
+    out, start = [], 0
+    for s in sizes:
+        index = (slice(None),) * d + (slice(start, start + s),)
+        out.append(S.as_view(cls.apply(tensor, index=index), tensor))
+        start += s
+    return tuple(out)
+
+
+
+
+
+def chunk(input, chunks, dim=0):
+    n = input._data.shape[S._dim(input._data.ndim, dim)]
+    size = -(-n // chunks)
+    return split(input, size, dim) if size else (input,)
+
+
+def unbind(input, dim=0):
+    d = S._dim(input._data.ndim, dim)
+    return tuple(S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
+                 for i in range(input._data.shape[d]))
+
+
+def cat(tensors, dim=0):
+    """Concatenate along an existing dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    return S.CatBackward0.apply(*tensors, dim=dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    """Stack equal-shaped tensors along a new dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return S.StackBackward0.apply(*tensors, dim=dim)
+
+
+def contiguous(input, memory_format=None):
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+class CloneBackward0(E.Node):
+    """out = a copy of a;  da = g."""
+
+    def forward(self, a):
+        return a._data.copy()
+
+    def backward(self, m, g):
+        return (g,)
+
+
+class ToCopyBackward0(E.Node):
+    """out = a cast to another dtype;  da = g cast back (by the engine)."""
+
+    def forward(self, a, dtype):
+        return a._data.astype(dtype)
+
+    def backward(self, m, g):
+        return (g,)
+
+
+def clone(input, *, memory_format=None):
+    return CloneBackward0.apply(input)
+
+
+def to_dtype(input, dtype, copy=False):
+    npd = _dtype.to_numpy_dtype(dtype)
+    if npd == input._data.dtype and not copy:
+        return input
+    if npd.kind != "f" or not input._requires_grad:
+        return Tensor._make(input._data.astype(npd))
+    return ToCopyBackward0.apply(input, dtype=npd)
+
+
+# ----------------------------------------------------------------- indexing
+def gather(input, dim, index):
+    return I.GatherBackward0.apply(input, dim=dim, index=index)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    src = src if src is not None else value
+    return I.ScatterBackward0.apply(input, src, dim=dim, index=index, reduce=reduce)
+
+
+def scatter_add(input, dim, index, src):
+    return I.ScatterAddBackward0.apply(input, src, dim=dim, index=index)
+
+
+def index_select(input, dim, index):
+    return I.IndexSelectBackward0.apply(input, dim=dim, index=index)
+
+
+def masked_select(input, mask):
+    return I.getitem(input, mask._data if mask.shape == input.shape
+                     else np.broadcast_to(mask._data, input.shape))
+
+
+def nonzero(input, *, as_tuple=False):
+    idx = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
+    return Tensor._make(np.stack(idx, axis=1).astype(np.int64))
+
+
+# ----------------------------------------------------------------- in-place
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _inplace_binary(name, op):
+    ufunc = _UFUNCS[name]
+
+    def method(self, other, *, alpha=1, **kwargs):
+        if not needs_graph(self, other) and not kwargs:
+            if name == "div" and self._data.dtype.kind != "f":
+                raise RuntimeError("result type Float can't be cast to the desired output type "
+                                   f"{self.dtype.name.capitalize()}")
+            return fast_binary_inplace(self, ufunc, other, alpha if name in "addsub" else None)
+        if name in ("add", "sub"):
+            return apply_inplace(self, op, other, alpha=alpha)
+        return apply_inplace(self, op, other, **kwargs)
+    method.__name__ = name + "_"
+    return method
+
+
+add_, sub_, mul_, div_ = (_inplace_binary(n, f) for n, f in
+                          (("add", add), ("sub", sub), ("mul", mul), ("div", div)))
+
+
+def zero_(self):
+    """Fill with zeros in place."""
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    """Fill with ``value`` in place."""
+    if not needs_graph(self, value):
+        self._data[...] = value._data if isinstance(value, Tensor) else value
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, lambda a, v: E.MaskedFillBackward0.apply(
+        a, np.ones(a._data.shape, bool), v), value)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy src (broadcast) into self in place."""
+    src = _t(src)
+    if not needs_graph(self, src):
+        try:
+            np.copyto(self._data, np.broadcast_to(src._data, self._data.shape),
+                      casting="unsafe")
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({self._data.shape}) must match the size "
+                               f"of tensor b ({src._data.shape})") from None
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, lambda a, s: add(mul(a, 0), s), src)
+
+
+def setitem(self, index, value):
+    I.setitem(self, index, value)
+
+
+def getitem(self, index):
+    return I.getitem(self, index)

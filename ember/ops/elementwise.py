@@ -1,0 +1,339 @@
+"""Element-wise primitives (arithmetic, unary math, activations, where) with their derivatives."""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.graph import Node
+
+_SCALARS = (int, float, bool)
+
+
+def _operands(a, b):
+    """Arrays/scalars for ``a`` and ``b`` such that NumPy computes torch's result dtype."""
+    if type(a) is not Tensor and not isinstance(a, Tensor):
+        a = _scalar_or_tensor(a)
+    if isinstance(b, Tensor):
+        ad, bd = a._data, b._data
+        if ad.dtype is bd.dtype or ad.dtype == bd.dtype:
+            return ad, bd
+        dt = _dtype._result_from_operands([(ad.dtype, ad.ndim == 0), (bd.dtype, bd.ndim == 0)])
+        return ad.astype(dt, copy=False), bd.astype(dt, copy=False)
+    b = _scalar_or_tensor(b)
+    if isinstance(b, Tensor):
+        return _operands(a, b)
+    ad = a._data
+    kind = ad.dtype.kind
+    if kind == "f" or (kind in "iu" and type(b) is not float) or (kind == "b" and type(b) is bool):
+        return ad, b
+    dt = _dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b])
+    return ad.astype(dt), b
+
+
+def _scalar_or_tensor(x):
+    if isinstance(x, Tensor) or type(x) in _SCALARS:
+        return x
+    if isinstance(x, (np.generic, np.ndarray)) and np.ndim(x) == 0:
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return Tensor._make(x)
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+# ---------------------------------------------------------------- binary arithmetic
+class AddBackward0(Node):
+    """out = a + alpha * b;  da = g, db = alpha * g."""
+
+    def forward(self, a, b, alpha=1):
+        x, y = _operands(a, b)
+        self.alpha = alpha
+        return x + y if alpha == 1 else x + alpha * y
+
+    def backward(self, m, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+class SubBackward0(Node):
+    """out = a - alpha * b;  da = g, db = -alpha * g."""
+
+    def forward(self, a, b, alpha=1):
+        x, y = _operands(a, b)
+        self.alpha = alpha
+        return x - y if alpha == 1 else x - alpha * y
+
+    def backward(self, m, g):
+        return g, -g if self.alpha == 1 else g * -self.alpha
+
+
+class RsubBackward1(Node):
+    """out = b - alpha * a for a scalar b (``2 - x``);  da = -alpha * g."""
+
+    def forward(self, a, b, alpha=1):
+        x, y = _operands(a, b)
+        return y - x if alpha == 1 else y - alpha * x
+
+    def backward(self, m, g):
+        return (-g,)
+
+
+class MulBackward0(Node):
+    """out = a * b;  da = g * b, db = g * a."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        self.save(a, b)
+        return x * y
+
+    def backward(self, m, g, a, b):
+        return (g * b if _needs(self, 0) else None), (g * a if _needs(self, 1) else None)
+
+
+class DivBackward0(Node):
+    """out = a / b (true division);  da = g / b, db = -g * a / b^2."""
+
+    def forward(self, a, b, rounding_mode=None):
+        x, y = _operands(a, b)
+        self.save(a, b)
+        if rounding_mode is None:
+            if getattr(x, "dtype", np.dtype("f")).kind != "f":
+                x = np.asarray(x, dtype=_dtype.get_default_dtype().np)
+            return np.true_divide(x, y)
+        out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
+        self.rounding = True
+        return out.astype(np.result_type(x, y), copy=False)
+
+    def backward(self, m, g, a, b):
+        if "rounding" in self.__dict__:
+            return m.zeros_like(g), None
+        ga = g / b if _needs(self, 0) else None
+        gb = -g * a / (b * b) if _needs(self, 1) else None
+        return ga, gb
+
+
+class PowBackward0(Node):
+    """out = a ** e for a scalar exponent e;  da = g * e * a^(e-1)."""
+
+    def forward(self, a, e):
+        x, y = _operands(a, e)
+        self.save(a, e)
+        return np.power(x, y)
+
+    def backward(self, m, g, a, e):
+        if e == 0:
+            return (m.zeros_like(g),)
+        return (g * e * a ** (e - 1),)
+
+
+class PowBackward1(Node):
+    """out = a ** b (both tensors);  da = g * b * a^(b-1), db = g * out * log(a) (0 where a=0)."""
+
+    saves_output = True
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        self.save(a, b)
+        return np.power(x, y)
+
+    def backward(self, m, g, a, b, out):
+        ga = g * b * a ** (b - 1) if _needs(self, 0) else None
+        gb = None
+        if _needs(self, 1):
+            zero_base = m.data(a) == 0
+            gb = g * out * m.log(m.where(zero_base, 1.0, a))
+            gb = m.where(zero_base & (m.data(b) >= 0), m.zeros_like(gb), gb)
+        return ga, gb
+
+
+class PowBackward2(Node):
+    """out = s ** b for a scalar base s;  db = g * out * log(s)."""
+
+    saves_output = True
+
+    def forward(self, s, b):
+        y, x = _operands(b, s)
+        self.save(s)
+        return np.power(x, y)
+
+    def backward(self, m, g, s, out):
+        return None, g * out * float(np.log(s)) if s > 0 else g * 0
+
+
+class MaximumBackward0(Node):
+    """out = max(a, b) element-wise; ties split the gradient in half, as torch."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        self.save(a, b)
+        return np.maximum(x, y)
+
+    def backward(self, m, g, a, b):
+        return _split_ties(m, g, m.data(a) > m.data(b), m.data(a) == m.data(b))
+
+
+class MinimumBackward0(Node):
+    """out = min(a, b) element-wise; ties split the gradient in half, as torch."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        self.save(a, b)
+        return np.minimum(x, y)
+
+    def backward(self, m, g, a, b):
+        return _split_ties(m, g, m.data(a) < m.data(b), m.data(a) == m.data(b))
+
+
+def _split_ties(m, g, wins, ties):
+    wa = m.where(ties, 0.5, m.where(wins, 1.0, 0.0))
+    wa = wa.astype(m.data(g).dtype) if not m.is_graph else wa
+    return g * wa, g * (1 - wa)
+
+
+# ---------------------------------------------------------------- unary math
+class NegBackward0(Node):
+    """out = -a;  da = -g."""
+
+    def forward(self, a):
+        return np.negative(a._data)
+
+    def backward(self, m, g):
+        return (-g,)
+
+
+def _unary(name, np_fn, formula, saves="input", doc=""):
+    """Make a unary op class whose backward is ``formula(m, g, saved)``."""
+    def forward(self, a):
+        data = a._data
+        if data.dtype.kind != "f" and name not in _INTEGER_OK:
+            data = data.astype(_dtype.get_default_dtype().np)
+        if saves == "input":
+            self.save(a)
+        return np_fn(data)
+
+    def backward(self, m, g, saved):
+        return (formula(m, g, saved),)
+
+    cls = type(name, (Node,), {"forward": forward, "backward": backward,
+                               "saves_output": saves == "output", "__doc__": doc})
+    cls.__module__ = __name__
+    return cls
+
+
+_INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0",
+               "RoundBackward0", "TruncBackward0"}
+
+
+def _zeros(m, g, a):
+    return m.zeros_like(g)
+
+
+ExpBackward0 = _unary("ExpBackward0", np.exp, lambda m, g, y: g * y, "output", "y = e^x; dx = g*y")
+LogBackward0 = _unary("LogBackward0", np.log, lambda m, g, x: g / x, doc="y = ln x; dx = g/x")
+Log2Backward0 = _unary("Log2Backward0", np.log2, lambda m, g, x: g / (x * float(np.log(2))))
+Log10Backward0 = _unary("Log10Backward0", np.log10, lambda m, g, x: g / (x * float(np.log(10))))
+Log1PBackward0 = _unary("Log1PBackward0", np.log1p, lambda m, g, x: g / (x + 1))
+Expm1Backward0 = _unary("Expm1Backward0", np.expm1, lambda m, g, y: g * (y + 1), "output")
+SqrtBackward0 = _unary("SqrtBackward0", np.sqrt, lambda m, g, y: g / (2 * y), "output")
+RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
+                        lambda m, g, y: g * -0.5 * y * y * y, "output")
+SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
+CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
+TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
+TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * (1 - y * y), "output")
+AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
+SignBackward0 = _unary("SignBackward0", np.sign, _zeros)
+FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
+CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros)
+RoundBackward0 = _unary("RoundBackward0", np.round, _zeros)
+TruncBackward0 = _unary("TruncBackward0", np.trunc, _zeros)
+ReciprocalBackward0 = _unary("ReciprocalBackward0", np.reciprocal,
+                             lambda m, g, y: -g * y * y, "output")
+AsinBackward0 = _unary("AsinBackward0", np.arcsin, lambda m, g, x: g / m.sqrt(1 - x * x))
+AcosBackward0 = _unary("AcosBackward0", np.arccos, lambda m, g, x: -g / m.sqrt(1 - x * x))
+AtanBackward0 = _unary("AtanBackward0", np.arctan, lambda m, g, x: g / (1 + x * x))
+SinhBackward0 = _unary("SinhBackward0", np.sinh, lambda m, g, x: g * m.cosh(x))
+CoshBackward0 = _unary("CoshBackward0", np.cosh, lambda m, g, x: g * m.sinh(x))
+
+
+def _sigmoid(x):
+    # split by sign so exp never overflows
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    ex = np.exp(x[~pos])
+    out[~pos] = ex / (1 + ex)
+    return out
+
+
+SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * (1 - y), "output",
+                          "y = 1/(1+e^-x); dx = g*y*(1-y)")
+ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
+                       lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")
+
+
+class ClampBackward1(Node):
+    """out = min(max(a, lo), hi);  da = g where lo <= a <= hi, else 0."""
+
+    def forward(self, a, min=None, max=None):
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        self.save(a)
+        self.lo, self.hi = min, max
+        x = a._data
+        lo = min._data if isinstance(min, Tensor) else min
+        hi = max._data if isinstance(max, Tensor) else max
+        if lo is not None:
+            x = np.maximum(x, np.asarray(lo, dtype=x.dtype) if isinstance(lo, float) else lo)
+        if hi is not None:
+            x = np.minimum(x, np.asarray(hi, dtype=x.dtype) if isinstance(hi, float) else hi)
+        return x.astype(a._data.dtype, copy=False) if x.dtype != a._data.dtype else x
+
+    def backward(self, m, g, a):
+        x = m.data(a)
+        mask = np.ones(x.shape, dtype=bool)
+        lo = self.lo._data if isinstance(self.lo, Tensor) else self.lo
+        hi = self.hi._data if isinstance(self.hi, Tensor) else self.hi
+        if lo is not None:
+            mask &= x >= lo
+        if hi is not None:
+            mask &= x <= hi
+        return (g * mask,)
+
+
+class WhereBackward0(Node):
+    """out = cond ? a : b;  da = g where cond, db = g where not cond."""
+
+    def forward(self, cond, a, b):
+        x, y = _operands(a, b) if isinstance(a, Tensor) else _operands_rev(a, b)
+        self.cond = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
+        return np.where(self.cond, x, y)
+
+    def backward(self, m, g):
+        zero = m.zeros_like(g)
+        return None, m.where(self.cond, g, zero), m.where(self.cond, zero, g)
+
+
+def _operands_rev(a, b):
+    y, x = _operands(b, a)
+    return x, y
+
+
+class MaskedFillBackward0(Node):
+    """out = a with ``value`` where mask;  da = g where not mask."""
+
+    def forward(self, a, mask, value):
+        self.mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+        if self.mask.dtype != np.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
+                               f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
+        v = value._data if isinstance(value, Tensor) else value
+        return np.where(self.mask, np.asarray(v, dtype=a._data.dtype), a._data)
+
+    def backward(self, m, g):
+        zero = m.zeros_like(g)
+        vg = None
+        if _needs(self, 2):
+            vg = m.sum(m.where(self.mask, g, zero), None)
+        return m.where(self.mask, zero, g), None, vg

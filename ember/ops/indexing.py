@@ -1,0 +1,178 @@
+"""Indexing primitives: a[index], a[index] = v, gather, scatter, index_select."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node
+from .shape import SelectBackward0, SliceBackward0, as_view
+
+
+def normalize_index(index):
+    """Turn tensors inside an index into arrays; report whether the index is basic (a view)."""
+    items = index if isinstance(index, tuple) else (index,)
+    basic = True
+    out = []
+    for item in items:
+        if isinstance(item, Tensor):
+            item = item._data
+            if item.ndim == 0 and item.dtype.kind in "iu":
+                item = int(item)
+        if isinstance(item, (list, np.ndarray)):
+            item = np.asarray(item)
+            if item.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            basic = False
+        elif not (item is None or item is Ellipsis or isinstance(item, (int, slice, np.integer))):
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {type(item).__name__})")
+        out.append(item)
+    return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), basic
+
+
+class IndexBackward0(Node):
+    """out = a[index] with integer arrays or masks;  da = zeros with g summed at index."""
+
+    def forward(self, a, index):
+        self.shape, self.index = a._data.shape, index
+        return a._data[index]
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, True),)
+
+
+class IndexPutZerosBackward(Node):
+    """out = zeros(shape) with g put (summed if ``accumulate``) at index;  dg = out_grad[index]."""
+
+    def forward(self, g, shape, index, accumulate):
+        from ._math import array_math
+        self.index = index
+        return array_math.index_into_zeros(g._data, shape, index, accumulate)
+
+    def backward(self, m, grad):
+        return (m.index(grad, self.index),)
+
+
+def getitem(a, index):
+    """a[index]: basic indexing returns a view, advanced indexing a copy."""
+    index, basic = normalize_index(index)
+    if basic:
+        is_select = isinstance(index, int) or (isinstance(index, tuple) and index and
+                                               all(isinstance(i, int) for i in index))
+        cls = SelectBackward0 if is_select else SliceBackward0
+        return as_view(cls.apply(a, index=index), a)
+    return IndexBackward0.apply(a, index=index)
+
+
+class CopySlices(Node):
+    """a[index] = v recorded in place;  d(old a) = g with zeros at index, dv = g[index]."""
+
+    def forward(self, a, v, index):
+        self.index = index
+        out = a._data.copy()
+        out[index] = v._data if isinstance(v, Tensor) else v
+        return out
+
+    def backward(self, m, g):
+        ga = None
+        if self.next_functions[0][0] is not None:
+            keep = np.ones(g.shape, dtype=bool)
+            keep[self.index] = False
+            ga = g * keep
+        gv = m.index(g, self.index) if self.next_functions[1][0] is not None else None
+        return ga, gv
+
+
+def setitem(a, index, value):
+    """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
+    from .inplace import check_inplace, commit_inplace
+    index, _ = normalize_index(index)
+    needs_graph = grad_mode._state.enabled and (
+        a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+    if not needs_graph:
+        v = value._data if isinstance(value, Tensor) else value
+        a._data[index] = v
+        a._vc[0] += 1
+        return
+    check_inplace(a)
+    commit_inplace(a, CopySlices.apply(a, value, index=index))
+
+
+class GatherBackward0(Node):
+    """out[i][j] = a[i][index[i][j]] (dim=1);  da = scatter_add of g at index."""
+
+    def forward(self, a, dim, index):
+        x = a._data
+        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        self.index = _index_array(index, "gather")
+        if self.index.ndim != x.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                               "tensor")
+        return np.take_along_axis(x, self.index, axis=self.dim)
+
+    def backward(self, m, g):
+        return (m.scatter_add_zeros(g, self.shape, self.dim, self.index),)
+
+
+def _index_array(index, op):
+    arr = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype != np.int64:
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+    return arr
+
+
+def _scatter_positions(index, dim):
+    pos = list(np.indices(index.shape, sparse=True))
+    pos[dim] = index
+    return tuple(pos)
+
+
+class ScatterBackward0(Node):
+    """out = a with src written at index along dim;  da = g zeroed there, dsrc = g gathered."""
+
+    def forward(self, a, src, dim, index, reduce=None):
+        x = a._data.copy()
+        self.dim = dim % max(x.ndim, 1)
+        self.index = _index_array(index, "scatter")
+        pos = _scatter_positions(self.index, self.dim)
+        s = src._data[tuple(slice(0, n) for n in self.index.shape)] if isinstance(
+            src, Tensor) else src
+        if reduce == "add":
+            np.add.at(x, pos, s)
+        elif reduce == "multiply":
+            np.multiply.at(x, pos, s)
+        else:
+            x[pos] = s
+        self.accumulate = reduce == "add"
+        return x
+
+    def backward(self, m, g):
+        ga = g
+        if not self.accumulate:
+            mask = np.ones(g.shape, dtype=bool)
+            mask[_scatter_positions(self.index, self.dim)] = False
+            ga = g * mask
+        gs = m.gather(g, self.dim, self.index) if self.next_functions[1][0] else None
+        return ga, gs
+
+
+class ScatterAddBackward0(ScatterBackward0):
+    """out = a with src added at index along dim;  da = g, dsrc = g gathered at index."""
+
+    def forward(self, a, src, dim, index):
+        return super().forward(a, src, dim, index, reduce="add")
+
+
+class IndexSelectBackward0(Node):
+    """out = a.index_select(dim, index);  da = g summed back at index."""
+
+    def forward(self, a, dim, index):
+        x = a._data
+        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if idx.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
+        return x[self.index]
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, True),)

@@ -1,0 +1,92 @@
+"""In-place ops: a direct NumPy write outside autograd, a rebased history inside it."""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import grad_mode
+
+
+def check_inplace(a):
+    """torch's rule: a leaf that requires grad can't be modified in place while recording."""
+    if a._grad_fn is None and a._requires_grad and grad_mode._state.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _check_cast(result_dtype, target_dtype):
+    src, dst = _dtype.from_numpy_dtype(result_dtype), _dtype.from_numpy_dtype(target_dtype)
+    if src._category > dst._category:
+        raise RuntimeError(f"result type {_NAMES[src.name]} can't be cast to the desired output "
+                           f"type {_NAMES[dst.name]}")
+
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def commit_inplace(a, new):
+    """Write ``new`` into ``a``'s memory and make ``new``'s grad_fn the history of ``a``."""
+    data = new._data
+    _check_cast(data.dtype, a._data.dtype)
+    if data.shape != a._data.shape:
+        raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast "
+                           f"shape {list(data.shape)}")
+    np.copyto(a._data, data, casting="unsafe")
+    a._vc[0] += 1
+    if new._grad_fn is not None:
+        node = new._grad_fn
+        node._dtypes = (a._data.dtype,)
+        a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
+    return a
+
+
+def _alias(a):
+    """A stand-in for ``a`` before the write: same memory, history and version counter."""
+    old = Tensor._make(a._data, a._requires_grad, a._grad_fn)
+    old._output_nr, old._vc = a._output_nr, a._vc
+    return old
+
+
+def apply_inplace(a, op, *args, **kwargs):
+    """Run ``op(a, *args)`` and store the result in ``a``, keeping autograd exact."""
+    needs_graph = grad_mode._state.enabled and (
+        a._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in args))
+    if not needs_graph:
+        with grad_mode.no_grad():
+            new = op(Tensor._make(a._data), *args, **kwargs)
+        return commit_inplace(a, new)
+    check_inplace(a)
+    old = _alias(a)
+    new = op(old, *args, **kwargs)
+    node = new._grad_fn
+    if node is not None and any(s is old for s in node._saved):
+        old._data = old._data.copy()  # the backward needs the values from before the write
+        old._vc = [old._vc[0]]
+    return commit_inplace(a, new)
+
+
+def fast_binary_inplace(a, ufunc, b, alpha=None):
+    """a op= b directly into a's memory when no gradient is recorded (the optimizer's path)."""
+    if isinstance(b, Tensor):
+        bd = b._data
+        if bd.dtype != a._data.dtype:
+            _check_cast(np.result_type(a._data, bd), a._data.dtype)
+    else:
+        bd = b
+        if isinstance(b, float) and a._data.dtype.kind != "f":
+            _check_cast(np.dtype(np.float32), a._data.dtype)
+    if alpha is not None and alpha != 1:
+        bd = bd * alpha
+    try:
+        ufunc(a._data, bd, out=a._data, casting="unsafe")
+    except ValueError:
+        raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast "
+                           f"shape {list(np.broadcast_shapes(a._data.shape, np.shape(bd)))}"
+                           ) from None
+    a._vc[0] += 1
+    return a
+
+
+def needs_graph(a, *others):
+    return grad_mode._state.enabled and (
+        a._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others))

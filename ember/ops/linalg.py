@@ -1,0 +1,109 @@
+"""Matrix products: mm, bmm, mv, dot and the general broadcasting matmul."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from .elementwise import _operands
+
+
+def _check_matmul(x, y, name):
+    if x.ndim == 0 or y.ndim == 0:
+        raise RuntimeError(f"both arguments to {name} need to be at least 1D, but they are "
+                           f"{x.ndim}D and {y.ndim}D")
+    kx = x.shape[-1]
+    ky = y.shape[0] if y.ndim == 1 else y.shape[-2]
+    if kx != ky:
+        rows = x.shape[0] if x.ndim == 2 else int(np.prod(x.shape[:-1]))
+        if x.ndim == 1:
+            raise RuntimeError(f"size mismatch, got input ({kx}), mat ({ky}x{y.shape[-1]})"
+                               if y.ndim == 2 else
+                               f"inconsistent tensor size, expected tensor [{kx}] and src [{ky}] "
+                               "to have the same number of elements, but got "
+                               f"{kx} and {ky} elements respectively")
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{kx} and "
+                           f"{ky}x{y.shape[-1] if y.ndim > 1 else 1})")
+
+
+class MmBackward0(Node):
+    """out = a @ b;  da = g @ b^T, db = a^T @ g (1-D operands promoted as torch.matmul)."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        _check_matmul(x, y, "matmul")
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{a.dtype} != {b.dtype}")
+        self.save(a, b)
+        return np.matmul(x, y)
+
+    def backward(self, m, g, a, b):
+        need_a = self.next_functions[0][0] is not None
+        need_b = self.next_functions[1][0] is not None
+        if a.ndim == 1 and b.ndim == 1:
+            return (g * b if need_a else None), (g * a if need_b else None)
+        if a.ndim == 1:
+            ga = m.matmul(m.unsqueeze(g, -2), m.mT(b)) if need_a else None
+            gb = m.matmul(m.unsqueeze(a, -1), m.unsqueeze(g, -2)) if need_b else None
+            return ga, gb
+        if b.ndim == 1:
+            ga = m.matmul(m.unsqueeze(g, -1), m.unsqueeze(b, 0)) if need_a else None
+            gb = m.squeeze(m.matmul(m.mT(a), m.unsqueeze(g, -1)), -1) if need_b else None
+            return ga, gb
+        ga = m.matmul(g, m.mT(b)) if need_a else None
+        gb = m.matmul(m.mT(a), g) if need_b else None
+        return ga, gb
+
+
+class BmmBackward0(MmBackward0):
+    """out = batched a @ b (3-D)."""
+
+
+class MvBackward0(MmBackward0):
+    """out = matrix @ vector."""
+
+
+class DotBackward0(MmBackward0):
+    """out = vector . vector."""
+
+
+class UnsafeViewBackward0(MmBackward0):
+    """out = broadcasting batched matmul (torch names this node after its final view)."""
+
+
+class SqueezeBackward4(MmBackward0):
+    """out = vector @ matrix (torch: unsqueeze, mm, squeeze)."""
+
+
+def matmul(a, b):
+    """Matrix product with torch.matmul's 1-D promotion and batch broadcasting."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(b).__name__}")
+    na, nb = a._data.ndim, b._data.ndim
+    if na == 2 and nb == 2:
+        return MmBackward0.apply(a, b)
+    if na == 1 and nb == 1:
+        return DotBackward0.apply(a, b)
+    if na == 2 and nb == 1:
+        return MvBackward0.apply(a, b)
+    if na == 1:
+        return SqueezeBackward4.apply(a, b)
+    return UnsafeViewBackward0.apply(a, b)
+
+
+def mm(a, b):
+    """2-D matrix product."""
+    if a._data.ndim != 2 or b._data.ndim != 2:
+        raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
+    return MmBackward0.apply(a, b)
+
+
+def bmm(a, b):
+    """Batched (3-D) matrix product."""
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if a._data.ndim != 3
+                           else "batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
+                           f"[{b._data.shape[0]}, {b._data.shape[1]}].")
+    return BmmBackward0.apply(a, b)

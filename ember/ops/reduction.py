@@ -1,0 +1,288 @@
+"""Reductions (sum, mean, prod, max/min, var/std, logsumexp, norm) and their derivatives."""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.graph import Node
+
+
+def _dims(x, dim):
+    """Normalise ``dim`` (None, int, or tuple) to a sorted tuple of non-negative axes."""
+    n = x.ndim
+    if dim is None:
+        return tuple(range(n))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims and dim is not None and not isinstance(dim, int):
+        return tuple(range(n))
+    out = []
+    for d in dims:
+        m = max(n, 1)
+        if not -m <= d < m:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}]"
+                             f", but got {d})")
+        out.append(d % m if n else 0)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
+    return tuple(sorted(out))
+
+
+def _kept_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _expand_back(m, g, shape, dims, keepdim):
+    """Broadcast a reduced gradient back to the input's shape."""
+    if not keepdim and len(shape):
+        g = m.reshape(g, _kept_shape(shape, dims))
+    return m.expand(g, shape)
+
+
+class SumBackward1(Node):
+    """out = sum of a over dims;  da = g broadcast back."""
+
+    def forward(self, a, dim=None, keepdim=False, dtype=None):
+        x = a._data
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        if dtype is not None:
+            x = x.astype(_dtype.to_numpy_dtype(dtype))
+        elif x.dtype.kind in "bui" and x.dtype != np.int64:
+            x = x.astype(np.int64)  # torch sums bools and small ints as int64
+        return np.sum(x, axis=self.dims, keepdims=keepdim)
+
+    def backward(self, m, g):
+        return (_expand_back(m, g, self.shape, self.dims, self.keepdim),)
+
+
+class SumBackward0(SumBackward1):
+    """out = sum of all elements;  da = g broadcast."""
+
+
+class SumToSizeBackward(SumBackward1):
+    """out = a summed down to a broadcast-compatible ``size`` (the engine's reducer)."""
+
+    def forward(self, a, size):
+        from ._math import _sum_to
+        self.shape = a._data.shape
+        return _sum_to(a._data, tuple(size))
+
+    def backward(self, m, g):
+        return (m.expand(g, self.shape),)
+
+
+class MeanBackward1(Node):
+    """out = mean of a over dims;  da = g / n broadcast back."""
+
+    def forward(self, a, dim=None, keepdim=False, dtype=None):
+        x = a._data
+        if dtype is not None:
+            x = x.astype(_dtype.to_numpy_dtype(dtype))
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
+                               f"a floating point or complex dtype. Got: {a.dtype}")
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        self.count = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
+        return np.mean(x, axis=self.dims, keepdims=keepdim)
+
+    def backward(self, m, g):
+        return (_expand_back(m, g, self.shape, self.dims, self.keepdim) / self.count,)
+
+
+class MeanBackward0(MeanBackward1):
+    """out = mean of all elements."""
+
+
+class ProdBackward1(Node):
+    """out = prod of a over one dim;  da = g * (product of the other elements)."""
+
+    saves_output = True
+
+    def forward(self, a, dim=None, keepdim=False, dtype=None):
+        x = a._data if dtype is None else a._data.astype(_dtype.to_numpy_dtype(dtype))
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        if x.dtype.kind in "bui":
+            x = x.astype(np.int64)
+        return np.prod(x, axis=self.dims, keepdims=keepdim)
+
+    def backward(self, m, g, a, out):
+        g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
+        if not (m.data(a) == 0).any():
+            return (g * _expand_back(m, out, self.shape, self.dims, self.keepdim) / a,)
+        flat = m.reshape(a, (-1,)) if self.dims == tuple(range(len(self.shape))) else None
+        others = _prod_others(m, flat if flat is not None else a,
+                              0 if flat is not None else self.dims[0])
+        return (g * m.reshape(others, self.shape),)
+
+
+def _prod_others(m, x, dim):
+    """Product of all elements along ``dim`` except the one at each position (zero-safe)."""
+    data = m.data(x)
+    ones = np.ones_like(np.take(data, [0], axis=dim))
+    left = np.concatenate([ones, np.cumprod(data, axis=dim)], axis=dim)
+    right = np.flip(np.cumprod(np.flip(data, dim), axis=dim), dim)
+    right = np.concatenate([right, ones], axis=dim)
+    n = data.shape[dim]
+    res = np.take(left, range(n), axis=dim) * np.take(right, range(1, n + 1), axis=dim)
+    return Tensor._make(res) if m.is_graph else res
+
+
+class ProdBackward0(ProdBackward1):
+    """out = product of all elements."""
+
+
+class AmaxBackward0(Node):
+    """out = max over dims; the gradient is shared evenly among tied maxima, as torch."""
+
+    saves_output = True
+    _np = staticmethod(np.amax)
+
+    def forward(self, a, dim=(), keepdim=False):
+        x = a._data
+        if x.size == 0:
+            raise RuntimeError(f"{type(self).__name__[:4].lower()}(): Expected reduction dim to "
+                               "be specified for input.numel() == 0.")
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim if dim != () else None), keepdim
+        return self._np(x, axis=self.dims, keepdims=keepdim)
+
+    def backward(self, m, g, a, out):
+        o = _expand_back(m, out, self.shape, self.dims, self.keepdim)
+        mask = m.data(a) == m.data(o)
+        count = np.sum(mask, axis=self.dims, keepdims=True)
+        share = (mask / count).astype(m.data(g).dtype)
+        return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * share,)
+
+
+class AminBackward0(AmaxBackward0):
+    """out = min over dims; ties share the gradient evenly."""
+
+    _np = staticmethod(np.amin)
+
+
+class MaxBackward1(AmaxBackward0):
+    """out = max of all elements (ties share the gradient)."""
+
+
+class MinBackward1(AminBackward0):
+    """out = min of all elements (ties share the gradient)."""
+
+
+class MaxBackward0(Node):
+    """values of max(dim): the gradient goes to the selected index only."""
+
+    _arg = staticmethod(np.argmax)
+
+    def forward(self, a, dim, keepdim=False):
+        x = a._data
+        self.dim = _dims(x, dim)[0] if x.ndim else 0
+        self.shape, self.keepdim = x.shape, keepdim
+        if x.ndim == 0:
+            self.indices = np.zeros((), dtype=np.int64)
+            return x.copy()
+        idx = self._arg(x, axis=self.dim, keepdims=True)
+        self.indices = idx if keepdim else np.squeeze(idx, self.dim)
+        values = np.take_along_axis(x, idx, axis=self.dim)
+        return values if keepdim else np.squeeze(values, self.dim)
+
+    def backward(self, m, g):
+        if not self.shape:
+            return (g,)
+        idx = self.indices if self.keepdim else np.expand_dims(self.indices, self.dim)
+        gk = g if self.keepdim else m.unsqueeze(g, self.dim)
+        return (m.scatter_add_zeros(gk, self.shape, self.dim, idx),)
+
+
+class MinBackward0(MaxBackward0):
+    """values of min(dim)."""
+
+    _arg = staticmethod(np.argmin)
+
+
+class VarBackward0(Node):
+    """out = sum((a - mean)^2) / (N - correction);  da = g * 2 (a - mean) / (N - correction)."""
+
+    def forward(self, a, dim=None, correction=1, keepdim=False):
+        x = a._data
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        n = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
+        self.denominator = max(n - correction, 0)
+        return np.var(x, axis=self.dims, ddof=correction, keepdims=keepdim)
+
+    def backward(self, m, g, a):
+        centered = a - m.sum(a, self.dims, True) / _count(self)
+        g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
+        scale = 2.0 / self.denominator if self.denominator else float("nan")
+        return (g * centered * scale,)
+
+
+def _count(node):
+    return int(np.prod([node.shape[d] for d in node.dims])) if node.shape else 1
+
+
+class StdBackward0(VarBackward0):
+    """out = sqrt(var);  da = g * (a - mean) / ((N - correction) * out)."""
+
+    saves_output = True
+
+    def forward(self, a, dim=None, correction=1, keepdim=False):
+        return np.sqrt(super().forward(a, dim, correction, keepdim))
+
+    def backward(self, m, g, a, out):
+        out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
+        return super().backward(m, g, a)[0] / (2 * out),
+
+
+class LogsumexpBackward0(Node):
+    """out = log(sum(exp(a)));  da = g * exp(a - out)."""
+
+    saves_output = True
+
+    def forward(self, a, dim, keepdim=False):
+        x = a._data
+        if x.dtype.kind != "f":
+            x = x.astype(_dtype.get_default_dtype().np)
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        top = np.amax(x, axis=self.dims, keepdims=True) if x.size else np.zeros(())
+        top = np.where(np.isfinite(top), top, 0)
+        out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
+        return out if keepdim else np.squeeze(out, self.dims)
+
+    def backward(self, m, g, a, out):
+        out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
+        return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * m.exp(a - out),)
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out)."""
+
+    saves_output = True
+
+    def forward(self, a, p=2, dim=None, keepdim=False):
+        x = a._data
+        self.save(a)
+        self.p, self.shape, self.dims, self.keepdim = p, x.shape, _dims(x, dim), keepdim
+        ax = np.abs(x)
+        if p == float("inf"):
+            return np.amax(ax, axis=self.dims, keepdims=keepdim)
+        if p == 1:
+            return np.sum(ax, axis=self.dims, keepdims=keepdim)
+        if p == 2:
+            return np.sqrt(np.sum(x * x, axis=self.dims, keepdims=keepdim))
+        return np.sum(ax ** p, axis=self.dims, keepdims=keepdim) ** (1.0 / p)
+
+    def backward(self, m, g, a, out):
+        g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
+        out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
+        p = self.p
+        if p == 1:
+            return (g * m.sign(a),)
+        if p == float("inf"):
+            mask = m.data(m.abs(a)) == m.data(out)
+            share = mask / np.sum(mask, axis=self.dims, keepdims=True)
+            return (g * m.sign(a) * share,)
+        safe = m.where(m.data(out) == 0, 1.0, out)
+        if p == 2:
+            return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
+        return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)

@@ -1,0 +1,246 @@
+"""Shape primitives (view, transpose, expand, cat, split, ...): views where NumPy gives them."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, np.ndarray)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _dim(ndim, d):
+    m = max(ndim, 1)
+    if not -m <= d < m:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], "
+                         f"but got {d})")
+    return d % m
+
+
+def _share_version(out, a):
+    """Views share their base's version counter, so in-place writes are seen through both."""
+    out._vc = a._vc
+    return out
+
+
+class ViewBackward0(Node):
+    """out = a viewed as ``shape``;  da = g reshaped back."""
+
+    def forward(self, a, shape, copy_ok=True):
+        x = a._data
+        self.shape = x.shape
+        shape = _infer_shape(x.size, shape)
+        if not copy_ok and not x.flags.c_contiguous and x.size > 1:
+            try:
+                view = x.view()
+                view.shape = shape  # raises if no view is possible without a copy
+                return view
+            except AttributeError:
+                raise RuntimeError(
+                    f"view size is not compatible with input tensor's size and stride (at least "
+                    f"one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    f"instead.") from None
+        return x.reshape(shape)
+
+    def backward(self, m, g):
+        return (m.reshape(g, self.shape),)
+
+
+def _infer_shape(size, shape):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {size}")
+        shape[shape.index(-1)] = size // known
+    elif known != size:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {size}")
+    return tuple(shape)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """reshape that had to copy."""
+
+
+class TransposeBackward0(Node):
+    """out = a with dims d0 and d1 swapped;  da = g swapped back."""
+
+    def forward(self, a, dim0, dim1):
+        n = a._data.ndim
+        self.d0, self.d1 = _dim(n, dim0), _dim(n, dim1)
+        return np.swapaxes(a._data, self.d0, self.d1) if n > 1 else a._data.view()
+
+    def backward(self, m, g):
+        return (m.transpose(g, self.d0, self.d1) if g.ndim > 1 else g,)
+
+
+class TBackward0(TransposeBackward0):
+    """out = a.t() for a <=2-D tensor."""
+
+
+class PermuteBackward0(Node):
+    """out = a with dims permuted;  da = g with the inverse permutation."""
+
+    def forward(self, a, dims):
+        n = a._data.ndim
+        dims = tuple(_dim(n, d) for d in dims)
+        if sorted(dims) != list(range(n)):
+            raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
+                               f"does not match the length of the desired ordering of dimensions "
+                               f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+        self.inverse = tuple(np.argsort(dims))
+        return np.transpose(a._data, dims)
+
+    def backward(self, m, g):
+        return (m.permute(g, self.inverse),)
+
+
+class ExpandBackward0(Node):
+    """out = a broadcast to ``shape`` (-1 keeps a dim);  da = g summed back (by the engine)."""
+
+    def forward(self, a, shape):
+        x = a._data
+        lead = len(shape) - x.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(ember.FloatTensor{{{list(x.shape)}}}, size={list(shape)}):"
+                               f" the number of sizes provided ({len(shape)}) must be greater or "
+                               f"equal to the number of dimensions in the tensor ({x.ndim})")
+        target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+        try:
+            return np.broadcast_to(x, target)
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
+                               f"existing size ({x.shape[-1]}) at non-singleton dimension "
+                               f"{len(target) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                               f"{list(x.shape)}") from None
+
+    def backward(self, m, g):
+        return (g,)  # the engine sums the broadcast dims back to a's shape
+
+
+class SqueezeBackward0(ViewBackward0):
+    """out = a without size-1 dims."""
+
+
+class UnsqueezeBackward0(ViewBackward0):
+    """out = a with a new size-1 dim."""
+
+
+class RepeatBackward0(Node):
+    """out = a tiled ``repeats`` times;  da = sum over the tiles."""
+
+    def forward(self, a, repeats):
+        x = a._data
+        if len(repeats) < x.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                               "number of dimensions of tensor")
+        self.shape = (1,) * (len(repeats) - x.ndim) + x.shape
+        self.repeats = repeats
+        return np.tile(x.reshape(self.shape), repeats)
+
+    def backward(self, m, g):
+        split = []
+        for r, s in zip(self.repeats, self.shape):
+            split += [r, s]
+        g = m.reshape(g, tuple(split))
+        g = m.sum(g, tuple(range(0, len(split), 2)))
+        return (g,)
+
+
+class FlipBackward0(Node):
+    """out = a reversed along dims;  da = g reversed back."""
+
+    def forward(self, a, dims):
+        self.dims = tuple(_dim(a._data.ndim, d) for d in dims)
+        return np.flip(a._data, self.dims)
+
+    def backward(self, m, g):
+        return (m.flip(g, self.dims),)
+
+
+class SliceBackward0(Node):
+    """out = a[index] (basic indexing: a view);  da = zeros with g placed at index."""
+
+    def forward(self, a, index):
+        self.shape, self.index = a._data.shape, index
+        return a._data[index]
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, False),)
+
+
+class SelectBackward0(SliceBackward0):
+    """out = a[i] along a dim."""
+
+
+class SplitBackward0(SliceBackward0):
+    """one piece of split(size) / chunk."""
+
+
+class SplitWithSizesBackward0(SliceBackward0):
+    """one piece of split([sizes])."""
+
+
+class UnbindBackward0(SliceBackward0):
+    """one piece of unbind."""
+
+
+class CatBackward0(Node):
+    """out = concatenation along dim;  each input gets its slice of g."""
+
+    def forward(self, *tensors, dim=0):
+        arrays = [t._data for t in tensors]
+        ref = next((a for a in arrays if a.ndim), arrays[0])
+        self.dim = _dim(ref.ndim, dim)
+        for i, a in enumerate(arrays):
+            if a.ndim != ref.ndim and not (a.ndim == 1 and a.shape[0] == 0):
+                raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                                   f"{ref.ndim} and {a.ndim}")
+            for d in range(ref.ndim):
+                if d != self.dim and a.shape[d] != ref.shape[d] and a.size:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {self.dim}. Expected "
+                        f"size {ref.shape[d]} but got size {a.shape[d]} for tensor number {i} "
+                        "in the list.")
+        self.sizes = [a.shape[self.dim] if a.ndim else 0 for a in arrays]
+        dtype = np.result_type(*arrays)
+        return np.concatenate([a for a in arrays if a.size or a.ndim == ref.ndim], self.dim,
+                              dtype=dtype)
+
+    def backward(self, m, g):
+        out, start = [], 0
+        for s in self.sizes:
+            index = (slice(None),) * self.dim + (slice(start, start + s),)
+            out.append(m.index(g, index))
+            start += s
+        return tuple(out)
+
+
+class StackBackward0(Node):
+    """out = inputs stacked along a new dim;  each input gets its slice of g."""
+
+    def forward(self, *tensors, dim=0):
+        arrays = [t._data for t in tensors]
+        for i, a in enumerate(arrays):
+            if a.shape != arrays[0].shape:
+                raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                                   f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
+                                   f"entry {i}")
+        self.dim = _dim(arrays[0].ndim + 1, dim)
+        return np.stack(arrays, self.dim)
+
+    def backward(self, m, g):
+        n = g.shape[self.dim]
+        return tuple(m.index(g, (slice(None),) * self.dim + (i,)) for i in range(n))
+
+
+def as_view(out, a):
+    """Mark ``out`` as a view of ``a`` (shared version counter)."""
+    return _share_version(out, a) if isinstance(out, Tensor) else out

@@ -1,0 +1,78 @@
+"""Shared test helper: run the same op in ember and in torch (the oracle) on copied inputs and
+compare forward values, gradients and gradients of gradients."""
+import numpy as np
+import torch
+
+import ember
+
+
+def to_torch(x, requires_grad=False):
+    t = torch.tensor(np.asarray(x._data if isinstance(x, ember.Tensor) else x))
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def close(e, t, rtol=1e-5, atol=1e-6, what="value"):
+    """Assert an ember result equals a torch result (tensors, tuples or numbers)."""
+    if isinstance(t, (tuple, list)):
+        assert len(e) == len(t), f"{what}: {len(e)} results vs torch's {len(t)}"
+        for a, b in zip(e, t):
+            close(a, b, rtol, atol, what)
+        return
+    if t is None or e is None:  # an absent gradient equals an all-zero one
+        other = e if t is None else t
+        if other is not None:
+            data = other._data if isinstance(other, ember.Tensor) else other.detach().numpy()
+            assert not np.any(data), f"{what}: None on one side, nonzero values on the other"
+        return
+    ea = e._data if isinstance(e, ember.Tensor) else np.asarray(e)
+    if isinstance(t, torch.Tensor) and t._is_zerotensor():
+        t = torch.zeros(t.shape, dtype=t.dtype)
+    ta = t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+    assert ea.shape == ta.shape, f"{what}: shape {ea.shape} vs torch {ta.shape}"
+    if isinstance(e, ember.Tensor) and isinstance(t, torch.Tensor):
+        assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1], \
+            f"{what}: dtype {e.dtype} vs torch {t.dtype}"
+    np.testing.assert_allclose(ea, ta, rtol=rtol, atol=atol, err_msg=what, equal_nan=True)
+
+
+def check(fn, *inputs, grad=True, second=True, rtol=1e-5, atol=1e-6, torch_fn=None,
+          grad_inputs=None):
+    """fn(lib, *tensors) is run with lib=ember and lib=torch; compares values and derivatives.
+
+    ``inputs`` are NumPy arrays (copied into both libraries); floating ones require grad.
+    """
+    torch_fn = torch_fn or fn
+    grad_inputs = grad_inputs if grad_inputs is not None else [
+        np.asarray(a).dtype.kind == "f" for a in inputs]
+    e_in = [ember.tensor(np.array(a), requires_grad=bool(g and grad))
+            for a, g in zip(inputs, grad_inputs)]
+    t_in = [to_torch(np.array(a), bool(g and grad)) for a, g in zip(inputs, grad_inputs)]
+    e_out, t_out = fn(ember, *e_in), torch_fn(torch, *t_in)
+    close(e_out, t_out, rtol, atol, "forward")
+    if not grad or not isinstance(t_out, torch.Tensor) or not t_out.requires_grad:
+        return e_out
+    if isinstance(t_out, torch.Tensor) and t_out.grad_fn is not None:
+        assert type(e_out.grad_fn).__name__ == type(t_out.grad_fn).__name__, \
+            f"grad_fn {type(e_out.grad_fn).__name__} vs torch {type(t_out.grad_fn).__name__}"
+    rng = np.random.default_rng(1)
+    seed = rng.standard_normal(t_out.shape).astype(np.asarray(e_out._data).dtype)
+    e_diff = [x for x in e_in if x.requires_grad]
+    t_diff = [x for x in t_in if x.requires_grad]
+    e_g = ember.autograd.grad(e_out, e_diff, ember.tensor(seed), create_graph=second,
+                              allow_unused=True)
+    t_g = torch.autograd.grad(t_out, t_diff, torch.tensor(seed), create_graph=second,
+                              allow_unused=True)
+    close(e_g, t_g, rtol, atol, "gradient")
+    if not second:
+        return e_out
+    pairs = [(a, b) for a, b in zip(e_g, t_g) if b is not None and b.requires_grad]
+    if not pairs:
+        return e_out
+    vs = [rng.standard_normal(tuple(b.shape)).astype(np.asarray(a._data).dtype) for a, b in pairs]
+    e_s = ember.stack([(a * ember.tensor(v)).sum() for (a, _), v in zip(pairs, vs)]).sum()
+    t_s = torch.stack([(b * torch.tensor(v)).sum() for (_, b), v in zip(pairs, vs)]).sum()
+    e_gg = (ember.autograd.grad(e_s, e_diff, allow_unused=True) if e_s.requires_grad
+            else (None,) * len(e_diff))
+    t_gg = torch.autograd.grad(t_s, t_diff, allow_unused=True)
+    close([g for g in e_gg], [g for g in t_gg], rtol * 10, atol * 10, "second derivative")
+    return e_out
