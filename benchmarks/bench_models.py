@@ -1,9 +1,9 @@
 """Workload 6: a small LSTM and a small Transformer-encoder training step, ember vs torch."""
 import numpy as np
 import torch
+from _timing import HEADER, compare, row
 
 import ember
-from _timing import HEADER, compare, row
 
 
 def _copy_weights(e_model, t_model):
