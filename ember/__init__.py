@@ -81,7 +81,7 @@ class _NoCuda:
         return 0
 
     @staticmethod
-    def manual_seed(seed):
+    def manual_seed(seed_value):
         return None
 
     manual_seed_all = manual_seed

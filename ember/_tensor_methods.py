@@ -1,5 +1,4 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
-import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor

@@ -30,6 +30,7 @@ class Generator:
     def get_state(self):
         """The generator state as a uint8 tensor (round-trips through set_state)."""
         import json
+
         from ._tensor import Tensor
         blob = json.dumps(self._rng.bit_generator.state).encode()
         return Tensor._make(np.frombuffer(blob, dtype=np.uint8).copy())

@@ -1,9 +1,15 @@
 """ember.autograd: reverse-mode automatic differentiation (backward, grad, Function, modes)."""
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from .grad_mode import (
+                        enable_grad,
+                        inference_mode,
+                        is_grad_enabled,
+                        is_inference_mode_enabled,
+                        no_grad,
+                        set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .graph import Node
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable",

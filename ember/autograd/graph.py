@@ -207,6 +207,8 @@ class _RemovableHandle:
         self.remove()
 
 
-from numpy import asarray as _asarray, ndarray as _ndarray  # noqa: E402
+from numpy import asarray as _asarray  # noqa: E402
+from numpy import ndarray as _ndarray  # noqa: E402
+
 from .._tensor import Tensor as _Tensor  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402

@@ -100,7 +100,7 @@ def mm(a, b):
 def bmm(a, b):
     """Batched (3-D) matrix product."""
     if a._data.ndim != 3 or b._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a._data.ndim != 3
+        raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3
                            else "batch2 must be a 3D tensor")
     if a._data.shape[0] != b._data.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "

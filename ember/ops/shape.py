@@ -39,9 +39,9 @@ class ViewBackward0(Node):
                 return view
             except AttributeError:
                 raise RuntimeError(
-                    f"view size is not compatible with input tensor's size and stride (at least "
-                    f"one dimension spans across two contiguous subspaces). Use .reshape(...) "
-                    f"instead.") from None
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    "instead.") from None
         return x.reshape(shape)
 
     def backward(self, m, g):
