@@ -88,3 +88,17 @@ class _NoCuda:
 
 
 cuda = _NoCuda()
+
+# Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed
+# to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
+_LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli")
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_ATTRS:
+        return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
