@@ -1,9 +1,13 @@
 """Workloads 1-2: per-op forward+backward overhead on a 150-op chain, and a tiny MLP step."""
+import os
+import sys
+
 import numpy as np
 import torch
 from _timing import HEADER, compare, row
 
-import ember
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ember  # noqa: E402  (this checkout's ember, not an installed one)
 
 N_OPS = 150
 
