@@ -170,8 +170,7 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients, "
-                               f"got {self.dtype}")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -199,7 +198,10 @@ class Tensor:
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning,
+                stacklevel=2)
         return self._grad
 
     @grad.setter

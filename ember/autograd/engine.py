@@ -22,8 +22,7 @@ def _make_seed(tensor, gradient):
         gradient = Tensor._make(np.asarray(gradient, dtype=tensor._data.dtype))
     if gradient._data.shape != tensor._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
-                           f"{list(gradient.shape)} and output[0] has a shape of "
-                           f"{list(tensor.shape)}.")
+                           f"{gradient.shape!r} and output[0] has a shape of {tensor.shape!r}.")
     return gradient
 
 
@@ -61,7 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     targets = None if inputs is None else _targets(inputs)
@@ -86,8 +85,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f"grad_outputs and {len(outputs)} outputs")
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t._requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad "
-                               f"(input {i})")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     targets = _targets(inputs)
@@ -100,8 +98,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 g = Tensor._make(np.zeros_like(t._data))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
         result.append(g)
     return tuple(result)

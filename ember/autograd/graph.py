@@ -162,15 +162,22 @@ class Node:
         data = item._data
         where = ""
         if isinstance(item, SavedOutput):
-            where = f", which is output 0 of {self.name()},"
+            where = f", which is output 0 of {_op_name(self)},"
         elif getattr(item, "_grad_fn", None) is not None:
-            where = f", which is output {item._output_nr} of {item._grad_fn.name()},"
+            where = f", which is output {item._output_nr} of {_op_name(item._grad_fn)},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{_type_name(str(data.dtype))} {list(data.shape)}]{where} is "
             f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
-            "ember.autograd.set_detect_anomaly(True).")
+            "ember.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _op_name(node):
+    """'MulBackward0' -> 'Mul', as torch names the op in its version-counter error."""
+    name = node.name()
+    cut = name.rfind("Backward")
+    return name[:cut] if cut > 0 else name
 
 
 def _raise_freed():
