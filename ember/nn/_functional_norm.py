@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 import ember
-from ember.ops.embedding import EmbeddingBackward0, ScaledDotProductFlashAttentionForCpuBackward0
+from ember.ops.embedding import EmbeddingBackward0, attention_node
 from ember.ops.normalization import (
     NativeBatchNormBackward0,
     NativeGroupNormBackward0,
@@ -172,5 +172,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
         keep = (_rng().random(shape) >= dropout_p).astype(dtype) / (1 - dropout_p)
-    return ScaledDotProductFlashAttentionForCpuBackward0.apply(query, key, value, bias=bias,
-                                                              scale=scale, keep=keep)
+    node = attention_node(query, value, dropout_p)
+    return node.apply(query, key, value, bias=bias, scale=scale, keep=keep)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd.graph import Node
+from ._math import array_math
 
 
 class EmbeddingBackward0(Node):
@@ -60,7 +61,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     def forward(self, q, k, v, bias, scale, keep):
         self.bias, self.scale_, self.keep = bias, scale, keep
         self.save(q, k, v)
-        self.p = self.probabilities(np, q._data, k._data)
+        self.p = self.probabilities(array_math, q._data, k._data)
         pd = self.p if keep is None else self.p * keep
         return np.matmul(pd, v._data)
 
@@ -85,3 +86,17 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             gq = m.matmul(gs, k) if need[0] else None
             gk = m.matmul(m.mT(gs), q) if need[1] else None
         return gq, gk, gv
+
+
+def attention_node(query, value, dropout_p):
+    """The fused node, named as torch's: its flash kernel takes 4-D inputs with equal head dims
+    and no dropout; otherwise torch composes matmuls and the graph ends in the last one."""
+    if query.ndim == 4 and dropout_p == 0 and query.shape[-1] == value.shape[-1]:
+        return ScaledDotProductFlashAttentionForCpuBackward0
+    return _MathAttentionMm if query.ndim == 2 else _MathAttentionView
+
+
+_MathAttentionMm = type("MmBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
+                        {"__doc__": "SDPA on 2-D inputs (torch's math path)."})
+_MathAttentionView = type("UnsafeViewBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
+                          {"__doc__": "SDPA on the math path (torch: final matmul's view)."})

@@ -12,6 +12,7 @@ differentiable; otherwise the forward's arrays are reused.
 import numpy as np
 
 from ..autograd.graph import Node
+from ._math import array_math
 
 
 def _stats(m, xs, axes, eps):
@@ -44,7 +45,7 @@ class _Normalize(Node):
         return y if y is not self.xhat else y.copy()
 
     def normalize(self, xs):
-        xhat, invstd, _, _ = _stats(np, xs, self.axes, self.eps)
+        xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
         return xhat, invstd
 
     def backward(self, m, g, x, weight):
@@ -98,7 +99,7 @@ class NativeBatchNormBackward0(_Normalize):
             mean = running_mean._data.reshape(self.affine_shape)
             invstd = (running_var._data.reshape(self.affine_shape) + self.eps) ** -0.5
             return (xs - mean) * invstd, invstd.astype(xs.dtype)
-        xhat, invstd, mean, var = _stats(np, xs, self.axes, self.eps)
+        xhat, invstd, mean, var = _stats(array_math, xs, self.axes, self.eps)
         count = xs.size // xs.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):
             unbiased = var * (count / (count - 1))
