@@ -4,7 +4,7 @@ import heapq
 import numpy as np
 
 from .._tensor import Tensor
-from . import grad_mode
+from . import grad_mode, graph
 from .graph import AccumulateGrad
 
 
@@ -200,6 +200,8 @@ def _needed(roots, targets):
 
 
 def _run_node(node, grads, m, create_graph, retain_graph):
+    if graph._anomaly_mode:
+        return _run_node_anomaly(node, grads, m, create_graph, retain_graph)
     saved = node._unpack(create_graph)
     outs = node.backward(m, grads[0] if len(grads) == 1 else grads, *saved)
     if not isinstance(outs, tuple):
@@ -208,6 +210,19 @@ def _run_node(node, grads, m, create_graph, retain_graph):
         outs = _post_hooks(node, outs, grads, create_graph)
     if not retain_graph:
         node._release()
+    return outs
+
+
+def _run_node_anomaly(node, grads, m, create_graph, retain_graph):
+    from . import anomaly
+    graph._anomaly_mode = False  # the checks themselves must not recurse
+    try:
+        outs = _run_node(node, grads, m, create_graph, retain_graph)
+    except Exception as error:
+        raise anomaly.annotate(error, node)
+    finally:
+        graph._anomaly_mode = True
+    anomaly.check_backward(node, outs)
     return outs
 
 

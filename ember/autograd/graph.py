@@ -2,6 +2,7 @@
 import itertools
 
 _sequence = itertools.count()
+_anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -52,11 +53,24 @@ class Node:
         data = node.forward(*inputs, **kwargs)
         if type(data) is not _ndarray:
             data = _asarray(data)
+        if _anomaly_mode:
+            return node._apply_anomaly(data, inputs, kwargs)
         if _grad_state.enabled:
             for t in inputs:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     return node._attach(data, inputs)
         return _Tensor._make(data)
+
+    def _apply_anomaly(self, data, inputs, kwargs):
+        out = None
+        if _grad_state.enabled:
+            for t in inputs:
+                if isinstance(t, _Tensor) and t._requires_grad:
+                    out = self._attach(data, inputs)
+                    break
+        from .anomaly import on_forward
+        on_forward(self, inputs, kwargs, data, out is not None)
+        return out if out is not None else _Tensor._make(data)
 
     def _attach(self, data, inputs):
         self.next_functions = tuple(map(_edge, inputs))
