@@ -59,7 +59,8 @@ class Node:
             for t in inputs:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     return node._attach(data, inputs)
-        return _Tensor._make(data)
+            return _Tensor._make(data)
+        return _made_without_grad(data, inputs)
 
     def _apply_anomaly(self, data, inputs, kwargs):
         out = None
@@ -70,7 +71,9 @@ class Node:
                     break
         from .anomaly import on_forward
         on_forward(self, inputs, kwargs, data, out is not None)
-        return out if out is not None else _Tensor._make(data)
+        if out is None:
+            out = _Tensor._make(data) if _grad_state.enabled else _made_without_grad(data, inputs)
+        return out
 
     def _attach(self, data, inputs):
         self.next_functions = tuple(map(_edge, inputs))
@@ -169,6 +172,16 @@ class Node:
             f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
             "ember.autograd.set_detect_anomaly(True).")
+
+
+def _made_without_grad(data, inputs):
+    """A result computed under no_grad; marked (for explain_grad) if an input required grad."""
+    out = _Tensor._make(data)
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            out.__dict__["_no_grad_origin"] = True
+            break
+    return out
 
 
 def _restore_output(saved, node):
