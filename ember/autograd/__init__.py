@@ -6,6 +6,7 @@ from .anomaly import (
                       set_detect_anomaly,
 )
 from .engine import backward, grad
+from .explain import GradExplanation, explain_grad
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import (
                         enable_grad,
@@ -22,4 +23,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "on
            "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
            "Node", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "explain_grad", "GradExplanation"]
