@@ -273,10 +273,14 @@ class Tensor:
         """A tensor sharing this memory and version counter, cut from the graph."""
         t = Tensor._make(self._data)
         t._vc = self._vc
+        if self._requires_grad:
+            t.__dict__["_detached_origin"] = True  # for autograd.explain_grad
         return t
 
     def detach_(self):
         """Cut this tensor from the graph in place (it becomes a leaf)."""
+        if self._requires_grad:
+            self.__dict__["_detached_origin"] = True  # for autograd.explain_grad
         self._grad_fn = None
         self._requires_grad = False
         return self

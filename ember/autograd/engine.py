@@ -300,6 +300,8 @@ def _needed(roots, targets):
 
 
 def _run_node(node, grads, m, create_graph, retain_graph):
+    if _graph_module._anomaly_mode:
+        return _run_node_anomaly(node, grads, m, create_graph, retain_graph)
     saved = node._unpack(create_graph)
     outs = node.backward(m, grads[0] if len(grads) == 1 else grads, *saved)
     if type(outs) is not tuple:
@@ -308,6 +310,19 @@ def _run_node(node, grads, m, create_graph, retain_graph):
         outs = _post_hooks(node, outs, grads, create_graph)
     if not retain_graph:
         node._release()
+    return outs
+
+
+def _run_node_anomaly(node, grads, m, create_graph, retain_graph):
+    from . import anomaly
+    _graph_module._anomaly_mode = False  # the checks themselves must not recurse
+    try:
+        outs = _run_node(node, grads, m, create_graph, retain_graph)
+    except Exception as error:
+        raise anomaly.annotate(error, node)
+    finally:
+        _graph_module._anomaly_mode = True
+    anomaly.check_backward(node, outs)
     return outs
 
 

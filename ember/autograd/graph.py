@@ -2,7 +2,7 @@
 import itertools
 
 _sequence = itertools.count()
-_anomaly_mode = False  # set by autograd.anomaly; when off, the engine takes its fast path
+_anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
 _new = object.__new__
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
@@ -58,12 +58,28 @@ class Node:
         data = node.forward(*inputs, **kwargs)
         if type(data) is not _ndarray:
             data = _asarray(data)
+        if _anomaly_mode:
+            return node._apply_anomaly(data, inputs, kwargs)
         if _grad_state.enabled:
             for t in inputs:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     return node._attach(data, inputs)
-        out = _new(_Tensor)
-        out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+            out = _new(_Tensor)
+            out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+            return out
+        return _made_without_grad(data, inputs)
+
+    def _apply_anomaly(self, data, inputs, kwargs):
+        out = None
+        if _grad_state.enabled:
+            for t in inputs:
+                if isinstance(t, _Tensor) and t._requires_grad:
+                    out = self._attach(data, inputs)
+                    break
+        from .anomaly import on_forward
+        on_forward(self, inputs, kwargs, data, out is not None)
+        if out is None:
+            out = _Tensor._make(data) if _grad_state.enabled else _made_without_grad(data, inputs)
         return out
 
     def _attach(self, data, inputs):
@@ -187,6 +203,16 @@ def _raise_freed():
         "graph are freed when you call .backward() or autograd.grad(). Specify "
         "retain_graph=True if you need to backward through the graph a second time or "
         "if you need to access saved tensors after calling backward.")
+
+
+def _made_without_grad(data, inputs):
+    """A result computed under no_grad; marked (for explain_grad) if an input required grad."""
+    out = _Tensor._make(data)
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            out.__dict__["_no_grad_origin"] = True
+            break
+    return out
 
 
 def _restore_output(saved, node):
