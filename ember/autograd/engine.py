@@ -164,6 +164,8 @@ def _execute(roots, retain_graph, create_graph, targets, accumulate):
                 if type(node) is AccumulateGrad:
                     if accumulate and (targets is None or node in targets):
                         _accumulate_grad(node.variable, grads[0], create_graph)
+                        for hook in node.variable.__dict__.get("_post_accumulate_hooks", ()):
+                            hook(node.variable)
                 elif needed is None or node in needed:
                     outs = _run_node(node, grads, m, create_graph, retain_graph)
             _propagate(node, outs, buffers, deps, ready, m)
