@@ -1,0 +1,1 @@
+"""Functional forms of the convolution, pooling, normalisation, embedding and attention layers."""
