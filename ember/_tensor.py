@@ -264,6 +264,18 @@ class Tensor:
             self.__dict__.setdefault("_keep_acc", node)  # hooks live as long as the tensor
         return node._add_tensor_pre_hook(self._output_nr, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after backward has accumulated into this leaf's .grad."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .autograd.graph import _RemovableHandle
+        hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""
         from .autograd.engine import backward

@@ -268,6 +268,8 @@ def _run_sink(run, node):
         _capture(node, grads, targets, run.captured)
     if run.accumulate and (targets is None or node in targets) and grads[0] is not None:
         _accumulate_grad(node.variable, grads[0], run.create_graph)
+        for hook in node.variable.__dict__.get("_post_accumulate_hooks", ()):
+            hook(node.variable)
 
 
 def _capture(node, grads, targets, captured):
