@@ -32,14 +32,25 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
     if not isinstance(input, Tensor):
-        return E.RsubBackward1.apply(other, input, alpha=alpha)
-    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+        return rsub(other, input, alpha=alpha)
+    if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
+            other._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
     return E.SubBackward0.apply(input, other, alpha=alpha)
 
 
+def _no_bool_sub(input, other):
+    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
 def rsub(input, other, *, alpha=1):
+    if input._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
     return E.RsubBackward1.apply(input, other, alpha=alpha)
 
 
@@ -79,6 +90,10 @@ def pow(input, exponent):
 
 
 def neg(input):
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     return E.NegBackward0.apply(input)
 
 

@@ -100,8 +100,10 @@ class DivBackward0(Node):
         x, y = _operands(a, b)
         self.save(a, b)
         if rounding_mode is None:
-            if getattr(x, "dtype", np.dtype("f")).kind != "f":
-                x = np.asarray(x, dtype=_dtype.get_default_dtype().np)
+            if x.dtype.kind != "f":  # integer true division gives the default float dtype
+                dt = _dtype.get_default_dtype().np
+                x = x.astype(dt)
+                y = y.astype(dt) if isinstance(y, np.ndarray) else y
             return np.true_divide(x, y)
         out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
         self.rounding = True
@@ -285,13 +287,15 @@ class ClampBackward1(Node):
         self.save(a)
         self.lo, self.hi = min, max
         x = a._data
-        lo = min._data if isinstance(min, Tensor) else min
-        hi = max._data if isinstance(max, Tensor) else max
-        if lo is not None:
-            x = np.maximum(x, np.asarray(lo, dtype=x.dtype) if isinstance(lo, float) else lo)
-        if hi is not None:
-            x = np.minimum(x, np.asarray(hi, dtype=x.dtype) if isinstance(hi, float) else hi)
-        return x.astype(a._data.dtype, copy=False) if x.dtype != a._data.dtype else x
+        bounds = [(b._data.dtype, b._data.ndim == 0) if isinstance(b, Tensor) else b
+                  for b in (min, max) if b is not None]
+        dt = _dtype._result_from_operands([(x.dtype, x.ndim == 0)] + bounds)
+        x = x.astype(dt, copy=False)
+        for bound, fn in ((min, np.maximum), (max, np.minimum)):
+            if bound is not None:
+                v = bound._data if isinstance(bound, Tensor) else bound
+                x = fn(x, np.asarray(v, dtype=dt))
+        return x
 
     def backward(self, m, g, a):
         x = m.data(a)

@@ -1,6 +1,7 @@
 """Shape primitives (view, transpose, expand, cat, split, ...): views where NumPy gives them."""
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
 
@@ -210,7 +211,7 @@ class CatBackward0(Node):
                         f"size {ref.shape[d]} but got size {a.shape[d]} for tensor number {i} "
                         "in the list.")
         self.sizes = [a.shape[self.dim] if a.ndim else 0 for a in arrays]
-        dtype = np.result_type(*arrays)
+        dtype = _promoted(arrays)
         return np.concatenate([a for a in arrays if a.size or a.ndim == ref.ndim], self.dim,
                               dtype=dtype)
 
@@ -234,11 +235,16 @@ class StackBackward0(Node):
                                    f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
                                    f"entry {i}")
         self.dim = _dim(arrays[0].ndim + 1, dim)
-        return np.stack(arrays, self.dim)
+        return np.stack(arrays, self.dim, dtype=_promoted(arrays))
 
     def backward(self, m, g):
         n = g.shape[self.dim]
         return tuple(m.index(g, (slice(None),) * self.dim + (i,)) for i in range(n))
+
+
+def _promoted(arrays):
+    """torch's result dtype for tensors joined by cat/stack (float beats int beats bool)."""
+    return _dtype._result_from_operands([(a.dtype, False) for a in arrays])
 
 
 def as_view(out, a):
