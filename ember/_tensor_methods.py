@@ -27,14 +27,18 @@ UNARY = {name: _unary(cls) for name, cls in {
     "sinh": E.SinhBackward0, "cosh": E.CoshBackward0}.items()}
 
 
+_plain_round = UNARY["round"]
+
+
 def _round(input, decimals=0):
+    """Round half to even (to ``decimals`` places)."""
     if decimals:
         scale = 10.0 ** decimals
-        return api.div(UNARY["round"](api.mul(input, scale)), scale)
-    return UNARY["round"](input)
+        return api.div(_plain_round(api.mul(input, scale)), scale)
+    return _plain_round(input)
 
 
-UNARY["round"], _plain_round = _round, UNARY["round"]
+UNARY["round"] = _round
 UNARY["absolute"], UNARY["arcsin"], UNARY["arccos"], UNARY["arctan"] = (
     UNARY["abs"], UNARY["asin"], UNARY["acos"], UNARY["atan"])
 UNARY["negative"] = api.neg

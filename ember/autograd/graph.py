@@ -55,7 +55,10 @@ class Node:
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
         node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
         node._saved = ()
-        data = node.forward(*inputs, **kwargs)
+        try:
+            data = node.forward(*inputs, **kwargs)
+        except ValueError as error:  # NumPy's broadcasting error, reworded as torch's
+            _raise_broadcast_error(inputs, error)
         if type(data) is not _ndarray:
             data = _asarray(data)
         if _grad_state.enabled:
@@ -178,6 +181,19 @@ def _op_name(node):
     name = node.name()
     cut = name.rfind("Backward")
     return name[:cut] if cut > 0 else name
+
+
+def _raise_broadcast_error(inputs, error):
+    shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)]
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            ndim = max(len(a), len(b))
+            for k in range(1, min(len(a), len(b)) + 1):
+                if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+                    raise RuntimeError(f"The size of tensor a ({a[-k]}) must match the size of "
+                                       f"tensor b ({b[-k]}) at non-singleton dimension "
+                                       f"{ndim - k}") from None
+    raise error
 
 
 def _raise_freed():

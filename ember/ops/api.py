@@ -98,7 +98,11 @@ def neg(input):
 
 
 def clamp(input, min=None, max=None):
-    """Limit values to [min, max]."""
+    """Limit values to [min, max] (scalars, or tensors that also get gradients)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return E.ClampBackward0.apply(input, min, max)
     return E.ClampBackward1.apply(input, min=min, max=max)
 
 
@@ -116,6 +120,12 @@ def where(condition, input=None, other=None):
 
 
 def masked_fill(input, mask, value):
+    """Replace elements where ``mask`` is True by ``value`` (a scalar or 0-dim tensor)."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        return E.MaskedFillBackward1.apply(input, mask, value)
     return E.MaskedFillBackward0.apply(input, mask, value)
 
 

@@ -142,7 +142,9 @@ class PowBackward1(Node):
         return np.power(x, y)
 
     def backward(self, m, g, a, b, out):
-        ga = g * b * a ** (b - 1) if _needs(self, 0) else None
+        ga = None
+        if _needs(self, 0):  # exponent 0: the gradient is 0, also at a = 0 (no 0 * inf)
+            ga = g * b * a ** m.where(m.data(b) == 0, 1.0, b - 1)
         gb = None
         if _needs(self, 1):
             zero_base = m.data(a) == 0
@@ -309,6 +311,27 @@ class ClampBackward1(Node):
         return (g * mask,)
 
 
+class ClampBackward0(Node):
+    """clamp with tensor bounds;  da = g inside [lo, hi], dlo = g where a < lo, dhi where a > hi."""
+
+    def forward(self, a, lo=None, hi=None):
+        out = ClampBackward1.forward(self, a, lo, hi)
+        self.save(a, lo, hi)
+        return out
+
+    def backward(self, m, g, a, lo, hi):
+        x, low, high = m.data(a), m.data(lo), m.data(hi)
+        inside = np.ones(x.shape, dtype=bool)
+        if low is not None:
+            inside = inside & (x >= low)
+        if high is not None:
+            inside = inside & (x <= high)
+        grads = [g * inside]
+        for bound, outside in ((low, lambda: x < low), (high, lambda: x > high)):
+            grads.append(g * outside() if bound is not None else None)
+        return tuple(grads)
+
+
 class WhereBackward0(Node):
     """out = cond ? a : b;  da = g where cond, db = g where not cond."""
 
@@ -328,7 +351,7 @@ def _operands_rev(a, b):
 
 
 class MaskedFillBackward0(Node):
-    """out = a with ``value`` where mask;  da = g where not mask."""
+    """out = a with a scalar ``value`` where mask;  da = g where not mask."""
 
     def forward(self, a, mask, value):
         self.mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -344,3 +367,7 @@ class MaskedFillBackward0(Node):
         if _needs(self, 2):
             vg = m.sum(m.where(self.mask, g, zero), None)
         return m.where(self.mask, zero, g), None, vg
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """masked_fill with a 0-dim tensor ``value``;  dvalue = sum of g where mask."""
