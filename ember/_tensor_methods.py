@@ -1,4 +1,5 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
@@ -61,7 +62,8 @@ def _to(self, *args, **kwargs):
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     for a in args:
-        if isinstance(a, (_dtype.dtype, type)) or (isinstance(a, str) and a in _dtype._NAMES):
+        if isinstance(a, (_dtype.dtype, type, np.dtype)) or (
+                isinstance(a, str) and a in _dtype._NAMES):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype

@@ -187,13 +187,20 @@ def _raise_broadcast_error(inputs, error):
     shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)]
     for i, a in enumerate(shapes):
         for b in shapes[i + 1:]:
-            ndim = max(len(a), len(b))
-            for k in range(1, min(len(a), len(b)) + 1):
-                if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
-                    raise RuntimeError(f"The size of tensor a ({a[-k]}) must match the size of "
-                                       f"tensor b ({b[-k]}) at non-singleton dimension "
-                                       f"{ndim - k}") from None
+            message = broadcast_message(a, b)
+            if message:
+                raise RuntimeError(message) from None
     raise error
+
+
+def broadcast_message(a, b):
+    """torch's error for shapes that do not broadcast, or None when they do."""
+    ndim = max(len(a), len(b))
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+            return (f"The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) "
+                    f"at non-singleton dimension {ndim - k}")
+    return None
 
 
 def _raise_freed():
