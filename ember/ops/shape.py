@@ -114,13 +114,14 @@ class ExpandBackward0(Node):
                                f" the number of sizes provided ({len(shape)}) must be greater or "
                                f"equal to the number of dimensions in the tensor ({x.ndim})")
         target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        try:
-            return np.broadcast_to(x, target)
-        except ValueError:
-            raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
-                               f"existing size ({x.shape[-1]}) at non-singleton dimension "
-                               f"{len(target) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                               f"{list(x.shape)}") from None
+        for d in range(len(target) - 1, lead - 1, -1):
+            have = x.shape[d - lead]
+            if have != 1 and have != target[d]:
+                raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match "
+                                   f"the existing size ({have}) at non-singleton dimension "
+                                   f"{d}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                                   f"{list(x.shape)}")
+        return np.broadcast_to(x, target)
 
     def backward(self, m, g):
         return (g,)  # the engine sums the broadcast dims back to a's shape
@@ -128,6 +129,23 @@ class ExpandBackward0(Node):
 
 class SqueezeBackward0(ViewBackward0):
     """out = a without size-1 dims."""
+
+
+class SqueezeBackward1(ViewBackward0):
+    """out = a without one size-1 dim."""
+
+
+class SqueezeBackward2(ViewBackward0):
+    """out = a without the size-1 dims listed."""
+
+
+def view_possible(x, shape):
+    """True when ``x`` can be seen in ``shape`` without copying."""
+    try:
+        x.view().shape = shape
+        return True
+    except AttributeError:
+        return False
 
 
 class UnsqueezeBackward0(ViewBackward0):
