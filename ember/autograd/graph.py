@@ -72,8 +72,14 @@ class Node:
     def _attach(self, data, inputs):
         """Record this node in the graph: edges to the inputs, output metadata, saved versions."""
         self._seq = next(_sequence)
-        self.next_functions = tuple([_edge(t) if isinstance(t, _Tensor) else _NO_EDGE
-                                     for t in inputs])
+        edges = []
+        for t in inputs:  # _edge, inlined: this runs once per recorded op
+            if isinstance(t, _Tensor) and t._requires_grad:
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (t._accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+        self.next_functions = tuple(edges)
         self._shapes = (data.shape,)
         self._dtypes = (data.dtype,)
         out = _new(_Tensor)
@@ -82,8 +88,10 @@ class Node:
         if saved or self.saves_output:
             if self.saves_output:
                 saved = self._saved = saved + (SavedOutput(out),)
-            self._versions = tuple([t._vc[0] if isinstance(t, _VERSIONED) else None
-                                    for t in saved])
+            versions = []
+            for t in saved:
+                versions.append(t._vc[0] if isinstance(t, _VERSIONED) else None)
+            self._versions = tuple(versions)
         return out
 
     def name(self):
