@@ -55,10 +55,10 @@ def _tensor_data(data, dtype):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr = _tensor_data(data, dtype)
-    t = Tensor._make(arr)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    if requires_grad and arr.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return Tensor._make(arr, bool(requires_grad))
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -79,12 +79,14 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray)
 
 
-def _size(size):
+def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0 and op is not None:
+            raise RuntimeError(f"{op}: Dimension size must be non-negative.")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
@@ -100,7 +102,7 @@ def _new(arr, requires_grad):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros."""
-    return _new(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+    return _new(np.zeros(_size(size, "zeros"), _np_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):

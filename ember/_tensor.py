@@ -170,11 +170,14 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place; returns self."""
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -211,8 +214,10 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: expected "
-                                   f"{list(self._data.shape)}, got {list(value._data.shape)}")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(f"assigned grad has data of a different type: expected "
                                    f"{self.dtype}, got {value.dtype}")

@@ -1,4 +1,5 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
@@ -27,14 +28,18 @@ UNARY = {name: _unary(cls) for name, cls in {
     "sinh": E.SinhBackward0, "cosh": E.CoshBackward0}.items()}
 
 
+_plain_round = UNARY["round"]
+
+
 def _round(input, decimals=0):
+    """Round half to even (to ``decimals`` places)."""
     if decimals:
         scale = 10.0 ** decimals
-        return api.div(UNARY["round"](api.mul(input, scale)), scale)
-    return UNARY["round"](input)
+        return api.div(_plain_round(api.mul(input, scale)), scale)
+    return _plain_round(input)
 
 
-UNARY["round"], _plain_round = _round, UNARY["round"]
+UNARY["round"] = _round
 UNARY["absolute"], UNARY["arcsin"], UNARY["arccos"], UNARY["arctan"] = (
     UNARY["abs"], UNARY["asin"], UNARY["acos"], UNARY["atan"])
 UNARY["negative"] = api.neg
@@ -57,7 +62,8 @@ def _to(self, *args, **kwargs):
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     for a in args:
-        if isinstance(a, (_dtype.dtype, type)) or (isinstance(a, str) and a in _dtype._NAMES):
+        if isinstance(a, (_dtype.dtype, type, np.dtype)) or (
+                isinstance(a, str) and a in _dtype._NAMES):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype

@@ -21,24 +21,26 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 class _Formatter:
+    """torch's rules: the width and mode come from the nonzero finite values only."""
+
     def __init__(self, values, floating):
         self.floating, self.int_mode, self.sci_mode = floating, True, False
         self.width = 1
-        prec = _OPTS["precision"]
         if not floating:
             self.width = max((len(str(v)) for v in values), default=1)
             return
-        finite = values[np.isfinite(values) & (values != 0)]
-        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        finite = values[np.isfinite(values) & (values != 0)].astype(np.float64)
         if finite.size:
-            absv = np.abs(finite.astype(np.float64))
+            self.int_mode = bool(np.all(finite == np.ceil(finite)))
+            absv = np.abs(finite)
             lo, hi = absv.min(), absv.max()
             big = hi / lo > 1000.0 or hi > 1.0e8
             self.sci_mode = big if self.int_mode else big or lo < 1.0e-4
+            prec = _OPTS["precision"]
+            for v in finite:
+                self.width = max(self.width, len(self._raw(float(v), prec)))
         if _OPTS["sci_mode"] is not None:
             self.sci_mode = _OPTS["sci_mode"]
-        for v in values:
-            self.width = max(self.width, len(self._raw(float(v), prec)))
 
     def _raw(self, v, prec):
         if math.isnan(v) or math.isinf(v):

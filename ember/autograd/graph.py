@@ -55,7 +55,10 @@ class Node:
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
         node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
         node._saved = ()
-        data = node.forward(*inputs, **kwargs)
+        try:
+            data = node.forward(*inputs, **kwargs)
+        except ValueError as error:  # NumPy's broadcasting error, reworded as torch's
+            _raise_broadcast_error(inputs, error)
         if type(data) is not _ndarray:
             data = _asarray(data)
         if _anomaly_mode:
@@ -85,8 +88,14 @@ class Node:
     def _attach(self, data, inputs):
         """Record this node in the graph: edges to the inputs, output metadata, saved versions."""
         self._seq = next(_sequence)
-        self.next_functions = tuple([_edge(t) if isinstance(t, _Tensor) else _NO_EDGE
-                                     for t in inputs])
+        edges = []
+        for t in inputs:  # _edge, inlined: this runs once per recorded op
+            if isinstance(t, _Tensor) and t._requires_grad:
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (t._accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+        self.next_functions = tuple(edges)
         self._shapes = (data.shape,)
         self._dtypes = (data.dtype,)
         out = _new(_Tensor)
@@ -95,8 +104,10 @@ class Node:
         if saved or self.saves_output:
             if self.saves_output:
                 saved = self._saved = saved + (SavedOutput(out),)
-            self._versions = tuple([t._vc[0] if isinstance(t, _VERSIONED) else None
-                                    for t in saved])
+            versions = []
+            for t in saved:
+                versions.append(t._vc[0] if isinstance(t, _VERSIONED) else None)
+            self._versions = tuple(versions)
         return out
 
     def name(self):
@@ -194,6 +205,26 @@ def _op_name(node):
     name = node.name()
     cut = name.rfind("Backward")
     return name[:cut] if cut > 0 else name
+
+
+def _raise_broadcast_error(inputs, error):
+    shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)]
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            message = broadcast_message(a, b)
+            if message:
+                raise RuntimeError(message) from None
+    raise error
+
+
+def broadcast_message(a, b):
+    """torch's error for shapes that do not broadcast, or None when they do."""
+    ndim = max(len(a), len(b))
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+            return (f"The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) "
+                    f"at non-singleton dimension {ndim - k}")
+    return None
 
 
 def _raise_freed():

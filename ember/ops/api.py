@@ -9,6 +9,7 @@ from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import shape as S
+from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
 
@@ -32,14 +33,25 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
     if not isinstance(input, Tensor):
-        return E.RsubBackward1.apply(other, input, alpha=alpha)
-    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+        return rsub(other, input, alpha=alpha)
+    if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
+            other._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
     return E.SubBackward0.apply(input, other, alpha=alpha)
 
 
+def _no_bool_sub(input, other):
+    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
 def rsub(input, other, *, alpha=1):
+    if input._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
     return E.RsubBackward1.apply(input, other, alpha=alpha)
 
 
@@ -79,11 +91,19 @@ def pow(input, exponent):
 
 
 def neg(input):
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     return E.NegBackward0.apply(input)
 
 
 def clamp(input, min=None, max=None):
-    """Limit values to [min, max]."""
+    """Limit values to [min, max] (scalars, or tensors that also get gradients)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return E.ClampBackward0.apply(input, min, max)
     return E.ClampBackward1.apply(input, min=min, max=max)
 
 
@@ -101,6 +121,12 @@ def where(condition, input=None, other=None):
 
 
 def masked_fill(input, mask, value):
+    """Replace elements where ``mask`` is True by ``value`` (a scalar or 0-dim tensor)."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        return E.MaskedFillBackward1.apply(input, mask, value)
     return E.MaskedFillBackward0.apply(input, mask, value)
 
 
@@ -318,8 +344,12 @@ def count_nonzero(input, dim=None):
 
 # ----------------------------------------------------------------- shapes
 def reshape(input, *shape):
-    """Same data in a new shape (a view when possible)."""
-    return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape)), input)
+    """Same data in a new shape (a view when possible, else a copy: UnsafeViewBackward0)."""
+    shape = S._shape_arg(shape)
+    x = input._data
+    if x.flags.c_contiguous or S.view_possible(x, S._infer_shape(x.size, shape)):
+        return S.as_view(S.ViewBackward0.apply(input, shape=shape), input)
+    return S.UnsafeViewBackward0.apply(input, shape=shape)
 
 
 def view(input, *shape):
@@ -415,7 +445,8 @@ def narrow(input, dim, start, length):
 
 def select(input, dim, index):
     d = S._dim(input._data.ndim, dim)
-    return I.getitem(input, (slice(None),) * d + (int(index),))
+    return S.as_view(S.SelectBackward0.apply(input, index=(slice(None),) * d + (int(index),)),
+                     input)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -460,7 +491,7 @@ def cat(tensors, dim=0):
     """Concatenate along an existing dim."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return S.CatBackward0.apply(*tensors, dim=dim)
 
 
@@ -521,7 +552,8 @@ def gather(input, dim, index):
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     src = src if src is not None else value
-    return I.ScatterBackward0.apply(input, src, dim=dim, index=index, reduce=reduce)
+    cls = I.ScatterBackward0 if isinstance(src, Tensor) else I.ScatterBackward1
+    return cls.apply(input, src, dim=dim, index=index, reduce=reduce)
 
 
 def scatter_add(input, dim, index, src):
@@ -533,8 +565,8 @@ def index_select(input, dim, index):
 
 
 def masked_select(input, mask):
-    return I.getitem(input, mask._data if mask.shape == input.shape
-                     else np.broadcast_to(mask._data, input.shape))
+    mask = mask._data if mask.shape == input.shape else np.broadcast_to(mask._data, input.shape)
+    return I.MaskedSelectBackward0.apply(input, index=mask)
 
 
 def nonzero(input, *, as_tuple=False):
@@ -555,7 +587,7 @@ def _inplace_binary(name, op):
         if not needs_graph(self, other) and not kwargs:
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
-                                   f"{self.dtype.name.capitalize()}")
+                                   f"{_INPLACE_NAMES[self._data.dtype.name]}")
             return fast_binary_inplace(self, ufunc, other, alpha if name in "addsub" else None)
         if name in ("add", "sub"):
             return apply_inplace(self, op, other, alpha=alpha)
@@ -568,9 +600,25 @@ add_, sub_, mul_, div_ = (_inplace_binary(n, f) for n, f in
                           (("add", add), ("sub", sub), ("mul", mul), ("div", div)))
 
 
+class FillBackward2(E.Node):
+    """out = ``value`` everywhere (fill_ with a scalar);  da = 0."""
+
+    def forward(self, a, value):
+        return np.full(a._data.shape, value, dtype=a._data.dtype)
+
+    def backward(self, m, g):
+        return m.zeros_like(g), None
+
+
+class ZeroBackward0(FillBackward2):
+    """out = zeros (zero_);  da = 0."""
+
+
 def zero_(self):
     """Fill with zeros in place."""
-    return fill_(self, 0)
+    if not needs_graph(self):
+        return fill_(self, 0)
+    return apply_inplace(self, ZeroBackward0.apply, 0)
 
 
 def fill_(self, value):
@@ -579,7 +627,9 @@ def fill_(self, value):
         self._data[...] = value._data if isinstance(value, Tensor) else value
         self._vc[0] += 1
         return self
-    return apply_inplace(self, lambda a, v: E.MaskedFillBackward0.apply(
+    if not isinstance(value, Tensor):
+        return apply_inplace(self, FillBackward2.apply, value)
+    return apply_inplace(self, lambda a, v: E.MaskedFillBackward1.apply(
         a, np.ones(a._data.shape, bool), v), value)
 
 

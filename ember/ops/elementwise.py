@@ -100,8 +100,10 @@ class DivBackward0(Node):
         x, y = _operands(a, b)
         self.save(a, b)
         if rounding_mode is None:
-            if getattr(x, "dtype", np.dtype("f")).kind != "f":
-                x = np.asarray(x, dtype=_dtype.get_default_dtype().np)
+            if x.dtype.kind != "f":  # integer true division gives the default float dtype
+                dt = _dtype.get_default_dtype().np
+                x = x.astype(dt)
+                y = y.astype(dt) if isinstance(y, np.ndarray) else y
             return np.true_divide(x, y)
         out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
         self.rounding = True
@@ -140,7 +142,9 @@ class PowBackward1(Node):
         return np.power(x, y)
 
     def backward(self, m, g, a, b, out):
-        ga = g * b * a ** (b - 1) if _needs(self, 0) else None
+        ga = None
+        if _needs(self, 0):  # exponent 0: the gradient is 0, also at a = 0 (no 0 * inf)
+            ga = g * b * a ** m.where(m.data(b) == 0, 1.0, b - 1)
         gb = None
         if _needs(self, 1):
             zero_base = m.data(a) == 0
@@ -285,13 +289,15 @@ class ClampBackward1(Node):
         self.save(a)
         self.lo, self.hi = min, max
         x = a._data
-        lo = min._data if isinstance(min, Tensor) else min
-        hi = max._data if isinstance(max, Tensor) else max
-        if lo is not None:
-            x = np.maximum(x, np.asarray(lo, dtype=x.dtype) if isinstance(lo, float) else lo)
-        if hi is not None:
-            x = np.minimum(x, np.asarray(hi, dtype=x.dtype) if isinstance(hi, float) else hi)
-        return x.astype(a._data.dtype, copy=False) if x.dtype != a._data.dtype else x
+        bounds = [(b._data.dtype, b._data.ndim == 0) if isinstance(b, Tensor) else b
+                  for b in (min, max) if b is not None]
+        dt = _dtype._result_from_operands([(x.dtype, x.ndim == 0)] + bounds)
+        x = x.astype(dt, copy=False)
+        for bound, fn in ((min, np.maximum), (max, np.minimum)):
+            if bound is not None:
+                v = bound._data if isinstance(bound, Tensor) else bound
+                x = fn(x, np.asarray(v, dtype=dt))
+        return x
 
     def backward(self, m, g, a):
         x = m.data(a)
@@ -303,6 +309,27 @@ class ClampBackward1(Node):
         if hi is not None:
             mask &= x <= hi
         return (g * mask,)
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds;  da = g inside [lo, hi], dlo = g where a < lo, dhi where a > hi."""
+
+    def forward(self, a, lo=None, hi=None):
+        out = ClampBackward1.forward(self, a, lo, hi)
+        self.save(a, lo, hi)
+        return out
+
+    def backward(self, m, g, a, lo, hi):
+        x, low, high = m.data(a), m.data(lo), m.data(hi)
+        inside = np.ones(x.shape, dtype=bool)
+        if low is not None:
+            inside = inside & (x >= low)
+        if high is not None:
+            inside = inside & (x <= high)
+        grads = [g * inside]
+        for bound, outside in ((low, lambda: x < low), (high, lambda: x > high)):
+            grads.append(g * outside() if bound is not None else None)
+        return tuple(grads)
 
 
 class WhereBackward0(Node):
@@ -324,7 +351,7 @@ def _operands_rev(a, b):
 
 
 class MaskedFillBackward0(Node):
-    """out = a with ``value`` where mask;  da = g where not mask."""
+    """out = a with a scalar ``value`` where mask;  da = g where not mask."""
 
     def forward(self, a, mask, value):
         self.mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -340,3 +367,7 @@ class MaskedFillBackward0(Node):
         if _needs(self, 2):
             vg = m.sum(m.where(self.mask, g, zero), None)
         return m.where(self.mask, zero, g), None, vg
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """masked_fill with a 0-dim tensor ``value``;  dvalue = sum of g where mask."""

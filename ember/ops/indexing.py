@@ -52,14 +52,32 @@ class IndexPutZerosBackward(Node):
         return (m.index(grad, self.index),)
 
 
+class MaskedSelectBackward0(IndexBackward0):
+    """out = a[mask] as a 1-D tensor (masked_select)."""
+
+
+def _basic_node(index):
+    """torch records basic indexing step by step; its grad_fn is the last real step's."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in reversed(items):
+        if item is None:
+            return _UnsqueezeView
+        if isinstance(item, (int, np.integer)):
+            return SelectBackward0
+        if isinstance(item, slice) and item != slice(None):
+            return SliceBackward0
+    return _AliasView if items and all(i is Ellipsis for i in items) else SliceBackward0
+
+
+_UnsqueezeView = type("UnsqueezeBackward0", (SliceBackward0,), {"__module__": __name__})
+_AliasView = type("AliasBackward0", (SliceBackward0,), {"__module__": __name__})
+
+
 def getitem(a, index):
     """a[index]: basic indexing returns a view, advanced indexing a copy."""
     index, basic = normalize_index(index)
     if basic:
-        is_select = isinstance(index, int) or (isinstance(index, tuple) and index and
-                                               all(isinstance(i, int) for i in index))
-        cls = SelectBackward0 if is_select else SliceBackward0
-        return as_view(cls.apply(a, index=index), a)
+        return as_view(_basic_node(index).apply(a, index=index), a)
     return IndexBackward0.apply(a, index=index)
 
 
@@ -107,7 +125,10 @@ class GatherBackward0(Node):
         if self.index.ndim != x.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input "
                                "tensor")
-        return np.take_along_axis(x, self.index, axis=self.dim)
+        # torch reads only index.shape[d] entries along the other dims (no broadcasting)
+        part = tuple(slice(None) if d == self.dim else slice(0, n)
+                     for d, n in enumerate(self.index.shape))
+        return np.take_along_axis(x[part], self.index, axis=self.dim)
 
     def backward(self, m, g):
         return (m.scatter_add_zeros(g, self.shape, self.dim, self.index),)
@@ -153,6 +174,10 @@ class ScatterBackward0(Node):
             ga = g * mask
         gs = m.gather(g, self.dim, self.index) if self.next_functions[1][0] else None
         return ga, gs
+
+
+class ScatterBackward1(ScatterBackward0):
+    """scatter of a scalar ``value``."""
 
 
 class ScatterAddBackward0(ScatterBackward0):

@@ -2,37 +2,46 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import Node
-from .elementwise import _operands
+from ..autograd.graph import Node, broadcast_message
 
 
 def _check_matmul(x, y, name):
+    """torch.matmul's errors, which depend on how it dispatches (dot, mv, mm or bmm)."""
     if x.ndim == 0 or y.ndim == 0:
         raise RuntimeError(f"both arguments to {name} need to be at least 1D, but they are "
                            f"{x.ndim}D and {y.ndim}D")
     kx = x.shape[-1]
     ky = y.shape[0] if y.ndim == 1 else y.shape[-2]
-    if kx != ky:
-        rows = x.shape[0] if x.ndim == 2 else int(np.prod(x.shape[:-1]))
-        if x.ndim == 1:
-            raise RuntimeError(f"size mismatch, got input ({kx}), mat ({ky}x{y.shape[-1]})"
-                               if y.ndim == 2 else
-                               f"inconsistent tensor size, expected tensor [{kx}] and src [{ky}] "
-                               "to have the same number of elements, but got "
-                               f"{kx} and {ky} elements respectively")
+    rows = int(np.prod(x.shape[:-1]))
+    if kx == ky:
+        message = broadcast_message(x.shape[:-2], y.shape[:-2])
+        if message:
+            raise RuntimeError(message)
+        return
+    if x.ndim == 1 and y.ndim == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{kx}] and src [{ky}] to "
+                           f"have the same number of elements, but got {kx} and {ky} elements "
+                           "respectively")
+    if y.ndim == 1:
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{kx}), vec ({ky})")
+    if y.ndim == 2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{kx} and "
-                           f"{ky}x{y.shape[-1] if y.ndim > 1 else 1})")
+                           f"{ky}x{y.shape[-1]})")
+    batch = int(np.prod(np.broadcast_shapes(x.shape[:-2], y.shape[:-2])))
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                       f"[{batch}, {kx}] but got: [{batch}, {ky}].")
 
 
 class MmBackward0(Node):
     """out = a @ b;  da = g @ b^T, db = a^T @ g (1-D operands promoted as torch.matmul)."""
 
     def forward(self, a, b):
-        x, y = _operands(a, b)
+        x, y = a._data, b._data
         _check_matmul(x, y, "matmul")
         if x.dtype != y.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{a.dtype} != {b.dtype}")
+                               f"{_C_NAMES.get(x.dtype.name, x.dtype.name)} != "
+                               f"{_C_NAMES.get(y.dtype.name, y.dtype.name)}")
         self.save(a, b)
         return np.matmul(x, y)
 
@@ -74,6 +83,15 @@ class SqueezeBackward4(MmBackward0):
     """out = vector @ matrix (torch: unsqueeze, mm, squeeze)."""
 
 
+class CloneBackward0(MmBackward0):
+    """out = matrix @ batch of matrices (torch's last step there is a clone)."""
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
 def matmul(a, b):
     """Matrix product with torch.matmul's 1-D promotion and batch broadcasting."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
@@ -85,8 +103,10 @@ def matmul(a, b):
         return DotBackward0.apply(a, b)
     if na == 2 and nb == 1:
         return MvBackward0.apply(a, b)
-    if na == 1:
+    if na == 1 and nb == 2:
         return SqueezeBackward4.apply(a, b)
+    if na == 2:
+        return CloneBackward0.apply(a, b)
     return UnsafeViewBackward0.apply(a, b)
 
 

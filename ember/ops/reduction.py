@@ -5,6 +5,10 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+                 "float64": "Double"}
+
 
 def _dims(x, dim):
     """Normalise ``dim`` (None, int, or tuple) to a sorted tuple of non-negative axes."""
@@ -78,7 +82,8 @@ class MeanBackward1(Node):
             x = x.astype(_dtype.to_numpy_dtype(dtype))
         if x.dtype.kind != "f":
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                               f"a floating point or complex dtype. Got: {a.dtype}")
+                               f"a floating point or complex dtype. Got: "
+                               f"{_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}")
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         self.count = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
         return np.mean(x, axis=self.dims, keepdims=keepdim)
@@ -116,14 +121,25 @@ class ProdBackward1(Node):
 
 def _prod_others(m, x, dim):
     """Product of all elements along ``dim`` except the one at each position (zero-safe)."""
+    if m.is_graph:
+        return _prod_others_graph(x, dim)
     data = m.data(x)
     ones = np.ones_like(np.take(data, [0], axis=dim))
     left = np.concatenate([ones, np.cumprod(data, axis=dim)], axis=dim)
     right = np.flip(np.cumprod(np.flip(data, dim), axis=dim), dim)
     right = np.concatenate([right, ones], axis=dim)
     n = data.shape[dim]
-    res = np.take(left, range(n), axis=dim) * np.take(right, range(1, n + 1), axis=dim)
-    return Tensor._make(res) if m.is_graph else res
+    return np.take(left, range(n), axis=dim) * np.take(right, range(1, n + 1), axis=dim)
+
+
+def _prod_others_graph(x, dim):
+    """The same product, built from differentiable ops (for create_graph): row i of an
+    n x n copy has its own element replaced by 1, then each row is multiplied out."""
+    shape = x._data.shape
+    n = shape[dim]
+    rows = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
+    eye = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(shape) - dim - 1))
+    return rows.masked_fill(Tensor._make(eye), 1.0).prod(dim + 1)
 
 
 class ProdBackward0(ProdBackward1):
@@ -280,7 +296,7 @@ class LinalgVectorNormBackward0(Node):
             return (g * m.sign(a),)
         if p == float("inf"):
             mask = m.data(m.abs(a)) == m.data(out)
-            share = mask / np.sum(mask, axis=self.dims, keepdims=True)
+            share = (mask / np.sum(mask, axis=self.dims, keepdims=True)).astype(m.data(g).dtype)
             return (g * m.sign(a) * share,)
         safe = m.where(m.data(out) == 0, 1.0, out)
         if p == 2:

@@ -1,6 +1,7 @@
 """Shape primitives (view, transpose, expand, cat, split, ...): views where NumPy gives them."""
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
 
@@ -113,13 +114,14 @@ class ExpandBackward0(Node):
                                f" the number of sizes provided ({len(shape)}) must be greater or "
                                f"equal to the number of dimensions in the tensor ({x.ndim})")
         target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        try:
-            return np.broadcast_to(x, target)
-        except ValueError:
-            raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
-                               f"existing size ({x.shape[-1]}) at non-singleton dimension "
-                               f"{len(target) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                               f"{list(x.shape)}") from None
+        for d in range(len(target) - 1, lead - 1, -1):
+            have = x.shape[d - lead]
+            if have != 1 and have != target[d]:
+                raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match "
+                                   f"the existing size ({have}) at non-singleton dimension "
+                                   f"{d}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                                   f"{list(x.shape)}")
+        return np.broadcast_to(x, target)
 
     def backward(self, m, g):
         return (g,)  # the engine sums the broadcast dims back to a's shape
@@ -130,11 +132,20 @@ class SqueezeBackward0(ViewBackward0):
 
 
 class SqueezeBackward1(ViewBackward0):
-    """out = a without one given size-1 dim (torch names squeeze(dim) apart)."""
+    """out = a without one size-1 dim."""
 
 
 class SqueezeBackward2(ViewBackward0):
-    """out = a without the size-1 dims in a tuple."""
+    """out = a without the size-1 dims listed."""
+
+
+def view_possible(x, shape):
+    """True when ``x`` can be seen in ``shape`` without copying."""
+    try:
+        x.view().shape = shape
+        return True
+    except AttributeError:
+        return False
 
 
 class UnsqueezeBackward0(ViewBackward0):
@@ -218,7 +229,7 @@ class CatBackward0(Node):
                         f"size {ref.shape[d]} but got size {a.shape[d]} for tensor number {i} "
                         "in the list.")
         self.sizes = [a.shape[self.dim] if a.ndim else 0 for a in arrays]
-        dtype = np.result_type(*arrays)
+        dtype = _promoted(arrays)
         return np.concatenate([a for a in arrays if a.size or a.ndim == ref.ndim], self.dim,
                               dtype=dtype)
 
@@ -242,11 +253,16 @@ class StackBackward0(Node):
                                    f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
                                    f"entry {i}")
         self.dim = _dim(arrays[0].ndim + 1, dim)
-        return np.stack(arrays, self.dim)
+        return np.stack(arrays, self.dim, dtype=_promoted(arrays))
 
     def backward(self, m, g):
         n = g.shape[self.dim]
         return tuple(m.index(g, (slice(None),) * self.dim + (i,)) for i in range(n))
+
+
+def _promoted(arrays):
+    """torch's result dtype for tensors joined by cat/stack (float beats int beats bool)."""
+    return _dtype._result_from_operands([(a.dtype, False) for a in arrays])
 
 
 def as_view(out, a):

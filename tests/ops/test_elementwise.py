@@ -1,0 +1,178 @@
+"""Element-wise ops (ember/ops/elementwise.py): values, gradients, second derivatives vs torch."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+DTYPES = [np.float64, np.float32]
+# (shape of a, shape of b): equal, broadcasting both ways, scalars and 0-dim
+SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((5,), ()), ((), (2, 3))]
+
+
+def tol(dtype):
+    return dict(rtol=1e-5, atol=1e-6) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-5)
+
+
+def data(shape, dtype, seed=0, positive=False, away_from_zero=False):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if positive:
+        x = np.abs(x) + 0.5
+    elif away_from_zero:
+        x = np.sign(x) * (np.abs(x) + 0.5)
+    return np.asarray(x, dtype=dtype)
+
+
+BINARY = {
+    "add": lambda L, a, b: a + b,
+    "add_alpha": lambda L, a, b: L.add(a, b, alpha=-1.5),
+    "sub": lambda L, a, b: a - b,
+    "sub_alpha": lambda L, a, b: L.sub(a, b, alpha=2),
+    "mul": lambda L, a, b: a * b,
+    "div": lambda L, a, b: a / b,
+    "pow": lambda L, a, b: a.abs() ** b,
+    "maximum": lambda L, a, b: L.maximum(a, b),
+    "minimum": lambda L, a, b: L.minimum(a, b),
+    "where": lambda L, a, b: L.where(a > 0, a, b),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, shapes, dtype):
+    a = data(shapes[0], dtype, 1, away_from_zero=True)
+    b = data(shapes[1], dtype, 2, away_from_zero=True)
+    check(BINARY[name], a, b, **tol(dtype))
+
+
+SCALAR = {
+    "radd": lambda L, a: 2.5 + a, "rsub": lambda L, a: 2.5 - a, "rmul": lambda L, a: 3 * a,
+    "rdiv": lambda L, a: 2 / a, "rpow": lambda L, a: 2.0 ** a, "sub_int": lambda L, a: a - 1,
+    "pow_int": lambda L, a: a ** 3, "pow_neg": lambda L, a: a ** -2, "pow_half": lambda L, a: a.abs() ** 0.5,
+    "pow_zero": lambda L, a: a ** 0, "div_scalar": lambda L, a: a / 4, "neg": lambda L, a: -a,
+    "tensor_pow_scalar_base_1": lambda L, a: L.pow(1.5, a),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(SCALAR))
+def test_with_python_scalars(name, dtype):
+    check(SCALAR[name], data((3, 2), dtype, away_from_zero=True), **tol(dtype))
+
+
+UNARY = {
+    "exp": (lambda L, x: x.exp(), {}), "log": (lambda L, x: x.log(), {"positive": True}),
+    "log1p": (lambda L, x: x.log1p(), {"positive": True}),
+    "sqrt": (lambda L, x: x.sqrt(), {"positive": True}),
+    "rsqrt": (lambda L, x: x.rsqrt(), {"positive": True}),
+    "sin": (lambda L, x: x.sin(), {}), "cos": (lambda L, x: L.cos(x), {}),
+    "tanh": (lambda L, x: x.tanh(), {}), "sigmoid": (lambda L, x: L.sigmoid(x), {}),
+    "relu": (lambda L, x: x.relu(), {"away_from_zero": True}),
+    "abs": (lambda L, x: x.abs(), {"away_from_zero": True}),
+    "sign": (lambda L, x: x.sign(), {}), "floor": (lambda L, x: x.floor(), {}),
+    "ceil": (lambda L, x: x.ceil(), {}), "round": (lambda L, x: L.round(x * 3), {}),
+    "neg": (lambda L, x: L.neg(x), {}), "reciprocal": (lambda L, x: x.reciprocal(), {"away_from_zero": True}),
+    "log2": (lambda L, x: x.log2(), {"positive": True}), "expm1": (lambda L, x: x.expm1(), {}),
+    "clamp": (lambda L, x: x.clamp(-0.5, 0.7), {}), "clamp_min": (lambda L, x: x.clamp(min=0.1), {}),
+    "clamp_max": (lambda L, x: L.clamp(x, max=0.2), {}),
+    "clamp_tensor": (lambda L, x: x.clamp(L.zeros(4, dtype=x.dtype) - 0.3, L.ones(4, dtype=x.dtype) * 0.4), {}),
+    "masked_fill": (lambda L, x: x.masked_fill(x > 0.3, -1.0), {}),
+    "abs_op": (lambda L, x: abs(x), {"away_from_zero": True}),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4), ()], ids=str)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, shape, dtype):
+    fn, kind = UNARY[name]
+    if name == "clamp_tensor" and shape in ((), ):
+        pytest.skip("bounds have shape (4,)")
+    check(fn, data(shape, dtype, 3, **kind), **tol(dtype))
+
+
+def test_sigmoid_extremes_are_finite_and_exact():
+    x = np.array([-100.0, -30.0, 0.0, 30.0, 100.0], dtype=np.float32)
+    check(lambda L, t: t.sigmoid(), x)
+
+
+def test_masked_fill_with_tensor_value_gets_gradient():
+    check(lambda L, x, v: x.masked_fill(x > 0, v), data((3, 4), np.float64), np.array(2.5))
+
+
+def test_masked_fill_requires_bool_mask():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="masked_fill_? only supports boolean masks"):
+            lib.zeros(2).masked_fill(lib.tensor([1, 0]), 1.0)
+
+
+def test_ties_split_gradient_in_maximum():
+    a = np.array([1.0, 2.0, 3.0])
+    check(lambda L, x, y: L.maximum(x, y), a, np.array([1.0, 0.0, 3.0]))
+
+
+def test_zero_base_pow_gradient():
+    check(lambda L, x, y: x ** y, np.array([0.0, 2.0, 0.0]), np.array([2.0, 1.5, 0.0]), second=False)
+
+
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+@pytest.mark.parametrize("name", COMPARE)
+def test_comparisons(name):
+    a, b = data((3, 4), np.float32, 1), data((4,), np.float32, 2)
+    a[0, :] = b
+    for other in (b, 0.1, 0):
+        close(getattr(ember, name)(ember.tensor(a), ember.tensor(other) if isinstance(other, np.ndarray) else other),
+              getattr(torch, name)(torch.tensor(a), torch.tensor(other) if isinstance(other, np.ndarray) else other))
+    close(getattr(ember.tensor(a), f"__{name}__")(1.0), getattr(torch.tensor(a), f"__{name}__")(1.0))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical(name):
+    a, b = np.array([True, False, True, False]), np.array([1.0, 0.0, 0.0, 2.0])
+    close(getattr(ember, name)(ember.tensor(a), ember.tensor(b)),
+          getattr(torch, name)(torch.tensor(a), torch.tensor(b)))
+    close(ember.logical_not(ember.tensor(b)), torch.logical_not(torch.tensor(b)))
+
+
+def test_bitwise_operators():
+    a, b = np.array([True, False, True]), np.array([True, True, False])
+    for op in (lambda x, y: x & y, lambda x, y: x | y, lambda x, y: x ^ y, lambda x, y: ~x):
+        close(op(ember.tensor(a), ember.tensor(b)), op(torch.tensor(a), torch.tensor(b)))
+    close(ember.tensor([6, 3]) & 5, torch.tensor([6, 3]) & 5)
+
+
+def test_comparison_results_do_not_require_grad():
+    x = ember.tensor([1.0, -1.0], requires_grad=True)
+    assert not (x > 0).requires_grad and (x > 0).dtype == ember.bool
+
+
+def test_floor_divide_and_remainder():
+    a, b = np.array([7.0, -7.0, 5.5]), np.array([2.0, 2.0, -2.0])
+    for fn in (lambda L, x, y: x // y, lambda L, x, y: x % y, lambda L, x, y: L.remainder(x, 3),
+               lambda L, x, y: L.div(x, y, rounding_mode="trunc"),
+               lambda L, x, y: L.div(x, y, rounding_mode="floor")):
+        check(fn, a, b, grad=False)
+    close(ember.tensor([7, -7]) // 2, torch.tensor([7, -7]) // 2)
+    close(ember.tensor([7, -7]) % 3, torch.tensor([7, -7]) % 3)
+
+
+def test_broadcast_error_message():
+    msgs = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as err:
+            lib.zeros(3) + lib.zeros(4)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_isclose_allclose_and_nan_checks():
+    a = np.array([1.0, float("nan"), float("inf"), 2.0])
+    for name in ("isnan", "isinf", "isfinite"):
+        close(getattr(ember, name)(ember.tensor(a)), getattr(torch, name)(torch.tensor(a)))
+    assert ember.allclose(ember.tensor([1.0]), ember.tensor([1.0 + 1e-9]))
+    close(ember.isclose(ember.tensor(a), ember.tensor(a)), torch.isclose(torch.tensor(a), torch.tensor(a)))

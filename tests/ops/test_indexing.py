@@ -1,0 +1,73 @@
+"""Indexing (ember/ops/indexing.py): getitem, setitem under autograd, gather/scatter/index_select."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+X = np.random.default_rng(0).standard_normal((4, 5, 3))
+INDEX = {
+    "int": lambda L, x: x[1], "neg_int": lambda L, x: x[-1, 2], "slice": lambda L, x: x[1:3],
+    "step": lambda L, x: x[::2, 1::2], "neg_slice": lambda L, x: x[-3:-1, :, -2:],
+    "none": lambda L, x: x[None, 1, None], "ellipsis": lambda L, x: x[..., 1],
+    "ellipsis_mid": lambda L, x: x[1, ..., :2], "list": lambda L, x: x[[0, 2, 3]],
+    "repeated": lambda L, x: x[[1, 1, 1, 0]], "tensor_idx": lambda L, x: x[L.tensor([3, 0, 3])],
+    "2d_idx": lambda L, x: x[L.tensor([[0, 1], [1, 1]])], "pair_idx": lambda L, x: x[[0, 0, 2], [1, 1, 4]],
+    "mixed": lambda L, x: x[1:, [0, 0, 2]], "bool_mask": lambda L, x: x[x > 0],
+    "bool_rows": lambda L, x: x[L.tensor([True, False, True, True])],
+    "int_tensor_0d": lambda L, x: x[L.tensor(2)], "masked_select": lambda L, x: L.masked_select(x, x < 0),
+    "gather": lambda L, x: x.gather(1, L.tensor([[[0, 1, 4]] * 1] * 4).expand(4, 2, 3) if False
+                                    else L.tensor(np.tile([[0, 4, 4], [1, 1, 0]], (4, 1, 1)))),
+    "gather0": lambda L, x: L.gather(x, 0, L.tensor(np.array([[[3, 0, 3]]]))),
+    "index_select": lambda L, x: x.index_select(1, L.tensor([4, 0, 4])),
+    "index_select0": lambda L, x: L.index_select(x, 0, L.tensor([1])),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(INDEX))
+def test_getitem(name, dtype):
+    check(INDEX[name], X.astype(dtype))
+
+
+def test_scatter_and_scatter_add():
+    idx = np.array([[0, 2], [1, 0]])
+    a, src = np.zeros((2, 3)) + 1.0, np.arange(1.0, 5.0).reshape(2, 2)
+    check(lambda L, x, s: x.scatter(1, L.tensor(idx), s), a, src)
+    check(lambda L, x, s: x.scatter_add(1, L.tensor([[0, 0], [1, 1]]), s), a, src)
+    check(lambda L, x: L.scatter(x, 0, L.tensor([[1, 0, 1]]), value=5.0), a)
+    close(ember.zeros(3).scatter_(0, ember.tensor([2, 0]), ember.tensor([1.0, 2.0])),
+          torch.zeros(3).scatter_(0, torch.tensor([2, 0]), torch.tensor([1.0, 2.0])))
+
+
+def test_setitem_under_autograd():
+    v = np.array([10.0, 20.0, 30.0])
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(X[0].copy(), requires_grad=True)
+        val = lib.tensor(v, requires_grad=True)
+        y = x * 2
+        y[1, :3] = val
+        y[2] = 0.0
+        y[y > 1.5] = -1.0
+        (y * y).sum().backward()
+        res.append((y, x.grad, val.grad))
+        assert type(y.grad_fn).__name__ == "IndexPutBackward0" or lib is ember
+    close(res[0], res[1])
+
+
+def test_setitem_without_grad_writes_in_place():
+    x = ember.zeros(2, 3)
+    x[0, 1] = 5
+    x[1] = ember.tensor([1.0, 2.0, 3.0])
+    x[:, 2] = 7
+    assert x.tolist() == [[0.0, 5.0, 7.0], [1.0, 2.0, 7.0]]
+
+
+def test_index_errors():
+    for lib in (torch, ember):
+        with pytest.raises(IndexError):
+            lib.zeros(2, 3)[lib.tensor([0.5])]
+    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
+        ember.zeros(2, 3).gather(1, ember.tensor([[0]], dtype=ember.int32))

@@ -1,0 +1,63 @@
+"""In-place ops (ember/ops/inplace.py): values, autograd through them, and their errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import close
+
+import ember
+
+INPLACE = {
+    "add_": lambda x: x.add_(2.0), "add_alpha": lambda x: x.add_(x.detach() * 0 + 1, alpha=3),
+    "sub_": lambda x: x.sub_(1.5), "mul_": lambda x: x.mul_(3), "div_": lambda x: x.div_(4),
+    "iadd": lambda x: x.__iadd__(1), "imul": lambda x: x.__imul__(2), "clamp_": lambda x: x.clamp_(-0.5, 0.5),
+    "exp_": lambda x: x.exp_(), "tanh_": lambda x: x.tanh_(), "sigmoid_": lambda x: x.sigmoid_(),
+    "relu_": lambda x: x.relu_(), "neg_": lambda x: x.neg_(), "pow_": lambda x: x.pow_(2),
+    "abs_": lambda x: x.abs_(), "zero_": lambda x: x.zero_(), "fill_": lambda x: x.fill_(3.0),
+    "masked_fill_": lambda x: x.masked_fill_(x > 0, 0.0), "sqrt_": lambda x: x.abs_().sqrt_(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_values_and_gradients(name):
+    data = np.random.default_rng(0).standard_normal((3, 4))
+    res = []
+    for lib in (ember, torch):
+        leaf = lib.tensor(data, requires_grad=True)
+        y = leaf * 1.5
+        out = INPLACE[name](y)
+        assert out is y
+        (y * y).sum().backward()
+        res.append((y, leaf.grad, type(y.grad_fn).__name__))
+    close(res[0][:2], res[1][:2])
+    assert res[0][2] == res[1][2]
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_without_grad(name):
+    data = np.random.default_rng(1).standard_normal(5)
+    e, t = ember.tensor(data), torch.tensor(data)
+    INPLACE[name](e)
+    INPLACE[name](t)
+    close(e, t)
+    assert e._version >= 1
+
+
+def test_copy_under_autograd():
+    res = []
+    for lib in (ember, torch):
+        src = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        dst = lib.zeros(2, 3)
+        dst.copy_(src * 2)
+        (dst * lib.tensor([[1.0], [2.0]])).sum().backward()
+        res.append((dst, src.grad))
+    close(res[0], res[1])
+
+
+def test_inplace_type_errors():
+    for call in (lambda L: L.tensor([1, 2]).div_(2), lambda L: L.tensor([1, 2]).add_(0.5),
+                 lambda L: L.zeros(3).add_(L.zeros(2, 3))):
+        with pytest.raises(RuntimeError) as te:
+            call(torch)
+        with pytest.raises(RuntimeError) as ee:
+            call(ember)
+        assert str(ee.value) == str(te.value)

@@ -1,0 +1,129 @@
+"""Reductions (ember/ops/reduction.py): dim as int/tuple, keepdim, correction; grads vs torch."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+DTYPES = [np.float64, np.float32]
+
+
+def tol(dtype):
+    return dict(rtol=1e-5, atol=1e-6) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-5)
+
+
+def data(shape, dtype, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+DIMS = [None, 0, -1, (0, 2), (1,)]
+REDUCE = {
+    "sum": lambda L, x, d, k: x.sum() if d is None else x.sum(d, keepdim=k),
+    "mean": lambda L, x, d, k: x.mean() if d is None else L.mean(x, dim=d, keepdim=k),
+    "amax": lambda L, x, d, k: x.amax() if d is None else x.amax(d, keepdim=k),
+    "amin": lambda L, x, d, k: L.amin(x) if d is None else L.amin(x, d, keepdim=k),
+    "var": lambda L, x, d, k: x.var() if d is None else x.var(d, keepdim=k),
+    "std": lambda L, x, d, k: x.std() if d is None else x.std(d, keepdim=k),
+    "var_c0": lambda L, x, d, k: x.var(d, keepdim=k, correction=0),
+    "std_c2": lambda L, x, d, k: L.std(x, d, keepdim=k, correction=2),
+    "logsumexp": lambda L, x, d, k: x.logsumexp(d if d is not None else (0, 1, 2), keepdim=k),
+    "norm": lambda L, x, d, k: x.norm() if d is None else x.norm(dim=d, keepdim=k),
+    "norm1": lambda L, x, d, k: x.norm(p=1, dim=d, keepdim=k),
+    "norm3": lambda L, x, d, k: x.norm(p=3, dim=d, keepdim=k),
+    "norm_inf": lambda L, x, d, k: x.norm(p=float("inf"), dim=d, keepdim=k),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", DIMS, ids=str)
+@pytest.mark.parametrize("name", sorted(REDUCE))
+def test_reductions(name, dim, keepdim, dtype):
+    fn = REDUCE[name]
+    check(lambda L, x: fn(L, x, dim, keepdim), data((2, 3, 4), dtype), **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_prod(dtype, dim):
+    x = data((3, 4), dtype) + 2.0
+    check(lambda L, t: t.prod() if dim is None else t.prod(dim), x, **tol(dtype))
+    x[1, 2] = 0.0  # a zero: the gradient comes from the other factors only
+    check(lambda L, t: t.prod() if dim is None else t.prod(dim, keepdim=True), x, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_max_min_with_dim_return_values_and_indices(name, dim, dtype):
+    x = data((3, 4), dtype)
+    check(lambda L, t: getattr(t, name)(dim)[0], x, **tol(dtype))
+    check(lambda L, t: getattr(L, name)(t, dim=dim, keepdim=True).values, x, **tol(dtype))
+    e = getattr(ember.tensor(x), name)(dim)
+    t = getattr(torch.tensor(x), name)(dim)
+    close(e.indices, t.indices)
+    close(e[1], t[1])
+
+
+@pytest.mark.parametrize("name", ["max", "min", "amax", "amin"])
+def test_full_max_min_ties_share_gradient(name):
+    x = np.array([[1.0, 3.0, 3.0], [0.0, 3.0, -1.0]])
+    check(lambda L, t: getattr(t, name)(), x)
+
+
+def test_max_of_two_tensors():
+    check(lambda L, a, b: L.max(a, b), data((3,), np.float64), data((3,), np.float64, 1))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin(name):
+    x = data((3, 4, 5), np.float32)
+    for kwargs in ({}, {"dim": 1}, {"dim": -1, "keepdim": True}):
+        close(getattr(ember.tensor(x), name)(**kwargs), getattr(torch.tensor(x), name)(**kwargs))
+
+
+def test_sum_dtype_rules_and_dtype_argument():
+    for values, dt in (([1, 2], "int32"), ([True, True], "bool"), ([1, 2], "uint8")):
+        close(ember.tensor(values, dtype=getattr(ember, dt)).sum(),
+              torch.tensor(values, dtype=getattr(torch, dt)).sum())
+    close(ember.tensor([1, 2]).sum(dtype=ember.float64), torch.tensor([1, 2]).sum(dtype=torch.float64))
+    close(ember.ones(2, 3).sum(dim=()), torch.ones(2, 3).sum(dim=()))
+
+
+def test_mean_of_integer_tensor_error():
+    msgs = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as err:
+            lib.tensor([1, 2]).mean()
+        msgs.append(str(err.value).replace("torch.", "ember."))
+    assert msgs[0] == msgs[1]
+
+
+def test_dim_out_of_range_error():
+    msgs = []
+    for lib in (torch, ember):
+        with pytest.raises(IndexError) as err:
+            lib.zeros(2, 3).sum(2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_all_any_count_nonzero():
+    x = np.array([[0.0, 1.0], [2.0, 0.0]])
+    for fn in (lambda L, t: t.all(), lambda L, t: t.any(), lambda L, t: L.any(t, 0),
+               lambda L, t: t.all(dim=1), lambda L, t: L.count_nonzero(t),
+               lambda L, t: L.count_nonzero(t, dim=0)):
+        close(fn(ember, ember.tensor(x)), fn(torch, torch.tensor(x)))
+
+
+def test_std_of_single_element_is_nan_like_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda L, t: t.std(), np.array([1.5]), grad=False)
+
+
+def test_unbiased_positional_flag():
+    check(lambda L, t: t.var(False), data((5,), np.float64))
+    check(lambda L, t: t.std(0, True, True), data((3, 2), np.float64))

@@ -1,0 +1,81 @@
+"""Shape ops (ember/ops/shape.py): views, cat/stack/split family; values and grads vs torch."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+X = np.random.default_rng(0).standard_normal((2, 3, 4))
+SHAPE_OPS = {
+    "view": lambda L, x: x.view(6, 4), "view_infer": lambda L, x: x.view(-1, 2),
+    "reshape": lambda L, x: x.reshape(4, -1), "reshape_t": lambda L, x: x.transpose(0, 2).reshape(-1),
+    "flatten": lambda L, x: x.flatten(), "flatten_1": lambda L, x: x.flatten(1),
+    "unflatten": lambda L, x: x.unflatten(2, (2, 2)), "squeeze": lambda L, x: x[:, :1].squeeze(),
+    "squeeze_dim": lambda L, x: x[:, :1].squeeze(1), "unsqueeze": lambda L, x: x.unsqueeze(-1),
+    "transpose": lambda L, x: x.transpose(0, 2), "permute": lambda L, x: x.permute(1, 2, 0),
+    "t": lambda L, x: x[0].t(), "T2": lambda L, x: x[0].T, "mT": lambda L, x: x.mT,
+    "expand": lambda L, x: x[:, :1].expand(2, 5, 4), "expand_new": lambda L, x: x.expand(3, 2, 3, 4),
+    "expand_as": lambda L, x: x[0].expand_as(x), "repeat": lambda L, x: x.repeat(1, 2, 1),
+    "repeat_more": lambda L, x: x[0].repeat(2, 1, 3), "contiguous": lambda L, x: x.transpose(0, 1).contiguous(),
+    "flip": lambda L, x: x.flip(0, 2) if False else x.flip((0, 2)), "chunk": lambda L, x: x.chunk(3, 2)[1],
+    "split": lambda L, x: x.split(2, 2)[1], "split_sizes": lambda L, x: x.split([1, 3], 2)[1],
+    "unbind": lambda L, x: x.unbind(1)[2], "narrow": lambda L, x: x.narrow(2, 1, 2),
+    "cat": lambda L, x: L.cat([x, x * 2], 1), "cat_neg": lambda L, x: L.cat([x, x[:, :1]], -2),
+    "stack": lambda L, x: L.stack([x, x + 1], 2), "select": lambda L, x: x.select(1, -1),
+    "swapaxes": lambda L, x: x.swapaxes(0, 1), "view_as": lambda L, x: x.view_as(L.zeros(4, 6)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(SHAPE_OPS))
+def test_shape_ops(name, dtype):
+    check(SHAPE_OPS[name], X.astype(dtype))
+
+
+def test_multi_output_chunks_all_get_gradients():
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(X, requires_grad=True)
+        a, b, c = x.chunk(3, 1)
+        (a * 1 + b * 2 + c * 3).sum().backward()
+        res.append(x.grad)
+    close(res[0], res[1])
+
+
+def test_views_share_memory_and_version():
+    x = ember.zeros(2, 3)
+    for v in (x.view(6), x.transpose(0, 1), x[0], x.unsqueeze(0), x.expand(2, 2, 3)):
+        assert np.shares_memory(v.numpy(), x.numpy())
+    v = x.view(6)
+    v.add_(1)
+    assert x._version == v._version == 1 and x.sum().item() == 6
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).view(4, 2),
+    lambda L: L.zeros(2, 3).transpose(0, 1).view(6),
+    lambda L: L.zeros(2, 3).view(-1, -1),
+    lambda L: L.cat([L.zeros(2, 3), L.zeros(2, 4)]),
+    lambda L: L.stack([L.zeros(2), L.zeros(3)]),
+    lambda L: L.zeros(2, 3).expand(4, 3),
+    lambda L: L.zeros(2, 3).split([1, 3], 0),
+])
+def test_shape_errors_match_torch(call):
+    with pytest.raises(RuntimeError) as te:
+        call(torch)
+    with pytest.raises(RuntimeError) as ee:
+        call(ember)
+    assert str(ee.value) == str(te.value)
+
+
+def test_cat_of_nothing():
+    for lib in (torch, ember):
+        with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
+            lib.cat([])
+
+
+def test_dim_errors():
+    for lib in (torch, ember):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            lib.zeros(2, 3).transpose(0, 2)
