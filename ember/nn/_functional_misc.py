@@ -87,10 +87,8 @@ def bilinear(input1, input2, weight, bias=None):
     x2 = api.reshape(input2, (-1, in2))
     a = api.reshape(api.permute(weight, 1, 0, 2), (in1, out_f * in2))
     mixed = api.reshape(api.matmul(x1, a), (-1, out_f, in2))
-    y = api.sum(api.mul(mixed, api.unsqueeze(x2, 1)), -1)
-    if bias is not None:
-        y = api.add(y, bias)
-    return api.reshape(y, lead + (out_f,))
+    y = api.reshape(api.sum(api.mul(mixed, api.unsqueeze(x2, 1)), -1), lead + (out_f,))
+    return api.add(y, bias) if bias is not None else y
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
