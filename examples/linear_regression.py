@@ -2,10 +2,9 @@
 
 Runs unchanged under PyTorch: swap the import below for ``import torch``.
 """
-import ember.optim as optim
-
 import ember as torch
 import ember.nn as nn
+from ember import optim
 
 
 # Define a simple linear regression model

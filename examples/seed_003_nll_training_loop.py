@@ -1,10 +1,9 @@
 """Seed 003's loop-ready code: zero_grad, forward, F.nll_loss on log-probabilities, backward,
 step, over a small classifier and a fixed batch."""
-import ember.optim as optim
-
 import ember as torch
 import ember.nn as nn
 import ember.nn.functional as F
+from ember import optim
 
 torch.manual_seed(1)
 network = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3), nn.LogSoftmax(dim=1))
