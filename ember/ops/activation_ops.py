@@ -300,8 +300,9 @@ def _narrow(x, dim, start, length):
 
 # ---------------------------------------------------------------- normalised exponentials
 def _log_softmax_np(x, dim):
-    shifted = x - np.max(x, axis=dim, keepdims=True)
-    shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    shifted = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+    total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    shifted -= np.log(total, out=total)
     return shifted
 
 
@@ -315,7 +316,8 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        e = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+        np.exp(e, out=e)
         e /= np.sum(e, axis=dim, keepdims=True)
         return e
 
