@@ -183,3 +183,17 @@ def _operators():
 
 _bind()
 Tensor.__hash__ = lambda self: id(self)
+
+
+def _activation(name):
+    """A Tensor method / top-level function whose primitive lives in ops.activation_ops."""
+    def fn(input, *args, **kwargs):
+        from .ops import activation_ops
+        return getattr(activation_ops, name)(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+ACTIVATIONS = {name: _activation(name) for name in ("softmax", "log_softmax", "erf")}
+for _name, _fn in ACTIVATIONS.items():
+    setattr(Tensor, _name, _fn)
