@@ -371,3 +371,22 @@ class PreluKernelBackward0(Node):
         dims = [d for d in range(len(m.data(x).shape)) if not (per_channel and d == 1)]
         gw = m.reshape(m.sum(contribution, tuple(dims)), m.data(weight).shape)
         return gx, gw
+
+
+def softmax(input, dim, dtype=None):
+    """ember.softmax / Tensor.softmax: exp(x) / sum(exp(x)) along dim."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return SoftmaxBackward0.apply(input, input._wrap_dim(dim))
+
+
+def log_softmax(input, dim, dtype=None):
+    """ember.log_softmax / Tensor.log_softmax: x - logsumexp(x) along dim."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return LogSoftmaxBackward0.apply(input, input._wrap_dim(dim))
+
+
+def erf(input):
+    """ember.erf / Tensor.erf."""
+    return ErfBackward0.apply(input)
