@@ -6,6 +6,7 @@ from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
+from .padding import *  # noqa: F401,F403
 
 # isort: split
 from ._layers import *  # noqa: F401,F403
