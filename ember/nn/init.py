@@ -186,3 +186,4 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
 uniform, normal, constant = uniform_, normal_, constant_
 xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
 kaiming_uniform, kaiming_normal, orthogonal = kaiming_uniform_, kaiming_normal_, orthogonal_
+dirac, eye, sparse = dirac_, eye_, sparse_

@@ -87,6 +87,11 @@ class LeakyReluBackward0(Node):
         return (m.where(_mask(m, x, lambda v: v > 0), g, g * self.slope),)
 
 
+class RreluWithNoiseBackward0(LeakyReluBackward0):
+    """y = x if x >= 0 else a * x, a drawn from U(lower, upper) per element in training, the
+    mean slope in eval;  dx = g or a g."""
+
+
 class HardtanhBackward0(Node):
     """y = clamp(x, lo, hi);  dx = g where lo < x < hi, else 0."""
 

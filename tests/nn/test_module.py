@@ -337,3 +337,13 @@ def test_get_submodule_parameter_buffer():
 def test_forward_missing_raises():
     with pytest.raises(NotImplementedError, match='missing the required "forward"'):
         ember.nn.Module()(1)
+
+
+def test_buffer_assignment_registers_like_torch():
+    for lib in (ember, torch):
+        m = lib.nn.Module()
+        m.b = lib.nn.Buffer(lib.ones(2))
+        m.c = lib.nn.Buffer(lib.ones(1), persistent=False)
+        assert list(m.state_dict()) == ["b"]
+        assert [n for n, _ in m.named_buffers()] == ["b", "c"]
+        assert type(m.b) is lib.Tensor

@@ -3,7 +3,7 @@ import itertools
 from collections import OrderedDict
 
 from ..._tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
 from ._state import load_state_dict as _load_state_dict
 from ._state import module_to as _module_to
@@ -143,6 +143,13 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             modules[name] = None
+        elif isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            plain = Tensor._make(value._data, value._requires_grad)
+            plain._vc = value._vc
+            self._forget(name, keep="_buffers")
+            self.register_buffer(name, plain, value.persistent)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
