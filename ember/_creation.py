@@ -164,19 +164,21 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
-                                                         else tuple(size)))
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    arr = _gen(generator).integers(low, high, shape)
     return Tensor._make(arr.astype(_np_dtype(dtype, np.dtype(np.int64))))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
-    return Tensor._make(_rng(generator).permutation(n).astype(_np_dtype(dtype,
-                                                                      np.dtype(np.int64))))
+    return Tensor._make(_gen(generator).permutation(n).astype(_np_dtype(dtype,
+                                                                     np.dtype(np.int64))))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
