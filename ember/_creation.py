@@ -194,8 +194,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
 
 
 def bernoulli(input, p=None, *, generator=None):
-    prob = input._data if p is None else np.full(input._data.shape, p)
-    return Tensor._make((_rng(generator).random(prob.shape) < prob).astype(input._data.dtype))
+    if p is not None:
+        draws = _gen(generator).bernoulli(input._data.shape, p)
+    else:
+        draws = _gen(generator).bernoulli_tensor(input._data)
+    return Tensor._make(draws.astype(input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

@@ -111,6 +111,15 @@ class Generator:
             out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
         return out
 
+    def bernoulli(self, shape, p):
+        """0/1 draws as torch's bernoulli_(p): a 53-bit uniform below p (p a number)."""
+        return self._doubles(int(np.prod(shape))).reshape(shape) < p
+
+    def bernoulli_tensor(self, probs):
+        """0/1 draws as torch.bernoulli(probs): a 24-bit uniform below float32(p), per element."""
+        u = (self._bits.random_raw(probs.size) & np.uint64(_MASK24)) * 2.0 ** -24
+        return u.reshape(probs.shape) < probs.astype(np.float32)
+
     def integers(self, low, high, shape):
         """Integers in [low, high) as torch's random_(from, to): raw % range + low."""
         span = int(high) - int(low)

@@ -80,3 +80,16 @@ def test_dataloader_style_shuffle_matches_torch():
         return lib.randperm(50, generator=g)
     e, t = _both(order, 0)
     np.testing.assert_array_equal(e, t)
+
+
+def test_bernoulli_and_dropout_masks_match_torch():
+    p = np.linspace(0.05, 0.95, 40).astype(np.float32)
+    e, t = _both(lambda lib: lib.bernoulli(lib.tensor(p)), 5)
+    np.testing.assert_array_equal(e, t)
+    e, t = _both(lambda lib: lib.bernoulli(lib.ones(30), p=0.3), 5)
+    np.testing.assert_array_equal(e, t)
+    e, t = _both(lambda lib: lib.nn.functional.dropout(lib.ones(6, 7), 0.4), 5)
+    np.testing.assert_array_equal(e, t)
+    x = np.linspace(-2, 2, 24).astype(np.float32)
+    e, t = _both(lambda lib: lib.nn.functional.rrelu(lib.tensor(x), training=True), 5)
+    np.testing.assert_allclose(e, t, rtol=1e-6)
