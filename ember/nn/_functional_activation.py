@@ -1,6 +1,8 @@
 """nn.functional activations: thin wrappers over the primitives in ember.ops.activation_ops."""
 import warnings
 
+import numpy as np
+
 from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
@@ -38,9 +40,12 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope U(lower, upper) per element (training) or their mean."""
-    if training:
+    if training:  # torch draws a double U(lower, upper) for each x <= 0, in order
         from ..random import _gen
-        slope = _gen(None).uniform(tuple(input.shape), input._data.dtype, lower, upper)
+        negative = input._data <= 0
+        slope = np.ones(input._data.shape, input._data.dtype)
+        count = int(negative.sum())
+        slope[negative] = _gen(None)._doubles(count) * (upper - lower) + lower
     else:
         slope = (lower + upper) / 2
     return _maybe_inplace(lambda x: A.RreluWithNoiseBackward0.apply(x, slope), input, inplace)
