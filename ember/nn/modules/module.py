@@ -4,6 +4,7 @@ from collections import OrderedDict
 
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
+from ._hooks import call_with_hooks as _call_with_hooks
 from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
 from ._state import load_state_dict as _load_state_dict
 from ._state import module_to as _module_to
@@ -62,6 +63,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
 
     def forward(self, *input):
@@ -373,29 +376,21 @@ class Module:
             self._hooks_with_kwargs.add(handle.id)
         return handle
 
-    def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or new grad_output, run before the module's
+        backward."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
 
-    def _call_with_hooks(self, args, kwargs):
-        with_kwargs = self._hooks_with_kwargs
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            result = hook(self, args, kwargs, output) if hook_id in with_kwargs \
-                else hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
+        gradients w.r.t. the module's positional inputs are computed."""
+        return self._add_hook(self._backward_hooks, hook, prepend, False)
+
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return _call_with_hooks(self, args, kwargs)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self):
@@ -419,6 +414,8 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_hooks_with_kwargs", set())
+        self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_backward_hooks", OrderedDict())
 
 
 def _indent(text):
