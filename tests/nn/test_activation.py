@@ -180,3 +180,14 @@ def test_functional_inplace_variants_match_torch(name, args):
     assert getattr(ember.nn.functional, name)(e, *args) is e
     getattr(torch.nn.functional, name)(t, *args)
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)
+
+
+def test_vectorised_erf_matches_math_erf():
+    import math
+
+    from ember.ops.activation_ops import _np_erf
+    x = np.concatenate([np.linspace(-7, 7, 20001), [0.0, 1e-300, 2.0, 6.0, np.inf, -np.inf]])
+    expected = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(_np_erf(x), expected, rtol=1e-14, atol=1e-15)
+    assert np.isnan(_np_erf(np.array([np.nan]))[0])
+    assert _np_erf(np.ones(2, np.float32)).dtype == np.float32
