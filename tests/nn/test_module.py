@@ -397,3 +397,22 @@ def test_full_backward_hook_order_in_sequential_matches_torch():
         seq(lib.ones(2, 3, requires_grad=True)).sum().backward()
         orders.append(order)
     assert orders[0] == orders[1] == ["2", "1", "0"]
+
+
+def test_train_and_apply_reach_children_through_their_overrides():
+    calls = []
+
+    class Frozen(ember.nn.Linear):
+        def train(self, mode=True):
+            calls.append(("train", mode))
+            return super().train(False)  # stays in eval mode, as frozen batch-norm layers do
+
+        def _apply(self, fn, recurse=True):
+            calls.append("apply")
+            return super()._apply(fn, recurse)
+
+    net = ember.nn.Sequential(ember.nn.Linear(2, 2), Frozen(2, 2))
+    net.train()
+    assert net.training and net[0].training and not net[1].training
+    net.double()
+    assert calls == [("train", True), "apply"] and net[1].weight.dtype == ember.float64

@@ -266,11 +266,12 @@ class Module:
 
     # ------------------------------------------------------------------ modes and state
     def train(self, mode=True):
-        """Set training mode here and in every descendant; returns self."""
+        """Set training mode here and (through their own train()) in every child; returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for module in self.modules():
-            module.__dict__["training"] = mode
+        self.__dict__["training"] = mode
+        for module in self.children():
+            module.train(mode)
         return self
 
     def eval(self):
@@ -299,17 +300,20 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept)."""
-        for module in self.modules():
-            for p in module._parameters.values():
-                if p is not None:
-                    p.data = fn(p)
-                    if p._grad is not None:
-                        p._grad = fn(p._grad)
-            for name, b in module._buffers.items():
-                if b is not None:
-                    module._buffers[name] = fn(b)
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
+        children first, through their own _apply, as torch."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                p.data = fn(p)
+                if p._grad is not None:
+                    p._grad = fn(p._grad)
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
         return self
 
     def to(self, *args, **kwargs):
