@@ -1,33 +1,13 @@
 """nn.Module: the base class that registers parameters, buffers and sub-modules, and runs hooks."""
-import itertools
 from collections import OrderedDict
 
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
+from ._hooks import RemovableHandle  # noqa: F401  (also importable from here)
 from ._hooks import call_with_hooks as _call_with_hooks
 from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
 from ._state import load_state_dict as _load_state_dict
 from ._state import module_to as _module_to
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, *dicts):
-        self.id = next(self._ids)
-        self._dicts = dicts
-
-    def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _typename(value):
