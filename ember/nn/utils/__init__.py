@@ -1,4 +1,5 @@
-"""nn.utils: gradient clipping and flattening parameters to one vector."""
+"""nn.utils: gradient clipping, flattening parameters to one vector, padding sequences."""
+from . import rnn  # noqa: F401
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
