@@ -2,7 +2,10 @@
 and Gaussian NLL, triplet margin, multi-label soft margin."""
 import math
 
+import numpy as np
+
 from .. import _creation
+from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import activation_ops as A
 from ..ops import api
@@ -12,7 +15,8 @@ from ._functional_loss import _reduce, _reduction
 from ._functional_misc import pairwise_distance
 
 __all__ = ["soft_margin_loss", "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "triplet_margin_loss", "multilabel_soft_margin_loss"]
+           "triplet_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
+           "multilabel_margin_loss"]
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -88,4 +92,50 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = api.mul(loss, weight)
     loss = api.div(api.sum(loss, input.ndim - 1), input.shape[-1])
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """sum over i != y of max(0, margin - x[y] + x[i])^p (times w[y]), divided by C."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.ndim == 2 else api.unsqueeze(input, 0)
+    y = api.reshape(target, (-1, 1))
+    classes = x.shape[1]
+    picked = api.gather(x, 1, y)
+    margins = L.ClampMinBackward0.apply(api.add(api.sub(x, picked), margin), 0.0)
+    if p == 2:
+        margins = api.mul(margins, margins)
+    others = np.ones(tuple(x.shape), dtype=x._data.dtype)
+    np.put_along_axis(others, y._data, 0, axis=1)
+    margins = api.mul(margins, Tensor._make(others))
+    if weight is not None:
+        margins = api.mul(margins, api.gather(weight, 0, api.reshape(target, (-1,))).unsqueeze(1))
+    loss = api.div(api.sum(margins, 1), classes)
+    if input.ndim != 2:
+        loss = api.reshape(loss, ())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])), / C;
+    each target row lists class indices and ends at the first -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    x = input if input.ndim == 2 else api.unsqueeze(input, 0)
+    t = target._data.reshape(x.shape)
+    is_target = np.zeros(tuple(x.shape), dtype=bool)
+    for row, labels in enumerate(t):
+        for label in labels:
+            if label < 0:
+                break
+            is_target[row, label] = True
+    # pairs[n, j, i] = 1 - x[n, j] + x[n, i], kept where j is a target and i is not
+    pairs = api.add(api.sub(api.unsqueeze(x, 1), api.unsqueeze(x, 2)), 1.0)
+    keep = (is_target[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype)
+    hinge = api.mul(L.ClampMinBackward0.apply(pairs, 0.0), Tensor._make(keep))
+    loss = api.div(api.sum(hinge, (1, 2)), x.shape[1])
+    if input.ndim != 2:
+        loss = api.reshape(loss, ())
     return _reduce(loss, reduction)

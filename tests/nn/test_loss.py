@@ -303,3 +303,29 @@ def test_extra_loss_modules_match_torch(name, kwargs, nargs):
     e = e_mod(*[ember.tensor(a) for a in args])
     t = t_mod(*[torch.tensor(a) for a in args])
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"p": 2, "margin": 0.5}, {"weight": True}], ids=str)
+def test_multi_margin_loss_matches_torch(options, reduction):
+    target = np.array([0, 2, 1, 2])
+    weight = rng.uniform(0.5, 2.0, 3) if options.get("weight") else None
+    kw = {k: v for k, v in options.items() if k != "weight"}
+
+    def fn(lib, x):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.multi_margin_loss(x, lib.tensor(target), weight=w,
+                                                   reduction=reduction, **kw) + 0
+    check(fn, _x(4, 3), rtol=1e-10, atol=1e-12, second=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_matches_torch(reduction):
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [2, -1, 0, 0]])
+
+    def fn(lib, x):
+        return lib.nn.functional.multilabel_margin_loss(x, lib.tensor(target),
+                                                        reduction=reduction) + 0
+    check(fn, _x(3, 4), rtol=1e-10, atol=1e-12, second=False)
+    e = ember.nn.MultiLabelMarginLoss()(ember.tensor(_x(4)), ember.tensor([1, -1, 0, 0]))
+    assert e.ndim == 0

@@ -6,7 +6,8 @@ from .module import Module
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]
+           "GaussianNLLLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+           "MultiLabelMarginLoss"]
 
 
 class _Loss(Module):
@@ -210,3 +211,23 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return FX.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                               reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge: sum over i != y of max(0, margin - x[y] + x[i])^p, divided by C."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return FX.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                    weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge between each target class and each non-target class."""
+
+    def forward(self, input, target):
+        return FX.multilabel_margin_loss(input, target, reduction=self.reduction)
