@@ -43,6 +43,16 @@ def _warn_broadcast(input, target):
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
+def _weighted(loss, weight, input, reduction, mean_by_weight=True):
+    """torch's weighted element losses: 'mean' is sum(w l) / sum(w) (mse, l1) or mean(w l)."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = api.mul(loss, weight)
+    if reduction == "mean" and mean_by_weight:
+        return api.div(api.sum(loss), api.sum(weight))
+    return _reduce(loss, reduction)
+
+
 def _pointwise(cls, input, target, reduction, **params):
     _warn_broadcast(input, target)
     return cls.apply(input, target, reduction=reduction, **params)
@@ -53,7 +63,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
         _warn_broadcast(input, target)
-        return _reduce(api.mul(api.pow(api.sub(input, target), 2), weight), reduction)
+        return _weighted(api.pow(api.sub(input, target), 2), weight, input, reduction)
     return _pointwise(L.MseLossBackward0, input, target, reduction)
 
 
@@ -63,7 +73,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_broadcast(input, target)
     loss = E.AbsBackward0.apply(api.sub(input, target))
     if weight is not None:
-        loss = api.mul(loss, weight)
+        return _weighted(loss, weight, input, reduction)
     return _reduce(loss, reduction)
 
 
@@ -82,6 +92,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        loss = _pointwise(L.HuberLossBackward0, input, target, "none", delta=delta)
+        return _weighted(loss, weight, input, reduction, mean_by_weight=False)
     return _pointwise(L.HuberLossBackward0, input, target, reduction, delta=delta)
 
 

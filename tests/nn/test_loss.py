@@ -329,3 +329,17 @@ def test_multilabel_margin_loss_matches_torch(reduction):
     check(fn, _x(3, 4), rtol=1e-10, atol=1e-12, second=False)
     e = ember.nn.MultiLabelMarginLoss()(ember.tensor(_x(4)), ember.tensor([1, -1, 0, 0]))
     assert e.ndim == 0
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+def test_weighted_regression_losses_match_torch(name, reduction):
+    weight = rng.uniform(0.1, 2.0, (4, 3))
+
+    def fn(lib, x, y):
+        return getattr(lib.nn.functional, name)(x, y, reduction=reduction,
+                                                weight=lib.tensor(weight)) + 0
+    check(fn, _x(4, 3), _x(4, 3), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="Weights and input must have the same size."):
+        getattr(ember.nn.functional, name)(ember.zeros(4, 3), ember.zeros(4, 3),
+                                           weight=ember.ones(3))
