@@ -416,3 +416,35 @@ def test_train_and_apply_reach_children_through_their_overrides():
     assert net.training and net[0].training and not net[1].training
     net.double()
     assert calls == [("train", True), "apply"] and net[1].weight.dtype == ember.float64
+
+
+def test_extra_state_round_trips_like_torch():
+    def build(lib):
+        class WithExtra(lib.nn.Linear):
+            def get_extra_state(self):
+                return {"calls": getattr(self, "calls", 0)}
+
+            def set_extra_state(self, state):
+                self.calls = state["calls"]
+        return lib.nn.Sequential(WithExtra(2, 2))
+    e, t = build(ember), build(torch)
+    assert list(e.state_dict()) == list(t.state_dict()) == ["0.weight", "0.bias",
+                                                             "0._extra_state"]
+    e[0].calls = 7
+    fresh = build(ember)
+    fresh.load_state_dict(e.state_dict())
+    assert fresh[0].calls == 7
+
+
+def test_module_misc_api():
+    net = ember.nn.Sequential(ember.nn.Linear(2, 2), ember.nn.Sequential(ember.nn.Identity()))
+    net.set_submodule("1.0", ember.nn.ReLU())
+    assert isinstance(net[1][0], ember.nn.ReLU)
+    with pytest.raises(AttributeError, match="has no attribute `9`"):
+        net.set_submodule("1.9", ember.nn.ReLU(), strict=True)
+    assert net.share_memory() is net and net.compile() is None
+    shared = ember.nn.Linear(1, 1)
+    dup = ember.nn.Sequential(shared, shared)
+    assert len(list(dup.modules())) == 2 and len(list(dup.modules(remove_duplicate=False))) == 3
+    net.to_empty(device="cpu")
+    assert net[0].weight.shape == (2, 2)

@@ -20,6 +20,32 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
     __str__ = __repr__
 
 
+def _has_extra_state(module):
+    return type(module).get_extra_state is not _module_class().get_extra_state
+
+
+def _module_class():
+    from .module import Module
+    return Module
+
+
+def state_dict(module, destination, prefix, keep_vars):
+    """Parameters, persistent buffers and any extra state, depth first, with dotted names."""
+    out = OrderedDict() if destination is None else destination
+    for name, p in module._parameters.items():
+        if p is not None:
+            out[prefix + name] = p if keep_vars else p.detach()
+    for name, b in module._buffers.items():
+        if b is not None and name not in module._non_persistent_buffers_set:
+            out[prefix + name] = b if keep_vars else b.detach()
+    if _has_extra_state(module):
+        out[prefix + "_extra_state"] = module.get_extra_state()
+    for name, child in module._modules.items():
+        if child is not None:
+            child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
+    return out
+
+
 def _owners(module):
     """Dotted path of every sub-module -> its position in depth-first order."""
     return {name: i for i, (name, _) in enumerate(module.named_modules(remove_duplicate=False))}
@@ -46,7 +72,7 @@ def _unexpected(state_dict, expected, owners):
 def _size_errors(state_dict, expected):
     errors = []
     for key, target in expected.items():
-        if key not in state_dict:
+        if key not in state_dict or key.rpartition(".")[2] == "_extra_state":
             continue
         source = state_dict[key]
         if not isinstance(source, Tensor):
@@ -87,10 +113,13 @@ def _copy_in(module, state_dict, expected, assign):
             if key not in state_dict:
                 continue
             source = state_dict[key]
+            path, _, name = key.rpartition(".")
+            if name == "_extra_state":
+                module.get_submodule(path).set_extra_state(source)
+                continue
             if not assign:
                 target.copy_(source)
                 continue
-            path, _, name = key.rpartition(".")
             owner = module.get_submodule(path)
             if isinstance(target, Parameter):
                 owner._parameters[name] = Parameter(source, target.requires_grad)

@@ -8,6 +8,7 @@ from ._hooks import call_with_hooks as _call_with_hooks
 from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
 from ._state import load_state_dict as _load_state_dict
 from ._state import module_to as _module_to
+from ._state import state_dict as _state_dict
 
 
 def _typename(value):
@@ -31,6 +32,8 @@ class Module:
 
     training: bool
     _version = 1
+    dump_patches = False
+    call_super_init = False
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -217,8 +220,8 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def get_submodule(self, target):
@@ -229,6 +232,16 @@ class Module:
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
             module = module._modules[item]
         return module
+
+    def set_submodule(self, target, module, strict=False):
+        """Replace (or, unless strict, add) the descendant at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and name not in parent._modules:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         path, _, name = target.rpartition(".")
@@ -315,6 +328,18 @@ class Module:
     def cpu(self):
         return self
 
+    def share_memory(self):
+        """Accepted for compatibility: one process's arrays are shared already."""
+        return self
+
+    def compile(self, *args, **kwargs):
+        """Accepted for compatibility: there is no compiler; the module runs as written."""
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Fresh uninitialised storage for every parameter and buffer."""
+        import numpy as np
+        return self._apply(lambda t: Tensor._make(np.empty_like(t._data)), recurse)
+
     def cuda(self, device=None):
         return self.to("cuda")
 
@@ -324,18 +349,16 @@ class Module:
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        out = OrderedDict() if destination is None else destination
-        for name, p in self._parameters.items():
-            if p is not None:
-                out[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                out[prefix + name] = b if keep_vars else b.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=out, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return out
+        return _state_dict(self, destination, prefix, keep_vars)
+
+    def get_extra_state(self):
+        """Extra (non-tensor) state for state_dict; define it (and set_extra_state) to use it."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy tensors from ``state_dict``; report (or, if strict, refuse) key mismatches."""
@@ -364,6 +387,10 @@ class Module:
         """hook(module, grad_output) -> None or new grad_output, run before the module's
         backward."""
         return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
+
+    def register_backward_hook(self, hook):
+        """Deprecated form of register_full_backward_hook (registered as the full hook)."""
+        return self.register_full_backward_hook(hook)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
