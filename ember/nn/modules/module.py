@@ -5,9 +5,11 @@ from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._hooks import RemovableHandle  # noqa: F401  (also importable from here)
 from ._hooks import call_with_hooks as _call_with_hooks
-from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
+from ._state import (
+    _Conversions,
+    _IncompatibleKeys,  # noqa: F401  (importable from here, as in torch)
+)
 from ._state import load_state_dict as _load_state_dict
-from ._state import module_to as _module_to
 from ._state import state_dict as _state_dict
 
 
@@ -27,7 +29,7 @@ def _check_name(name, kind):
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module:
+class Module(_Conversions):
     """Base class for all neural network modules; subclasses define ``forward``."""
 
     training: bool
@@ -292,56 +294,6 @@ class Module:
             module.apply(fn)
         fn(self)
         return self
-
-    def _apply(self, fn, recurse=True):
-        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
-        children first, through their own _apply, as torch."""
-        if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for p in self._parameters.values():
-            if p is not None:
-                p.data = fn(p)
-                if p._grad is not None:
-                    p._grad = fn(p._grad)
-        for name, b in self._buffers.items():
-            if b is not None:
-                self._buffers[name] = fn(b)
-        return self
-
-    def to(self, *args, **kwargs):
-        """Cast floating-point parameters and buffers to a dtype (the device must be 'cpu')."""
-        return _module_to(self, *args, **kwargs)
-
-    def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
-
-    def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    def type(self, dst_type):
-        return self._apply(lambda t: t.type(dst_type))
-
-    def cpu(self):
-        return self
-
-    def share_memory(self):
-        """Accepted for compatibility: one process's arrays are shared already."""
-        return self
-
-    def compile(self, *args, **kwargs):
-        """Accepted for compatibility: there is no compiler; the module runs as written."""
-
-    def to_empty(self, *, device=None, recurse=True):
-        """Fresh uninitialised storage for every parameter and buffer."""
-        import numpy as np
-        return self._apply(lambda t: Tensor._make(np.empty_like(t._data)), recurse)
-
-    def cuda(self, device=None):
-        return self.to("cuda")
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Parameters and persistent buffers by dotted name, detached unless keep_vars."""
