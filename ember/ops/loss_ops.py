@@ -9,6 +9,8 @@ import numpy as np
 from ..autograd.graph import Node
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _log_softmax_np, _sigmoid, _softplus_np
+from .elementwise import _operands
+from .inplace import _NAMES as _DTYPE_WORDS
 
 
 def reduce_array(loss, reduction):
@@ -31,7 +33,7 @@ class _Pointwise(Node):
     """A loss of (input, target) element pairs, then a reduction."""
 
     def forward(self, input, target, reduction="mean", **params):
-        x, y = input._data, target._data
+        x, y = _operands(input, target)  # torch's type promotion (float32 - int64 -> float32)
         self.save(input, target)
         self.reduction, self.params = reduction, params
         self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
@@ -93,6 +95,9 @@ class BinaryCrossEntropyBackward0(Node):
 
     def forward(self, input, target, weight=None, reduction="mean"):
         x, y = input._data, target._data
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"Found dtype {_DTYPE_WORDS[y.dtype.name]} but expected "
+                               f"{_DTYPE_WORDS[x.dtype.name]}")
         if ((x < 0) | (x > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.save(input, target)
@@ -121,7 +126,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     dx = w ((1 - y) - (1 + (p - 1) y) sigmoid(-x)) g, dy = w ((p - 1) softplus(-x) - x) g."""
 
     def forward(self, input, target, weight=None, pos_weight=None, reduction="mean"):
-        x, y = input._data, target._data
+        x, y = _operands(input, target)
         self.save(input, target)
         self.weight, self.pos_weight = weight, pos_weight
         self.reduction, self.count = reduction, max(x.size, 1)

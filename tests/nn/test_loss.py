@@ -343,3 +343,24 @@ def test_weighted_regression_losses_match_torch(name, reduction):
     with pytest.raises(ValueError, match="Weights and input must have the same size."):
         getattr(ember.nn.functional, name)(ember.zeros(4, 3), ember.zeros(4, 3),
                                            weight=ember.ones(3))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss",
+                                  "binary_cross_entropy_with_logits"])
+@pytest.mark.parametrize("target_dtype", ["float64", "int64"])
+def test_mixed_dtype_targets_promote_like_torch(name, target_dtype):
+    if name == "binary_cross_entropy_with_logits" and target_dtype == "int64":
+        return  # torch refuses integer targets there
+    x = _x(5).astype(np.float32)
+    y = (np.abs(_x(5)) * 2).astype(target_dtype)
+    e = getattr(ember.nn.functional, name)(ember.tensor(x, requires_grad=True), ember.tensor(y))
+    t = getattr(torch.nn.functional, name)(torch.tensor(x, requires_grad=True), torch.tensor(y))
+    assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-6)
+
+
+def test_bce_dtype_mismatch_error_matches_torch():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+            lib.nn.functional.binary_cross_entropy(lib.full((3,), 0.5),
+                                                   lib.full((3,), 0.5, dtype=lib.float64))
