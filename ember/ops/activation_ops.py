@@ -190,14 +190,15 @@ class GeluBackward0(Node):
         self.approximate = approximate
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-        return x * (0.5 * (1 + _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype))))
+        self.cdf = 0.5 * (1 + _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype)))  # reused back
+        return x * self.cdf
 
     def backward(self, m, g, x):
         if self.approximate == "tanh":
             t = m.tanh((x + x * x * x * 0.044715) * _SQRT_2_PI)
             inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
             return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner),)
-        cdf = (_erf(m, x * math.sqrt(0.5)) + 1) * 0.5
+        cdf = (_erf(m, x * math.sqrt(0.5)) + 1) * 0.5 if m.is_graph else self.cdf
         pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
         return (g * (cdf + x * pdf),)
 
