@@ -190,4 +190,9 @@ def test_vectorised_erf_matches_math_erf():
     expected = np.array([math.erf(v) for v in x])
     np.testing.assert_allclose(_np_erf(x), expected, rtol=1e-14, atol=1e-15)
     assert np.isnan(_np_erf(np.array([np.nan]))[0])
-    assert _np_erf(np.ones(2, np.float32)).dtype == np.float32
+    assert np.isnan(_np_erf(np.array([np.nan], np.float32))[0])
+    x32 = x.astype(np.float32)
+    expected32 = np.array([math.erf(float(v)) for v in x32])
+    got32 = _np_erf(x32)
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, expected32, rtol=2.5e-7, atol=1e-30)
