@@ -81,10 +81,14 @@ def test_trajectory_matches_torch(case, dtype):
     assert e_state == t_state
 
 
+@pytest.mark.parametrize("sizes", [(5, 4), (7, 100)], ids=["sliced", "packed"])
 @pytest.mark.parametrize("case", CASES, ids=_ids)
-def test_fused_equals_per_tensor(case, monkeypatch):
+def test_fused_equals_per_tensor(case, sizes, monkeypatch):
     name, kwargs, groups = case
-    monkeypatch.setattr(_flat, "CHUNK", 5)  # chunk boundaries fall inside parameters
+    # sliced: every parameter reads its gradient in place, cut in 5-element pieces;
+    # packed: small parameters share runs of at most 7 elements with gathered gradients
+    monkeypatch.setattr(_flat, "CHUNK", sizes[0])
+    monkeypatch.setattr(_flat, "DIRECT", sizes[1])
     runs = {}
     if name == "LBFGS":
         pytest.skip("LBFGS always works on one flat vector; it has no per-tensor path")
