@@ -24,8 +24,8 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
             if d is g:
                 d = np.multiply(buf, momentum, out=np.empty_like(buf))
                 d += g
-            else:  # d is already our temporary: add in place
-                _common.axpy_(d.reshape(-1), momentum, buf.reshape(-1))
+            else:  # d is already our temporary: add into it
+                d += np.multiply(buf, momentum, out=np.empty_like(buf))
         else:
             d = buf
     if d is g or d is buf:
