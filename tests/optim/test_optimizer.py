@@ -306,3 +306,39 @@ def test_no_warning_on_plain_use():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _trained(ember)
+
+
+def test_user_subclass_gets_hooks_and_state_dict():
+    class Halve(ember.optim.Optimizer):
+        def __init__(self, params, lr=0.5):
+            super().__init__(params, dict(lr=lr))
+
+        def step(self, closure=None):
+            with ember.no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.add_(p.grad, alpha=-group["lr"])
+                        self.state[p]["count"] = self.state[p].get("count", 0) + 1
+
+    w = ember.ones(3, requires_grad=True)
+    opt = Halve([w])
+    calls = []
+    opt.register_step_post_hook(lambda o, a, k: calls.append(o))
+    w.grad = ember.ones(3)
+    opt.step()
+    assert calls == [opt]
+    np.testing.assert_array_equal(w._data, [0.5, 0.5, 0.5])
+    assert opt.state_dict() == {"state": {0: {"count": 1}},
+                                "param_groups": [{"lr": 0.5, "params": [0]}]}
+
+
+def test_tensor_lr_is_read_as_a_number():
+    results = []
+    for lib in (torch, ember):
+        w = lib.ones(3, requires_grad=True)
+        opt = lib.optim.SGD([w], lr=lib.tensor(0.25), momentum=0.5)
+        for _ in range(2):
+            w.grad = lib.ones(3)
+            opt.step()
+        results.append(np.array(w.detach().numpy() if lib is torch else w._data))
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
