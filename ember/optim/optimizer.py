@@ -64,19 +64,30 @@ def _with_hooks(step):
     """Wrap a subclass's ``step`` so the global and per-optimizer hooks run around it."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in (*_global_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-                args, kwargs = result
-        out = step(self, *args, **kwargs)
-        for hook in (*self._optimizer_step_post_hooks.values(), *_global_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        if self.__dict__.get("_in_step"):  # a subclass's step calling super().step()
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _run_hooked(self, step, args, kwargs)
+        finally:
+            self._in_step = False
     wrapper._hooked = True
     return wrapper
+
+
+def _run_hooked(self, step, args, kwargs):
+    """Pre-hooks (may replace the arguments), the step, post-hooks."""
+    for hook in (*_global_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()):
+        result = hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                   f"new_kwargs), but got {result}.")
+            args, kwargs = result
+    out = step(self, *args, **kwargs)
+    for hook in (*self._optimizer_step_post_hooks.values(), *_global_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 class Optimizer:

@@ -342,3 +342,17 @@ def test_tensor_lr_is_read_as_a_number():
             opt.step()
         results.append(np.array(w.detach().numpy() if lib is torch else w._data))
     np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+
+
+def test_hooks_run_once_when_a_subclass_calls_super_step():
+    class Logged(ember.optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    w = ember.ones(2, requires_grad=True)
+    opt = Logged([w], lr=0.1)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    w.grad = ember.ones(2)
+    opt.step()
+    assert calls == ["pre"]
