@@ -7,12 +7,25 @@ cache-sized pieces), all small ones together (their gradients packed into a smal
 The per-parameter scalars (``step``) become 0-d views into one small array per key; they
 advance once per step.
 """
+import os
+
 import numpy as np
 
 from .._tensor import Tensor
 
 CHUNK = 1 << 17  # most elements per rule call on the flat path: amortizes Python, fits cache
 DIRECT = 1 << 13  # parameters this large read their gradient in place; smaller ones are packed
+PARALLEL = 1 << 20  # blocks this large split their segments over threads (ufuncs drop the GIL)
+WORKERS = min(4, os.cpu_count() or 1)
+_pool = None
+
+
+def _executor():
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(max(1, WORKERS - 1), thread_name_prefix="ember-optim")
+    return _pool
 
 
 def _mode(group):
@@ -125,8 +138,10 @@ class _Block:
             entries = [(k, state[k], state[k]._data) for k in keys]
             self._expected.append((p, p._data, state, entries))
         self.segments = _segments(ordered, offsets)
-        packed = max((seg[1] - seg[0] for seg in self.segments if seg[2] is None), default=0)
-        self.scratch = np.empty(packed, self.flat.dtype)
+        packed = [seg[0] for seg in self.segments if seg[2] is None]
+        self._packed_base = packed[0] if packed else self.flat.size
+        self.scratch = np.empty(self.flat.size - self._packed_base, self.flat.dtype)
+        self.work = _balance(self.segments, WORKERS if self.flat.size >= PARALLEL else 1)
 
     def _gather_state(self, opt, group, params, offsets):
         """Flat state arrays (fresh from the optimizer's init, or packed); returns the keys."""
@@ -166,18 +181,43 @@ class _Block:
         self.fresh = False
         for s in self.scalars.values():
             s[1:] = s[0]
-        flat, arrays, rule = self.flat, self.arrays, opt._rule
-        for start, end, param, lo, members in self.segments:
+        if len(self.work) > 1:  # results don't depend on it: every element sees the same ops
+            futures = [_executor().submit(self._run, opt, part, options, extra)
+                       for part in self.work[1:]]
+            self._run(opt, self.work[0], options, extra)
+            for future in futures:
+                future.result()
+        else:
+            self._run(opt, self.segments, options, extra)
+        for p in self.params:
+            p._vc[0] += 1
+
+    def _run(self, opt, segments, options, extra):
+        flat, arrays, rule, base = self.flat, self.arrays, opt._rule, self._packed_base
+        for start, end, param, lo, members in segments:
             if param is not None:
                 grad = param._grad._data.reshape(-1)[lo:lo + end - start]
-            else:
-                grad = self.scratch[:end - start]
+            else:  # each packed run has its own stretch of the scratch: threads never share
+                grad = self.scratch[start - base:end - base]
                 for p, a, b in members:
                     grad[a:b] = p._grad._data.reshape(-1)
             rule(flat[start:end], grad, {k: v[start:end] for k, v in arrays.items()},
                  **options, **extra)
-        for p in self.params:
-            p._vc[0] += 1
+
+
+def _balance(segments, parts):
+    """Split the segments into ``parts`` consecutive lists of about equal element counts."""
+    total = sum(end - start for start, end, *_ in segments)
+    work, current, done = [], [], 0
+    for seg in segments:
+        current.append(seg)
+        done += seg[1] - seg[0]
+        if done >= total * (len(work) + 1) / parts and len(work) < parts - 1:
+            work.append(current)
+            current = []
+    if current or not work:
+        work.append(current)
+    return [part for part in work if part]
 
 
 def _segments(ordered, offsets):

@@ -81,14 +81,18 @@ def test_trajectory_matches_torch(case, dtype):
     assert e_state == t_state
 
 
-@pytest.mark.parametrize("sizes", [(5, 4), (7, 100)], ids=["sliced", "packed"])
+@pytest.mark.parametrize("sizes", [(5, 4, 1), (7, 100, 1), (5, 8, 3)],
+                         ids=["sliced", "packed", "threaded"])
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_fused_equals_per_tensor(case, sizes, monkeypatch):
     name, kwargs, groups = case
     # sliced: every parameter reads its gradient in place, cut in 5-element pieces;
-    # packed: small parameters share runs of at most 7 elements with gathered gradients
+    # packed: small parameters share runs of at most 7 elements with gathered gradients;
+    # threaded: both kinds of segments, spread over three workers
     monkeypatch.setattr(_flat, "CHUNK", sizes[0])
     monkeypatch.setattr(_flat, "DIRECT", sizes[1])
+    monkeypatch.setattr(_flat, "WORKERS", sizes[2])
+    monkeypatch.setattr(_flat, "PARALLEL", 0 if sizes[2] > 1 else _flat.PARALLEL)
     runs = {}
     if name == "LBFGS":
         pytest.skip("LBFGS always works on one flat vector; it has no per-tensor path")
@@ -160,3 +164,11 @@ def test_fused_layout_is_rebuilt_after_load_and_data_swap():
     opt.step()
     new = opt._flat_cache[id(opt.param_groups[0])]
     assert new is not old and new.blocks[0].valid(opt)
+
+
+def test_balance_splits_segments_evenly():
+    segments = [(0, 10), (10, 20), (20, 25), (25, 30), (30, 40)]
+    parts = _flat._balance([(a, b, None, 0, None) for a, b in segments], 2)
+    assert [[seg[:2] for seg in part] for part in parts] == [[(0, 10), (10, 20)],
+                                                             [(20, 25), (25, 30), (30, 40)]]
+    assert _flat._balance([(0, 5, None, 0, None)], 4) == [[(0, 5, None, 0, None)]]
