@@ -17,15 +17,17 @@ CHUNK = 1 << 17  # most elements per rule call on the flat path: amortizes Pytho
 DIRECT = 1 << 13  # parameters this large read their gradient in place; smaller ones are packed
 PARALLEL = 1 << 20  # blocks this large split their segments over threads (ufuncs drop the GIL)
 WORKERS = min(4, os.cpu_count() or 1)
-_pool = None
+_pool = (None, None)  # (executor, pid that made it): a forked child needs its own threads
 
 
 def _executor():
     global _pool
-    if _pool is None:
+    pool, pid = _pool
+    if pool is None or pid != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(max(1, WORKERS - 1), thread_name_prefix="ember-optim")
-    return _pool
+        pool = ThreadPoolExecutor(max(1, WORKERS - 1), thread_name_prefix="ember-optim")
+        _pool = (pool, os.getpid())
+    return pool
 
 
 def _mode(group):

@@ -172,3 +172,32 @@ def test_balance_splits_segments_evenly():
     assert [[seg[:2] for seg in part] for part in parts] == [[(0, 10), (10, 20)],
                                                              [(20, 25), (25, 30), (30, 40)]]
     assert _flat._balance([(0, 5, None, 0, None)], 4) == [[(0, 5, None, 0, None)]]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_threaded_step_works_in_a_forked_child(monkeypatch):
+    import os
+    monkeypatch.setattr(_flat, "PARALLEL", 0)
+    monkeypatch.setattr(_flat, "WORKERS", 2)
+    params, opt = trajectory(ember, "Adam", dict(lr=0.01), np.float32, steps=2)  # pool made
+    pid = os.fork()
+    if pid == 0:  # child: the parent's worker thread does not exist here
+        code = 1
+        try:
+            for p in params:
+                p.grad = ember.ones(p.shape)
+            opt.step()
+            code = 0
+        finally:
+            os._exit(code)
+    import time
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if not done:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done and status == 0, "the step hung or failed in the forked child"
