@@ -61,4 +61,5 @@ def check_init_bounds(e_param, bound):
     """Values lie in [-bound, bound] and spread like U(-bound, bound)."""
     data = e_param.detach().numpy()
     assert np.abs(data).max() <= bound + 1e-7
-    assert data.std() > bound / np.sqrt(3) * 0.6
+    if data.size >= 100:  # too few values say little about the spread
+        assert data.std() > bound / np.sqrt(3) * 0.8

@@ -18,3 +18,9 @@ __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Dropout1d"
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d",
            "MaxPool2d", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell",
            "RNNCellBase", "Embedding"]
+
+from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
+from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoder",
+            "TransformerEncoderLayer"]
