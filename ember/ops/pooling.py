@@ -59,22 +59,21 @@ def _unpad(xp, geom):
 
 # ------------------------------------------------------------------ max pooling
 def max_pool_forward(x, geom):
-    """(values, arg): arg holds, per output, the kernel offset of its maximum (first one wins;
-    a NaN always wins, as in torch)."""
+    """(values, arg): arg holds, per output, the kernel offset of its maximum (the first one on
+    ties; the last NaN if any, as torch's kernel)."""
     xp = _pad(x, geom, -np.inf)
-    best, arg, mask = None, None, None
-    for k, rows, cols in geom.offsets():
-        v = xp[..., rows, cols]
-        if best is None:
-            best = v.copy()
-            arg = np.zeros(best.shape, dtype=np.int16)
-            mask = np.empty(best.shape, dtype=bool)
-            continue
-        np.greater(v, best, out=mask)
-        if best.dtype.kind == "f":
-            mask |= np.isnan(v)
-        np.copyto(best, v, where=mask)
-        arg[mask] = k
+    views = [xp[..., rows, cols] for _, rows, cols in geom.offsets()]
+    best = views[0].copy()
+    for v in views[1:]:
+        np.maximum(best, v, out=best)
+    arg = np.zeros(best.shape, dtype=np.int16)
+    hit = np.empty(best.shape, dtype=bool)
+    for k in range(len(views) - 1, -1, -1):  # descending: the lowest matching offset wins
+        np.equal(views[k], best, out=hit)
+        np.copyto(arg, k, where=hit)
+    if best.dtype.kind == "f" and np.isnan(best).any():
+        for k, v in enumerate(views):
+            np.copyto(arg, k, where=np.isnan(v))
     return best, arg
 
 
@@ -91,8 +90,13 @@ def max_pool_indices(arg, geom):
 def max_pool_scatter(g, arg, geom):
     """Gradient of max pooling: each output's gradient goes to its maximum's position."""
     gp = np.zeros(g.shape[:-2] + geom.padded_hw, dtype=g.dtype)
+    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(geom.stride, geom.dilation,
+                                                            geom.kernel))
     for k, rows, cols in geom.offsets():
-        gp[..., rows, cols] += np.where(arg == k, g, 0)
+        if disjoint:  # each input position is in one window: write, no accumulation
+            np.multiply(g, arg == k, out=gp[..., rows, cols])
+        else:
+            gp[..., rows, cols] += np.where(arg == k, g, 0)
     return _unpad(gp, geom)
 
 
