@@ -8,6 +8,7 @@ import warnings
 
 from ... import _creation
 from ...ops import api
+from ...ops.recurrent import recurrence
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -39,23 +40,15 @@ def _gru_step(ih, hh, state, mode):
     return h, h
 
 
-_STEPS = {"RNN_TANH": _rnn_step, "RNN_RELU": _rnn_step, "LSTM": _lstm_step, "GRU": _gru_step}
-
-
-def _hidden(state):
-    return state[0] if isinstance(state, tuple) else state
-
-
 def _run_direction(proj, state, w_hh, b_hh, mode, reverse):
     """Step through ``proj`` (L, N, G*H), the input projection; returns (outputs, final state)."""
-    step = _STEPS[mode]
-    steps = api.unbind(proj, 0)
-    outputs = [None] * len(steps)
-    order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
-    for t in order:
-        h, state = step(steps[t], F.linear(_hidden(state), w_hh, b_hh), state, mode)
-        outputs[t] = h
-    return api.stack(outputs, 0), state
+    last = 0 if reverse else proj.shape[0] - 1
+    if mode != "LSTM":
+        out = recurrence(mode, proj, w_hh, b_hh, state, None, reverse)
+        return out, out[last]
+    both = recurrence(mode, proj, w_hh, b_hh, state[0], state[1], reverse)
+    hidden = state[0].shape[-1]
+    return both[..., :hidden], (both[last, :, :hidden], both[last, :, hidden:])
 
 
 class RNNBase(Module):
