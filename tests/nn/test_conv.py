@@ -95,3 +95,20 @@ def test_constructor_errors(kw, message):
     for lib in (torch, ember):
         with pytest.raises(ValueError, match=message):
             lib.nn.Conv2d(**args)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (2, 1), "same"])
+def test_padding_modes(mode, padding):
+    e_mod, t_mod = check_module(lambda lib: lib.nn.Conv2d(2, 3, 3, padding=padding,
+                                                          padding_mode=mode).double(),
+                                rand(2, 2, 6, 7))
+    assert repr(e_mod) == repr(t_mod)
+
+
+def test_padding_mode_errors():
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        ember.nn.Conv2d(2, 3, 3, padding_mode="foo")
+    with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for '
+                                         "ConvTranspose2d"):
+        ember.nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect")

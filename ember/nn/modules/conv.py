@@ -31,14 +31,18 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError(f"padding_mode must be 'zeros' in ember, but got "
-                             f"padding_mode='{padding_mode}'")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of {'replicate', 'circular', 'reflect', "
+                             f"'zeros'}}, but got padding_mode='{padding_mode}'")
+        if self.transposed and padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride = _ntuple(kernel_size, n), _ntuple(stride, n)
         self.dilation, self.output_padding = _ntuple(dilation, n), _ntuple(output_padding, n)
         self.padding = self._check_padding(padding)
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = self._pad_pairs()
         shape = ((in_channels, out_channels // groups) if self.transposed else
                  (out_channels, in_channels // groups)) + self.kernel_size
         self.weight = Parameter(_creation.empty(shape, dtype=dtype))
@@ -58,6 +62,26 @@ class _ConvNd(Module):
             raise ValueError("padding='same' is not supported for strided convolutions")
         return padding
 
+    def _pad_pairs(self):
+        """F.pad's (left, right, top, bottom) for a non-zeros padding_mode."""
+        pairs = []
+        for d in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[d] * (self.kernel_size[d] - 1)
+                pairs += [total // 2, total - total // 2]
+            elif self.padding == "valid":
+                pairs += [0, 0]
+            else:
+                pairs += [self.padding[d]] * 2
+        return pairs
+
+    def _conv(self, fn, input):
+        if self.padding_mode == "zeros":
+            return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                      self.groups)
+        padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return fn(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+
     def reset_parameters(self):
         # kaiming_uniform with a=sqrt(5): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -71,7 +95,7 @@ class _ConvNd(Module):
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}")
         if self.padding != (0,) * len(self.kernel_size):
-            text += f", padding={self.padding!r}"
+            text += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             text += f", dilation={self.dilation}"
         if self.output_padding != (0,) * len(self.output_padding):
@@ -91,16 +115,14 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return self._conv(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
     """2-D convolution over (N, C_in, H, W); weight (C_out, C_in/groups, kh, kw)."""
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return self._conv(F.conv2d, input)
 
 
 class _ConvTransposeNd(_ConvNd):
