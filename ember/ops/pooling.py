@@ -59,22 +59,47 @@ def _unpad(xp, geom):
 
 # ------------------------------------------------------------------ max pooling
 def max_pool_forward(x, geom):
-    """(values, arg): arg holds, per output, the kernel offset of its maximum (the first one on
-    ties; the last NaN if any, as torch's kernel)."""
+    """(values, arg): arg holds, per output, the kernel offset i*kw + j of its maximum.
+
+    Max is separable: reduce each row's kernel columns first, then the kernel rows. Taking the
+    first strict maximum at each stage selects the first maximum in raster order, as torch.
+    """
     xp = _pad(x, geom, -np.inf)
-    views = [xp[..., rows, cols] for _, rows, cols in geom.offsets()]
-    best = views[0].copy()
-    for v in views[1:]:
-        np.maximum(best, v, out=best)
+    (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.stride, geom.dilation
+    oh, ow = geom.out_hw
+    col_views = [xp[..., j * dw:j * dw + sw * (ow - 1) + 1:sw] for j in range(kw)]
+    col_best, col_arg = _first_max(col_views)  # (..., Hp, OW)
+    rows = [slice(i * dh, i * dh + sh * (oh - 1) + 1, sh) for i in range(kh)]
+    best, row_arg = _first_max([col_best[..., r, :] for r in rows])
+    if kw == 1:
+        return best, row_arg
     arg = np.zeros(best.shape, dtype=np.int16)
-    hit = np.empty(best.shape, dtype=bool)
-    for k in range(len(views) - 1, -1, -1):  # descending: the lowest matching offset wins
-        np.equal(views[k], best, out=hit)
-        np.copyto(arg, k, where=hit)
-    if best.dtype.kind == "f" and np.isnan(best).any():
-        for k, v in enumerate(views):
-            np.copyto(arg, k, where=np.isnan(v))
+    for i, r in enumerate(rows):  # the column offset of the winning row, then i*kw + j
+        _select(arg, row_arg == i, col_arg[..., r, :])
+    arg += row_arg * kw
     return best, arg
+
+
+def _first_max(views):
+    """Element-wise max over ``views`` and the index of the first view attaining it."""
+    best = views[0].copy()
+    arg = np.zeros(best.shape, dtype=np.int16)
+    if len(views) == 1:
+        return best, arg
+    wins = np.empty(best.shape, dtype=bool)
+    for k, v in enumerate(views[1:], 1):
+        np.greater(v, best, out=wins)
+        _select(arg, wins, k)
+        np.maximum(best, v, out=best)  # NaN propagates into the values, as torch
+    return best, arg
+
+
+def _select(arg, mask, value):
+    """arg = value where mask, in place, by arithmetic (np.where/copyto are several times
+    slower on these small-integer arrays)."""
+    step = np.subtract(value, arg, dtype=np.int16)
+    step *= mask
+    arg += step
 
 
 def max_pool_indices(arg, geom):
