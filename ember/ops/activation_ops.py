@@ -300,8 +300,9 @@ def _narrow(x, dim, start, length):
 
 # ---------------------------------------------------------------- normalised exponentials
 def _log_softmax_np(x, dim):
-    shifted = x - np.max(x, axis=dim, keepdims=True)
-    shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    shifted = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+    total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    shifted -= np.log(total, out=total)
     return shifted
 
 
@@ -315,7 +316,8 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        e = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+        np.exp(e, out=e)
         e /= np.sum(e, axis=dim, keepdims=True)
         return e
 
@@ -369,3 +371,22 @@ class PreluKernelBackward0(Node):
         dims = [d for d in range(len(m.data(x).shape)) if not (per_channel and d == 1)]
         gw = m.reshape(m.sum(contribution, tuple(dims)), m.data(weight).shape)
         return gx, gw
+
+
+def softmax(input, dim, dtype=None):
+    """ember.softmax / Tensor.softmax: exp(x) / sum(exp(x)) along dim."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return SoftmaxBackward0.apply(input, input._wrap_dim(dim))
+
+
+def log_softmax(input, dim, dtype=None):
+    """ember.log_softmax / Tensor.log_softmax: x - logsumexp(x) along dim."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return LogSoftmaxBackward0.apply(input, input._wrap_dim(dim))
+
+
+def erf(input):
+    """ember.erf / Tensor.erf."""
+    return ErfBackward0.apply(input)

@@ -163,14 +163,19 @@ class NllLossBackward0(Node):
         if from_logits:
             self.save(input)
             x = self.logp = _log_softmax_np(x, self.class_dim)
-        t, picked_w, denom = _nll_targets(x, target._data, weight, ignore_index)
-        self.onehot = _onehot_weights(x, t, picked_w, denom if reduction == "mean" else 1.0)
-        losses = -(_pick(x, t) * picked_w)
+        safe, w, denom = _nll_targets(x, target._data, weight, ignore_index)
+        index = _class_index(x, safe)
+        picked = x[index]
+        losses = -picked if w is None else -(picked * w)
+        scale = denom if reduction == "mean" else 1.0
+        self.onehot = _onehot_weights(x, index, w, scale)
         if reduction == "none":
             return losses
         total = losses.sum()
+        if reduction == "sum":
+            return np.asarray(total, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
-            return np.asarray(total / denom if reduction == "mean" else total, dtype=x.dtype)
+            return np.asarray(total / denom, dtype=x.dtype)
 
     def backward(self, m, g, *saved):
         if self.reduction == "none" and m.data(g).ndim:
@@ -190,34 +195,43 @@ class NllLoss2DBackward0(NllLossBackward0):
 
 
 def _nll_targets(x, t, weight, ignore_index):
-    """Target indices made safe for indexing, each element's weight (0 if ignored), their sum."""
-    ignored = t == ignore_index
+    """Targets made safe for indexing, each element's weight (None: all 1, nothing ignored),
+    and the weights' sum (the 'mean' divisor)."""
     classes = x.shape[1] if x.ndim > 1 else x.shape[0]
-    bad = ~ignored & ((t < 0) | (t >= classes))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    safe = np.where(ignored, 0, t)
-    w = weight._data[safe] if weight is not None else np.ones(safe.shape, x.dtype)
-    w = np.where(ignored, np.zeros((), x.dtype), w).astype(x.dtype, copy=False)
+    ignored = t == ignore_index
+    any_ignored = bool(ignored.any())
+    valid = t[~ignored] if any_ignored else t
+    if valid.size and (valid.min() < 0 or valid.max() >= classes):
+        bad = valid[(valid < 0) | (valid >= classes)]
+        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    safe = np.where(ignored, 0, t) if any_ignored else t
+    if weight is None and not any_ignored:
+        return safe, None, float(t.size)
+    w = weight._data[safe].astype(x.dtype, copy=True) if weight is not None \
+        else np.ones(safe.shape, x.dtype)
+    if any_ignored:
+        w[ignored] = 0
     return safe, w, w.sum()
 
 
-def _pick(x, t):
-    """x[n, t_n, ...]: the score of each element's target class (class dim 1, or 0 if 1-D)."""
+def _class_index(x, t):
+    """A fancy index picking x[n, t_n, d1, ...]: the score of each element's target class."""
     if x.ndim == 1:
-        return x[t]
-    return np.take_along_axis(x, np.expand_dims(t, 1), 1).squeeze(1)
+        return t
+    if x.ndim == 2:
+        return np.arange(t.shape[0]), t
+    grids = list(np.ogrid[tuple(slice(n) for n in t.shape)])
+    return tuple(grids[:1] + [t] + grids[1:])
 
 
-def _onehot_weights(x, t, w, denom):
+def _onehot_weights(x, index, w, denom):
     """-w / denom at each element's target class, 0 elsewhere (the gradient's constant part)."""
     out = np.zeros(x.shape, x.dtype)
+    if w is None:
+        out[index] = -1.0 / denom
+        return out
     with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: zero gradient
-        values = np.where(w == 0, np.zeros((), x.dtype), -w / denom).astype(x.dtype, copy=False)
-    if x.ndim == 1:
-        out[t] = values
-    else:
-        np.put_along_axis(out, np.expand_dims(t, 1), np.expand_dims(values, 1), 1)
+        out[index] = np.where(w == 0, np.zeros((), x.dtype), -w / denom)
     return out
 
 

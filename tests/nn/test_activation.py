@@ -136,3 +136,16 @@ def test_softmax_errors_and_defaults():
         ember.nn.functional.gelu(x, approximate="fast")
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
         ember.nn.functional.glu(ember.randn(2, 3))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: lib.softmax(x, 1), lambda lib, x: lib.log_softmax(x, -1),
+    lambda lib, x: x.softmax(0), lambda lib, x: x.log_softmax(dim=1),
+    lambda lib, x: lib.erf(x), lambda lib, x: x.erf()])
+def test_tensor_methods_and_top_level_forms_match_torch(fn):
+    check(fn, _input((3, 4), seed=4), rtol=1e-10, atol=1e-12, second=False)
+
+
+def test_softmax_dtype_argument_casts_first():
+    check(lambda lib, x: x.softmax(-1, dtype=lib.float32), _input((3, 4), seed=4), rtol=1e-6,
+          atol=1e-7, second=False)

@@ -289,12 +289,15 @@ def test_modulelist_and_moduledict():
     assert isinstance(md.pop("x"), nn.Identity)
     assert list(md) == ["y", "z"]
     assert list(md.state_dict()) == ["y.weight", "y.bias"]
+    md2 = nn.ModuleDict(md)
+    assert list(md2.keys()) == ["y", "z"] and md2["y"] is md["y"]
     with pytest.raises(ValueError, match="has length 3; 2 is required"):
         md.update([("a", nn.Identity(), 1)])
     pl = nn.ParameterList([nn.Parameter(ember.ones(2)), ember.zeros(3)])
     assert isinstance(pl[1], nn.Parameter) and len(list(pl.parameters())) == 2
     pd = nn.ParameterDict({"w": ember.ones(2)})
     assert list(pd.state_dict()) == ["w"]
+    assert list(nn.ParameterDict(pd).keys()) == ["w"]
 
 
 def test_parameter_basics():
