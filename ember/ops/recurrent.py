@@ -106,7 +106,8 @@ class _LSTM(_Recurrence):
     def cell(p, hh, h, c):
         a = p + hh
         n = h.shape[1]
-        i, f, o = _sigmoid(a[:, :n]), _sigmoid(a[:, n:2 * n]), _sigmoid(a[:, 3 * n:])
+        s = _sigmoid(a)  # all four blocks at once; g's block is replaced by tanh below
+        i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
         gg = np.tanh(a[:, 2 * n:3 * n])
         c = f * c + i * gg
         tc = np.tanh(c)
@@ -115,9 +116,13 @@ class _LSTM(_Recurrence):
     @staticmethod
     def cell_backward(dh, dc, cache):
         i, f, gg, o, tc, h_prev, c_prev = cache
+        n = dh.shape[1]
         dc = dc + dh * o * (1 - tc * tc)
-        da = np.concatenate([dc * gg * i * (1 - i), dc * c_prev * f * (1 - f),
-                             dc * i * (1 - gg * gg), dh * tc * o * (1 - o)], axis=1)
+        da = np.empty((dh.shape[0], 4 * n), dtype=dh.dtype)
+        da[:, :n] = dc * gg * i * (1 - i)
+        da[:, n:2 * n] = dc * c_prev * f * (1 - f)
+        da[:, 2 * n:3 * n] = dc * i * (1 - gg * gg)
+        da[:, 3 * n:] = dh * tc * o * (1 - o)
         return da, da, 0, dc * f
 
 
