@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from oracle import check
+from oracle import check, close
 
 import ember
 from ember.nn import _functional_layers as EF
@@ -156,3 +156,9 @@ def test_adaptive_avg_pool2d(size):
 
 def test_adaptive_avg_pool1d():
     check(lambda lib, x: F(lib).adaptive_avg_pool1d(x, 4), rand(2, 3, 9))
+
+
+def test_max_pool_propagates_nan():
+    x = rand(1, 1, 4, 4)
+    x[0, 0, 1, 1] = np.nan
+    close(EF.max_pool2d(ember.tensor(x), 2), TF.max_pool2d(torch.tensor(x), 2))

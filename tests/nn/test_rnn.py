@@ -153,3 +153,12 @@ def test_fused_recurrence_matches_its_reference_to_second_order(mode, gates, rev
     for fused, ref in zip(*results):
         np.testing.assert_allclose(fused.detach().numpy(), ref.detach().numpy(), rtol=1e-7,
                                    atol=1e-10)
+
+
+def test_inter_layer_dropout_only_in_training():
+    lstm = ember.nn.LSTM(4, 6, num_layers=2, dropout=0.5).double()
+    x = ember.tensor(rand(5, 3, 4))
+    first, second = lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy()
+    assert not np.allclose(first, second)
+    lstm.eval()
+    np.testing.assert_array_equal(lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy())
