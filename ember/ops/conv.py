@@ -204,6 +204,9 @@ def _bias_grad(m, grad):
     return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
 
 
+_CACHE_LIMIT = 32 << 20  # bytes of im2col columns kept from forward for the weight gradient
+
+
 class ConvolutionBackward0(Node):
     """y = C(x, w) + b, or for a transposed convolution y = C_x^T(x; w) + b."""
 
@@ -215,8 +218,11 @@ class ConvolutionBackward0(Node):
             y = conv_grad_input(x._data, w._data, out_shape, geom)
         elif w.requires_grad and _grad_state.enabled:
             cols = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
-            self._cols = cols  # reused by the weight gradient
             y = conv_forward(x._data, w._data, geom, cols)
+            if cols[0].nbytes <= _CACHE_LIMIT:
+                self._cols = cols  # reused by the weight gradient
+            else:  # kh*kw times the input: recompute in backward rather than hold it
+                _workspace.give(cols[0].base if cols[0].base is not None else cols[0])
         else:
             y = conv_forward(x._data, w._data, geom)
         self.save(x, w)
