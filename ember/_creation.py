@@ -164,19 +164,21 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
-                                                         else tuple(size)))
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    arr = _gen(generator).integers(low, high, shape)
     return Tensor._make(arr.astype(_np_dtype(dtype, np.dtype(np.int64))))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
-    return Tensor._make(_rng(generator).permutation(n).astype(_np_dtype(dtype,
-                                                                      np.dtype(np.int64))))
+    return Tensor._make(_gen(generator).permutation(n).astype(_np_dtype(dtype,
+                                                                     np.dtype(np.int64))))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
@@ -192,8 +194,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
 
 
 def bernoulli(input, p=None, *, generator=None):
-    prob = input._data if p is None else np.full(input._data.shape, p)
-    return Tensor._make((_rng(generator).random(prob.shape) < prob).astype(input._data.dtype))
+    if p is not None:
+        draws = _gen(generator).bernoulli(input._data.shape, p)
+    else:
+        draws = _gen(generator).bernoulli_tensor(input._data)
+    return Tensor._make(draws.astype(input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

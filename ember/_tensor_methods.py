@@ -106,6 +106,22 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
     return self
 
 
+def _random_(self, from_=0, to=None, *, generator=None):
+    """Fill with integers from [from, to) (to=None: [0, 2^mantissa] or the dtype's range)."""
+    from .random import _gen
+    if to is None and from_ == 0:
+        kind, size = self._data.dtype.kind, self._data.dtype.itemsize
+        if kind == "f":
+            to = (1 << {2: 11, 4: 24, 8: 53}[size]) + 1
+        else:
+            to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
+    elif to is None:
+        from_, to = 0, from_
+    self._data[...] = _gen(generator).integers(from_, to, self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
 def _bind():
     from . import _creation as C
     methods = dict(UNARY)
@@ -154,7 +170,7 @@ def _bind():
     methods["new_empty"] = _new_factory(C.empty)
     methods["new_tensor"] = _new_tensor
     methods["new_full"] = _new_full
-    methods["uniform_"], methods["normal_"] = _uniform_, _normal_
+    methods["uniform_"], methods["normal_"], methods["random_"] = _uniform_, _normal_, _random_
     methods.update(_operators())
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

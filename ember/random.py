@@ -74,8 +74,7 @@ class Generator:
     # ----- torch's transformations of the raw stream -----
     def _doubles(self, n):
         """n uniforms on [0, 1) with 53 random bits each (two 32-bit draws: high, low)."""
-        raw = self._bits.random_raw(2 * n)
-        return ((raw[0::2] << np.uint64(32)) | raw[1::2]).__and__(np.uint64(_MASK53)) * 2.0 ** -53
+        return (self._raw64(n) & np.uint64(_MASK53)) * 2.0 ** -53
 
     def uniform(self, shape, np_dtype, low=0.0, high=1.0):
         """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
@@ -111,6 +110,41 @@ class Generator:
             tail = self.uniform((16,), np_dtype)
             out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
         return out
+
+    def bernoulli(self, shape, p):
+        """0/1 draws as torch's bernoulli_(p): a 53-bit uniform below p (p a number)."""
+        return self._doubles(int(np.prod(shape))).reshape(shape) < p
+
+    def bernoulli_tensor(self, probs):
+        """0/1 draws as torch.bernoulli(probs): a 24-bit uniform below float32(p), per element."""
+        u = (self._bits.random_raw(probs.size) & np.uint64(_MASK24)) * 2.0 ** -24
+        return u.reshape(probs.shape) < probs.astype(np.float32)
+
+    def integers(self, low, high, shape):
+        """Integers in [low, high) as torch's random_(from, to): raw % range + low."""
+        span = int(high) - int(low)
+        if span <= 0:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        n = int(np.prod(shape))
+        raw = self._raw64(n) if span >= 1 << 32 else self._bits.random_raw(n)
+        return ((raw % np.uint64(span)).astype(np.int64) + int(low)).reshape(shape)
+
+    def _raw64(self, n):
+        raw = self._bits.random_raw(2 * n)
+        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+
+    def permutation(self, n):
+        """torch's randperm: Fisher-Yates, swapping i with i + random() % (n - i)."""
+        perm = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return perm
+        offsets = (self._bits.random_raw(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        values = perm.tolist()
+        for i, z in enumerate(offsets):
+            j = i + z
+            values[i], values[j] = values[j], values[i]
+        return np.array(values, dtype=np.int64)
 
     def _normal_scalar(self):
         if self._normal_cache is not None:

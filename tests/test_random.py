@@ -58,3 +58,38 @@ def test_state_round_trip_includes_the_cached_normal():
     first = ember.randn(5).numpy().copy()
     ember.set_rng_state(state)
     np.testing.assert_array_equal(ember.randn(5).numpy(), first)
+
+
+def test_randint_randperm_random_match_torch():
+    def draws(lib):
+        parts = [lib.randint(0, 10, (8,)), lib.randint(3, 1000, (2, 3)), lib.randint(5, (4,)),
+                 lib.randperm(1), lib.randperm(7), lib.randperm(100),
+                 lib.empty((), dtype=lib.int64).random_().reshape(1),
+                 lib.empty(3, dtype=lib.int64).random_(10, 20),
+                 lib.empty(3).random_(5).long(), lib.randint(0, 2 ** 40, (3,))]
+        return lib.cat([p.reshape(-1) for p in parts])
+    e, t = _both(draws, 11)
+    np.testing.assert_array_equal(e, t)
+
+
+def test_dataloader_style_shuffle_matches_torch():
+    def order(lib):
+        seed = int(lib.empty((), dtype=lib.int64).random_().item())
+        g = lib.Generator()
+        g.manual_seed(seed)
+        return lib.randperm(50, generator=g)
+    e, t = _both(order, 0)
+    np.testing.assert_array_equal(e, t)
+
+
+def test_bernoulli_and_dropout_masks_match_torch():
+    p = np.linspace(0.05, 0.95, 40).astype(np.float32)
+    e, t = _both(lambda lib: lib.bernoulli(lib.tensor(p)), 5)
+    np.testing.assert_array_equal(e, t)
+    e, t = _both(lambda lib: lib.bernoulli(lib.ones(30), p=0.3), 5)
+    np.testing.assert_array_equal(e, t)
+    e, t = _both(lambda lib: lib.nn.functional.dropout(lib.ones(6, 7), 0.4), 5)
+    np.testing.assert_array_equal(e, t)
+    x = np.linspace(-2, 2, 24).astype(np.float32)
+    e, t = _both(lambda lib: lib.nn.functional.rrelu(lib.tensor(x), training=True), 5)
+    np.testing.assert_allclose(e, t, rtol=1e-6)

@@ -1,12 +1,15 @@
 """nn.functional activations: thin wrappers over the primitives in ember.ops.activation_ops."""
 import warnings
 
+import numpy as np
+
 from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
 from ..ops.inplace import apply_inplace
 
-__all__ = ["relu", "relu_", "leaky_relu", "hardtanh", "relu6", "threshold", "elu", "selu", "celu",
+__all__ = ["rrelu", "rrelu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_",
+           "relu", "relu_", "leaky_relu", "hardtanh", "relu6", "threshold", "elu", "selu", "celu",
            "gelu", "silu", "mish", "softplus", "logsigmoid", "hardsigmoid", "hardswish",
            "hardshrink", "softshrink", "softsign", "tanhshrink", "sigmoid", "tanh", "glu", "prelu",
            "softmax", "softmin", "log_softmax"]
@@ -33,6 +36,19 @@ def relu_(input):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x."""
     return _maybe_inplace(lambda x: A.LeakyReluBackward0.apply(x, negative_slope), input, inplace)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope U(lower, upper) per element (training) or their mean."""
+    if training:  # torch draws a double U(lower, upper) for each x <= 0, in order
+        from ..random import _gen
+        negative = input._data <= 0
+        slope = np.ones(input._data.shape, input._data.dtype)
+        count = int(negative.sum())
+        slope[negative] = _gen(None)._doubles(count) * (upper - lower) + lower
+    else:
+        slope = (lower + upper) / 2
+    return _maybe_inplace(lambda x: A.RreluWithNoiseBackward0.apply(x, slope), input, inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -141,6 +157,18 @@ def glu(input, dim=-1):
 def prelu(input, weight):
     """x if x > 0 else weight * x, weight broadcast along the channel dim (dim 1)."""
     return A.PreluKernelBackward0.apply(input, weight)
+
+
+def _inplace_form(fn):
+    def inplace(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+    inplace.__name__ = fn.__name__ + "_"
+    inplace.__doc__ = f"In-place {fn.__name__}."
+    return inplace
+
+
+elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_ = (
+    _inplace_form(f) for f in (elu, selu, celu, leaky_relu, hardtanh, threshold, rrelu))
 
 
 def _softmax_dim(name, ndim):

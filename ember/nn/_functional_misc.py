@@ -6,7 +6,7 @@ from ..ops import api
 from ..ops import elementwise as E
 from ..ops import loss_ops as L
 from ..ops import pad_ops as P
-from ..random import _rng
+from ..random import _gen
 
 __all__ = ["dropout", "one_hot", "pad", "normalize", "bilinear", "cosine_similarity",
            "pairwise_distance"]
@@ -22,7 +22,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         noise = np.zeros(input._data.shape, dtype)
     else:
-        keep = _rng(None).random(input._data.shape) >= p
+        keep = _gen(None).bernoulli(input._data.shape, 1.0 - p)  # torch's draws, in order
         noise = keep.astype(dtype) / np.asarray(1.0 - p, dtype)
     noise_t = Tensor._make(noise)
     return api.mul_(input, noise_t) if inplace else api.mul(input, noise_t)

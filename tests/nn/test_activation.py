@@ -149,3 +149,45 @@ def test_tensor_methods_and_top_level_forms_match_torch(fn):
 def test_softmax_dtype_argument_casts_first():
     check(lambda lib, x: x.softmax(-1, dtype=lib.float32), _input((3, 4), seed=4), rtol=1e-6,
           atol=1e-7, second=False)
+
+
+def test_rrelu_softmax2d_and_distance_modules_match_torch():
+    for args in ((), (0.1, 0.3, True)):
+        assert repr(ember.nn.RReLU(*args)) == repr(torch.nn.RReLU(*args))
+    check(lambda lib, x: lib.nn.functional.rrelu(x, 0.1, 0.3, training=False), _input((3, 4)),
+          rtol=1e-10, atol=1e-12, second=False)
+    x = _input((3, 4), seed=5)
+    y = ember.nn.functional.rrelu(ember.tensor(x), 0.1, 0.3, training=True).numpy()
+    neg = x < 0
+    assert np.all(y[~neg] == x[~neg])
+    ratio = y[neg] / x[neg]
+    assert np.all((ratio >= 0.1 - 1e-12) & (ratio <= 0.3 + 1e-12))
+    check(lambda lib, v: (lib.nn.Softmax2d())(v), _input((2, 3, 2, 2)), rtol=1e-10, atol=1e-12)
+    for name in ("CosineSimilarity", "PairwiseDistance"):
+        e_mod, t_mod = getattr(ember.nn, name)(), getattr(torch.nn, name)()
+        assert repr(e_mod) == repr(t_mod)
+        a, b = _input((4, 5), seed=6), _input((4, 5), seed=7)
+        np.testing.assert_allclose(e_mod(ember.tensor(a), ember.tensor(b)).numpy(),
+                                   t_mod(torch.tensor(a), torch.tensor(b)).numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name,args", [("elu_", ()), ("selu_", ()), ("celu_", ()),
+                                       ("leaky_relu_", (0.2,)), ("hardtanh_", ()),
+                                       ("threshold_", (0.1, 2.0))])
+def test_functional_inplace_variants_match_torch(name, args):
+    x = _input((3, 4), seed=8)
+    e, t = ember.tensor(x), torch.tensor(x)
+    assert getattr(ember.nn.functional, name)(e, *args) is e
+    getattr(torch.nn.functional, name)(t, *args)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)
+
+
+def test_vectorised_erf_matches_math_erf():
+    import math
+
+    from ember.ops.activation_ops import _np_erf
+    x = np.concatenate([np.linspace(-7, 7, 20001), [0.0, 1e-300, 2.0, 6.0, np.inf, -np.inf]])
+    expected = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(_np_erf(x), expected, rtol=1e-14, atol=1e-15)
+    assert np.isnan(_np_erf(np.array([np.nan]))[0])
+    assert _np_erf(np.ones(2, np.float32)).dtype == np.float32

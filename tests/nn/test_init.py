@@ -126,3 +126,20 @@ def test_generator_argument_is_reproducible():
     a = init.kaiming_uniform_(ember.empty(4, 4), generator=g1)
     b = init.kaiming_uniform_(ember.empty(4, 4), generator=g2)
     assert ember.equal(a, b)
+
+
+@pytest.mark.parametrize("name,kwargs,shape", [
+    ("uniform_", {"a": -0.5, "b": 2.0}, (7, 9)), ("normal_", {"mean": 1.0, "std": 0.5}, (7, 9)),
+    ("normal_", {}, (3, 4)), ("xavier_uniform_", {"gain": 2.0}, (6, 5)),
+    ("xavier_normal_", {}, (6, 5)), ("kaiming_uniform_", {"a": math.sqrt(5)}, (8, 3, 3, 3)),
+    ("kaiming_normal_", {"mode": "fan_out", "nonlinearity": "relu"}, (8, 4)),
+    ("trunc_normal_", {"std": 0.02}, (50, 40)), ("trunc_normal_", {"mean": 0.5, "a": 0.0}, (9,)),
+    ("trunc_normal_", {"mean": 0.0, "std": 1.0, "a": 1.0, "b": 1.5}, (30, 40)),
+    ("orthogonal_", {"gain": 1.5}, (5, 7)), ("orthogonal_", {}, (7, 5)),
+    ("sparse_", {"sparsity": 0.4}, (6, 5))])
+def test_seeded_initialisers_draw_torchs_values(name, kwargs, shape):
+    results = []
+    for lib in (ember, torch):
+        lib.manual_seed(4)
+        results.append(getattr(lib.nn.init, name)(lib.empty(*shape), **kwargs).numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=2e-6, atol=2e-6)

@@ -258,3 +258,48 @@ def test_fused_cross_entropy_float32_matches_torch():
     t = _classes(128, 10)
     check(lambda lib, a: lib.nn.functional.cross_entropy(a, lib.tensor(t)), x, rtol=1e-5,
           atol=1e-7)
+
+
+# composite in ember, single nodes in torch: compared through a trailing "+ 0" (same node name)
+EXTRA = [
+    ("soft_margin_loss", lambda lib, x, y, r: lib.nn.functional.soft_margin_loss(
+        x, lib.sign(y), reduction=r)),
+    ("hinge_embedding_loss", lambda lib, x, y, r: lib.nn.functional.hinge_embedding_loss(
+        x, lib.sign(y), margin=0.7, reduction=r)),
+    ("poisson_nll_log", lambda lib, x, y, r: lib.nn.functional.poisson_nll_loss(
+        x, y.abs() * 3, reduction=r)),
+    ("poisson_nll_full", lambda lib, x, y, r: lib.nn.functional.poisson_nll_loss(
+        x.abs() + 0.1, y.abs() * 3, log_input=False, full=True, reduction=r)),
+    ("gaussian_nll", lambda lib, x, y, r: lib.nn.functional.gaussian_nll_loss(
+        x, y, (y * x).abs() + 0.05, reduction=r)),
+    ("gaussian_nll_full", lambda lib, x, y, r: lib.nn.functional.gaussian_nll_loss(
+        x, y, (y[:, :1]).abs(), full=True, reduction=r)),
+    ("triplet", lambda lib, x, y, r: lib.nn.functional.triplet_margin_loss(
+        x, y, x * 0.5 - y, reduction=r)),
+    ("triplet_swap", lambda lib, x, y, r: lib.nn.functional.triplet_margin_loss(
+        x, y, x * 0.5 - y, margin=2.0, p=1, swap=True, reduction=r)),
+    ("multilabel_soft_margin", lambda lib, x, y, r: lib.nn.functional.multilabel_soft_margin_loss(
+        x, (y > 0).to(x.dtype), reduction=r)),
+]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name,fn", EXTRA, ids=[e[0] for e in EXTRA])
+def test_extra_losses_match_torch(name, fn, reduction):
+    target_grad = name != "soft_margin_loss"  # torch: not differentiable in its target
+    check(lambda lib, x, y: fn(lib, x, y, reduction) + 0, _x(4, 3), _x(4, 3), rtol=1e-9,
+          atol=1e-12, second=False, grad_inputs=[True, target_grad])
+
+
+@pytest.mark.parametrize("name,kwargs,nargs", [
+    ("SoftMarginLoss", {}, 2), ("HingeEmbeddingLoss", {"margin": 0.5}, 2),
+    ("PoissonNLLLoss", {"full": True}, 2), ("GaussianNLLLoss", {"eps": 1e-3}, 3),
+    ("TripletMarginLoss", {"margin": 0.3, "swap": True}, 3),
+    ("MultiLabelSoftMarginLoss", {}, 2)])
+def test_extra_loss_modules_match_torch(name, kwargs, nargs):
+    e_mod, t_mod = getattr(ember.nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    assert repr(e_mod) == repr(t_mod)
+    args = [np.abs(_x(4, 3)) + 0.1 for _ in range(nargs)]
+    e = e_mod(*[ember.tensor(a) for a in args])
+    t = t_mod(*[torch.tensor(a) for a in args])
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10)

@@ -70,3 +70,17 @@ def test_parameters_to_vector_and_back():
         np.testing.assert_array_equal(pe.detach().numpy(), pt.detach().numpy())
     with pytest.raises(TypeError, match="expected ember.Tensor, but got: list"):
         utils.vector_to_parameters([1.0], e_params)
+
+
+def test_get_total_norm_and_clip_grads_with_norm_match_torch():
+    e_params, t_params = _pairs(scale=2.0)
+    for norm_type in (2.0, 1.0, math.inf):
+        e = utils.get_total_norm([p.grad for p in e_params], norm_type)
+        t = torch.nn.utils.get_total_norm([p.grad for p in t_params], norm_type)
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5)
+    total_e = utils.get_total_norm([p.grad for p in e_params])
+    total_t = torch.nn.utils.get_total_norm([p.grad for p in t_params])
+    utils.clip_grads_with_norm_(e_params, 0.5, total_e)
+    torch.nn.utils.clip_grads_with_norm_(t_params, 0.5, total_t)
+    for pe, pt in zip(e_params, t_params):
+        np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=1e-5, atol=1e-7)

@@ -5,9 +5,9 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
-           "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6", "SELU",
-           "SiLU", "Sigmoid", "Softmax", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh",
-           "Tanhshrink", "Threshold"]
+           "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6",
+           "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink",
+           "Softsign", "Tanh", "Tanhshrink", "Threshold"]
 
 
 def _inplace_text(inplace, lead=""):
@@ -224,6 +224,30 @@ class Softmax(_AlongDim):
 
     def forward(self, input):
         return F.softmax(input, self.dim)
+
+
+class Softmax2d(Module):
+    """Softmax over the channel dim of (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
+                             "instead")
+        return F.softmax(input, -3)
+
+
+class RReLU(Module):
+    """Leaky ReLU with random slopes U(lower, upper) in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_text(self.inplace, ', ')}"
 
 
 class Softmin(_AlongDim):

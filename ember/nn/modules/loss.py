@@ -1,10 +1,12 @@
 """Loss modules: thin holders of a loss's options over nn.functional (formulas live there)."""
 from .. import _functional_loss as F
+from .. import _functional_loss_extra as FX
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
-           "MarginRankingLoss"]
+           "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
+           "GaussianNLLLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]
 
 
 class _Loss(Module):
@@ -143,3 +145,68 @@ class MarginRankingLoss(_Loss):
     def forward(self, input1, input2, target):
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
                                      reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """log(1 + exp(-y x))."""
+
+    def forward(self, input, target):
+        return FX.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """x for y = 1, max(0, margin - x) for y = -1."""
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return FX.hinge_embedding_loss(input, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """exp(x) - y x for log-rate inputs (or x - y log(x + eps))."""
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return FX.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                   eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """0.5 (log var + (x - y)^2 / var) with var clamped at eps."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return FX.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                    reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0)."""
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
+                 reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return FX.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """-mean over classes of y log sigmoid(x) + (1 - y) log sigmoid(-x)."""
+
+    def forward(self, input, target):
+        return FX.multilabel_soft_margin_loss(input, target, weight=self.weight,
+                                              reduction=self.reduction)

@@ -1,32 +1,13 @@
 """nn.Module: the base class that registers parameters, buffers and sub-modules, and runs hooks."""
-import itertools
 from collections import OrderedDict
 
 from ..._tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
+from ._hooks import RemovableHandle  # noqa: F401  (also importable from here)
+from ._hooks import call_with_hooks as _call_with_hooks
 from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
 from ._state import load_state_dict as _load_state_dict
 from ._state import module_to as _module_to
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, *dicts):
-        self.id = next(self._ids)
-        self._dicts = dicts
-
-    def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _typename(value):
@@ -62,6 +43,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
 
     def forward(self, *input):
@@ -143,6 +126,13 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             modules[name] = None
+        elif isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            plain = Tensor._make(value._data, value._requires_grad)
+            plain._vc = value._vc
+            self._forget(name, keep="_buffers")
+            self.register_buffer(name, plain, value.persistent)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
@@ -256,11 +246,12 @@ class Module:
 
     # ------------------------------------------------------------------ modes and state
     def train(self, mode=True):
-        """Set training mode here and in every descendant; returns self."""
+        """Set training mode here and (through their own train()) in every child; returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for module in self.modules():
-            module.__dict__["training"] = mode
+        self.__dict__["training"] = mode
+        for module in self.children():
+            module.train(mode)
         return self
 
     def eval(self):
@@ -289,17 +280,20 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept)."""
-        for module in self.modules():
-            for p in module._parameters.values():
-                if p is not None:
-                    p.data = fn(p)
-                    if p._grad is not None:
-                        p._grad = fn(p._grad)
-            for name, b in module._buffers.items():
-                if b is not None:
-                    module._buffers[name] = fn(b)
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
+        children first, through their own _apply, as torch."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                p.data = fn(p)
+                if p._grad is not None:
+                    p._grad = fn(p._grad)
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
         return self
 
     def to(self, *args, **kwargs):
@@ -366,29 +360,21 @@ class Module:
             self._hooks_with_kwargs.add(handle.id)
         return handle
 
-    def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or new grad_output, run before the module's
+        backward."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
 
-    def _call_with_hooks(self, args, kwargs):
-        with_kwargs = self._hooks_with_kwargs
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            result = hook(self, args, kwargs, output) if hook_id in with_kwargs \
-                else hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
+        gradients w.r.t. the module's positional inputs are computed."""
+        return self._add_hook(self._backward_hooks, hook, prepend, False)
+
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return _call_with_hooks(self, args, kwargs)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self):
@@ -412,6 +398,8 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_hooks_with_kwargs", set())
+        self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_backward_hooks", OrderedDict())
 
 
 def _indent(text):
