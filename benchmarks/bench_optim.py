@@ -51,15 +51,22 @@ def main():
     largest = max(v.nbytes for v in values)
     print(HEADER)
     notes = []
-    for label, name, kwargs in CASES:
-        e_step, e_params = _setup(ember, name, kwargs, values, grads)
-        t_step, t_params = _setup(torch, name, kwargs, values, grads)
-        e, t = compare(e_step, t_step, repeats=11, inner=3)
-        print(row(f"{label} step, {len(SHAPES)} params / {numel / 1e6:.1f}M", e, t, "<= 1.0"))
-        extra = _peak_extra(e_step)
-        notes.append(f"{label}: peak extra memory of an ember step {extra / 2**20:.2f} MiB "
-                     f"(largest parameter {largest / 2**20:.2f} MiB, all parameters "
-                     f"{numel * 4 / 2**20:.1f} MiB)")
+    default_threads = torch.get_num_threads()
+    for threads in (default_threads, 1):  # ember's step runs on one core
+        torch.set_num_threads(threads)
+        for label, name, kwargs in CASES:
+            e_step, _ = _setup(ember, name, kwargs, values, grads)
+            t_step, _ = _setup(torch, name, kwargs, values, grads)
+            e, t = compare(e_step, t_step, repeats=11, inner=3)
+            print(row(f"{label} step, {len(SHAPES)} params / {numel / 1e6:.1f}M "
+                      f"(torch {threads} thread{'s' if threads > 1 else ''})", e, t, "<= 1.0"))
+            if threads == default_threads:
+                extra = _peak_extra(e_step)
+                notes.append(f"{label}: peak extra memory of an ember step "
+                             f"{extra / 2**20:.2f} MiB (largest parameter {largest / 2**20:.2f} "
+                             f"MiB, all parameters {numel * 4 / 2**20:.1f} MiB)")
+        if default_threads == 1:
+            break
     print()
     for note in notes:
         print(f"- {note}")

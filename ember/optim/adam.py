@@ -23,12 +23,13 @@ def adam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, amsgrad, maxim
     if amsgrad:
         np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
         v = state["max_exp_avg_sq"]
-    step_size = lr / (1 - beta1 ** step)
+    # step_size * m / (sqrt(v)/c2 + eps) computed as (step_size*c2) * m / (sqrt(v) + eps*c2):
+    # the same quantity with one pass fewer over the arrays
+    correction2 = (1 - beta2 ** step) ** 0.5
     denom = np.sqrt(v, out=d if d is not g else np.empty_like(v))
-    denom /= (1 - beta2 ** step) ** 0.5
-    denom += eps
+    denom += eps * correction2
     np.divide(m, denom, out=denom)
-    denom *= step_size
+    denom *= lr / (1 - beta1 ** step) * correction2
     p -= denom
 
 

@@ -167,7 +167,6 @@ class Optimizer:
             param_group.setdefault(name, default)
         self._check_new_group(param_group)
         self.param_groups.append(param_group)
-        self._on_group_added(param_group)
 
     def _check_new_group(self, param_group):
         params = param_group["params"]
@@ -185,9 +184,6 @@ class Optimizer:
                                  f"cannot add param group {kind} to the optimizer")
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
-
-    def _on_group_added(self, group):
-        """Subclasses that create state eagerly (Adagrad) do it here."""
 
     # ----- gradients and steps -----
     def zero_grad(self, set_to_none=True):
