@@ -11,7 +11,7 @@ from ember.ops.normalization import (
     NativeGroupNormBackward0,
     NativeLayerNormBackward0,
 )
-from ember.random import _rng
+from ember.random import _gen
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d",
            "dropout3d", "scaled_dot_product_attention"]
@@ -105,9 +105,11 @@ def _channel_dropout(input, p, training, inplace, name):
     if not training or p == 0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    keep = (_rng().random(shape) >= p).astype(input._data.dtype)
-    if p < 1:
-        keep /= 1 - p
+    dtype = input._data.dtype
+    if p < 1:  # torch's draws: bernoulli_(1 - p) over (N, C, 1, ...), then / (1 - p)
+        keep = _gen(None).bernoulli(shape, 1.0 - p).astype(dtype) / np.asarray(1.0 - p, dtype)
+    else:
+        keep = np.zeros(shape, dtype)
     mask = ember.Tensor._make(keep)
     return input.mul_(mask) if inplace else input * mask
 
@@ -175,7 +177,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     keep = None
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
-        keep = (_rng().random(shape) >= dropout_p).astype(dtype) / (1 - dropout_p)
+        keep = (_gen(None).bernoulli(shape, 1.0 - dropout_p).astype(dtype) /
+                np.asarray(1.0 - dropout_p, dtype))
     node = attention_node(query, value, dropout_p,
                           bias is not None and bias.requires_grad)
     return node.apply(query, key, value, bias, scale=scale, keep=keep)
