@@ -128,7 +128,7 @@ class RNNBase(Module):
                 finals.append(final)
             x = outs[0] if directions == 1 else api.cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
+                x = F.dropout(x, self.dropout, True)  # time-major, as torch draws it
         return x, finals
 
     def forward(self, input, hx=None):
