@@ -1,4 +1,4 @@
-"""A small CNN, an LSTM model and a Transformer encoder (both with dropout) train for a few dozen
+"""A small CNN, an LSTM model and a Transformer encoder (all with dropout) train for a few dozen
 SGD steps in ember and torch from the same initial weights and seed; the loss curves and final
 weights must agree."""
 import numpy as np
@@ -12,8 +12,8 @@ import ember
 def _cnn(lib):
     nn = lib.nn
     return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Conv2d(4, 8, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(2),
-                         nn.Flatten(), nn.Linear(32, 3))
+                         nn.MaxPool2d(2), nn.Dropout2d(0.2), nn.Conv2d(4, 8, 3), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(32, 3))
 
 
 def _lstm(lib):
