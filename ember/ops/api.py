@@ -356,7 +356,9 @@ def squeeze(input, dim=None):
     else:
         dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]
     new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return S.as_view(S.SqueezeBackward0.apply(input, shape=new), input)
+    cls = S.SqueezeBackward0 if dim is None else (
+        S.SqueezeBackward1 if isinstance(dim, int) else S.SqueezeBackward2)
+    return S.as_view(cls.apply(input, shape=new), input)
 
 
 def unsqueeze(input, dim):

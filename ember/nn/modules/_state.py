@@ -1,0 +1,207 @@
+"""Module state: state_dict, load_state_dict's key matching and copying, dtype conversions."""
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import _dtype
+from ..._tensor import Tensor, device
+from ...autograd import grad_mode
+
+
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """load_state_dict's report: keys the model wanted but lacked, and keys it could not use."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _has_extra_state(module):
+    return type(module).get_extra_state is not _module_class().get_extra_state
+
+
+def _module_class():
+    from .module import Module
+    return Module
+
+
+def state_dict(module, destination, prefix, keep_vars):
+    """Parameters, persistent buffers and any extra state, depth first, with dotted names."""
+    out = OrderedDict() if destination is None else destination
+    for name, p in module._parameters.items():
+        if p is not None:
+            out[prefix + name] = p if keep_vars else p.detach()
+    for name, b in module._buffers.items():
+        if b is not None and name not in module._non_persistent_buffers_set:
+            out[prefix + name] = b if keep_vars else b.detach()
+    if _has_extra_state(module):
+        out[prefix + "_extra_state"] = module.get_extra_state()
+    for name, child in module._modules.items():
+        if child is not None:
+            child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
+    return out
+
+
+def _owners(module):
+    """Dotted path of every sub-module -> its position in depth-first order."""
+    return {name: i for i, (name, _) in enumerate(module.named_modules(remove_duplicate=False))}
+
+
+def _unexpected(state_dict, expected, owners):
+    """Keys the model has no slot for, grouped by the deepest module their path reaches (torch's
+    order: each module reports its own unexpected keys, modules visited depth first)."""
+    found = []
+    for order, key in enumerate(state_dict):
+        if key in expected:
+            continue
+        parts = key.split(".")
+        owner = 0
+        for n in range(len(parts) - 1, 0, -1):
+            path = ".".join(parts[:n])
+            if path in owners:
+                owner = owners[path]
+                break
+        found.append((owner, order, key))
+    return [key for _, _, key in sorted(found)]
+
+
+def _size_errors(state_dict, expected):
+    errors = []
+    for key, target in expected.items():
+        if key not in state_dict or key.rpartition(".")[2] == "_extra_state":
+            continue
+        source = state_dict[key]
+        if not isinstance(source, Tensor):
+            errors.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
+                          f"Tensor-like object from checkpoint but received {type(source)}")
+        elif source.shape != target.shape:
+            errors.append(f"size mismatch for {key}: copying a param with shape {source.shape} "
+                          f"from checkpoint, the shape in current model is {target.shape}.")
+    return errors
+
+
+def load_state_dict(module, state_dict, strict=True, assign=False):
+    """Check every key and shape first, so a refused load leaves the model untouched."""
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    expected = module.state_dict(keep_vars=True)
+    missing = [k for k in expected if k not in state_dict]
+    unexpected = _unexpected(state_dict, expected, _owners(module))
+    errors = _size_errors(state_dict, expected)
+    if strict:
+        if unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: "
+                          f"{', '.join(repr(k).replace(chr(39), chr(34)) for k in unexpected)}. ")
+        if missing:
+            errors.insert(0, "Missing key(s) in state_dict: "
+                          f"{', '.join(repr(k).replace(chr(39), chr(34)) for k in missing)}. ")
+    if errors:
+        raise RuntimeError(f"Error(s) in loading state_dict for {module._get_name()}:\n\t"
+                           + "\n\t".join(errors))
+    _copy_in(module, state_dict, expected, assign)
+    return _IncompatibleKeys(missing, unexpected)
+
+
+def _copy_in(module, state_dict, expected, assign):
+    from ..parameter import Parameter
+    with grad_mode.no_grad():
+        for key, target in expected.items():
+            if key not in state_dict:
+                continue
+            source = state_dict[key]
+            path, _, name = key.rpartition(".")
+            if name == "_extra_state":
+                module.get_submodule(path).set_extra_state(source)
+                continue
+            if not assign:
+                target.copy_(source)
+                continue
+            owner = module.get_submodule(path)
+            if isinstance(target, Parameter):
+                owner._parameters[name] = Parameter(source, target.requires_grad)
+            else:
+                owner._buffers[name] = source
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.get("dtype")
+    for a in list(args) + [kwargs.get("device"), kwargs.get("tensor")]:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, device)):
+            device(a)  # validates: only 'cpu' exists
+    return dtype
+
+
+def module_to(module, *args, **kwargs):
+    """Module.to(dtype | device | tensor): cast floating-point parameters and buffers."""
+    dtype = _parse_to(args, kwargs)
+    if dtype is None:
+        return module
+    if not dtype.is_floating_point:
+        raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                        f"desired dtype={dtype}")
+    return module._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+
+class _Conversions:
+    """Module's dtype and device conversions (Module inherits them), all through _apply."""
+
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
+        children first, through their own _apply, as torch."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                p.data = fn(p)
+                if p._grad is not None:
+                    p._grad = fn(p._grad)
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Cast floating-point parameters and buffers to a dtype (the device must be 'cpu')."""
+        return module_to(self, *args, **kwargs)
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self):
+        return self
+
+    def share_memory(self):
+        """Accepted for compatibility: one process's arrays are shared already."""
+        return self
+
+    def compile(self, *args, **kwargs):
+        """Accepted for compatibility: there is no compiler; the module runs as written."""
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Fresh uninitialised storage for every parameter and buffer."""
+        import numpy as np
+        return self._apply(lambda t: Tensor._make(np.empty_like(t._data)), recurse)
+
+    def cuda(self, device=None):
+        return self.to("cuda")
+
+
+__all__ = ["_IncompatibleKeys", "OrderedDict", "load_state_dict", "module_to"]

@@ -1,0 +1,275 @@
+"""Convolution primitives (conv1d/2d, transposed): im2col windows and one GEMM per pass.
+
+A convolution y = C(x, w) is linear in x and in w, so its three passes — the forward C, the input
+gradient C_x^T(g; w) and the weight gradient C_w^T(x; g) — are each other's derivatives. Each pass
+is one node here, and every backward calls the other passes, so create_graph works for all orders.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import Node
+from . import _workspace
+
+
+class Geometry:
+    """Stride, dilation, padding ((top, bottom), (left, right)) and groups of a 2-D convolution;
+    ``one_d`` marks a 1-D convolution run as 2-D with height 1."""
+
+    __slots__ = ("stride", "dilation", "pad", "groups", "one_d")
+
+    def __init__(self, stride, dilation, pad, groups, one_d=False):
+        self.stride, self.dilation, self.pad = stride, dilation, pad
+        self.groups, self.one_d = groups, one_d
+
+    def out_size(self, in_hw, kernel_hw):
+        return tuple((n + p0 + p1 - d * (k - 1) - 1) // s + 1 for n, k, s, d, (p0, p1) in
+                     zip(in_hw, kernel_hw, self.stride, self.dilation, self.pad))
+
+
+def _as4d(a, geom):
+    return a[:, :, None, :] if geom.one_d else a
+
+
+def _back(a, geom):
+    return a[:, :, 0, :] if geom.one_d else a
+
+
+def _pad(x, pad):
+    (pt, pb), (pl, pr) = pad
+    if not (pt or pb or pl or pr):
+        return x
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _windows(xp, kernel_hw, out_hw, geom):
+    """A strided view (N, C, kh, kw, OH, OW) of the padded input's receptive fields."""
+    sn, sc, sh, sw = xp.strides
+    (dh, dw), (th, tw) = geom.dilation, geom.stride
+    shape = xp.shape[:2] + tuple(kernel_hw) + tuple(out_hw)
+    return as_strided(xp, shape, (sn, sc, sh * dh, sw * dw, sh * th, sw * tw), writeable=False)
+
+
+def _im2col(x, kernel_hw, geom):
+    """Columns (G, Cg*kh*kw, N*OH*width) of x (N, C, H, W), channel-major so one GEMM serves
+    all, with the output grid's row width (OW, or the padded width for stride 1)."""
+    if geom.stride == (1, 1):
+        return _im2col_full_width(x, kernel_hw, geom)
+    xp = _pad(x, geom.pad)
+    out_hw = geom.out_size(x.shape[2:], kernel_hw)
+    win = _windows(xp, kernel_hw, out_hw, geom)
+    n, c = x.shape[:2]
+    cols = _workspace.take((c,) + tuple(kernel_hw) + (n,) + tuple(out_hw), x.dtype)
+    cols[...] = win.transpose(1, 2, 3, 0, 4, 5)
+    return cols.reshape(geom.groups, -1, n * out_hw[0] * out_hw[1]), out_hw[1]
+
+
+def _im2col_full_width(x, kernel_hw, geom):
+    """Stride 1: compute outputs on the padded width Wp (the extra OW..Wp columns are discarded),
+    so each kernel offset's window over an image plane is one contiguous run of OH*Wp values
+    of the flat padded input; the copy then moves long runs instead of OW-long rows."""
+    n, c = x.shape[:2]
+    (kh, kw), (dh, dw) = kernel_hw, geom.dilation
+    buf, hp, wp = _flat_padded(x, geom.pad, (kw - 1) * dw)
+    oh = hp - dh * (kh - 1)
+    e = buf.itemsize
+    view = as_strided(buf, (c, kh, kw, n, oh * wp), (hp * wp * e, dh * wp * e, dw * e,
+                                                      c * hp * wp * e, e), writeable=False)
+    cols = _workspace.take(view.shape, x.dtype)
+    np.copyto(cols, view)
+    return cols.reshape(geom.groups, -1, n * oh * wp), wp
+
+
+def _flat_padded(x, pad, tail):
+    """x zero-padded to (N, C, Hp, Wp), flattened, with ``tail`` spare zeros at the end."""
+    n, c, h, w = x.shape
+    (pt, pb), (pl, pr) = pad
+    hp, wp = h + pt + pb, w + pl + pr
+    buf = np.zeros(n * c * hp * wp + tail, dtype=x.dtype)
+    buf[:n * c * hp * wp].reshape(n, c, hp, wp)[:, :, pt:pt + h, pl:pl + w] = x
+    return buf, hp, wp
+
+
+def _crop_rows(y, o, n, out_hw, width):
+    """(G, O/G, N*OH*width) GEMM result -> (N, O, OH, OW), dropping full-width extras."""
+    y = y.reshape(o, n, out_hw[0], width)[..., :out_hw[1]]
+    return np.ascontiguousarray(y.transpose(1, 0, 2, 3))
+
+
+def conv_forward(x, w, geom, cols=None):
+    """y = C(x, w): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+    x, w = _as4d(x, geom), _as4d(w, geom)
+    n, o, g = x.shape[0], w.shape[0], geom.groups
+    owned = cols is None
+    cols, width = _im2col(x, w.shape[2:], geom) if owned else cols
+    out_hw = geom.out_size(x.shape[2:], w.shape[2:])
+    y = np.matmul(w.reshape(g, o // g, -1), cols)  # (G, O/G, N*OH*width)
+    if owned:
+        _workspace.give(cols.base if cols.base is not None else cols)
+    return _back(_crop_rows(y, o, n, out_hw, width), geom)
+
+
+def _grad_as_rows(grad, groups, width):
+    """(N, O, OH, OW) -> (G, O/G, N*OH*width), the layout the GEMMs want (zeros beyond OW)."""
+    n, o, oh, ow = grad.shape
+    if width == ow:
+        rows = np.ascontiguousarray(grad.reshape(n, o, -1).transpose(1, 0, 2))
+    else:
+        rows = np.zeros((o, n, oh, width), dtype=grad.dtype)
+        rows[..., :ow] = grad.transpose(1, 0, 2, 3)
+    return rows.reshape(groups, o // groups, -1)
+
+
+def conv_grad_input(grad, w, x_shape, geom):
+    """C_x^T(grad; w): scatter each column back onto the (padded) input positions it came from."""
+    grad, w = _as4d(grad, geom), _as4d(w, geom)
+    x_shape = tuple(x_shape[:2]) + ((1,) if geom.one_d else ()) + tuple(x_shape[2:])
+    g, (kh, kw) = geom.groups, w.shape[2:]
+    n, c = x_shape[:2]
+    (pt, pb), (pl, pr) = geom.pad
+    hp, wp = x_shape[2] + pt + pb, x_shape[3] + pl + pr
+    full = geom.stride == (1, 1)
+    oh, ow = grad.shape[2:]
+    wt = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)  # (G, Cg*kh*kw, O/G)
+    rows = _grad_as_rows(grad, g, wp if full else ow)
+    cols = np.matmul(wt, rows, out=_workspace.take(wt.shape[:2] + rows.shape[2:], grad.dtype))
+    if full:
+        xp = _scatter_full_width(cols.reshape(c, kh, kw, n, oh * wp), hp, wp, geom.dilation)
+    else:
+        xp = _scatter_strided(cols.reshape(c, kh, kw, n, oh, ow), hp, wp, geom)
+    _workspace.give(cols)
+    xp = xp[:, :, pt:hp - pb, pl:wp - pr].transpose(1, 0, 2, 3)
+    return _back(np.ascontiguousarray(xp), geom)
+
+
+def _scatter_full_width(cols, hp, wp, dilation):
+    """Add each kernel offset's (C, N, OH*Wp) columns onto the flat planes (the inverse of
+    _im2col_full_width); each plane has spare room for runs that pass its end."""
+    c, kh, kw, n, run = cols.shape
+    (dh, dw) = dilation
+    flat = np.zeros((c, n, hp * wp + (kw - 1) * dw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = i * dh * wp + j * dw
+            flat[:, :, start:start + run] += cols[:, i, j]
+    return flat[:, :, :hp * wp].reshape(c, n, hp, wp)
+
+
+def _scatter_strided(cols, hp, wp, geom):
+    c, kh, kw, n, oh, ow = cols.shape
+    xp = np.zeros((c, n, hp, wp), dtype=cols.dtype)
+    (dh, dw), (sh, sw) = geom.dilation, geom.stride
+    for i in range(kh):
+        for j in range(kw):
+            xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+               j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, i, j]
+    return xp
+
+
+def conv_grad_weight(x, grad, w_shape, geom, cols=None):
+    """C_w^T(x; grad): each weight's gradient is the sum of grad times the inputs it saw."""
+    x, grad = _as4d(x, geom), _as4d(grad, geom)
+    kernel_hw = (1,) + tuple(w_shape[2:]) if geom.one_d else tuple(w_shape[2:])
+    cols, width = cols if cols is not None else _im2col(x, kernel_hw, geom)
+    rows = _grad_as_rows(grad, geom.groups, width)
+    # (G, Cg*kh*kw, O/G): BLAS runs this orientation about twice as fast as rows @ cols^T
+    gw = np.matmul(cols, rows.transpose(0, 2, 1))
+    _workspace.give(cols.base if cols.base is not None else cols)
+    return np.ascontiguousarray(gw.transpose(0, 2, 1)).reshape(w_shape)
+
+
+# ------------------------------------------------------------------ the three nodes
+def _forward(m, x, w, geom):
+    if m.is_graph:
+        return ConvolutionBackward0.apply(x, w, None, geom=geom)
+    return conv_forward(x, w, geom)
+
+
+def _grad_input(m, grad, w, x_shape, geom):
+    if m.is_graph:
+        return _ConvInputGrad.apply(grad, w, x_shape=x_shape, geom=geom)
+    return conv_grad_input(grad, w, x_shape, geom)
+
+
+def _grad_weight(m, x, grad, w_shape, geom):
+    if m.is_graph:
+        return _ConvWeightGrad.apply(x, grad, w_shape=w_shape, geom=geom)
+    return conv_grad_weight(x, grad, w_shape, geom)
+
+
+def _bias_grad(m, grad):
+    return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+
+
+_CACHE_LIMIT = 32 << 20  # bytes of im2col columns kept from forward for the weight gradient
+
+
+class ConvolutionBackward0(Node):
+    """y = C(x, w) + b, or for a transposed convolution y = C_x^T(x; w) + b."""
+
+    def forward(self, x, w, b, geom, transposed=False, out_shape=None):
+        self.geom, self.transposed = geom, transposed
+        self.x_shape, self.w_shape = x._data.shape, w._data.shape
+        self._cols = None
+        if transposed:
+            y = conv_grad_input(x._data, w._data, out_shape, geom)
+        elif w.requires_grad and _grad_state.enabled:
+            cols = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
+            y = conv_forward(x._data, w._data, geom, cols)
+            if cols[0].nbytes <= _CACHE_LIMIT:
+                self._cols = cols  # reused by the weight gradient
+            else:  # kh*kw times the input: recompute in backward rather than hold it
+                _workspace.give(cols[0].base if cols[0].base is not None else cols[0])
+        else:
+            y = conv_forward(x._data, w._data, geom)
+        self.save(x, w)
+        if b is not None:
+            y += b._data.reshape((-1,) + (1,) * (y.ndim - 2))
+        return y
+
+    def backward(self, m, g, x, w):
+        need = [nx is not None for nx, _ in self.next_functions]
+        geom, gx, gw = self.geom, None, None
+        if self.transposed:
+            gx = _forward(m, g, w, geom) if need[0] else None
+            gw = _grad_weight(m, g, x, self.w_shape, geom) if need[1] else None
+        else:
+            gx = _grad_input(m, g, w, self.x_shape, geom) if need[0] else None
+            if need[1]:
+                gw = (conv_grad_weight(x, g, self.w_shape, geom, self._cols)
+                      if not m.is_graph else _grad_weight(m, x, g, self.w_shape, geom))
+        self._cols = None
+        return gx, gw, (_bias_grad(m, g) if need[2] else None)
+
+
+class _ConvInputGrad(Node):
+    """out = C_x^T(g; w);  d/dg = C(v, w), d/dw = C_w^T(v; g)."""
+
+    def forward(self, g, w, x_shape, geom):
+        self.geom, self.w_shape = geom, w._data.shape
+        self.save(g, w)
+        return conv_grad_input(g._data, w._data, x_shape, geom)
+
+    def backward(self, m, v, g, w):
+        need = [nx is not None for nx, _ in self.next_functions]
+        dg = _forward(m, v, w, self.geom) if need[0] else None
+        dw = _grad_weight(m, v, g, self.w_shape, self.geom) if need[1] else None
+        return dg, dw
+
+
+class _ConvWeightGrad(Node):
+    """out = C_w^T(x; g);  d/dx = C_x^T(g; v), d/dg = C(x, v)."""
+
+    def forward(self, x, g, w_shape, geom):
+        self.geom, self.x_shape = geom, x._data.shape
+        self.save(x, g)
+        return conv_grad_weight(x._data, g._data, w_shape, geom)
+
+    def backward(self, m, v, x, g):
+        need = [nx is not None for nx, _ in self.next_functions]
+        dx = _grad_input(m, g, v, self.x_shape, self.geom) if need[0] else None
+        dg = _forward(m, x, v, self.geom) if need[1] else None
+        return dx, dg
