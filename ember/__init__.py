@@ -36,6 +36,7 @@ cfloat = None
 strided = "strided"
 contiguous_format = preserve_format = channels_last = "memory_format"
 globals().update(_UNARY)
+globals().update(_tensor_methods.ACTIVATIONS)
 subtract, multiply, divide, true_divide, negative = sub, mul, div, div, neg
 clip = clamp
 dot = mv = matmul

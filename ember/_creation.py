@@ -3,7 +3,7 @@ import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
-from .random import _rng
+from .random import _gen, _rng
 
 
 def _np_dtype(dtype, default=None):
@@ -155,31 +155,32 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    return _new(_rng(generator).random(_size(size)).astype(_np_dtype(dtype)), requires_grad)
+    return _new(_gen(generator).uniform(_size(size), _np_dtype(dtype)), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    arr = _rng(generator).standard_normal(_size(size)).astype(_np_dtype(dtype))
-    return _new(arr, requires_grad)
+    return _new(_gen(generator).normal(_size(size), _np_dtype(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    arr = _rng(generator).integers(low, high, size=_size((size,) if isinstance(size, int)
-                                                         else tuple(size)))
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    arr = _gen(generator).integers(low, high, shape)
     return Tensor._make(arr.astype(_np_dtype(dtype, np.dtype(np.int64))))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
-    return Tensor._make(_rng(generator).permutation(n).astype(_np_dtype(dtype,
-                                                                      np.dtype(np.int64))))
+    return Tensor._make(_gen(generator).permutation(n).astype(_np_dtype(dtype,
+                                                                     np.dtype(np.int64))))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
@@ -189,12 +190,17 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
     shape = _size(tuple(size)) if size is not None else np.broadcast_shapes(np.shape(m),
                                                                              np.shape(s))
     npd = _np_dtype(dtype, getattr(m, "dtype", None) if isinstance(m, np.ndarray) else None)
-    return Tensor._make((_rng(generator).standard_normal(shape) * s + m).astype(npd))
+    if not isinstance(m, np.ndarray) and not isinstance(s, np.ndarray):
+        return Tensor._make(_gen(generator).normal(shape, npd, m, s))
+    return Tensor._make((_gen(generator).normal(shape, npd) * s + m).astype(npd))
 
 
 def bernoulli(input, p=None, *, generator=None):
-    prob = input._data if p is None else np.full(input._data.shape, p)
-    return Tensor._make((_rng(generator).random(prob.shape) < prob).astype(input._data.dtype))
+    if p is not None:
+        draws = _gen(generator).bernoulli(input._data.shape, p)
+    else:
+        draws = _gen(generator).bernoulli_tensor(input._data)
+    return Tensor._make(draws.astype(input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

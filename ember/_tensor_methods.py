@@ -99,15 +99,31 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from .random import _rng
-    self._data[...] = _rng(generator).uniform(a, b, self._data.shape)
+    from .random import _gen
+    self._data[...] = _gen(generator).uniform(self._data.shape, self._data.dtype, a, b)
     self._vc[0] += 1
     return self
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from .random import _rng
-    self._data[...] = _rng(generator).normal(mean, std, self._data.shape)
+    from .random import _gen
+    self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
+    self._vc[0] += 1
+    return self
+
+
+def _random_(self, from_=0, to=None, *, generator=None):
+    """Fill with integers from [from, to) (to=None: [0, 2^mantissa] or the dtype's range)."""
+    from .random import _gen
+    if to is None and from_ == 0:
+        kind, size = self._data.dtype.kind, self._data.dtype.itemsize
+        if kind == "f":
+            to = (1 << {2: 11, 4: 24, 8: 53}[size]) + 1
+        else:
+            to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
+    elif to is None:
+        from_, to = 0, from_
+    self._data[...] = _gen(generator).integers(from_, to, self._data.shape)
     self._vc[0] += 1
     return self
 
@@ -160,7 +176,7 @@ def _bind():
     methods["new_empty"] = _new_factory(C.empty)
     methods["new_tensor"] = _new_tensor
     methods["new_full"] = _new_full
-    methods["uniform_"], methods["normal_"] = _uniform_, _normal_
+    methods["uniform_"], methods["normal_"], methods["random_"] = _uniform_, _normal_, _random_
     methods.update(_operators())
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
@@ -189,3 +205,17 @@ def _operators():
 
 _bind()
 Tensor.__hash__ = lambda self: id(self)
+
+
+def _activation(name):
+    """A Tensor method / top-level function whose primitive lives in ops.activation_ops."""
+    def fn(input, *args, **kwargs):
+        from .ops import activation_ops
+        return getattr(activation_ops, name)(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+ACTIVATIONS = {name: _activation(name) for name in ("softmax", "log_softmax", "erf")}
+for _name, _fn in ACTIVATIONS.items():
+    setattr(Tensor, _name, _fn)

@@ -11,7 +11,7 @@ from ember.ops.normalization import (
     NativeGroupNormBackward0,
     NativeLayerNormBackward0,
 )
-from ember.random import _rng
+from ember.random import _gen
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d",
            "dropout3d", "scaled_dot_product_attention"]
@@ -105,9 +105,11 @@ def _channel_dropout(input, p, training, inplace, name):
     if not training or p == 0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    keep = (_rng().random(shape) >= p).astype(input._data.dtype)
-    if p < 1:
-        keep /= 1 - p
+    dtype = input._data.dtype
+    if p < 1:  # torch's draws: bernoulli_(1 - p) over (N, C, 1, ...), then / (1 - p)
+        keep = _gen(None).bernoulli(shape, 1.0 - p).astype(dtype) / np.asarray(1.0 - p, dtype)
+    else:
+        keep = np.zeros(shape, dtype)
     mask = ember.Tensor._make(keep)
     return input.mul_(mask) if inplace else input * mask
 
@@ -144,13 +146,17 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 def _attention_bias(attn_mask, is_causal, length, source, dtype):
+    """An additive float mask (a tensor: a float attn_mask receives gradients) or None."""
     bias = None
     if is_causal:
-        bias = np.where(np.tril(np.ones((length, source), dtype=bool)), 0, -np.inf).astype(dtype)
+        causal = np.where(np.tril(np.ones((length, source), dtype=bool)), 0, -np.inf)
+        bias = ember.Tensor._make(causal.astype(dtype))
     if attn_mask is not None:
-        mask = attn_mask._data if isinstance(attn_mask, ember.Tensor) else np.asarray(attn_mask)
-        mask = np.where(mask, 0, -np.inf).astype(dtype) if mask.dtype == np.bool_ else \
-            mask.astype(dtype, copy=False)
+        mask = attn_mask if isinstance(attn_mask, ember.Tensor) else ember.tensor(attn_mask)
+        if mask._data.dtype == np.bool_:
+            mask = ember.Tensor._make(np.where(mask._data, 0, -np.inf).astype(dtype))
+        elif mask._data.dtype != dtype:
+            mask = mask.to(ember._dtype.from_numpy_dtype(np.dtype(dtype)))
         bias = mask if bias is None else bias + mask
     return bias
 
@@ -171,6 +177,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     keep = None
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
-        keep = (_rng().random(shape) >= dropout_p).astype(dtype) / (1 - dropout_p)
-    node = attention_node(query, value, dropout_p)
-    return node.apply(query, key, value, bias=bias, scale=scale, keep=keep)
+        keep = (_gen(None).bernoulli(shape, 1.0 - dropout_p).astype(dtype) /
+                np.asarray(1.0 - dropout_p, dtype))
+    node = attention_node(query, value, dropout_p,
+                          bias is not None and bias.requires_grad)
+    return node.apply(query, key, value, bias, scale=scale, keep=keep)

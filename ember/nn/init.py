@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from ..autograd import grad_mode
-from ..random import _rng
+from ..random import _gen
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")
@@ -59,23 +59,52 @@ def _fill(tensor, values):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
-    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
+    return _fill(tensor, _gen(generator).uniform(tuple(tensor.shape), tensor._data.dtype, a, b))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+    return _fill(tensor, _gen(generator).normal(tuple(tensor.shape), tensor._data.dtype, mean,
+                                                std))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std^2) restricted to [a, b] (redrawing values that fall outside)."""
-    rng = _rng(generator)
-    values = rng.normal(mean, std, tensor.shape).reshape(-1)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values.reshape(tensor.shape))
+    """N(mean, std^2) restricted to [a, b], sampled by rejection as torch does (and from the
+    same draws): redraw-the-rejects from N(mean, std^2) when [a, b] holds over 30% of the mass,
+    else uniform proposals on [a, b] accepted with probability pdf / peak pdf."""
+    def cdf(v):
+        return (1.0 + math.erf(v / math.sqrt(2.0))) / 2.0
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    gen, shape, dtype = _gen(generator), tuple(tensor.shape), tensor._data.dtype
+    if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+        lo, hi = float(dtype.type(a)), float(dtype.type(b))
+        result = gen.normal(shape, dtype, mean, std)
+        while True:
+            rejected = (result < lo) | (result > hi)
+            if not rejected.any():
+                return _fill(tensor, result)
+            result = np.where(rejected, gen.normal(shape, dtype, mean, std), result)
+    return _fill(tensor, _trunc_normal_uniform_proposals(gen, shape, dtype, mean, std, a, b))
+
+
+def _trunc_normal_uniform_proposals(gen, shape, dtype, mean, std, a, b):
+    mode = max(a, min(mean, b))
+    log_peak = dtype.type(-0.5 * ((mode - mean) / std) ** 2)
+    mean, std = dtype.type(mean), dtype.type(std)
+
+    def log_ratio(v):
+        return ((v - mean) / std) ** 2 * dtype.type(-0.5) - log_peak
+
+    result = gen.uniform(shape, dtype, a, b)
+    pending = np.log(gen.uniform(shape, dtype)) > log_ratio(result)
+    while pending.any():
+        candidates = gen.uniform(shape, dtype, a, b)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, np.log(gen.uniform(shape, dtype)) > log_ratio(candidates),
+                           pending)
+    return result
 
 
 def constant_(tensor, val):
@@ -158,7 +187,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    flat = _gen(generator).normal((rows, cols), tensor._data.dtype).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -173,11 +202,11 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    rng = _rng(generator)
-    values = rng.normal(0.0, std, (rows, cols))
+    gen = _gen(generator)
+    values = gen.normal((rows, cols), tensor._data.dtype, 0.0, std)
     zeros = int(math.ceil(sparsity * rows))
     for c in range(cols):
-        values[rng.permutation(rows)[:zeros], c] = 0
+        values[gen.permutation(rows)[:zeros], c] = 0
     return _fill(tensor, values)
 
 
@@ -185,3 +214,4 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
 uniform, normal, constant = uniform_, normal_, constant_
 xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
 kaiming_uniform, kaiming_normal, orthogonal = kaiming_uniform_, kaiming_normal_, orthogonal_
+dirac, eye, sparse = dirac_, eye_, sparse_

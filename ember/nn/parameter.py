@@ -1,4 +1,4 @@
-"""nn.Parameter: a Tensor that a Module registers as one of its learnable parameters."""
+"""nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers."""
 from .._tensor import Tensor
 
 
@@ -30,3 +30,20 @@ def _rebuild_parameter(data, requires_grad, grad):
     p = Parameter._make(data, requires_grad)
     p._grad = grad
     return p
+
+
+class Buffer(Tensor):
+    """Marks a tensor to be registered as a buffer when assigned to a Module attribute (the
+    module stores a plain tensor sharing its memory)."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        b = cls._make(data._data, data._requires_grad)
+        b._vc = data._vc
+        b.persistent = persistent
+        return b
+
+    def __init__(self, data=None, *, persistent=True):
+        pass

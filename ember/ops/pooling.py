@@ -59,23 +59,47 @@ def _unpad(xp, geom):
 
 # ------------------------------------------------------------------ max pooling
 def max_pool_forward(x, geom):
-    """(values, arg): arg holds, per output, the kernel offset of its maximum (first one wins;
-    a NaN always wins, as in torch)."""
+    """(values, arg): arg holds, per output, the kernel offset i*kw + j of its maximum.
+
+    Max is separable: reduce each row's kernel columns first, then the kernel rows. Taking the
+    first strict maximum at each stage selects the first maximum in raster order, as torch.
+    """
     xp = _pad(x, geom, -np.inf)
-    best, arg, mask = None, None, None
-    for k, rows, cols in geom.offsets():
-        v = xp[..., rows, cols]
-        if best is None:
-            best = v.copy()
-            arg = np.zeros(best.shape, dtype=np.int16)
-            mask = np.empty(best.shape, dtype=bool)
-            continue
-        np.greater(v, best, out=mask)
-        if best.dtype.kind == "f":
-            mask |= np.isnan(v)
-        np.copyto(best, v, where=mask)
-        arg[mask] = k
+    (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.stride, geom.dilation
+    oh, ow = geom.out_hw
+    col_views = [xp[..., j * dw:j * dw + sw * (ow - 1) + 1:sw] for j in range(kw)]
+    col_best, col_arg = _first_max(col_views)  # (..., Hp, OW)
+    rows = [slice(i * dh, i * dh + sh * (oh - 1) + 1, sh) for i in range(kh)]
+    best, row_arg = _first_max([col_best[..., r, :] for r in rows])
+    if kw == 1:
+        return best, row_arg
+    arg = np.zeros(best.shape, dtype=np.int16)
+    for i, r in enumerate(rows):  # the column offset of the winning row, then i*kw + j
+        _select(arg, row_arg == i, col_arg[..., r, :])
+    arg += row_arg * kw
     return best, arg
+
+
+def _first_max(views):
+    """Element-wise max over ``views`` and the index of the first view attaining it."""
+    best = views[0].copy()
+    arg = np.zeros(best.shape, dtype=np.int16)
+    if len(views) == 1:
+        return best, arg
+    wins = np.empty(best.shape, dtype=bool)
+    for k, v in enumerate(views[1:], 1):
+        np.greater(v, best, out=wins)
+        _select(arg, wins, k)
+        np.maximum(best, v, out=best)  # NaN propagates into the values, as torch
+    return best, arg
+
+
+def _select(arg, mask, value):
+    """arg = value where mask, in place, by arithmetic (np.where/copyto are several times
+    slower on these small-integer arrays)."""
+    step = np.subtract(value, arg, dtype=np.int16)
+    step *= mask
+    arg += step
 
 
 def max_pool_indices(arg, geom):
@@ -91,8 +115,13 @@ def max_pool_indices(arg, geom):
 def max_pool_scatter(g, arg, geom):
     """Gradient of max pooling: each output's gradient goes to its maximum's position."""
     gp = np.zeros(g.shape[:-2] + geom.padded_hw, dtype=g.dtype)
+    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(geom.stride, geom.dilation,
+                                                            geom.kernel))
     for k, rows, cols in geom.offsets():
-        gp[..., rows, cols] += np.where(arg == k, g, 0)
+        if disjoint:  # each input position is in one window: write, no accumulation
+            np.multiply(g, arg == k, out=gp[..., rows, cols])
+        else:
+            gp[..., rows, cols] += np.where(arg == k, g, 0)
     return _unpad(gp, geom)
 
 

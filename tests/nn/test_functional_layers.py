@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from oracle import check
+from oracle import check, close
 
 import ember
 from ember.nn import _functional_layers as EF
@@ -156,3 +156,17 @@ def test_adaptive_avg_pool2d(size):
 
 def test_adaptive_avg_pool1d():
     check(lambda lib, x: F(lib).adaptive_avg_pool1d(x, 4), rand(2, 3, 9))
+
+
+def test_max_pool_propagates_nan():
+    x = rand(1, 1, 4, 4)
+    x[0, 0, 1, 1] = np.nan
+    close(EF.max_pool2d(ember.tensor(x), 2), TF.max_pool2d(torch.tensor(x), 2))
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv_weight_gradient_without_cached_columns(monkeypatch, stride):
+    from ember.ops import conv
+    monkeypatch.setattr(conv, "_CACHE_LIMIT", 0)  # big convolutions recompute im2col
+    check(lambda lib, x, w: F(lib).conv2d(x, w, stride=stride, padding=1), rand(2, 3, 7, 7),
+          rand(4, 3, 3, 3, seed=1), grad_inputs=[False, True], second=False)

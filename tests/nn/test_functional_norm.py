@@ -163,3 +163,26 @@ def test_sdpa_dropout_scales_kept_weights():
     kept = weights != 0
     np.testing.assert_allclose(weights[kept], 2 * full[kept])
     assert 0.4 < kept.mean() < 0.6
+
+
+def test_sdpa_float_mask_gets_gradient():
+    check(lambda lib, q, k, v, mask: F(lib).scaled_dot_product_attention(q, k, v, attn_mask=mask),
+          rand(2, 2, 4, 3), rand(2, 2, 6, 3, seed=1), rand(2, 2, 6, 3, seed=2),
+          rand(4, 6, seed=3))
+
+
+@pytest.mark.parametrize("fn,shape", [("dropout1d", (4, 8, 5)), ("dropout2d", (4, 8, 3, 3)),
+                                      ("dropout3d", (2, 8, 2, 2, 2))])
+def test_channel_dropout_draws_torchs_mask(fn, shape):
+    x = rand(*shape, dtype=np.float32)
+    torch.manual_seed(3)
+    ember.manual_seed(3)
+    close(getattr(EF, fn)(ember.tensor(x), 0.3), getattr(TF, fn)(torch.tensor(x), 0.3))
+
+
+def test_sdpa_dropout_draws_torchs_mask():
+    q = rand(2, 5, 4)
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    close(EF.scaled_dot_product_attention(*(ember.tensor(q),) * 3, dropout_p=0.4),
+          TF.scaled_dot_product_attention(*(torch.tensor(q),) * 3, dropout_p=0.4))

@@ -289,12 +289,15 @@ def test_modulelist_and_moduledict():
     assert isinstance(md.pop("x"), nn.Identity)
     assert list(md) == ["y", "z"]
     assert list(md.state_dict()) == ["y.weight", "y.bias"]
+    md2 = nn.ModuleDict(md)
+    assert list(md2.keys()) == ["y", "z"] and md2["y"] is md["y"]
     with pytest.raises(ValueError, match="has length 3; 2 is required"):
         md.update([("a", nn.Identity(), 1)])
     pl = nn.ParameterList([nn.Parameter(ember.ones(2)), ember.zeros(3)])
     assert isinstance(pl[1], nn.Parameter) and len(list(pl.parameters())) == 2
     pd = nn.ParameterDict({"w": ember.ones(2)})
     assert list(pd.state_dict()) == ["w"]
+    assert list(nn.ParameterDict(pd).keys()) == ["w"]
 
 
 def test_parameter_basics():
@@ -334,3 +337,114 @@ def test_get_submodule_parameter_buffer():
 def test_forward_missing_raises():
     with pytest.raises(NotImplementedError, match='missing the required "forward"'):
         ember.nn.Module()(1)
+
+
+def test_buffer_assignment_registers_like_torch():
+    for lib in (ember, torch):
+        m = lib.nn.Module()
+        m.b = lib.nn.Buffer(lib.ones(2))
+        m.c = lib.nn.Buffer(lib.ones(1), persistent=False)
+        assert list(m.state_dict()) == ["b"]
+        assert [n for n, _ in m.named_buffers()] == ["b", "c"]
+        assert type(m.b) is lib.Tensor
+
+
+def _backward_hook_log(lib, input_requires_grad):
+    lin = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor([[1.0, 2, 3], [4, 5, 6]]))
+        lin.bias.zero_()
+    log = []
+
+    def pre_hook(module, grad_output):
+        log.append(("pre", [tuple(g.shape) for g in grad_output]))
+        return (grad_output[0] * 3,)
+
+    def hook(module, grad_input, grad_output):
+        log.append(("hook", [None if g is None else g.tolist() for g in grad_input],
+                    [g.tolist() for g in grad_output]))
+        return (grad_input[0] * 2,) if grad_input[0] is not None else None
+    lin.register_full_backward_pre_hook(pre_hook)
+    handle = lin.register_full_backward_hook(hook)
+    x = lib.ones(4, 3, requires_grad=input_requires_grad)
+    y = lin(x)
+    y.sum().backward()
+    grads = (x.grad.tolist() if input_requires_grad else None, lin.weight.grad.tolist())
+    handle.remove()
+    lin(x).sum().backward()  # the removed hook no longer fires; the pre-hook still does
+    return log, grads, type(y.grad_fn).__name__
+
+
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_full_backward_hooks_match_torch(input_requires_grad):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e = _backward_hook_log(ember, input_requires_grad)
+        t = _backward_hook_log(torch, input_requires_grad)
+    assert e == t
+    fired_early = [w for w in caught if "Full backward hook is firing" in str(w.message)]
+    assert len(fired_early) == (0 if input_requires_grad else 4)
+
+
+def test_full_backward_hook_order_in_sequential_matches_torch():
+    orders = []
+    for lib in (ember, torch):
+        seq = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+        order = []
+        for name, mod in seq.named_children():
+            mod.register_full_backward_hook(lambda m, gi, go, n=name: order.append(n))
+        seq(lib.ones(2, 3, requires_grad=True)).sum().backward()
+        orders.append(order)
+    assert orders[0] == orders[1] == ["2", "1", "0"]
+
+
+def test_train_and_apply_reach_children_through_their_overrides():
+    calls = []
+
+    class Frozen(ember.nn.Linear):
+        def train(self, mode=True):
+            calls.append(("train", mode))
+            return super().train(False)  # stays in eval mode, as frozen batch-norm layers do
+
+        def _apply(self, fn, recurse=True):
+            calls.append("apply")
+            return super()._apply(fn, recurse)
+
+    net = ember.nn.Sequential(ember.nn.Linear(2, 2), Frozen(2, 2))
+    net.train()
+    assert net.training and net[0].training and not net[1].training
+    net.double()
+    assert calls == [("train", True), "apply"] and net[1].weight.dtype == ember.float64
+
+
+def test_extra_state_round_trips_like_torch():
+    def build(lib):
+        class WithExtra(lib.nn.Linear):
+            def get_extra_state(self):
+                return {"calls": getattr(self, "calls", 0)}
+
+            def set_extra_state(self, state):
+                self.calls = state["calls"]
+        return lib.nn.Sequential(WithExtra(2, 2))
+    e, t = build(ember), build(torch)
+    assert list(e.state_dict()) == list(t.state_dict()) == ["0.weight", "0.bias",
+                                                             "0._extra_state"]
+    e[0].calls = 7
+    fresh = build(ember)
+    fresh.load_state_dict(e.state_dict())
+    assert fresh[0].calls == 7
+
+
+def test_module_misc_api():
+    net = ember.nn.Sequential(ember.nn.Linear(2, 2), ember.nn.Sequential(ember.nn.Identity()))
+    net.set_submodule("1.0", ember.nn.ReLU())
+    assert isinstance(net[1][0], ember.nn.ReLU)
+    with pytest.raises(AttributeError, match="has no attribute `9`"):
+        net.set_submodule("1.9", ember.nn.ReLU(), strict=True)
+    assert net.share_memory() is net and net.compile() is None
+    shared = ember.nn.Linear(1, 1)
+    dup = ember.nn.Sequential(shared, shared)
+    assert len(list(dup.modules())) == 2 and len(list(dup.modules(remove_duplicate=False))) == 3
+    net.to_empty(device="cpu")
+    assert net[0].weight.shape == (2, 2)

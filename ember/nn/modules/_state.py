@@ -1,4 +1,4 @@
-"""Module state transfer: load_state_dict's key matching and copying, and Module.to's casting."""
+"""Module state: state_dict, load_state_dict's key matching and copying, dtype conversions."""
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -18,6 +18,32 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
         return super().__repr__()
 
     __str__ = __repr__
+
+
+def _has_extra_state(module):
+    return type(module).get_extra_state is not _module_class().get_extra_state
+
+
+def _module_class():
+    from .module import Module
+    return Module
+
+
+def state_dict(module, destination, prefix, keep_vars):
+    """Parameters, persistent buffers and any extra state, depth first, with dotted names."""
+    out = OrderedDict() if destination is None else destination
+    for name, p in module._parameters.items():
+        if p is not None:
+            out[prefix + name] = p if keep_vars else p.detach()
+    for name, b in module._buffers.items():
+        if b is not None and name not in module._non_persistent_buffers_set:
+            out[prefix + name] = b if keep_vars else b.detach()
+    if _has_extra_state(module):
+        out[prefix + "_extra_state"] = module.get_extra_state()
+    for name, child in module._modules.items():
+        if child is not None:
+            child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
+    return out
 
 
 def _owners(module):
@@ -46,7 +72,7 @@ def _unexpected(state_dict, expected, owners):
 def _size_errors(state_dict, expected):
     errors = []
     for key, target in expected.items():
-        if key not in state_dict:
+        if key not in state_dict or key.rpartition(".")[2] == "_extra_state":
             continue
         source = state_dict[key]
         if not isinstance(source, Tensor):
@@ -87,10 +113,13 @@ def _copy_in(module, state_dict, expected, assign):
             if key not in state_dict:
                 continue
             source = state_dict[key]
+            path, _, name = key.rpartition(".")
+            if name == "_extra_state":
+                module.get_submodule(path).set_extra_state(source)
+                continue
             if not assign:
                 target.copy_(source)
                 continue
-            path, _, name = key.rpartition(".")
             owner = module.get_submodule(path)
             if isinstance(target, Parameter):
                 owner._parameters[name] = Parameter(source, target.requires_grad)
@@ -119,6 +148,60 @@ def module_to(module, *args, **kwargs):
         raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                         f"desired dtype={dtype}")
     return module._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+
+class _Conversions:
+    """Module's dtype and device conversions (Module inherits them), all through _apply."""
+
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
+        children first, through their own _apply, as torch."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                p.data = fn(p)
+                if p._grad is not None:
+                    p._grad = fn(p._grad)
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Cast floating-point parameters and buffers to a dtype (the device must be 'cpu')."""
+        return module_to(self, *args, **kwargs)
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self):
+        return self
+
+    def share_memory(self):
+        """Accepted for compatibility: one process's arrays are shared already."""
+        return self
+
+    def compile(self, *args, **kwargs):
+        """Accepted for compatibility: there is no compiler; the module runs as written."""
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Fresh uninitialised storage for every parameter and buffer."""
+        import numpy as np
+        return self._apply(lambda t: Tensor._make(np.empty_like(t._data)), recurse)
+
+    def cuda(self, device=None):
+        return self.to("cuda")
 
 
 __all__ = ["_IncompatibleKeys", "OrderedDict", "load_state_dict", "module_to"]

@@ -185,9 +185,10 @@ class ModuleDict(Module):
 
     def update(self, modules):
         """Add (key, module) pairs from a mapping or an iterable of pairs."""
-        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        is_map = isinstance(modules, (Mapping, ModuleDict))
+        pairs = modules.items() if is_map else modules
         for j, pair in enumerate(pairs):
-            if not isinstance(modules, Mapping) and len(pair) != 2:
+            if not is_map and len(pair) != 2:
                 raise ValueError(f"ModuleDict update sequence element #{j} has length "
                                  f"{len(pair)}; 2 is required")
             self[pair[0]] = pair[1]
@@ -265,7 +266,8 @@ class ParameterDict(Module):
         return self._parameters.values()
 
     def update(self, parameters):
-        pairs = parameters.items() if isinstance(parameters, Mapping) else parameters
+        is_map = isinstance(parameters, (Mapping, ParameterDict))
+        pairs = parameters.items() if is_map else parameters
         for key, value in pairs:
             self[key] = value
 

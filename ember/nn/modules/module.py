@@ -1,32 +1,16 @@
 """nn.Module: the base class that registers parameters, buffers and sub-modules, and runs hooks."""
-import itertools
 from collections import OrderedDict
 
 from ..._tensor import Tensor
-from ..parameter import Parameter
-from ._state import _IncompatibleKeys  # noqa: F401  (importable from here, as in torch)
+from ..parameter import Buffer, Parameter
+from ._hooks import RemovableHandle  # noqa: F401  (also importable from here)
+from ._hooks import call_with_hooks as _call_with_hooks
+from ._state import (
+    _Conversions,
+    _IncompatibleKeys,  # noqa: F401  (importable from here, as in torch)
+)
 from ._state import load_state_dict as _load_state_dict
-from ._state import module_to as _module_to
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, *dicts):
-        self.id = next(self._ids)
-        self._dicts = dicts
-
-    def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+from ._state import state_dict as _state_dict
 
 
 def _typename(value):
@@ -45,11 +29,13 @@ def _check_name(name, kind):
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module:
+class Module(_Conversions):
     """Base class for all neural network modules; subclasses define ``forward``."""
 
     training: bool
     _version = 1
+    dump_patches = False
+    call_super_init = False
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -62,6 +48,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
 
     def forward(self, *input):
@@ -143,6 +131,13 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             modules[name] = None
+        elif isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            plain = Tensor._make(value._data, value._requires_grad)
+            plain._vc = value._vc
+            self._forget(name, keep="_buffers")
+            self.register_buffer(name, plain, value.persistent)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
@@ -227,8 +222,8 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def get_submodule(self, target):
@@ -239,6 +234,16 @@ class Module:
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
             module = module._modules[item]
         return module
+
+    def set_submodule(self, target, module, strict=False):
+        """Replace (or, unless strict, add) the descendant at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and name not in parent._modules:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         path, _, name = target.rpartition(".")
@@ -256,11 +261,12 @@ class Module:
 
     # ------------------------------------------------------------------ modes and state
     def train(self, mode=True):
-        """Set training mode here and in every descendant; returns self."""
+        """Set training mode here and (through their own train()) in every child; returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for module in self.modules():
-            module.__dict__["training"] = mode
+        self.__dict__["training"] = mode
+        for module in self.children():
+            module.train(mode)
         return self
 
     def eval(self):
@@ -289,59 +295,22 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept)."""
-        for module in self.modules():
-            for p in module._parameters.values():
-                if p is not None:
-                    p.data = fn(p)
-                    if p._grad is not None:
-                        p._grad = fn(p._grad)
-            for name, b in module._buffers.items():
-                if b is not None:
-                    module._buffers[name] = fn(b)
-        return self
-
-    def to(self, *args, **kwargs):
-        """Cast floating-point parameters and buffers to a dtype (the device must be 'cpu')."""
-        return _module_to(self, *args, **kwargs)
-
-    def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
-
-    def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    def type(self, dst_type):
-        return self._apply(lambda t: t.type(dst_type))
-
-    def cpu(self):
-        return self
-
-    def cuda(self, device=None):
-        return self.to("cuda")
-
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Parameters and persistent buffers by dotted name, detached unless keep_vars."""
         if args:  # torch's deprecated positional form: (destination, prefix, keep_vars)
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        out = OrderedDict() if destination is None else destination
-        for name, p in self._parameters.items():
-            if p is not None:
-                out[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                out[prefix + name] = b if keep_vars else b.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=out, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return out
+        return _state_dict(self, destination, prefix, keep_vars)
+
+    def get_extra_state(self):
+        """Extra (non-tensor) state for state_dict; define it (and set_extra_state) to use it."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy tensors from ``state_dict``; report (or, if strict, refuse) key mismatches."""
@@ -366,29 +335,25 @@ class Module:
             self._hooks_with_kwargs.add(handle.id)
         return handle
 
-    def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or new grad_output, run before the module's
+        backward."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
 
-    def _call_with_hooks(self, args, kwargs):
-        with_kwargs = self._hooks_with_kwargs
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            result = hook(self, args, kwargs, output) if hook_id in with_kwargs \
-                else hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+    def register_backward_hook(self, hook):
+        """Deprecated form of register_full_backward_hook (registered as the full hook)."""
+        return self.register_full_backward_hook(hook)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
+        gradients w.r.t. the module's positional inputs are computed."""
+        return self._add_hook(self._backward_hooks, hook, prepend, False)
+
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return _call_with_hooks(self, args, kwargs)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self):
@@ -412,6 +377,8 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_hooks_with_kwargs", set())
+        self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_backward_hooks", OrderedDict())
 
 
 def _indent(text):

@@ -1,3 +1,13 @@
-"""nn.utils: gradient clipping and flattening parameters to one vector."""
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401
-from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+"""nn.utils: gradient clipping, flattening parameters to one vector, padding sequences."""
+from . import rnn  # noqa: F401
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]

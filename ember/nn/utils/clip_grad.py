@@ -12,12 +12,41 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def _total_norm(grads, norm_type):
+def _total_norm(arrays, norm_type):
     if norm_type == math.inf:
-        norms = [np.max(np.abs(g._data)) for g in grads]
-        return np.max(np.stack(norms))
-    norms = [np.linalg.norm(g._data.reshape(-1), ord=norm_type) for g in grads]
-    return np.linalg.norm(np.stack(norms).astype(grads[0]._data.dtype), ord=norm_type)
+        return np.max(np.stack([np.max(np.abs(a)) for a in arrays]))
+    norms = [np.linalg.norm(a.reshape(-1), ord=norm_type) for a in arrays]
+    return np.linalg.norm(np.stack(norms).astype(arrays[0].dtype), ord=norm_type)
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The p-norm of all the tensors' values together (as if concatenated)."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    arrays = [t._data for t in tensors if t is not None]
+    norm_type = float(norm_type)
+    if not arrays:
+        return Tensor._make(np.asarray(0.0, dtype=np.float32))
+    total = _total_norm(arrays, norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is "
+            "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+            "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    return Tensor._make(np.asarray(total, dtype=arrays[0].dtype))
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Multiply every gradient by min(max_norm / (total_norm + 1e-6), 1), in place."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    dtype = grads[0]._data.dtype
+    total = total_norm._data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
+    coef = np.minimum(np.asarray(float(max_norm), dtype) / (total + np.asarray(1e-6, dtype)), 1.0)
+    for g in grads:
+        np.multiply(g._data, coef.astype(g._data.dtype), out=g._data)
+        g._vc[0] += 1
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
@@ -26,22 +55,12 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
     coef = min(max_norm / (total_norm + 1e-6), 1) multiplies every gradient, as torch.
     """
-    grads = _grads(parameters)
-    max_norm, norm_type = float(max_norm), float(norm_type)
-    if not grads:
-        return Tensor._make(np.asarray(0.0, dtype=np.float32))
-    total = _total_norm(grads, norm_type)
-    if error_if_nonfinite and not np.isfinite(total):
-        raise RuntimeError(
-            f"The total norm of order {norm_type} for gradients from `parameters` is "
-            "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
-            "by the non-finite norm anyway, set `error_if_nonfinite=False`")
-    dtype = grads[0]._data.dtype
-    coef = np.minimum(np.asarray(max_norm, dtype) / (total + np.asarray(1e-6, dtype)), 1.0)
-    for g in grads:
-        np.multiply(g._data, coef.astype(g._data.dtype), out=g._data)
-        g._vc[0] += 1
-    return Tensor._make(np.asarray(total, dtype=dtype))
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    parameters = list(parameters)
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(parameters, max_norm, total)
+    return total
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
