@@ -49,9 +49,9 @@ def test_invalid_rank():
         DistributedSampler(list(range(4)), num_replicas=2, rank=2)
 
 
-def test_rank_and_size_from_process_group():
-    out = assert_all_passed("sampler.py", n=2)
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+def test_rank_and_size_from_process_group(tmp_path):
+    assert_all_passed("sampler.py", n=2, args=(tmp_path,))
+    rows = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("rank*.json"))]
     assert len(rows) == 2
     for row in rows:
         theirs = TorchSampler(list(range(23)), num_replicas=2, rank=row["rank"], seed=5)
