@@ -97,7 +97,7 @@ def test_user_data_csv_npz_and_mnist(tmp_path):
     rows = ["a,b,label,c,d"] + [f"{r[0]},{r[1]},{['cat', 'dog', 'eel'][k]},{r[2]},{r[3]}"
                                 for r, k in zip(x, y)]
     (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
-    assert train("--data", tmp_path / "d.csv", "--target", "label", "--epochs", 3,
+    assert train("--data", tmp_path / "d.csv", "--target", "label", "--epochs", 10,
                  "--out", tmp_path / "csv") == 0
     assert json.loads((tmp_path / "csv" / "metrics.json").read_text())["test"]["acc"] > 0.8
     np.savez(tmp_path / "d.npz", x=rng.standard_normal((60, 16)), y=np.arange(60) % 2)

@@ -274,6 +274,10 @@ class AccumulateGrad(Node):
         self._shapes = (variable._data.shape,)
         self._dtypes = (variable._data.dtype,)
 
+    def name(self):
+        """torch gives the leaf sink its C++ qualified name."""
+        return "torch::autograd::AccumulateGrad"
+
 
 class _RemovableHandle:
     """Returned by register_hook; ``remove()`` unregisters the hook."""

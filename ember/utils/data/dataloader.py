@@ -130,7 +130,7 @@ class DataLoader:
 
 def _draw_base_seed(generator):
     """Each new iterator draws one seed from the loader's generator, as torch does."""
-    return int(_random._rng(generator).integers(0, 1 << 63))
+    return int(_random._gen(generator).integers(0, 1 << 63, (1,))[0])
 
 
 class _SingleProcessIter:

@@ -2,14 +2,18 @@
 from ... import random as _random
 
 
+def _draw_seed(generator=None):
+    """One int64 seed drawn as torch's ``torch.empty((), dtype=torch.int64).random_()``."""
+    return int(_random._gen(generator).integers(0, 1 << 63, (1,))[0])
+
+
 def _fresh_generator():
     """A generator seeded from the default one, as torch's samplers do when given none."""
-    seed = int(_random._rng(None).integers(0, 1 << 63))
-    return _random.Generator().manual_seed(seed)
+    return _random.Generator().manual_seed(_draw_seed())
 
 
 def _randperm(n, generator):
-    return generator._rng.permutation(n).tolist()
+    return _random._gen(generator).permutation(n).tolist()
 
 
 class Sampler:
@@ -58,10 +62,10 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else _fresh_generator()
         if self.replacement:
-            # drawn 32 at a time, so a partly consumed epoch costs little
+            # drawn 32 at a time as torch does (same stream, and a partly consumed epoch is cheap)
             for start in range(0, self.num_samples, 32):
                 size = min(32, self.num_samples - start)
-                yield from generator._rng.integers(0, n, size=size).tolist()
+                yield from generator.integers(0, n, (size,)).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _randperm(n, generator)
@@ -79,8 +83,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        generator = self.generator if self.generator is not None else _random.default_generator
-        for i in _randperm(len(self.indices), generator):
+        for i in _randperm(len(self.indices), self.generator):
             yield self.indices[i]
 
     def __len__(self):

@@ -59,10 +59,7 @@ def _shuffled_order(lib, data, loader_cls, n, seed):
     loader = loader_cls(list(range(n)), batch_size=4, shuffle=True, generator=g)
     got = [i for b in loader for i in b.tolist()]
     g = lib.Generator().manual_seed(seed)
-    if lib is torch:
-        torch.empty((), dtype=torch.int64).random_(generator=g)
-    else:
-        g._rng.integers(0, 1 << 63)
+    lib.empty((), dtype=lib.int64).random_(generator=g)
     return got, lib.randperm(n, generator=g).tolist()
 
 
