@@ -29,9 +29,8 @@ UNARY = {name: _unary(cls) for name, cls in {
 
 def _round(input, decimals=0):
     if decimals:
-        scale = 10.0 ** decimals
-        return api.div(UNARY["round"](api.mul(input, scale)), scale)
-    return UNARY["round"](input)
+        return E.RoundBackward1.apply(input, decimals=decimals)
+    return _plain_round(input)
 
 
 UNARY["round"], _plain_round = _round, UNARY["round"]

@@ -40,6 +40,10 @@ class IndexBackward0(Node):
         return (m.index_into_zeros(g, self.shape, self.index, True),)
 
 
+class MaskedSelectBackward0(IndexBackward0):
+    """out = a[mask] (flattened selection by a boolean mask)."""
+
+
 class IndexPutZerosBackward(Node):
     """out = zeros(shape) with g put (summed if ``accumulate``) at index;  dg = out_grad[index]."""
 
@@ -52,14 +56,27 @@ class IndexPutZerosBackward(Node):
         return (m.index(grad, self.index),)
 
 
+# torch names a basic-indexing node after the last step it applies (full slices are skipped)
+_UnsqueezeIndex = type("UnsqueezeBackward0", (SliceBackward0,), {"__doc__": "a[None]"})
+_AliasIndex = type("AliasBackward0", (SliceBackward0,), {"__doc__": "a[...]"})
+
+
+def _basic_node(index):
+    items = index if isinstance(index, tuple) else (index,)
+    for item in reversed(items):
+        if item is Ellipsis or (isinstance(item, slice) and item == slice(None)):
+            continue
+        if item is None:
+            return _UnsqueezeIndex
+        return SliceBackward0 if isinstance(item, slice) else SelectBackward0
+    return SliceBackward0 if any(isinstance(i, slice) for i in items) else _AliasIndex
+
+
 def getitem(a, index):
     """a[index]: basic indexing returns a view, advanced indexing a copy."""
     index, basic = normalize_index(index)
     if basic:
-        is_select = isinstance(index, int) or (isinstance(index, tuple) and index and
-                                               all(isinstance(i, int) for i in index))
-        cls = SelectBackward0 if is_select else SliceBackward0
-        return as_view(cls.apply(a, index=index), a)
+        return as_view(_basic_node(index).apply(a, index=index), a)
     return IndexBackward0.apply(a, index=index)
 
 
@@ -82,10 +99,14 @@ class CopySlices(Node):
         return ga, gv
 
 
+class IndexPutBackward0(CopySlices):
+    """a[advanced index] = v, in place."""
+
+
 def setitem(a, index, value):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
     from .inplace import check_inplace, commit_inplace
-    index, _ = normalize_index(index)
+    index, basic = normalize_index(index)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph:
@@ -94,7 +115,7 @@ def setitem(a, index, value):
         a._vc[0] += 1
         return
     check_inplace(a)
-    commit_inplace(a, CopySlices.apply(a, value, index=index))
+    commit_inplace(a, (CopySlices if basic else IndexPutBackward0).apply(a, value, index=index))
 
 
 class GatherBackward0(Node):

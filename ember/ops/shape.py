@@ -129,6 +129,14 @@ class SqueezeBackward0(ViewBackward0):
     """out = a without size-1 dims."""
 
 
+class SqueezeBackward1(SqueezeBackward0):
+    """out = a.squeeze(dim) for one dim."""
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    """out = a.squeeze(dims) for a tuple of dims."""
+
+
 class UnsqueezeBackward0(ViewBackward0):
     """out = a with a new size-1 dim."""
 
