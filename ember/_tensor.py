@@ -210,11 +210,15 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: expected "
-                                   f"{list(self._data.shape)}, got {list(value._data.shape)}")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: expected "
-                                   f"{self.dtype}, got {value.dtype}")
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{value.dtype.name}' to a tensor with grad_dtype "
+                                   f"'{self.dtype.name}'. The gradient must match the tensor's "
+                                   "grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
 
     @property

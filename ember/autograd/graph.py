@@ -50,7 +50,13 @@ class Node:
     def apply(cls, *inputs, **kwargs):
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
         node = cls()
-        data = node.forward(*inputs, **kwargs)
+        try:
+            data = node.forward(*inputs, **kwargs)
+        except (ValueError, IndexError) as error:
+            torch_error = _translate_numpy_error(error, inputs)
+            if torch_error is None:
+                raise
+            raise torch_error from None
         if type(data) is not _ndarray:
             data = _asarray(data)
         if _anomaly_mode:
@@ -163,15 +169,47 @@ class Node:
         data = item._data
         where = ""
         if isinstance(item, SavedOutput):
-            where = f", which is output 0 of {self.name()},"
+            where = f", which is output 0 of {_short(self.name())},"
         elif getattr(item, "_grad_fn", None) is not None:
-            where = f", which is output {item._output_nr} of {item._grad_fn.name()},"
+            where = f", which is output {item._output_nr} of {_short(item._grad_fn.name())},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{_type_name(str(data.dtype))} {list(data.shape)}]{where} is "
             f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
             "ember.autograd.set_detect_anomaly(True).")
+
+
+def _short(name):
+    """torch 2.13 names the op in version errors without its Backward suffix ('Add')."""
+    cut = name.rfind("Backward")
+    return name[:cut] if cut > 0 and name[cut + 8:].isdigit() else name
+
+
+def _broadcast_message(inputs):
+    shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)][:2]
+    if len(shapes) < 2:
+        return None
+    (a, b), n = shapes, max(len(shapes[0]), len(shapes[1]))
+    for i in range(1, n + 1):
+        sa = a[-i] if i <= len(a) else 1
+        sb = b[-i] if i <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return (f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {n - i}")
+    return None
+
+
+def _translate_numpy_error(error, inputs):
+    """numpy's shape/index errors, reworded as torch's (raised only on the error path)."""
+    text = str(error)
+    if isinstance(error, ValueError) and "could not be broadcast" in text:
+        message = _broadcast_message(inputs)
+        if message is not None:
+            return RuntimeError(message)
+    if isinstance(error, IndexError) and "out of bounds for axis" in text:
+        return IndexError(text.replace("for axis", "for dimension"))
+    return None
 
 
 def _made_without_grad(data, inputs):

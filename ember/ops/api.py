@@ -470,7 +470,7 @@ def cat(tensors, dim=0):
     """Concatenate along an existing dim."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return S.CatBackward0.apply(*tensors, dim=dim)
 
 

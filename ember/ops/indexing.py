@@ -136,8 +136,8 @@ class GatherBackward0(Node):
 
 def _index_array(index, op):
     arr = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if arr.dtype != np.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+    if arr.dtype != np.int64 and arr.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     return arr
 
 
@@ -190,6 +190,8 @@ class IndexSelectBackward0(Node):
         x = a._data
         self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if idx.dtype != np.int64 and idx.dtype != np.int32:
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
