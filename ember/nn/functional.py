@@ -1,0 +1,23 @@
+"""nn.functional: the stateless forms of the layers, activations and losses."""
+from ..ops import api as _api
+from ..ops import linear_ops as _linear_ops
+
+
+def linear(input, weight, bias=None):
+    """y = x W^T + b over the last dim of x (one fused node for 2-D x)."""
+    ndim = input.ndim
+    if ndim == 2:
+        cls = _linear_ops.AddmmBackward0 if bias is not None else _linear_ops.MmBackward0
+        return cls.apply(bias, input, weight)
+    if bias is None:
+        return _api.matmul(input, _api.t(weight))
+    if ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D "
+                           f"and {weight.ndim}D")
+    lead = input.shape[:-1]
+    flat = _api.reshape(input, (-1, input.shape[-1]))
+    out = _linear_ops.AddmmBackward0.apply(bias, flat, weight)
+    return _api.reshape(out, tuple(lead) + (out.shape[-1],))
+
+
+from ._functional_layers import *  # noqa: E402, F401, F403

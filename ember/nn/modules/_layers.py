@@ -1,0 +1,1 @@
+"""Convolution, pooling, normalisation, embedding, recurrent and attention layers."""

@@ -1,0 +1,44 @@
+"""nn.Linear's primitive: out = x @ W^T + b in one node (W^T a view, the bias added in place)."""
+import numpy as np
+
+from ..autograd.graph import Node
+from .linalg import _check_matmul
+
+_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
+
+
+def _check_linear(x, w):
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)} and "
+                           f"{_DTYPE_NAMES.get(w.dtype.name, w.dtype.name)}")
+
+
+class AddmmBackward0(Node):
+    """out = b + x @ W^T for 2-D x;  dx = g @ W, dW = g^T @ x, db = g summed over rows.
+
+    Fused (one node, no copy of W^T, bias added into the product's fresh buffer) for speed:
+    torch records the same as addmm(b, x, W.t()).
+    """
+
+    def forward(self, bias, x, weight):
+        xd, wd = x._data, weight._data
+        wt = wd.T
+        _check_matmul(xd, wt, "linear")
+        _check_linear(xd, wd)
+        self.save(x, weight)
+        out = np.matmul(xd, wt)
+        if bias is not None:
+            out += bias._data
+        return out
+
+    def backward(self, m, g, x, weight):
+        need_b, need_x, need_w = (fn is not None for fn, _ in self.next_functions)
+        gb = m.sum(g, 0) if need_b else None
+        gx = m.matmul(g, weight) if need_x else None
+        gw = m.matmul(m.mT(g), x) if need_w else None
+        return gb, gx, gw
+
+
+class MmBackward0(AddmmBackward0):
+    """out = x @ W^T (Linear without bias; torch records mm(x, W.t()))."""

@@ -1,0 +1,336 @@
+"""nn.Module: registration, traversal, state_dict, modes, hooks and repr, compared with torch.nn."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def build(lib):
+    """The same small model in ember or torch: nested modules, a shared layer, buffers."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 4)
+            self.register_buffer("running", lib.zeros(4))
+            self.register_buffer("scratch", lib.ones(2), persistent=False)
+            self.scale = nn.Parameter(lib.ones(1))
+
+        def forward(self, x):
+            return self.fc(x) * self.scale + self.running
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+            self.seq = nn.Sequential(nn.Linear(4, 4), nn.Identity(), nn.Linear(4, 2))
+            self.heads = nn.ModuleDict({"a": nn.Linear(2, 1), "b": nn.Flatten()})
+            self.tied = self.seq[0]
+            self.absent = None
+
+        def forward(self, x):
+            return self.heads["a"](self.seq(self.block(x)))
+
+    return Net()
+
+
+def copy_weights(src, dst):
+    """Copy a torch model's state into an ember one (same structure)."""
+    state = {k: ember.tensor(v.numpy()) for k, v in src.state_dict().items()}
+    dst.load_state_dict(state)
+
+
+def test_names_match_torch():
+    e, t = build(ember), build(torch)
+    assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert [n for n, _ in e.named_buffers()] == [n for n, _ in t.named_buffers()]
+    assert [n for n, _ in e.named_modules()] == [n for n, _ in t.named_modules()]
+    assert [n for n, _ in e.named_children()] == [n for n, _ in t.named_children()]
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert len(list(e.parameters())) == len(list(t.parameters()))
+    assert len(list(e.modules())) == len(list(t.modules()))
+    assert ([n for n, _ in e.named_parameters(remove_duplicate=False)]
+            == [n for n, _ in t.named_parameters(remove_duplicate=False)])
+    assert ([n for n, _ in e.named_parameters(prefix="m", recurse=False)]
+            == [n for n, _ in t.named_parameters(prefix="m", recurse=False)])
+
+
+def test_repr_matches_torch():
+    e, t = build(ember), build(torch)
+    assert repr(e) == repr(t)
+    nn_e, nn_t = ember.nn, torch.nn
+    assert repr(nn_e.ModuleList([nn_e.Linear(2, 2)] * 3 + [nn_e.Flatten()])) == \
+        repr(nn_t.ModuleList([nn_t.Linear(2, 2)] * 3 + [nn_t.Flatten()]))
+    assert repr(nn_e.ModuleList()) == repr(nn_t.ModuleList())
+    assert repr(nn_e.Sequential()) == repr(nn_t.Sequential())
+    assert repr(nn_e.Unflatten(1, (2, 3))) == repr(nn_t.Unflatten(1, (2, 3)))
+
+
+def test_forward_matches_torch_after_load():
+    e, t = build(ember), build(torch)
+    copy_weights(t, e)
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    xe, xt = ember.tensor(x), torch.tensor(x)
+    ye, yt = e(xe), t(xt)
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-5, atol=1e-6)
+    ye.sum().backward()
+    yt.sum().backward()
+    grads_t = dict(t.named_parameters())
+    for name, p in e.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), grads_t[name].grad.numpy(), rtol=1e-5,
+                                   atol=1e-6, err_msg=name)
+
+
+def test_state_dict_is_detached_and_shares_memory():
+    e = build(ember)
+    sd = e.state_dict()
+    assert not sd["block.fc.weight"].requires_grad
+    assert "block.scratch" not in sd
+    sd["block.fc.weight"][0, 0] = 42.0
+    assert e.block.fc.weight[0, 0].item() == 42.0
+    assert e.state_dict(keep_vars=True)["block.fc.weight"] is e.block.fc.weight
+
+
+def test_load_state_dict_report_matches_torch():
+    e, t = build(ember), build(torch)
+    for edit in (lambda sd: sd.pop("block.running"),
+                 lambda sd: sd.update({"extra": 1, "seq.9.weight": 2, "block.fc.x": 3}),
+                 lambda sd: None):
+        sd_t = t.state_dict()
+        edit(sd_t)
+        sd_e = {k: ember.tensor(v.numpy()) if isinstance(v, torch.Tensor) else v
+                for k, v in sd_t.items()}
+        got_t = t.load_state_dict(sd_t, strict=False)
+        got_e = e.load_state_dict(sd_e, strict=False)
+        assert repr(got_e) == repr(got_t)
+        assert got_e.missing_keys == got_t.missing_keys
+        if got_t.missing_keys or got_t.unexpected_keys:
+            with pytest.raises(RuntimeError) as ee:
+                e.load_state_dict(sd_e)
+            with pytest.raises(RuntimeError) as et:
+                t.load_state_dict(sd_t)
+            assert str(ee.value) == str(et.value)
+
+
+def test_load_state_dict_size_mismatch_leaves_model_untouched():
+    e = build(ember)
+    before = {k: v.clone() for k, v in e.state_dict().items()}
+    sd = {k: v.clone() + 1 for k, v in before.items()}
+    sd["seq.2.weight"] = ember.zeros(3, 4)
+    with pytest.raises(RuntimeError, match=r"size mismatch for seq.2.weight: copying a param "
+                       r"with shape ember.Size\(\[3, 4\]\) from checkpoint, the shape in current "
+                       r"model is ember.Size\(\[2, 4\]\)"):
+        e.load_state_dict(sd, strict=False)
+    for k, v in e.state_dict().items():
+        assert ember.equal(v, before[k]), k
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
+        e.load_state_dict([1, 2])
+
+
+def test_load_state_dict_assign_and_dtype_cast():
+    lin = ember.nn.Linear(2, 3)
+    w = ember.ones(3, 2, dtype=ember.float64)
+    lin.load_state_dict({"weight": w, "bias": ember.zeros(3)})
+    assert lin.weight.dtype == ember.float32 and lin.weight.sum().item() == 6
+    lin.load_state_dict({"weight": w, "bias": ember.zeros(3)}, assign=True)
+    assert isinstance(lin.weight, ember.nn.Parameter) and lin.weight.dtype == ember.float64
+
+
+def test_train_eval_and_zero_grad():
+    e = build(ember)
+    assert e.training and e.seq[0].training
+    assert e.eval() is e
+    assert not any(m.training for m in e.modules())
+    e.train()
+    assert all(m.training for m in e.modules())
+    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+        e.train("yes")
+    e(ember.randn(2, 3)).sum().backward()
+    assert all(p.grad is not None for p in e.parameters())
+    e.zero_grad(set_to_none=False)
+    assert all(float(p.grad.abs().sum()) == 0 for p in e.parameters())
+    e.zero_grad()
+    assert all(p.grad is None for p in e.parameters())
+    e.requires_grad_(False)
+    assert not any(p.requires_grad for p in e.parameters())
+
+
+def test_apply_order_matches_torch():
+    order_e, order_t = [], []
+    build(ember).apply(lambda m: order_e.append(type(m).__name__))
+    build(torch).apply(lambda m: order_t.append(type(m).__name__))
+    assert order_e == order_t
+
+
+def test_to_dtype_keeps_parameter_identity():
+    e = build(ember)
+    w = e.seq[0].weight
+    assert e.to(ember.float64) is e
+    assert e.seq[0].weight is w and w.dtype == ember.float64
+    assert e.block.running.dtype == ember.float64
+    e.float()
+    assert w.dtype == ember.float32
+    e.double()
+    assert e(ember.randn(2, 3, dtype=ember.float64)).dtype == ember.float64
+    with pytest.raises(TypeError, match="only accepts floating point"):
+        e.to(ember.int64)
+    with pytest.raises(RuntimeError, match="cpu"):
+        e.to("cuda")
+    assert e.to("cpu") is e
+
+
+def test_forward_hooks():
+    lin = ember.nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    h2 = lin.register_forward_hook(lambda m, args, out: calls.append(out.shape) or out + 1)
+    out = lin(ember.randn(3, 2))
+    np.testing.assert_allclose(out.detach().numpy(), (lin.bias + 1).detach().numpy()[None]
+                               .repeat(3, 0), rtol=1e-6)
+    assert calls == [ember.Size([3, 2])]
+    h1.remove()
+    h2.remove()
+    x = ember.randn(3, 2)
+    assert ember.equal(lin(x), ember.nn.functional.linear(x, lin.weight, lin.bias))
+    seen = []
+    lin.register_forward_pre_hook(lambda m, a, k: seen.append(k) or ((k["input"],), {}),
+                               with_kwargs=True)
+    lin.register_forward_hook(lambda m, a, k, o: seen.append("post"), with_kwargs=True)
+    lin(input=x)
+    assert seen == [{"input": x}, "post"]
+
+
+def test_hook_order_prepend():
+    lin = ember.nn.Identity()
+    order = []
+    lin.register_forward_hook(lambda m, a, o: order.append(1))
+    lin.register_forward_hook(lambda m, a, o: order.append(0), prepend=True)
+    lin(ember.ones(1))
+    assert order == [0, 1]
+
+
+def test_setattr_errors_match_torch():
+    for lib, word in ((ember, "ember"), (torch, "torch")):
+        lin = lib.nn.Linear(2, 2)
+        with pytest.raises(TypeError, match=f"cannot assign '{word}.FloatTensor' as parameter "
+                           f"'weight' \\({word}.nn.Parameter or None expected\\)"):
+            lin.weight = lib.zeros(2, 2)
+        with pytest.raises(KeyError, match="attribute 'bias' already exists"):
+            lin.register_buffer("bias", lib.zeros(1))
+        with pytest.raises(KeyError, match="contain"):
+            lin.register_parameter("a.b", None)
+
+    class Early(ember.nn.Module):
+        def __init__(self):
+            self.w = ember.nn.Parameter(ember.ones(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Early()
+
+
+def test_attribute_reassignment_moves_between_stores():
+    m = ember.nn.Module()
+    m.x = ember.nn.Linear(1, 1)
+    m.x = None
+    assert "x" in m._modules and m.x is None
+    m.register_buffer("b", ember.zeros(1))
+    m.b = ember.ones(1)
+    assert m._buffers["b"].item() == 1
+    with pytest.raises(TypeError, match="as buffer 'b'"):
+        m.b = 3
+    del m.b
+    assert not hasattr(m, "b")
+    with pytest.raises(AttributeError, match="'Module' object has no attribute 'missing'"):
+        m.missing
+    assert "x" in dir(m)
+
+
+def test_sequential_indexing_and_slicing():
+    nn = ember.nn
+    layers = [nn.Linear(2, 2), nn.Identity(), nn.Linear(2, 3)]
+    seq = nn.Sequential(*layers)
+    assert seq[0] is layers[0] and seq[-1] is layers[2]
+    sub = seq[1:]
+    assert isinstance(sub, nn.Sequential) and list(sub) == layers[1:]
+    t_seq = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Identity(), torch.nn.Linear(2, 3))
+    assert list(sub.state_dict()) == list(t_seq[1:].state_dict())
+    with pytest.raises(IndexError, match="index 3 is out of range"):
+        seq[3]
+    del seq[0]
+    assert list(seq._modules) == ["0", "1"] and len(seq) == 2
+    seq.append(nn.Identity())
+    seq.insert(0, nn.Flatten())
+    assert [type(m).__name__ for m in seq] == ["Flatten", "Identity", "Linear", "Identity"]
+    assert isinstance(seq.pop(0), nn.Flatten)
+    seq[0] = nn.Linear(2, 2)
+    assert seq(ember.randn(4, 2)).shape == (4, 3)
+    named = nn.Sequential(__import__("collections").OrderedDict(a=nn.Identity()))
+    assert list(named._modules) == ["a"]
+    assert len(nn.Sequential(nn.Identity()) + nn.Sequential(nn.Identity())) == 2
+
+
+def test_modulelist_and_moduledict():
+    nn = ember.nn
+    ml = nn.ModuleList([nn.Linear(1, 1) for _ in range(3)])
+    ml += [nn.Identity()]
+    ml.extend([nn.Identity()])
+    assert len(ml) == 5 and isinstance(ml[1:3], nn.ModuleList) and len(ml[1:3]) == 2
+    assert len(list(ml.parameters())) == 6
+    del ml[0]
+    assert list(ml._modules) == [str(i) for i in range(4)]
+    md = nn.ModuleDict([("x", nn.Identity()), ("y", nn.Linear(1, 1))])
+    assert list(md.keys()) == ["x", "y"] and "y" in md and len(md) == 2
+    md["z"] = nn.Identity()
+    assert isinstance(md.pop("x"), nn.Identity)
+    assert list(md) == ["y", "z"]
+    assert list(md.state_dict()) == ["y.weight", "y.bias"]
+    with pytest.raises(ValueError, match="has length 3; 2 is required"):
+        md.update([("a", nn.Identity(), 1)])
+    pl = nn.ParameterList([nn.Parameter(ember.ones(2)), ember.zeros(3)])
+    assert isinstance(pl[1], nn.Parameter) and len(list(pl.parameters())) == 2
+    pd = nn.ParameterDict({"w": ember.ones(2)})
+    assert list(pd.state_dict()) == ["w"]
+
+
+def test_parameter_basics():
+    p = ember.nn.Parameter(ember.ones(2))
+    assert isinstance(p, ember.Tensor) and p.requires_grad and p.is_leaf
+    assert repr(p) == repr(torch.nn.Parameter(torch.ones(2))).replace("torch", "ember")
+    data = ember.zeros(3)
+    q = ember.nn.Parameter(data, requires_grad=False)
+    data[0] = 5
+    assert q[0].item() == 5 and not q.requires_grad
+    assert type(q * 2) is ember.Tensor
+    r = copy.deepcopy(p)
+    assert isinstance(r, ember.nn.Parameter) and r.requires_grad
+    s = pickle.loads(pickle.dumps(p))
+    assert isinstance(s, ember.nn.Parameter) and ember.equal(s, p)
+
+
+def test_deepcopy_and_pickle_module():
+    e = build(ember)
+    e2 = copy.deepcopy(e)
+    assert list(e2.state_dict()) == list(e.state_dict())
+    assert e2.tied is e2.seq[0]
+    assert e2.seq[0].weight is not e.seq[0].weight
+    e3 = pickle.loads(pickle.dumps(e.seq))
+    assert ember.equal(e3[0].weight, e.seq[0].weight)
+
+
+def test_get_submodule_parameter_buffer():
+    e, t = build(ember), build(torch)
+    assert type(e.get_submodule("seq.2")).__name__ == type(t.get_submodule("seq.2")).__name__
+    assert e.get_parameter("block.fc.bias") is e.block.fc.bias
+    assert e.get_buffer("block.running") is e.block.running
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        e.get_submodule("seq.nope")
+
+
+def test_forward_missing_raises():
+    with pytest.raises(NotImplementedError, match='missing the required "forward"'):
+        ember.nn.Module()(1)
