@@ -1,0 +1,16 @@
+"""ember.optim: optimizers (each rule written once, run per tensor or fused) and schedulers."""
+from . import lr_scheduler  # noqa: F401
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "SGD"]

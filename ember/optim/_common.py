@@ -1,0 +1,79 @@
+"""Shared pieces of the update rules and of the optimizers' argument checks."""
+import numpy as np
+
+
+def direction(p, g, weight_decay, maximize):
+    """±g + weight_decay * p: ``g`` itself when nothing changes it, else a new array."""
+    if weight_decay != 0:
+        d = np.multiply(p, weight_decay, out=np.empty_like(p))
+        return np.subtract(d, g, out=d) if maximize else np.add(d, g, out=d)
+    return np.negative(g, out=np.empty_like(g)) if maximize else g
+
+
+def check_lr(lr):
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_eps(eps):
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+
+
+def check_weight_decay(weight_decay):
+    if weight_decay < 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_betas(betas):
+    for i, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
+def check_fused(foreach, fused):
+    if foreach and fused:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def as_float(x):
+    """A learning rate or option given as a one-element tensor, read as a Python float."""
+    if hasattr(x, "numel"):
+        if x.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        return float(x.item())
+    return x
+
+
+def lerp_(a, b, weight):
+    """a += weight * (b - a), with torch's two-sided formula (exact at weight 0 and 1)."""
+    t = np.subtract(b, a, out=np.empty_like(a))
+    if abs(weight) < 0.5:
+        t *= weight
+        a += t
+    else:
+        np.subtract(b, np.multiply(t, 1 - weight, out=t), out=a)
+
+
+def add_square_(v, d, value):
+    """v += value * d * d (torch's addcmul order)."""
+    t = np.multiply(d, value, out=np.empty_like(d))
+    t *= d
+    v += t
+
+
+def decay_(p, lr, weight_decay):
+    """Decoupled weight decay: p *= 1 - lr * weight_decay."""
+    p *= 1 - lr * weight_decay
+
+
+def scalar_zero(value=0.0):
+    """A 0-dim per-parameter counter in torch's scalar dtype (float32 unless default is 64)."""
+    from .._dtype import get_default_dtype, to_numpy_dtype
+    dtype = np.float64 if to_numpy_dtype(get_default_dtype()) == np.float64 else np.float32
+    return np.array(value, dtype=dtype)
+
+
+def check_range(name, value, low=0.0):
+    if not low <= value:
+        raise ValueError(f"Invalid {name} value: {value}")
