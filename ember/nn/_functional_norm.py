@@ -144,13 +144,17 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 def _attention_bias(attn_mask, is_causal, length, source, dtype):
+    """An additive float mask (a tensor: a float attn_mask receives gradients) or None."""
     bias = None
     if is_causal:
-        bias = np.where(np.tril(np.ones((length, source), dtype=bool)), 0, -np.inf).astype(dtype)
+        causal = np.where(np.tril(np.ones((length, source), dtype=bool)), 0, -np.inf)
+        bias = ember.Tensor._make(causal.astype(dtype))
     if attn_mask is not None:
-        mask = attn_mask._data if isinstance(attn_mask, ember.Tensor) else np.asarray(attn_mask)
-        mask = np.where(mask, 0, -np.inf).astype(dtype) if mask.dtype == np.bool_ else \
-            mask.astype(dtype, copy=False)
+        mask = attn_mask if isinstance(attn_mask, ember.Tensor) else ember.tensor(attn_mask)
+        if mask._data.dtype == np.bool_:
+            mask = ember.Tensor._make(np.where(mask._data, 0, -np.inf).astype(dtype))
+        elif mask._data.dtype != dtype:
+            mask = mask.to(ember._dtype.from_numpy_dtype(np.dtype(dtype)))
         bias = mask if bias is None else bias + mask
     return bias
 
@@ -172,5 +176,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
         keep = (_rng().random(shape) >= dropout_p).astype(dtype) / (1 - dropout_p)
-    node = attention_node(query, value, dropout_p)
-    return node.apply(query, key, value, bias=bias, scale=scale, keep=keep)
+    node = attention_node(query, value, dropout_p,
+                          bias is not None and bias.requires_grad)
+    return node.apply(query, key, value, bias, scale=scale, keep=keep)

@@ -59,39 +59,42 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     """
 
     def forward(self, q, k, v, bias, scale, keep):
-        self.bias, self.scale_, self.keep = bias, scale, keep
-        self.save(q, k, v)
-        self.p = self.probabilities(array_math, q._data, k._data)
+        self.scale_, self.keep = scale, keep
+        self.save(q, k, v, bias)
+        self.p = self.probabilities(array_math, q._data, k._data,
+                                    None if bias is None else bias._data)
         pd = self.p if keep is None else self.p * keep
         return np.matmul(pd, v._data)
 
-    def probabilities(self, m, q, k):
+    def probabilities(self, m, q, k, bias):
         s = m.matmul(q, m.mT(k)) * self.scale_
-        if self.bias is not None:
-            s = s + self.bias
+        if bias is not None:
+            s = s + bias
         return _softmax_rows(m, s)
 
-    def backward(self, m, g, q, k, v):
+    def backward(self, m, g, q, k, v, bias):
         need = [nx is not None for nx, _ in self.next_functions]
-        p = self.probabilities(m, q, k) if m.is_graph else self.p
+        p = self.probabilities(m, q, k, bias) if m.is_graph else self.p
         self.p = None
         pd = p if self.keep is None else p * self.keep
         gv = m.matmul(m.mT(pd), g) if need[2] else None
-        gq = gk = None
-        if need[0] or need[1]:
+        gq = gk = gs = None
+        if need[0] or need[1] or need[3]:
             gp = m.matmul(g, m.mT(v))
             if self.keep is not None:
                 gp = gp * self.keep
-            gs = p * (gp - m.sum(gp * p, (-1,), True)) * self.scale_
-            gq = m.matmul(gs, k) if need[0] else None
-            gk = m.matmul(m.mT(gs), q) if need[1] else None
-        return gq, gk, gv
+            gs = p * (gp - m.sum(gp * p, (-1,), True))  # the gradient of the scores
+            gq = m.matmul(gs, k) * self.scale_ if need[0] else None
+            gk = m.matmul(m.mT(gs), q) * self.scale_ if need[1] else None
+        return gq, gk, gv, (gs if need[3] else None)
 
 
-def attention_node(query, value, dropout_p):
-    """The fused node, named as torch's: its flash kernel takes 4-D inputs with equal head dims
-    and no dropout; otherwise torch composes matmuls and the graph ends in the last one."""
-    if query.ndim == 4 and dropout_p == 0 and query.shape[-1] == value.shape[-1]:
+def attention_node(query, value, dropout_p, mask_requires_grad=False):
+    """The fused node, named as torch's: its flash kernel takes 4-D inputs with equal head dims,
+    no dropout and a mask without gradient; otherwise torch composes matmuls and the graph ends
+    in the last one."""
+    if (query.ndim == 4 and dropout_p == 0 and query.shape[-1] == value.shape[-1]
+            and not mask_requires_grad):
         return ScaledDotProductFlashAttentionForCpuBackward0
     return _MathAttentionMm if query.ndim == 2 else _MathAttentionView
 

@@ -163,3 +163,9 @@ def test_sdpa_dropout_scales_kept_weights():
     kept = weights != 0
     np.testing.assert_allclose(weights[kept], 2 * full[kept])
     assert 0.4 < kept.mean() < 0.6
+
+
+def test_sdpa_float_mask_gets_gradient():
+    check(lambda lib, q, k, v, mask: F(lib).scaled_dot_product_attention(q, k, v, attn_mask=mask),
+          rand(2, 2, 4, 3), rand(2, 2, 6, 3, seed=1), rand(2, 2, 6, 3, seed=2),
+          rand(4, 6, seed=3))

@@ -1,1 +1,26 @@
 """Convolution, pooling, normalisation, embedding, recurrent and attention layers."""
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .dropout_layers import Dropout1d, Dropout2d, Dropout3d
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .pooling import (
+           AdaptiveAvgPool1d,
+           AdaptiveAvgPool2d,
+           AvgPool1d,
+           AvgPool2d,
+           MaxPool1d,
+           MaxPool2d,
+)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Dropout1d", "Dropout2d",
+           "Dropout3d", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d",
+           "MaxPool2d", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell",
+           "RNNCellBase", "Embedding"]
+
+from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
+from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoder",
+            "TransformerEncoderLayer"]

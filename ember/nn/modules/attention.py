@@ -1,0 +1,186 @@
+"""MultiheadAttention with torch's parameter layout (in_proj_weight, out_proj)."""
+import math
+
+import numpy as np
+
+from ... import _creation
+from ..._tensor import Tensor
+from ...ops import api
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import Linear
+from .module import Module
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under torch's name for the attention output projection."""
+
+
+def _float_mask(mask, name, dtype):
+    """A bool mask (True = not allowed) as -inf/0, or a float mask as is."""
+    if mask is None:
+        return None
+    data = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if data.dtype == np.bool_:
+        data = np.where(data, -np.inf, 0.0).astype(dtype)
+    elif data.dtype.kind != "f":
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return Tensor._make(data.astype(dtype, copy=False)) if not isinstance(mask, Tensor) or \
+        data is not mask._data else mask
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` heads: softmax(q k^T / sqrt(d) + masks) v, projected."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        if embed_dim % num_heads:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if add_zero_attn:
+            raise NotImplementedError("MultiheadAttention(add_zero_attn=True) is not supported")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
+        self.add_zero_attn = add_zero_attn
+        empty = lambda *shape: Parameter(_creation.empty(shape, dtype=dtype))
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = empty(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = empty(embed_dim, embed_dim)
+            self.k_proj_weight = empty(embed_dim, self.kdim)
+            self.v_proj_weight = empty(embed_dim, self.vdim)
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = empty(3 * embed_dim)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        if add_bias_kv:
+            self.bias_k, self.bias_v = empty(1, 1, embed_dim), empty(1, 1, embed_dim)
+        else:
+            self.bias_k = self.bias_v = None
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for weight in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def _project(self, query, key, value):
+        e = self.embed_dim
+        biases = (None,) * 3 if self.in_proj_bias is None else self.in_proj_bias.chunk(3)
+        if self._qkv_same_embed_dim:
+            if query is key and key is value:  # self-attention: one product for q, k and v
+                return F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, -1)
+            weights = (self.in_proj_weight[:e], self.in_proj_weight[e:2 * e],
+                       self.in_proj_weight[2 * e:])
+        else:
+            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+        return tuple(F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                               "Transformer module method `generate_square_subsequent_mask` to "
+                               "create this mask.")
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            same_kv = key is value
+            if key is query:
+                query = key = query.transpose(1, 0)
+            else:
+                query, key = query.transpose(1, 0), key.transpose(1, 0)
+            value = key if same_kv else value.transpose(1, 0)
+        if not batched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        out, weights = self._attend(query, key, value, key_padding_mask, need_weights,
+                                    attn_mask, average_attn_weights)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        if not batched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0) if weights is not None else None
+        return out, weights
+
+    def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask, average):
+        """query (L, N, E), key/value (S, N, E) -> (L, N, E) output and optional weights."""
+        length, batch, e = query.shape
+        q, k, v = self._project(query, key, value)
+        if self.bias_k is not None:
+            k = api.cat([k, self.bias_k.expand(1, batch, e)])
+            v = api.cat([v, self.bias_v.expand(1, batch, e)])
+        mask = self._merged_mask(attn_mask, key_padding_mask, length, batch, k.shape[0],
+                                 q._data.dtype)
+        q, k, v = (self._split_heads(t) for t in (q, k, v))  # (N, H, L or S, head_dim)
+        p = self.dropout if self.training else 0.0
+        weights = None
+        if need_weights:
+            scores = api.matmul(q * math.sqrt(1.0 / self.head_dim), k.transpose(-2, -1))
+            weights = F.softmax(scores if mask is None else scores + mask, dim=-1)
+            attended = api.matmul(F.dropout(weights, p) if p > 0 else weights, v)
+            if average:
+                weights = weights.mean(1)
+        else:
+            attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        out = attended.permute(2, 0, 1, 3).reshape(length * batch, e)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
+        return out.reshape(length, batch, e), weights
+
+    def _split_heads(self, t):
+        return t.reshape(t.shape[0], t.shape[1], self.num_heads, self.head_dim).permute(1, 2, 0, 3)
+
+    def _merged_mask(self, attn_mask, key_padding_mask, length, batch, source, dtype):
+        """attn_mask and key_padding_mask as one additive float mask broadcasting over
+        (N, H, L, S); bool masks mark positions that may NOT be attended."""
+        mask = _float_mask(attn_mask, "attn_mask", dtype)
+        padding = _float_mask(key_padding_mask, "key_padding_mask", dtype)
+        extra = source - (mask.shape[-1] if mask is not None else source)
+        if mask is not None:
+            mask = self._check_attn_mask(mask, length, source - extra, batch)
+            mask = _pad_last(mask, extra)
+        if padding is not None:
+            padding = _pad_last(padding, source - padding.shape[-1]).reshape(batch, 1, 1, source)
+            mask = padding if mask is None else mask + padding
+        return mask
+
+    def _check_attn_mask(self, mask, length, source, batch):
+        if mask.dim() == 2:
+            if tuple(mask.shape) != (length, source):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {mask.shape}, but "
+                                   f"should be {(length, source)}.")
+            return mask.reshape(1, 1, length, source)
+        expected = (batch * self.num_heads, length, source)
+        if mask.dim() != 3 or tuple(mask.shape) != expected:
+            raise RuntimeError(f"The shape of the 3D attn_mask is {mask.shape}, but "
+                               f"should be {expected}.")
+        return mask.reshape(batch, self.num_heads, length, source)
+
+
+def _pad_last(mask, extra):
+    """Zero columns appended for the extra keys (add_bias_kv's bias row)."""
+    if not extra:
+        return mask
+    zeros = _creation.zeros(tuple(mask.shape[:-1]) + (extra,), dtype=mask.dtype)
+    return api.cat([mask, zeros], -1)

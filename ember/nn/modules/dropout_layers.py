@@ -1,0 +1,35 @@
+"""Channel-wise dropout layers: Dropout1d, Dropout2d, Dropout3d."""
+from .. import functional as F
+from .module import Module
+
+
+class _ChannelDropout(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return self._fn(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_ChannelDropout):
+    """In training, zero whole channels of (N, C, L) with probability p; scale by 1/(1-p)."""
+
+    _fn = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_ChannelDropout):
+    """In training, zero whole channels of (N, C, H, W) with probability p; scale by 1/(1-p)."""
+
+    _fn = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_ChannelDropout):
+    """In training, zero whole channels of (N, C, D, H, W) with probability p."""
+
+    _fn = staticmethod(F.dropout3d)

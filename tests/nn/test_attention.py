@@ -1,0 +1,86 @@
+"""MultiheadAttention vs torch: outputs, weights, masks, gradients, parameter layout, errors."""
+import numpy as np
+import pytest
+import torch
+from layer_oracle import check_module, rand
+
+import ember
+
+
+def _mha(lib, call_kw, **kw):
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = lib.nn.MultiheadAttention(8, 2, **kw).double()
+
+        def forward(self, q, k, v, *masks):
+            extra = {}
+            for name, mask in zip(call_kw.get("masks", ()), masks):
+                extra[name] = mask if mask.dtype != lib.int64 else mask.bool()
+            options = {k: v for k, v in call_kw.items() if k != "masks"}
+            return self.attn(q, k, v, **extra, **options)
+    return Net()
+
+
+@pytest.mark.parametrize("kw", [{}, dict(batch_first=True), dict(bias=False),
+                                dict(kdim=5, vdim=6), dict(add_bias_kv=True)])
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+def test_mha(kw, need_weights, average):
+    l, s, n = 4, 5, 3
+    shape = (lambda t, e: (n, t, e)) if kw.get("batch_first") else (lambda t, e: (t, n, e))
+    q = rand(*shape(l, 8))
+    k = rand(*shape(s, kw.get("kdim", 8)), seed=1)
+    v = rand(*shape(s, kw.get("vdim", 8)), seed=2)
+    call = dict(need_weights=need_weights, average_attn_weights=average)
+    check_module(lambda lib: _mha(lib, call, **kw), q, k, v)
+
+
+def test_self_attention_masks():
+    x = rand(4, 3, 8)
+    causal = np.triu(np.ones((4, 4), dtype=np.int64), 1)  # int here, bool inside (see _mha)
+    padding = np.zeros((3, 4), dtype=np.int64)
+    padding[1, 3] = 1
+    for need_weights in (True, False):
+        call = dict(masks=("attn_mask", "key_padding_mask"), need_weights=need_weights)
+        check_module(lambda lib: _mha(lib, call), x, x, x, causal, padding)
+
+
+def test_float_and_3d_masks():
+    x = rand(4, 3, 8)
+    float_mask = rand(4, 4, seed=7)
+    per_head = rand(6, 4, 4, seed=8)
+    for mask in (float_mask, per_head):
+        for need_weights in (True, False):
+            call = dict(masks=("attn_mask",), need_weights=need_weights)
+            check_module(lambda lib: _mha(lib, call), x, x, x, mask)
+
+
+def test_unbatched():
+    check_module(lambda lib: _mha(lib, {}), rand(4, 8), rand(5, 8, seed=1), rand(5, 8, seed=2))
+
+
+def test_parameter_layout_and_init():
+    e, t = ember.nn.MultiheadAttention(8, 2), torch.nn.MultiheadAttention(8, 2)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert repr(e) == repr(t)
+    assert e.in_proj_weight.shape == (24, 8)
+    bound = np.sqrt(6 / (24 + 8))  # xavier_uniform over (3E, E)
+    w = e.in_proj_weight.detach().numpy()
+    assert np.abs(w).max() <= bound and w.std() > bound / np.sqrt(3) * 0.7
+    assert not np.any(e.in_proj_bias.detach().numpy()) and not np.any(
+        e.out_proj.bias.detach().numpy())
+    e2 = ember.nn.MultiheadAttention(8, 2, kdim=4, vdim=3, add_bias_kv=True)
+    t2 = torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=3, add_bias_kv=True)
+    assert list(e2.state_dict()) == list(t2.state_dict())
+
+
+def test_errors():
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        ember.nn.MultiheadAttention(8, 3)
+    m = ember.nn.MultiheadAttention(8, 2)
+    x = ember.zeros(3, 2, 8)
+    with pytest.raises(RuntimeError, match=r"The shape of the 2D attn_mask is ember.Size\(\[4, "
+                                           r"3\]\), but should be \(3, 3\)."):
+        m(x, x, x, attn_mask=ember.ones(4, 3, dtype=ember.bool))
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m(x, x, x, is_causal=True)

@@ -1,0 +1,77 @@
+"""BatchNorm/LayerNorm/GroupNorm modules vs torch: outputs, gradients, running statistics."""
+import numpy as np
+import pytest
+import torch
+from layer_oracle import check_module, rand
+from oracle import close
+
+import ember
+
+
+@pytest.mark.parametrize("cls,kw,shape", [
+    ("BatchNorm1d", {}, (6, 3)),
+    ("BatchNorm1d", dict(momentum=None), (4, 3, 5)),
+    ("BatchNorm2d", dict(momentum=0.3, eps=1e-3), (4, 3, 2, 5)),
+    ("BatchNorm2d", dict(affine=False), (4, 3, 2, 2)),
+    ("BatchNorm2d", dict(track_running_stats=False), (4, 3, 2, 2)),
+    ("BatchNorm2d", dict(bias=False), (4, 3, 2, 2)),
+])
+def test_batch_norm_train_then_eval(cls, kw, shape):
+    e_mod, t_mod = check_module(lambda lib: getattr(lib.nn, cls)(3, **kw).double(), rand(*shape),
+                                calls=3)  # three steps: running stats and momentum=None average
+    assert repr(e_mod) == repr(t_mod)
+    if kw.get("track_running_stats", True):
+        assert int(e_mod.num_batches_tracked) == 3
+    x = rand(*shape, seed=9)
+    e_mod.eval()
+    t_mod.eval()
+    close(e_mod(ember.tensor(x)), t_mod(torch.tensor(x)), what="eval output")
+
+
+def test_batch_norm_eval_gradients():
+    check_module(lambda lib: lib.nn.BatchNorm2d(3).double(), rand(4, 3, 2, 2), train=False)
+
+
+def test_batch_norm_float32_and_state_dict():
+    e_mod, t_mod = check_module(lambda lib: lib.nn.BatchNorm2d(5), rand(8, 5, 3, 3,
+                                dtype=np.float32), rtol=1e-4, atol=1e-5, calls=2)
+    assert e_mod.num_batches_tracked.dtype == ember.int64
+    assert e_mod.running_mean.dtype == ember.float32
+
+
+@pytest.mark.parametrize("cls,shape,message", [
+    ("BatchNorm2d", (4, 3, 2), "expected 4D input (got 3D input)"),
+    ("BatchNorm1d", (4, 3, 2, 2), "expected 2D or 3D input (got 4D input)"),
+])
+def test_batch_norm_dim_errors(cls, shape, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        getattr(ember.nn, cls)(3)(ember.zeros(*shape))
+
+
+@pytest.mark.parametrize("args,kw,shape", [
+    ((5,), {}, (2, 4, 5)), (((3, 5),), dict(eps=1e-3), (2, 3, 5)),
+    ((5,), dict(elementwise_affine=False), (4, 5)), ((5,), dict(bias=False), (4, 5)),
+])
+def test_layer_norm(args, kw, shape):
+    e_mod, t_mod = check_module(lambda lib: lib.nn.LayerNorm(*args, **kw).double(), rand(*shape))
+    assert repr(e_mod) == repr(t_mod)
+
+
+@pytest.mark.parametrize("args,kw,shape", [((2, 4), {}, (3, 4, 5)), ((3, 6), dict(affine=False),
+                                                                     (2, 6, 2, 2))])
+def test_group_norm(args, kw, shape):
+    e_mod, t_mod = check_module(lambda lib: lib.nn.GroupNorm(*args, **kw).double(), rand(*shape))
+    assert repr(e_mod) == repr(t_mod)
+
+
+def test_group_norm_constructor_error():
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        ember.nn.GroupNorm(3, 4)
+
+
+def test_default_init():
+    bn = ember.nn.BatchNorm2d(4)
+    assert np.all(bn.weight.detach().numpy() == 1) and np.all(bn.bias.detach().numpy() == 0)
+    assert np.all(bn.running_var.numpy() == 1) and np.all(bn.running_mean.numpy() == 0)
+    ln = ember.nn.LayerNorm(4)
+    assert np.all(ln.weight.detach().numpy() == 1) and np.all(ln.bias.detach().numpy() == 0)

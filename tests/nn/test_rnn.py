@@ -1,0 +1,131 @@
+"""RNN/LSTM/GRU layers and cells vs torch: outputs, states, gradients, names, init, errors."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from layer_oracle import check_init_bounds, check_module, rand
+
+import ember
+
+LAYER_OPTIONS = [
+    {}, dict(num_layers=2), dict(batch_first=True), dict(bidirectional=True),
+    dict(num_layers=2, bidirectional=True, batch_first=True, bias=False),
+]
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("kw", LAYER_OPTIONS)
+def test_layers(cls, kw):
+    shape = (2, 5, 4) if kw.get("batch_first") else (5, 2, 4)
+    check_module(lambda lib: getattr(lib.nn, cls)(4, 3, **kw).double(), rand(*shape))
+
+
+def test_rnn_relu():
+    check_module(lambda lib: lib.nn.RNN(4, 3, 2, "relu").double(), rand(5, 2, 4))
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_initial_states_and_unbatched(cls):
+    directions, layers = 2, 2
+    h0 = rand(layers * directions, 2, 3, seed=4)
+    states = (h0, rand(*h0.shape, seed=5)) if cls == "LSTM" else (h0,)
+
+    def make(lib):
+        class Net(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = getattr(lib.nn, cls)(4, 3, layers, bidirectional=True).double()
+
+            def forward(self, x, *hx):
+                return self.rnn(x, tuple(hx) if cls == "LSTM" else hx[0])
+        return Net()
+    check_module(make, rand(5, 2, 4), *states)
+    unbatched = tuple(s[:, 0] for s in states)
+    check_module(make, rand(5, 4), *unbatched)
+
+
+@pytest.mark.parametrize("cls", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_cells(cls, with_state):
+    states = []
+    if with_state:
+        states = [rand(2, 3, seed=4)] + ([rand(2, 3, seed=5)] if cls == "LSTMCell" else [])
+
+    def make(lib):
+        class Net(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = getattr(lib.nn, cls)(4, 3).double()
+
+            def forward(self, x, *hx):
+                if not hx:
+                    return self.cell(x)
+                return self.cell(x, tuple(hx) if cls == "LSTMCell" else hx[0])
+        return Net()
+    check_module(make, rand(2, 4), *states)
+    check_module(make, rand(4), *[s[0] for s in states])
+
+
+def test_state_dict_names_and_init():
+    for cls, gates in (("RNN", 1), ("LSTM", 4), ("GRU", 3)):
+        e = getattr(ember.nn, cls)(5, 7, 2, bidirectional=True)
+        t = getattr(torch.nn, cls)(5, 7, 2, bidirectional=True)
+        assert list(e.state_dict()) == list(t.state_dict())
+        assert [p.shape for p in e.parameters()] == [tuple(p.shape) for p in t.parameters()]
+        assert e.weight_ih_l0.shape == (gates * 7, 5)
+        for p in e.parameters():
+            check_init_bounds(p, 1 / math.sqrt(7))
+    cell = ember.nn.LSTMCell(4, 6)
+    assert list(cell.state_dict()) == list(torch.nn.LSTMCell(4, 6).state_dict())
+    check_init_bounds(cell.weight_hh, 1 / math.sqrt(6))
+
+
+def test_repr():
+    for cls, args, kw in [("LSTM", (3, 4, 2), dict(batch_first=True, bidirectional=True,
+                                                    dropout=0.1)),
+                          ("GRU", (3, 4), dict(bias=False)), ("LSTMCell", (3, 4), {}),
+                          ("GRUCell", (3, 4), dict(bias=False))]:
+        assert repr(getattr(ember.nn, cls)(*args, **kw)) == repr(getattr(torch.nn, cls)(*args,
+                                                                                         **kw))
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda nn: nn.LSTM(4, 5, 2)(nn.zeros(3, 2, 3)), RuntimeError,
+     "input.size(-1) must be equal to input_size. Expected 4, got 3"),
+    (lambda nn: nn.LSTM(4, 5)(nn.zeros(3, 2, 4, 1)), ValueError,
+     "LSTM: Expected input to be 2D or 3D, got 4D instead"),
+    (lambda nn: nn.LSTM(4, 5, 2)(nn.zeros(3, 2, 4), (nn.zeros(2, 3, 5), nn.zeros(2, 2, 5))),
+     RuntimeError, "Expected hidden[0] size (2, 2, 5), got [2, 3, 5]"),
+    (lambda nn: nn.GRU(4, 5)(nn.zeros(3, 2, 4), nn.zeros(1, 3, 5)), RuntimeError,
+     "Expected hidden size (1, 2, 5), got [1, 3, 5]"),
+    (lambda nn: nn.LSTMCell(4, 5)(nn.zeros(3, 2, 4)), ValueError,
+     "LSTMCell: Expected input to be 1D or 2D, got 3D instead"),
+    (lambda nn: nn.GRUCell(4, 5)(nn.zeros(3, 3)), RuntimeError,
+     "input has inconsistent input_size: got 3 expected 4"),
+    (lambda nn: nn.LSTM(4, 5, dropout=2), ValueError, "dropout should be a number in range"),
+])
+def test_errors_match_torch(call, error, message):
+    class Lib:
+        def __init__(self, lib):
+            self.lib = lib
+
+        def __getattr__(self, name):
+            return getattr(self.lib.nn, name, None) or getattr(self.lib, name)
+    for lib in (torch, ember):
+        with pytest.raises(error) as info:
+            call(Lib(lib))
+        assert message in str(info.value)
+
+
+def test_dropout_warning_single_layer():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ember.nn.GRU(4, 5, dropout=0.5)
+    assert "non-zero dropout expects num_layers greater than 1" in str(caught[0].message)
+
+
+def test_float32_lstm():
+    check_module(lambda lib: lib.nn.LSTM(4, 8, batch_first=True), rand(3, 6, 4, dtype=np.float32),
+                 rtol=1e-4, atol=1e-5)
