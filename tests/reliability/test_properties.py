@@ -134,7 +134,7 @@ REDUCE = {"sum": lambda x, d, k: x.sum(d, keepdim=k), "mean": lambda x, d, k: x.
           "amax": lambda x, d, k: x.amax(d, keepdim=k), "amin": lambda x, d, k: x.amin(d, keepdim=k),
           "var": lambda x, d, k: x.var(d, keepdim=k), "std": lambda x, d, k: x.std(d, keepdim=k),
           "logsumexp": lambda x, d, k: x.logsumexp(d, keepdim=k),
-          "norm": lambda x, d, k: x.norm(dim=d, keepdim=k)}
+          "norm": lambda x, d, k: x.norm(p=2, dim=d, keepdim=k)}
 
 
 @SETTINGS
