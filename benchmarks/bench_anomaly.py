@@ -40,7 +40,7 @@ def main():
     print(HEADER)
     times = {}
     for anomaly in (False, True):
-        e, t = compare(_step_fn(ember, anomaly), _step_fn(torch, anomaly), repeats=21)
+        e, t = compare(_step_fn(ember, anomaly), _step_fn(torch, anomaly), repeats=41)
         times[anomaly] = (e, t)
         label = "on" if anomaly else "off"
         print(row(f"MLP training step, anomaly mode {label}", e, t, "-"))
