@@ -299,8 +299,13 @@ def _narrow(x, dim, start, length):
 
 
 # ---------------------------------------------------------------- normalised exponentials
+def _row_max(x, dim):
+    """max along dim, keeping it; an empty tensor has nothing to shift (torch allows it)."""
+    return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+
+
 def _log_softmax_np(x, dim):
-    shifted = x - np.max(x, axis=dim, keepdims=True)
+    shifted = x - _row_max(x, dim)
     shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
     return shifted
 
@@ -315,7 +320,7 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        e = np.exp(x - _row_max(x, dim))
         e /= np.sum(e, axis=dim, keepdims=True)
         return e
 
