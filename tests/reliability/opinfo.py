@@ -315,3 +315,9 @@ OPS = (_unary_ops() + _binary_ops() + _scalar_ops() + _reduction_ops() + _matmul
        + _shape_ops() + _index_ops() + _inplace_ops())
 BY_NAME = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "duplicate op names in the table"
+
+from opinfo_nn import NN_OPS  # noqa: E402  (the nn table builds on the helpers above)
+
+OPS += NN_OPS
+BY_NAME = {op.name: op for op in OPS}
+assert len(BY_NAME) == len(OPS), "duplicate op names in the table"
