@@ -466,6 +466,21 @@ def optimizer_state_group_size(L):
     return (lambda: opt.load_state_dict(state)), [opt, p]
 
 
+@case(r"The size of tensor a \(5\) must match the size of tensor b \(2\) at non-singleton "
+      r"dimension 0", torch_atomic=False)
+def optimizer_state_wrong_shape(L):
+    """A loaded state that doesn't fit: torch updates p1, then fails on p2; ember moves nothing."""
+    p1, p2 = L.ones(3, requires_grad=True), L.ones(2, requires_grad=True)
+    opt = L.optim.Adam([p1, p2], lr=0.1)
+    for p in (p1, p2):
+        p.grad = L.ones_like(p)
+    opt.step()
+    state = opt.state_dict()
+    state["state"][1]["exp_avg"] = L.zeros(5)
+    opt.load_state_dict(state)
+    return (lambda: opt.step()), [p1, p2, opt]
+
+
 # ----------------------------------------------------------------- checkpoints
 def _tmp(name):
     return os.path.join(tempfile.mkdtemp(prefix="ember-bad-"), name)
