@@ -45,6 +45,15 @@ def as_float(x):
     return x
 
 
+def axpy_(y, alpha, x, block=1 << 14):
+    """y += alpha * x, in blocks so the product never needs a y-sized temporary."""
+    if y.ndim != 1 or y.size <= block:
+        y += np.multiply(x, alpha, out=np.empty_like(x))
+        return
+    for start in range(0, y.size, block):
+        y[start:start + block] += x[start:start + block] * alpha
+
+
 def lerp_(a, b, weight):
     """a += weight * (b - a), with torch's two-sided formula (exact at weight 0 and 1)."""
     t = np.subtract(b, a, out=np.empty_like(a))

@@ -1,15 +1,18 @@
 """Running an optimizer's rule: once per tensor, or once over a group's flat buffer.
 
-The flat (fused) path copies a group's parameters, gradients and per-parameter state into one
-contiguous buffer each and makes the tensors' arrays views into them, so the update is one call
-of the same rule, applied chunk by chunk (chunks stay in cache). The per-parameter scalars
-(``step``) become 0-d views into one small array per key; they advance once per step.
+The flat (fused) path copies a group's parameters and per-parameter state into one contiguous
+buffer each and makes the tensors' arrays views into them, so the update is the same rule run
+over slices of the buffers: large parameters slice by slice (their gradients read in place,
+cache-sized pieces), all small ones together (their gradients packed into a small scratch).
+The per-parameter scalars (``step``) become 0-d views into one small array per key; they
+advance once per step.
 """
 import numpy as np
 
 from .._tensor import Tensor
 
-CHUNK = 1 << 17  # elements per rule call on the flat path: large enough to amortize Python
+CHUNK = 1 << 17  # most elements per rule call on the flat path: amortizes Python, fits cache
+DIRECT = 1 << 13  # parameters this large read their gradient in place; smaller ones are packed
 
 
 def _mode(group):
@@ -98,21 +101,20 @@ def _signature(opt, p):
 
 
 class _Block:
-    """Parameters of one group laid out in flat buffers, with their state and gradients."""
+    """Parameters of one group laid out in flat buffers (largest first), with their state."""
 
     def __init__(self, opt, group, params, fresh):
         self.params, self.fresh = params, fresh
-        offsets = np.cumsum([0] + [p._data.size for p in params])
-        self.flat = _pack([p._data for p in params], offsets)
-        self.grad = np.empty_like(self.flat)
-        self.grad_views = [self.grad[a:b].reshape(p._data.shape)
-                           for a, b, p in zip(offsets[:-1], offsets[1:], params)]
-        keys = self._gather_state(opt, group, params, offsets)
+        order = sorted(range(len(params)), key=lambda i: -params[i]._data.size)
+        ordered = [params[i] for i in order]
+        offsets = np.cumsum([0] + [p._data.size for p in ordered])
+        self.flat = _pack([p._data for p in ordered], offsets)
+        keys = self._gather_state(opt, group, ordered, offsets)
         self._expected = []
-        for i, p in enumerate(params):
+        for i, p in enumerate(ordered):
             a, b = offsets[i], offsets[i + 1]
             p._data = self.flat[a:b].reshape(p._data.shape)
-            state = opt.state[p] if keys else opt.state.get(p, {})
+            state = opt.state[p] if keys else opt.state.get(p)  # SGD without momentum: none
             for k in keys:
                 view = (self.scalars[k][i, ...] if k in self.scalars
                         else self.arrays[k][a:b].reshape(p._data.shape))
@@ -122,6 +124,9 @@ class _Block:
                     state[k] = Tensor._make(view)
             entries = [(k, state[k], state[k]._data) for k in keys]
             self._expected.append((p, p._data, state, entries))
+        self.segments = _segments(ordered, offsets)
+        packed = max((seg[1] - seg[0] for seg in self.segments if seg[2] is None), default=0)
+        self.scratch = np.empty(packed, self.flat.dtype)
 
     def _gather_state(self, opt, group, params, offsets):
         """Flat state arrays (fresh from the optimizer's init, or packed); returns the keys."""
@@ -147,7 +152,11 @@ class _Block:
         """True while nothing replaced the parameters, their state, or the arrays behind them."""
         state = opt.state
         for p, data, st, entries in self._expected:
-            if p._data is not data or state.get(p) is not st or len(st) != len(entries):
+            if p._data is not data or state.get(p) is not st:
+                return False
+            if st is None:
+                continue
+            if len(st) != len(entries):
                 return False
             for k, t, d in entries:
                 if st.get(k) is not t or t._data is not d:
@@ -155,27 +164,49 @@ class _Block:
         return True
 
     def step(self, opt, group, options):
-        """Gather the gradients, advance the scalars once, run the rule chunk by chunk."""
-        self._gather_grads()
+        """Advance the scalars once, then run the rule over each segment of the buffers."""
         scalars = {k: s[0, ...] for k, s in self.scalars.items()}
         extra = opt._advance(scalars, group, self.fresh)
         self.fresh = False
         for s in self.scalars.values():
             s[1:] = s[0]
-        flat, grad, arrays = self.flat, self.grad, self.arrays
-        for start in range(0, flat.size, CHUNK):
-            end = start + CHUNK
-            opt._rule(flat[start:end], grad[start:end],
-                      {k: a[start:end] for k, a in arrays.items()}, **options, **extra)
+        flat, arrays, rule = self.flat, self.arrays, opt._rule
+        for start, end, param, lo, members in self.segments:
+            if param is not None:
+                grad = param._grad._data.reshape(-1)[lo:lo + end - start]
+            else:
+                grad = self.scratch[:end - start]
+                for p, a, b in members:
+                    grad[a:b] = p._grad._data.reshape(-1)
+            rule(flat[start:end], grad, {k: v[start:end] for k, v in arrays.items()},
+                 **options, **extra)
         for p in self.params:
             p._vc[0] += 1
 
-    def _gather_grads(self):
-        for p, view in zip(self.params, self.grad_views):
-            grad = p._grad
-            if grad._data is not view:
-                np.copyto(view, grad._data)
-                grad._data = view
+
+def _segments(ordered, offsets):
+    """(start, end, param, offset in param, None) pieces of the large parameters, then
+    (start, end, None, 0, members) runs of the small ones (members: (param, from, to))."""
+    segments, run = [], []
+    for p, start in zip(ordered, offsets[:-1]):
+        size = p._data.size
+        if size >= DIRECT:
+            for lo in range(0, size, CHUNK):
+                hi = min(lo + CHUNK, size)
+                segments.append((int(start + lo), int(start + hi), p, lo, None))
+            continue
+        if run and start + size - run[0][1] > CHUNK:
+            segments.append(_run_segment(run))
+            run = []
+        run.append((p, int(start), int(start + size)))
+    if run:
+        segments.append(_run_segment(run))
+    return segments
+
+
+def _run_segment(run):
+    base = run[0][1]
+    return (base, run[-1][2], None, 0, [(p, a - base, b - base) for p, a, b in run])
 
 
 def _check_state_shape(state, param):

@@ -44,23 +44,30 @@ def unpack(optimizer, state_dict, strict):
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
         report = LoadResult([], [], [])
-    saved_ids = set(chain.from_iterable(g["params"] for g in saved_groups))
-    state = defaultdict(dict)
-    if by_name:  # parameters the file does not cover keep their state
-        matched = {id(p) for p in id_map.values()}
-        for p in chain.from_iterable(g["params"] for g in groups):
-            if p in optimizer.state and id(p) not in matched:
-                state[p] = optimizer.state[p]
-    for key, value in state_dict["state"].items():
-        if key in id_map:
-            state[id_map[key]] = _cast(id_map[key], value)
-        elif not (by_name and key in saved_ids):
-            state[key] = value
+    state = _new_state(optimizer, state_dict["state"], id_map, saved_groups, by_name)
     for group, saved in zip(groups, saved_groups):
         saved["params"] = group["params"]
         if "param_names" in group and (by_name or "param_names" not in saved):
             saved["param_names"] = group["param_names"]
     return state, saved_groups, report
+
+
+def _new_state(optimizer, saved_state, id_map, saved_groups, by_name):
+    """Saved entries re-keyed by our parameters (cast copies); by name, unmatched parameters
+    keep their state and saved entries of unmatched names are dropped."""
+    saved_ids = set(chain.from_iterable(g["params"] for g in saved_groups))
+    state = defaultdict(dict)
+    if by_name:
+        matched = {id(p) for p in id_map.values()}
+        for p in chain.from_iterable(g["params"] for g in optimizer.param_groups):
+            if p in optimizer.state and id(p) not in matched:
+                state[p] = optimizer.state[p]
+    for key, value in saved_state.items():
+        if key in id_map:
+            state[id_map[key]] = _cast(id_map[key], value)
+        elif not (by_name and key in saved_ids):
+            state[key] = value
+    return state
 
 
 def _match_by_name(optimizer, groups, saved_groups, state_dict, strict):

@@ -21,8 +21,11 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
             buf *= momentum
             buf += d if dampening == 0 else d * (1 - dampening)
         if nesterov:
-            step = np.multiply(buf, momentum, out=np.empty_like(buf))
-            d = np.add(d, step, out=step)
+            if d is g:
+                d = np.multiply(buf, momentum, out=np.empty_like(buf))
+                d += g
+            else:  # d is already our temporary: add in place
+                _common.axpy_(d.reshape(-1), momentum, buf.reshape(-1))
         else:
             d = buf
     if d is g or d is buf:

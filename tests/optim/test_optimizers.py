@@ -81,10 +81,14 @@ def test_trajectory_matches_torch(case, dtype):
     assert e_state == t_state
 
 
+@pytest.mark.parametrize("sizes", [(5, 4), (7, 100)], ids=["sliced", "packed"])
 @pytest.mark.parametrize("case", CASES, ids=_ids)
-def test_fused_equals_per_tensor(case, monkeypatch):
+def test_fused_equals_per_tensor(case, sizes, monkeypatch):
     name, kwargs, groups = case
-    monkeypatch.setattr(_flat, "CHUNK", 5)  # chunk boundaries fall inside parameters
+    # sliced: every parameter reads its gradient in place, cut in 5-element pieces;
+    # packed: small parameters share runs of at most 7 elements with gathered gradients
+    monkeypatch.setattr(_flat, "CHUNK", sizes[0])
+    monkeypatch.setattr(_flat, "DIRECT", sizes[1])
     runs = {}
     if name == "LBFGS":
         pytest.skip("LBFGS always works on one flat vector; it has no per-tensor path")
@@ -128,3 +132,31 @@ def test_fused_path_shares_one_buffer():
     for p in block.params:
         assert p._data.base is block.flat
         assert opt.state[p]["exp_avg"]._data.base is block.arrays["exp_avg"]
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", {}), ("SGD", dict(momentum=0.9)),
+                                         ("Adam", {}), ("NAdam", {})])
+def test_fused_layout_is_built_once(name, kwargs):
+    params = [ember.tensor(np.ones(s, np.float32), requires_grad=True) for s in [(3, 2), (4,)]]
+    opt = getattr(ember.optim, name)(params, lr=0.1, **kwargs)
+    layouts = []
+    for _ in range(3):
+        for p in params:
+            p.grad = ember.ones(p.shape)
+        opt.step()
+        layouts.append(opt._flat_cache[id(opt.param_groups[0])])
+    assert layouts[0] is layouts[1] is layouts[2] and len(layouts[0].blocks) == 1
+
+
+def test_fused_layout_is_rebuilt_after_load_and_data_swap():
+    params, opt = trajectory(ember, "Adam", dict(lr=0.01), np.float32, steps=2)
+    group = opt.param_groups[0]
+    old = opt._flat_cache[id(group)]
+    opt.load_state_dict(opt.state_dict())
+    assert "_flat_cache" not in opt.__dict__
+    params[0].data = ember.zeros(params[0].shape)
+    for p in params:
+        p.grad = ember.ones(p.shape)
+    opt.step()
+    new = opt._flat_cache[id(opt.param_groups[0])]
+    assert new is not old and new.blocks[0].valid(opt)
