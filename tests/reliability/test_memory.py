@@ -95,19 +95,19 @@ def test_create_graph_grads_do_not_leak(no_cycle_collector):
 
 
 def _train(steps):
+    """A small model trained the usual way: Module, loss, zero_grad, backward, optimizer step."""
+    nn = ember.nn
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt = ember.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     rng = np.random.default_rng(0)
-    xs = ember.tensor(rng.standard_normal((32, 8)))
-    ys = ember.tensor(rng.standard_normal((32, 1)))
-    w = ember.zeros(8, 1, requires_grad=True)
-    b = ember.zeros(1, requires_grad=True)
+    xs = ember.tensor(rng.standard_normal((32, 8)), dtype=ember.float32)
+    ys = ember.tensor(rng.standard_normal((32, 1)), dtype=ember.float32)
     for _ in range(steps):
-        loss = ((xs @ w + b).tanh() - ys).pow(2).mean()
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(xs), ys)
         loss.backward()
-        with ember.no_grad():
-            w -= 0.01 * w.grad
-            b -= 0.01 * b.grad
-        w.grad = None
-        b.grad = None
+        opt.step()
     return float(loss)
 
 
