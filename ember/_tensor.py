@@ -219,8 +219,10 @@ class Tensor:
                                    f"'{list(self._data.shape)}'. Please ensure that the gradient "
                                    "and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: expected "
-                                   f"{self.dtype}, got {value.dtype}")
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{value.dtype.name}' to a tensor with grad_dtype "
+                                   f"'{self.dtype.name}'. The gradient must match the tensor's "
+                                   "grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
 
     @property

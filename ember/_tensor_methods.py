@@ -34,8 +34,7 @@ _plain_round = UNARY["round"]
 def _round(input, decimals=0):
     """Round half to even (to ``decimals`` places)."""
     if decimals:
-        scale = 10.0 ** decimals
-        return api.div(_plain_round(api.mul(input, scale)), scale)
+        return E.RoundBackward1.apply(input, decimals=decimals)
     return _plain_round(input)
 
 

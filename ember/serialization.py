@@ -3,6 +3,7 @@ import collections
 import json
 import math
 import os
+import pickle
 import tempfile
 
 import numpy as np
@@ -167,22 +168,28 @@ def _read(f):
     return f.read(), getattr(f, "name", "<file object>")
 
 
+class CheckpointError(RuntimeError, pickle.UnpicklingError):
+    """An unreadable checkpoint. Both a RuntimeError and an UnpicklingError, because torch.load
+    raises one or the other for the same bad file (truncated zip vs. not a zip at all)."""
+
+
 def _check_header(blob, name):
     if blob[:2] == b"PK" or blob[:1] == b"\x80":
-        raise RuntimeError(f"ember.load: '{name}' is a pickle/zip checkpoint (as torch.save "
-                           f"writes), not a safetensors file; {_PICKLE_HINT}")
+        raise CheckpointError(f"ember.load: '{name}' is a pickle/zip checkpoint (as torch.save "
+                              f"writes), not a safetensors file; {_PICKLE_HINT}")
     if len(blob) < 8:
-        raise RuntimeError(f"ember.load: '{name}' is truncated or not a checkpoint "
-                           f"({len(blob)} bytes)")
+        raise CheckpointError(f"ember.load: '{name}' is truncated or not a checkpoint "
+                              f"({len(blob)} bytes)")
     size = int.from_bytes(blob[:8], "little")
     if size > len(blob) - 8:
-        raise RuntimeError(f"ember.load: '{name}' is truncated or not a safetensors file (header "
-                           f"says {size} bytes, the file has {len(blob) - 8} after the length)")
+        raise CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file "
+                              f"(header says {size} bytes, the file has {len(blob) - 8} after "
+                              "the length)")
     try:
         return json.loads(blob[8:8 + size].decode("utf-8")).get("__metadata__") or {}
     except (UnicodeDecodeError, ValueError, AttributeError) as error:
-        raise RuntimeError(f"ember.load: '{name}' is corrupt or not a safetensors file "
-                           f"(bad header: {error})") from None
+        raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
+                              f"(bad header: {error})") from None
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
@@ -197,11 +204,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     try:
         arrays = st_load(blob)
     except SafetensorError as error:
-        raise RuntimeError(f"ember.load: '{name}' is truncated or corrupt ({error})") from None
+        raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt ({error})") from None
     if _FORMAT not in metadata:
         return {k: Tensor._make(v) for k, v in arrays.items()}
     try:
         return _decode(json.loads(metadata[_FORMAT]), arrays, {})
     except (ValueError, KeyError, TypeError) as error:
-        raise RuntimeError(f"ember.load: '{name}' has a corrupt structure record "
-                           f"({type(error).__name__}: {error})") from None
+        raise CheckpointError(f"ember.load: '{name}' has a corrupt structure record "
+                              f"({type(error).__name__}: {error})") from None

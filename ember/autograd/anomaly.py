@@ -176,7 +176,8 @@ def check_backward(node, outs):
         if g is None:
             continue
         data = getattr(g, "_data", g)
-        if not isinstance(data, np.ndarray) or data.dtype.kind != "f":
+        if not isinstance(data, np.ndarray) or data.dtype.kind != "f" or \
+                np.isfinite(data).all():
             continue
         kind = _bad_kind(data)
         if kind is not None:

@@ -52,7 +52,8 @@ def _analytical(func, inputs, diff_idx):
                           retain_graph=True, allow_unused=True)
             for i, g in zip(diff_idx, grads):
                 if g is not None:
-                    jac[i][oi].reshape(inputs[i]._data.size, -1)[:, j] = g._data.reshape(-1)
+                    jac[i][oi].reshape(inputs[i]._data.size, out._data.size)[:, j] = \
+                        g._data.reshape(-1)
     return jac
 
 

@@ -57,8 +57,11 @@ class Node:
         node._saved = ()
         try:
             data = node.forward(*inputs, **kwargs)
-        except ValueError as error:  # NumPy's broadcasting error, reworded as torch's
-            _raise_broadcast_error(inputs, error)
+        except (ValueError, IndexError) as error:
+            torch_error = _translate_numpy_error(error, inputs)
+            if torch_error is None:
+                raise
+            raise torch_error from None
         if type(data) is not _ndarray:
             data = _asarray(data)
         if _anomaly_mode:
@@ -207,15 +210,6 @@ def _op_name(node):
     return name[:cut] if cut > 0 else name
 
 
-def _raise_broadcast_error(inputs, error):
-    shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)]
-    for i, a in enumerate(shapes):
-        for b in shapes[i + 1:]:
-            message = broadcast_message(a, b)
-            if message:
-                raise RuntimeError(message) from None
-    raise error
-
 
 def broadcast_message(a, b):
     """torch's error for shapes that do not broadcast, or None when they do."""
@@ -234,6 +228,22 @@ def _raise_freed():
         "graph are freed when you call .backward() or autograd.grad(). Specify "
         "retain_graph=True if you need to backward through the graph a second time or "
         "if you need to access saved tensors after calling backward.")
+
+
+
+def _translate_numpy_error(error, inputs):
+    """numpy's shape/index errors, reworded as torch's (raised only on the error path)."""
+    text = str(error)
+    if isinstance(error, ValueError) and "could not be broadcast" in text:
+        shapes = [t._data.shape for t in inputs if isinstance(t, _Tensor)]
+        for i, a in enumerate(shapes):
+            for b in shapes[i + 1:]:
+                message = broadcast_message(a, b)
+                if message:
+                    return RuntimeError(message)
+    if isinstance(error, IndexError) and "out of bounds for axis" in text:
+        return IndexError(text.replace("for axis", "for dimension"))
+    return None
 
 
 def _made_without_grad(data, inputs):

@@ -3,9 +3,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import api
-from ..ops import elementwise as E
 from ..ops import loss_ops as L
 from ..ops import pad_ops as P
+from ..ops import reduction as R
 from ..random import _gen
 
 __all__ = ["dropout", "one_hot", "pad", "normalize", "bilinear", "cosine_similarity",
@@ -91,14 +91,22 @@ def bilinear(input1, input2, weight, bias=None):
     return api.add(y, bias) if bias is not None else y
 
 
+def _unit(x, dim, eps):
+    """x / max(||x||, eps) along dim; the clamp is not differentiated, as in torch's graph."""
+    n = api.clone(R.LinalgVectorNormBackward0.apply(x, p=2, dim=dim, keepdim=True))
+    np.maximum(n._data, eps, out=n._data)
+    return api.div(x, n)
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 x2) / max(||x1|| ||x2||, eps) along dim."""
-    dot = api.sum(api.mul(x1, x2), dim)
-    n1 = E.SqrtBackward0.apply(api.sum(api.mul(x1, x1), dim))
-    n2 = E.SqrtBackward0.apply(api.sum(api.mul(x2, x2), dim))
-    return api.div(dot, L.ClampMinBackward0.apply(api.mul(n1, n2), eps))
+    """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, as torch computes it."""
+    return api.sum(api.mul(_unit(x1, dim, eps), _unit(x2, dim, eps)), dim)
+
+
+class NormBackward1(R.LinalgVectorNormBackward0):
+    """torch.norm(x, p, dim): torch names this node apart from linalg.vector_norm."""
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p along the last dim."""
-    return api.norm(api.add(api.sub(x1, x2), eps), p, -1, keepdim=keepdim)
+    return NormBackward1.apply(api.add(api.sub(x1, x2), eps), p=p, dim=-1, keepdim=keepdim)

@@ -23,6 +23,7 @@ class array_math:
     exp, log, sqrt, sin, cos, sign, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.sign, np.abs
     where, zeros_like, ones_like, matmul = np.where, np.zeros_like, np.ones_like, np.matmul
     tanh, log1p, maximum, minimum = np.tanh, np.log1p, np.maximum, np.minimum
+    sinh, cosh = np.sinh, np.cosh
     reshape, transpose, flip, broadcast_to = np.reshape, np.swapaxes, np.flip, np.broadcast_to
     is_graph = False
 
@@ -124,7 +125,8 @@ class _TensorMath:
         if g._data.shape != shape:
             g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
         if g._data.dtype != dtype:
-            g = g.to(dtype)
+            from .api import to_dtype
+            g = to_dtype(g, dtype)
         return g
 
     @staticmethod

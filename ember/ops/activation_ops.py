@@ -344,8 +344,13 @@ def _narrow(x, dim, start, length):
 
 
 # ---------------------------------------------------------------- normalised exponentials
+def _row_max(x, dim):
+    """max along dim, keeping it; an empty tensor has nothing to shift (torch allows it)."""
+    return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+
+
 def _log_softmax_np(x, dim):
-    shifted = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+    shifted = np.subtract(x, _row_max(x, dim))
     total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
     shifted -= np.log(total, out=total)
     return shifted
@@ -361,7 +366,7 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        e = np.subtract(x, np.max(x, axis=dim, keepdims=True))
+        e = np.subtract(x, _row_max(x, dim))
         np.exp(e, out=e)
         e /= np.sum(e, axis=dim, keepdims=True)
         return e

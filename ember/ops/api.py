@@ -68,7 +68,8 @@ def div(input, other, *, rounding_mode=None):
         if rounding_mode is None:  # s / x is reciprocal(x) * s, as torch records it
             return E.MulBackward0.apply(E.ReciprocalBackward0.apply(other), input)
         input = _t(input)
-    return E.DivBackward0.apply(input, other, rounding_mode=rounding_mode)
+    cls = E.DivBackward0 if rounding_mode is None else E.DivBackward2
+    return cls.apply(input, other, rounding_mode=rounding_mode)
 
 
 def floor_divide(input, other):
@@ -327,7 +328,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def sum_to_size(input, *size):
-    return R.SumToSizeBackward.apply(input, size=S._shape_arg(size))
+    """Sum input down to a broadcast-compatible size (input itself when already that size)."""
+    size = S._shape_arg(size)
+    if tuple(size) == input._data.shape:
+        return input
+    lead = input._data.ndim - len(size)
+    if lead > 0:  # torch sums keeping dims, then views down to ``size``
+        return reshape(sum_to_size(input, (1,) * lead + size), size)
+    return R.SumToSizeBackward.apply(input, size=size)
 
 
 def all(input, dim=None, keepdim=False):
@@ -430,7 +438,9 @@ def repeat(input, *repeats):
     return S.RepeatBackward0.apply(input, repeats=S._shape_arg(repeats))
 
 
-def flip(input, dims):
+def flip(input, *dims):
+    """Reverse the order of elements along dims (a tuple, or several ints as torch's method)."""
+    dims = dims[0] if len(dims) == 1 else dims
     return S.FlipBackward0.apply(input, dims=(dims,) if isinstance(dims, int) else tuple(dims))
 
 
@@ -532,6 +542,20 @@ class ToCopyBackward0(E.Node):
         return (g,)
 
 
+class CopyBackwards(E.Node):
+    """out = src broadcast to a's shape and dtype (copy_);  da = 0, dsrc = g."""
+
+    def forward(self, a, src):
+        try:
+            return np.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({list(a._data.shape)}) must match the "
+                               f"size of tensor b ({list(src._data.shape)})") from None
+
+    def backward(self, m, g):
+        return m.zeros_like(g), g
+
+
 def clone(input, *, memory_format=None):
     return CloneBackward0.apply(input)
 
@@ -565,8 +589,9 @@ def index_select(input, dim, index):
 
 
 def masked_select(input, mask):
-    mask = mask._data if mask.shape == input.shape else np.broadcast_to(mask._data, input.shape)
-    return I.MaskedSelectBackward0.apply(input, index=mask)
+    """The elements of input where the (broadcast) boolean mask is True, as a 1-D tensor."""
+    m = mask._data if mask.shape == input.shape else np.broadcast_to(mask._data, input.shape)
+    return I.MaskedSelectBackward0.apply(input, index=m)
 
 
 def nonzero(input, *, as_tuple=False):
@@ -645,7 +670,7 @@ def copy_(self, src, non_blocking=False):
                                f"of tensor b ({src._data.shape})") from None
         self._vc[0] += 1
         return self
-    return apply_inplace(self, lambda a, s: add(mul(a, 0), s), src)
+    return apply_inplace(self, CopyBackwards.apply, src)
 
 
 def setitem(self, index, value):

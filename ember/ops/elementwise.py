@@ -117,6 +117,10 @@ class DivBackward0(Node):
         return ga, gb
 
 
+class DivBackward2(DivBackward0):
+    """out = a / b with rounding_mode 'trunc' or 'floor' (zero gradient, as torch)."""
+
+
 class PowBackward0(Node):
     """out = a ** e for a scalar exponent e;  da = g * e * a^(e-1)."""
 
@@ -278,6 +282,16 @@ SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * 
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
 ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
                        lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")
+
+
+class RoundBackward1(Node):
+    """out = a rounded to ``decimals`` places (half to even);  da = 0."""
+
+    def forward(self, a, decimals):
+        return np.round(a._data, decimals)
+
+    def backward(self, m, g):
+        return (m.zeros_like(g),)
 
 
 class ClampBackward1(Node):

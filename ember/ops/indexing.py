@@ -40,6 +40,10 @@ class IndexBackward0(Node):
         return (m.index_into_zeros(g, self.shape, self.index, True),)
 
 
+class MaskedSelectBackward0(IndexBackward0):
+    """out = a[mask] (flattened selection by a boolean mask)."""
+
+
 class IndexPutZerosBackward(Node):
     """out = zeros(shape) with g put (summed if ``accumulate``) at index;  dg = out_grad[index]."""
 
@@ -52,25 +56,20 @@ class IndexPutZerosBackward(Node):
         return (m.index(grad, self.index),)
 
 
-class MaskedSelectBackward0(IndexBackward0):
-    """out = a[mask] as a 1-D tensor (masked_select)."""
+# torch names a basic-indexing node after the last step it applies (full slices are skipped)
+_UnsqueezeIndex = type("UnsqueezeBackward0", (SliceBackward0,), {"__doc__": "a[None]"})
+_AliasIndex = type("AliasBackward0", (SliceBackward0,), {"__doc__": "a[...]"})
 
 
 def _basic_node(index):
-    """torch records basic indexing step by step; its grad_fn is the last real step's."""
     items = index if isinstance(index, tuple) else (index,)
     for item in reversed(items):
+        if item is Ellipsis or (isinstance(item, slice) and item == slice(None)):
+            continue
         if item is None:
-            return _UnsqueezeView
-        if isinstance(item, (int, np.integer)):
-            return SelectBackward0
-        if isinstance(item, slice) and item != slice(None):
-            return SliceBackward0
-    return _AliasView if items and all(i is Ellipsis for i in items) else SliceBackward0
-
-
-_UnsqueezeView = type("UnsqueezeBackward0", (SliceBackward0,), {"__module__": __name__})
-_AliasView = type("AliasBackward0", (SliceBackward0,), {"__module__": __name__})
+            return _UnsqueezeIndex
+        return SliceBackward0 if isinstance(item, slice) else SelectBackward0
+    return SliceBackward0 if any(isinstance(i, slice) for i in items) else _AliasIndex
 
 
 def getitem(a, index):
@@ -100,10 +99,14 @@ class CopySlices(Node):
         return ga, gv
 
 
+class IndexPutBackward0(CopySlices):
+    """a[advanced index] = v, in place."""
+
+
 def setitem(a, index, value):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
     from .inplace import check_inplace, commit_inplace
-    index, _ = normalize_index(index)
+    index, basic = normalize_index(index)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph:
@@ -112,7 +115,7 @@ def setitem(a, index, value):
         a._vc[0] += 1
         return
     check_inplace(a, view=True)  # torch writes through a view a[index]
-    commit_inplace(a, CopySlices.apply(a, value, index=index))
+    commit_inplace(a, (CopySlices if basic else IndexPutBackward0).apply(a, value, index=index))
 
 
 class GatherBackward0(Node):
@@ -136,8 +139,8 @@ class GatherBackward0(Node):
 
 def _index_array(index, op):
     arr = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if arr.dtype != np.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+    if arr.dtype != np.int64 and arr.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     return arr
 
 
@@ -194,6 +197,8 @@ class IndexSelectBackward0(Node):
         x = a._data
         self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if idx.dtype != np.int64 and idx.dtype != np.int32:
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)

@@ -48,13 +48,16 @@ class _Normalize(Node):
         xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
         return xhat, invstd
 
+    def _release(self):
+        self.xhat = self.invstd = None  # cached statistics go with the saved tensors, so that
+        super()._release()              # backward(retain_graph=True) can run again
+
     def backward(self, m, g, x, weight):
         need = [nx is not None for nx, _ in self.next_functions]
         if m.is_graph:
             xhat, invstd = self.recompute(m, x)
         else:
             xhat, invstd = self.xhat, self.invstd
-        self.xhat = self.invstd = None
         sshape = self.stats_shape(self.x_shape)
         gxhat = g if weight is None else g * m.reshape(weight, self.affine_shape)
         gx = self.input_grad(m, m.reshape(gxhat, sshape), xhat, invstd) if need[0] else None

@@ -2,7 +2,6 @@
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
 from ..autograd.graph import Node
 
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
@@ -62,7 +61,8 @@ class SumBackward0(SumBackward1):
 
 
 class SumToSizeBackward(SumBackward1):
-    """out = a summed down to a broadcast-compatible ``size`` (the engine's reducer)."""
+    """out = a summed down to a broadcast-compatible ``size`` (the engine's reducer); torch names
+    this node SumBackward1."""
 
     def forward(self, a, size):
         from ._math import _sum_to
@@ -122,7 +122,7 @@ class ProdBackward1(Node):
 def _prod_others(m, x, dim):
     """Product of all elements along ``dim`` except the one at each position (zero-safe)."""
     if m.is_graph:
-        return _prod_others_graph(x, dim)
+        return _prod_others_graph(m, x, dim)
     data = m.data(x)
     ones = np.ones_like(np.take(data, [0], axis=dim))
     left = np.concatenate([ones, np.cumprod(data, axis=dim)], axis=dim)
@@ -132,14 +132,16 @@ def _prod_others(m, x, dim):
     return np.take(left, range(n), axis=dim) * np.take(right, range(1, n + 1), axis=dim)
 
 
-def _prod_others_graph(x, dim):
-    """The same product, built from differentiable ops (for create_graph): row i of an
-    n x n copy has its own element replaced by 1, then each row is multiplied out."""
-    shape = x._data.shape
-    n = shape[dim]
-    rows = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
-    eye = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(shape) - dim - 1))
-    return rows.masked_fill(Tensor._make(eye), 1.0).prod(dim + 1)
+
+def _prod_others_graph(m, x, dim):
+    """The same product built from differentiable ops, so that prod's second derivative is
+    right where inputs are zero (O(n^2), used only under create_graph)."""
+    n = x.shape[dim]
+    lead = (slice(None),) * dim
+    parts = [m.prod(m.cat([m.index(x, lead + (slice(0, i),)),
+                           m.index(x, lead + (slice(i + 1, n),))], dim), dim)
+             for i in range(n)]
+    return m.stack(parts, dim)
 
 
 class ProdBackward0(ProdBackward1):
@@ -260,7 +262,7 @@ class LogsumexpBackward0(Node):
             x = x.astype(_dtype.get_default_dtype().np)
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
-        top = np.amax(x, axis=self.dims, keepdims=True) if x.size else np.zeros(())
+        top = np.amax(x, axis=self.dims, keepdims=True) if x.size else np.zeros((), x.dtype)
         top = np.where(np.isfinite(top), top, 0)
         out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
         return out if keepdim else np.squeeze(out, self.dims)
@@ -302,3 +304,6 @@ class LinalgVectorNormBackward0(Node):
         if p == 2:
             return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
         return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)
+
+
+SumToSizeBackward.__name__ = SumToSizeBackward.__qualname__ = "SumBackward1"

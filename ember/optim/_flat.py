@@ -155,6 +155,10 @@ class _Block:
             return keys
         states = [opt.state[p] for p in params]
         keys = list(states[0])
+        for p, s in zip(params, states):  # checked before anything moves: a bad state changes
+            for k in keys:                # nothing (torch fails half-way through the step)
+                if k not in opt._scalar_keys:
+                    _check_state_shape(s[k]._data.shape, p._data.shape)
         self.scalars = {k: np.array([s[k]._data for s in states]) for k in keys
                         if k in opt._scalar_keys}
         self.arrays = {k: _pack([s[k]._data for s in states], offsets) for k in keys
@@ -245,6 +249,18 @@ def _segments(ordered, offsets):
 def _run_segment(run):
     base = run[0][1]
     return (base, run[-1][2], None, 0, [(p, a - base, b - base) for p, a, b in run])
+
+
+def _check_state_shape(state, param):
+    """torch's broadcast error for a loaded state tensor that does not fit its parameter."""
+    if state == param:
+        return
+    n = max(len(state), len(param))
+    a, b = (1,) * (n - len(state)) + state, (1,) * (n - len(param)) + param
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
 
 
 def _pack(arrays, offsets):

@@ -69,5 +69,6 @@ def test_index_errors():
     for lib in (torch, ember):
         with pytest.raises(IndexError):
             lib.zeros(2, 3)[lib.tensor([0.5])]
-    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
-        ember.zeros(2, 3).gather(1, ember.tensor([[0]], dtype=ember.int32))
+    for lib in (torch, ember):  # torch 2.13 takes int32 and int64 indices, nothing else
+        with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+            lib.zeros(2, 3).gather(1, lib.tensor([[0.0]]))

@@ -177,3 +177,28 @@ def test_mode_off_costs_no_state_on_nodes():
     x = ember.tensor([1.0], requires_grad=True)
     y = x * 2
     assert "_anomaly_site" not in y.grad_fn.__dict__
+
+
+def test_nan_inside_a_module_names_the_users_call_line():
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.LogSoftmax(dim=1))
+    x = ember.tensor([[1.0, 2.0, float("nan")]])
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        with ember.autograd.set_detect_anomaly(True):
+            h = model[0](ember.ones(1, 3)) * 0 + x.sum()  # NaN comes in from data, not an op
+            out = ember.log(model[1](h) - 5)  # @module-line
+            with pytest.raises(RuntimeError, match="returned nan values") as err:
+                out.sum().backward()
+    assert np.isnan(out._data).all()
+    assert "in test_nan_inside_a_module_names_the_users_call_line" in str(err.value)
+
+
+def test_forward_site_inside_module_points_at_user_line():
+    ember.manual_seed(0)
+    lin = ember.nn.Linear(2, 2)
+    with ember.autograd.set_detect_anomaly(True):
+        y = lin(ember.ones(1, 2))  # @linear-line
+    site = creation_site(y.grad_fn)
+    assert site[:2] == (__file__, _line_of("# @linear-line"))
+    assert site[3] is not None  # the ember function below the user's frame is named too

@@ -144,3 +144,15 @@ def test_bad_arguments():
         explain_grad([1.0])
     with pytest.raises(TypeError, match="loss must be a Tensor, got float"):
         explain_grad(ember.randn(2, requires_grad=True), 1.0)
+
+
+def test_unused_module_parameter_is_not_connected():
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        used, unused = lib.nn.Linear(3, 2), lib.nn.Linear(3, 2)
+        loss = used(lib.ones(4, 3)).sum()
+        loss.backward()
+        assert unused.weight.grad is None and used.weight.grad is not None
+    e = explain_grad(unused.weight, loss)
+    assert e.reason == "not_connected" and "shape [2, 3]" in e.message
+    assert explain_grad(used.weight, loss).reason == "has_grad"
