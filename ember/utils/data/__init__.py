@@ -1,5 +1,31 @@
 """ember.utils.data: datasets, samplers and the DataLoader, as torch.utils.data."""
-# Placeholder for the distributed branch; the data branch's full version replaces it on merge.
+from ._collate import default_collate, default_convert
+from ._worker import get_worker_info
+from .dataloader import DataLoader
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "IterableDataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info",
+           "random_split"]
 
 
 def __getattr__(name):

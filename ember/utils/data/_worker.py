@@ -1,0 +1,140 @@
+"""The DataLoader's worker processes: the loop each runs, worker info, and error forwarding."""
+import os
+import queue
+import random
+import sys
+import traceback
+
+import numpy as np
+
+_POLL_SECONDS = 1.0  # how often a waiting worker checks that its parent is still alive
+_worker_info = None
+
+
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker: id, num_workers, seed, dataset."""
+
+    def __init__(self, id, num_workers, seed, dataset):
+        self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
+
+    def __repr__(self):
+        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed}, "
+                f"dataset={self.dataset!r})")
+
+
+def get_worker_info():
+    """In a DataLoader worker: its WorkerInfo; in the main process: None."""
+    return _worker_info
+
+
+class ExceptionWrapper:
+    """An exception raised in a worker, carried to the main process with its traceback."""
+
+    def __init__(self, exc_info, where):
+        self.exc_type = exc_info[0]
+        self.msg = f"Caught {exc_info[0].__name__} {where}.\nOriginal " + "".join(
+            traceback.format_exception(*exc_info))
+
+    def reraise(self):
+        msg = self.msg
+        if self.exc_type is KeyError:
+            msg = KeyError(msg)  # KeyError would print the message with escaped newlines
+        try:
+            error = self.exc_type(msg)
+        except Exception:  # an exception class whose constructor wants other arguments
+            raise RuntimeError(msg) from None
+        raise error
+
+
+class IterableStop:
+    """Sent by a worker whose IterableDataset iterator is exhausted."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+
+
+class Fetcher:
+    """Turns a task (a list of indices, an index, or 'next batch') into collated data."""
+
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last, batch_size, iterable):
+        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, collate_fn
+        self.drop_last, self.batch_size, self.iterable = drop_last, batch_size, iterable
+        self.reset()
+
+    def reset(self):
+        self.iterator = iter(self.dataset) if self.iterable else None
+        self.ended = False
+
+    def fetch(self, index):
+        if self.iterable:
+            return self._fetch_stream()
+        if not self.auto_collation:
+            return self.collate_fn(self.dataset[index])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        data = getitems(index) if callable(getitems) else [self.dataset[i] for i in index]
+        return self.collate_fn(data)
+
+    def _fetch_stream(self):
+        if self.ended:
+            raise StopIteration
+        if not self.auto_collation:
+            return self.collate_fn(next(self.iterator))
+        data = []
+        for item in self.iterator:
+            data.append(item)
+            if len(data) == self.batch_size:
+                break
+        if not data or (self.drop_last and len(data) < self.batch_size):
+            self.ended = True
+            raise StopIteration
+        return self.collate_fn(data)
+
+
+def seed_worker(seed):
+    """Seed ember's default generator, Python's ``random`` and NumPy's global RNG for a worker."""
+    from ... import random as ember_random
+    ember_random.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(np.random.SeedSequence(seed % (1 << 64)).generate_state(4))
+
+
+def worker_loop(fetcher, index_queue, result_queue, base_seed, init_fn, worker_id, num_workers):
+    """Runs in a worker: take tasks from ``index_queue``, put ``(task_id, data)`` on results."""
+    global _worker_info
+    parent = os.getppid()
+    seed = base_seed + worker_id
+    seed_worker(seed)
+    _worker_info = WorkerInfo(worker_id, num_workers, seed, fetcher.dataset)
+    init_error = None
+    try:
+        if init_fn is not None:
+            init_fn(worker_id)
+        fetcher.reset()
+    except Exception:
+        init_error = ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")
+    while True:
+        try:
+            task = index_queue.get(timeout=_POLL_SECONDS)
+        except queue.Empty:
+            if os.getppid() != parent:
+                return  # the main process is gone: nobody will read our results
+            continue
+        if task is None:
+            break
+        if task == "reset":
+            fetcher.reset()
+            continue
+        task_id, index = task
+        result_queue.put((task_id, _run_task(fetcher, index, init_error, worker_id)))
+    result_queue.cancel_join_thread()
+
+
+def _run_task(fetcher, index, init_error, worker_id):
+    if init_error is not None:
+        return init_error
+    try:
+        return fetcher.fetch(index)
+    except StopIteration:
+        return IterableStop(worker_id)
+    except Exception:
+        return ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")

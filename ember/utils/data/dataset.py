@@ -1,0 +1,164 @@
+"""Datasets: Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset and random_split."""
+import bisect
+import math
+import warnings
+
+
+class Dataset:
+    """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset that is a stream: subclasses define ``__iter__``."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Sample i is ``tuple(t[i] for t in tensors)``; all tensors share their first dimension."""
+
+    def __init__(self, *tensors):
+        if tensors and any(tensors[0].size(0) != t.size(0) for t in tensors):
+            sizes = [t.size(0) for t in tensors]
+            raise AssertionError(f"Size mismatch between tensors: first dimensions {sizes}")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class ChainDataset(IterableDataset):
+    """Iterates several IterableDatasets one after another."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+
+class ConcatDataset(Dataset):
+    """Map-style datasets joined end to end."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if len(self.datasets) == 0:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    @staticmethod
+    def cumsum(sequence):
+        total, out = 0, []
+        for d in sequence:
+            total += len(d)
+            out.append(total)
+        return out
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx += len(self)
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which > 0 else 0
+        return self.datasets[which][idx - start]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices):
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def _lengths_from_fractions(fractions, n):
+    """Floor each fraction's share; hand the remainder out one by one from the first subset."""
+    lengths = [int(math.floor(n * f)) for f in fractions]
+    for i in range(n - sum(lengths)):
+        lengths[i % len(lengths)] += 1
+    for i, length in enumerate(lengths):
+        if length == 0:
+            warnings.warn(f"Length of split at index {i} is 0. "
+                          f"This might result in an empty dataset.", stacklevel=3)
+    return lengths
+
+
+def random_split(dataset, lengths, generator=None):
+    """Split ``dataset`` into non-overlapping random subsets of the given lengths or fractions."""
+    from ..._creation import randperm
+    from ...random import default_generator
+    n = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, f in enumerate(lengths):
+            if f < 0 or f > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+        lengths = _lengths_from_fractions(lengths, n)
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = randperm(sum(lengths), generator=generator or default_generator).tolist()
+    subsets, offset = [], 0
+    for length in lengths:
+        subsets.append(Subset(dataset, order[offset:offset + length]))
+        offset += length
+    return subsets
+
+
+class StackDataset(Dataset):
+    """Samples combined from several datasets of equal length, as a tuple or a dict."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        self.datasets = args or kwargs
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
