@@ -1,6 +1,7 @@
 """nn.functional: the stateless forms of the layers, activations and losses."""
 from ..ops import api as _api
 from ..ops import linear_ops as _linear_ops
+from ._functional_activation import *  # noqa: F401,F403
 
 
 def linear(input, weight, bias=None):

@@ -1,0 +1,176 @@
+"""nn.functional activations: thin wrappers over the primitives in ember.ops.activation_ops."""
+import warnings
+
+from ..ops import activation_ops as A
+from ..ops import api
+from ..ops import elementwise as E
+from ..ops.inplace import apply_inplace
+
+__all__ = ["relu", "relu_", "leaky_relu", "hardtanh", "relu6", "threshold", "elu", "selu", "celu",
+           "gelu", "silu", "mish", "softplus", "logsigmoid", "hardsigmoid", "hardswish",
+           "hardshrink", "softshrink", "softsign", "tanhshrink", "sigmoid", "tanh", "glu", "prelu",
+           "softmax", "softmin", "log_softmax"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _maybe_inplace(fn, input, inplace, *args):
+    if inplace:
+        return apply_inplace(input, lambda x, *a: fn(x, *a), *args)
+    return fn(input, *args)
+
+
+def relu(input, inplace=False):
+    """max(x, 0)."""
+    return _maybe_inplace(E.ReluBackward0.apply, input, inplace)
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x."""
+    return _maybe_inplace(lambda x: A.LeakyReluBackward0.apply(x, negative_slope), input, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """clamp(x, min_val, max_val)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(lambda x: A.HardtanhBackward0.apply(x, min_val, max_val), input,
+                          inplace)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x if x > threshold else value."""
+    return _maybe_inplace(lambda x: A.ThresholdBackward0.apply(x, threshold, value), input,
+                          inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return _maybe_inplace(lambda x: A.EluBackward0.apply(x, alpha), input, inplace)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return _maybe_inplace(lambda x: A.EluBackward0.apply(x, _SELU_ALPHA, _SELU_SCALE), input,
+                          inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _maybe_inplace(lambda x: A.CeluBackward0.apply(x, alpha, 1.0, 1.0 / alpha), input,
+                          inplace)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x), or its tanh approximation when approximate='tanh'."""
+    return A.GeluBackward0.apply(input, approximate)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    return _maybe_inplace(A.SiluBackward0.apply, input, inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(A.MishBackward0.apply, input, inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, linear above the threshold."""
+    return A.SoftplusBackward0.apply(input, beta, threshold)
+
+
+def logsigmoid(input):
+    return A.LogSigmoidBackward0.apply(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(A.HardsigmoidBackward0.apply, input, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(A.HardswishBackward0.apply, input, inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    return A.HardshrinkBackward0.apply(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    return A.SoftshrinkBackward0.apply(input, lambd)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return api.div(input, api.add(E.AbsBackward0.apply(input), 1))
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return api.sub(input, E.TanhBackward0.apply(input))
+
+
+def sigmoid(input):
+    return E.SigmoidBackward0.apply(input)
+
+
+def tanh(input):
+    return E.TanhBackward0.apply(input)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) for the two halves a, b of input along dim."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return A.GluBackward0.apply(input, dim)
+
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x, weight broadcast along the channel dim (dim 1)."""
+    return A.PreluKernelBackward0.apply(input, weight)
+
+
+def _softmax_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _prepare(input, dim, dtype, name):
+    if dim is None:
+        dim = _softmax_dim(name, input.ndim)
+    dim = input._wrap_dim(dim)  # IndexError naming the valid range, as torch
+    if dtype is not None:
+        input = api.to_dtype(input, dtype)
+    return input, dim
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (computed max-shifted)."""
+    input, dim = _prepare(input, dim, dtype, "softmax")
+    return A.SoftmaxBackward0.apply(input, dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim."""
+    input, dim = _prepare(input, dim, dtype, "softmin")
+    return A.SoftmaxBackward0.apply(api.neg(input), dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along dim."""
+    input, dim = _prepare(input, dim, dtype, "log_softmax")
+    return A.LogSoftmaxBackward0.apply(input, dim)

@@ -1,0 +1,367 @@
+"""Activation primitives (softmax, log_softmax, gelu, silu, elu, ...) with their derivatives.
+
+Each is one node rather than a chain of element-wise ops: fewer saved arrays, one pass over the
+data forward and back, and numerically stable forms (max-shifted softmax, sign-split sigmoid).
+Backward formulas are written over the math namespace ``m``, so they also serve create_graph.
+"""
+import math
+
+import numpy as np
+
+from ..autograd.graph import Node
+from .elementwise import _sigmoid as _np_sigmoid
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _np_erf(x):
+    return _erf_scalar(x).astype(x.dtype) if x.size else x.copy()
+
+
+def _float(a):
+    """The input's array, as the default float dtype when it is an integer one."""
+    x = a._data
+    if x.dtype.kind != "f":
+        from .. import _dtype
+        x = x.astype(_dtype.get_default_dtype().np)
+    return x
+
+
+def _sigmoid(m, x):
+    if m.is_graph:
+        import ember
+        return ember.sigmoid(x)
+    return _np_sigmoid(x)
+
+
+def _erf(m, x):
+    return ErfBackward0.apply(x) if m.is_graph else _np_erf(x)
+
+
+def _softplus_np(x):
+    # log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+def _softplus(m, x):
+    if m.is_graph:
+        return SoftplusBackward0.apply(x, 1.0, 20.0)
+    return _softplus_np(x)
+
+
+def _mask(m, x, fn):
+    """A boolean mask computed on the values (never part of the graph)."""
+    return fn(m.data(x))
+
+
+def _cast(mask, like):
+    return mask.astype(like.dtype) if isinstance(mask, np.ndarray) and \
+        isinstance(like, np.ndarray) else mask
+
+
+# ---------------------------------------------------------------- special functions
+class ErfBackward0(Node):
+    """y = erf(x);  dx = g * 2/sqrt(pi) * exp(-x^2)."""
+
+    def forward(self, a):
+        self.save(a)
+        return _np_erf(_float(a))
+
+    def backward(self, m, g, x):
+        return (g * (2.0 / math.sqrt(math.pi)) * m.exp(-(x * x)),)
+
+
+# ---------------------------------------------------------------- rectifiers
+class LeakyReluBackward0(Node):
+    """y = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g."""
+
+    def forward(self, a, negative_slope=0.01):
+        x = _float(a)
+        self.save(a)
+        self.slope = negative_slope
+        return np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
+
+    def backward(self, m, g, x):
+        return (m.where(_mask(m, x, lambda v: v > 0), g, g * self.slope),)
+
+
+class HardtanhBackward0(Node):
+    """y = clamp(x, lo, hi);  dx = g where lo < x < hi, else 0."""
+
+    def forward(self, a, min_val=-1.0, max_val=1.0):
+        x = _float(a)
+        self.save(a)
+        self.lo, self.hi = min_val, max_val
+        return np.clip(x, np.asarray(min_val, x.dtype), np.asarray(max_val, x.dtype))
+
+    def backward(self, m, g, x):
+        inside = _mask(m, x, lambda v: (v > self.lo) & (v < self.hi))
+        return (g * _cast(inside, g),)
+
+
+class ThresholdBackward0(Node):
+    """y = x if x > threshold else value;  dx = g where x > threshold."""
+
+    def forward(self, a, threshold, value):
+        x = a._data
+        self.save(a)
+        self.threshold = threshold
+        return np.where(x > threshold, x, np.asarray(value, x.dtype))
+
+    def backward(self, m, g, x):
+        return (g * _cast(_mask(m, x, lambda v: v > self.threshold), g),)
+
+
+class EluBackward0(Node):
+    """y = scale * (x if x > 0 else alpha * (exp(input_scale * x) - 1));
+    dx = g * scale if x > 0 else g * scale * alpha * input_scale * exp(input_scale * x)."""
+
+    def forward(self, a, alpha=1.0, scale=1.0, input_scale=1.0):
+        x = _float(a)
+        self.save(a)
+        self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
+        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
+        out = np.where(x > 0, x, neg.astype(x.dtype, copy=False))
+        return out * np.asarray(scale, x.dtype) if scale != 1.0 else out
+
+    def backward(self, m, g, x):
+        pos = _mask(m, x, lambda v: v > 0)
+        neg_part = x * ~pos  # exp only of the non-positive part: no overflow
+        coef = self.scale * self.alpha * self.input_scale
+        return (m.where(pos, g * self.scale, g * coef * m.exp(neg_part * self.input_scale)),)
+
+
+class CeluBackward0(EluBackward0):
+    """y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+
+# ---------------------------------------------------------------- smooth gates
+class GeluBackward0(Node):
+    """y = x * Phi(x) (or its tanh approximation);  dx = Phi(x) + x * phi(x) (resp. the
+    derivative of 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))))."""
+
+    def forward(self, a, approximate="none"):
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        x = _float(a)
+        self.save(a)
+        self.approximate = approximate
+        if approximate == "tanh":
+            return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
+        return x * (0.5 * (1 + _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype))))
+
+    def backward(self, m, g, x):
+        if self.approximate == "tanh":
+            t = m.tanh((x + x * x * x * 0.044715) * _SQRT_2_PI)
+            inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
+            return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner),)
+        cdf = (_erf(m, x * math.sqrt(0.5)) + 1) * 0.5
+        pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
+        return (g * (cdf + x * pdf),)
+
+
+class SiluBackward0(Node):
+    """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+
+    def forward(self, a):
+        x = _float(a)
+        self.save(a)
+        return x * _np_sigmoid(x)
+
+    def backward(self, m, g, x):
+        s = _sigmoid(m, x)
+        return (g * (s * (x * (1 - s) + 1)),)
+
+
+class MishBackward0(Node):
+    """y = x * tanh(softplus(x));  dx = g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(sp(x))."""
+
+    def forward(self, a):
+        x = _float(a)
+        self.save(a)
+        return x * np.tanh(_softplus_np(x))
+
+    def backward(self, m, g, x):
+        t = m.tanh(_softplus(m, x))
+        return (g * (t + x * _sigmoid(m, x) * (1 - t * t)),)
+
+
+class SoftplusBackward0(Node):
+    """y = log(1 + exp(beta x)) / beta (x itself where beta x > threshold);
+    dx = g * sigmoid(beta x) (g where beta x > threshold)."""
+
+    def forward(self, a, beta=1.0, threshold=20.0):
+        x = _float(a)
+        self.save(a)
+        self.beta, self.threshold = beta, threshold
+        bx = x * np.asarray(beta, x.dtype) if beta != 1 else x
+        soft = _softplus_np(bx) / np.asarray(beta, x.dtype) if beta != 1 else _softplus_np(bx)
+        return np.where(bx > threshold, x, soft.astype(x.dtype, copy=False))
+
+    def backward(self, m, g, x):
+        bx = x * self.beta if self.beta != 1 else x
+        linear = _mask(m, bx, lambda v: v > self.threshold)
+        return (m.where(linear, g, g * _sigmoid(m, bx)),)
+
+
+class LogSigmoidBackward0(Node):
+    """y = log(sigmoid(x)) = -softplus(-x);  dx = g * sigmoid(-x)."""
+
+    def forward(self, a):
+        x = _float(a)
+        self.save(a)
+        return -_softplus_np(-x)
+
+    def backward(self, m, g, x):
+        return (g * _sigmoid(m, -x),)
+
+
+class HardsigmoidBackward0(Node):
+    """y = clamp(x / 6 + 1/2, 0, 1);  dx = g / 6 where -3 < x < 3."""
+
+    def forward(self, a):
+        x = _float(a)
+        self.save(a)
+        return np.clip(x / np.asarray(6, x.dtype) + np.asarray(0.5, x.dtype), 0, 1)
+
+    def backward(self, m, g, x):
+        inside = _mask(m, x, lambda v: (v > -3) & (v < 3))
+        # torch's kernel multiplies by 1/6 rounded to float32, for float64 too
+        return (g * _cast(inside, g) * float(np.float32(1.0 / 6)),)
+
+
+class HardswishBackward0(Node):
+    """y = x * clamp(x + 3, 0, 6) / 6;  dx = 0 (x < -3), g (x > 3), g * (x/3 + 1/2) else."""
+
+    def forward(self, a):
+        x = _float(a)
+        self.save(a)
+        return x * np.clip(x + np.asarray(3, x.dtype), 0, 6) / np.asarray(6, x.dtype)
+
+    def backward(self, m, g, x):
+        low = _mask(m, x, lambda v: v < -3)
+        high = _mask(m, x, lambda v: v > 3)
+        middle = g * (x * (1.0 / 3) + 0.5)
+        return (m.where(low, g * 0, m.where(high, g, middle)),)
+
+
+class HardshrinkBackward0(Node):
+    """y = x where |x| > lambd else 0;  dx = g where |x| > lambd."""
+
+    def forward(self, a, lambd=0.5):
+        x = _float(a)
+        self.save(a)
+        self.lambd = lambd
+        return np.where(np.abs(x) > lambd, x, np.zeros((), x.dtype))
+
+    def backward(self, m, g, x):
+        return (g * _cast(_mask(m, x, lambda v: np.abs(v) > self.lambd), g),)
+
+
+class SoftshrinkBackward0(HardshrinkBackward0):
+    """y = x - lambd (x > lambd), x + lambd (x < -lambd), else 0;  dx = g where |x| > lambd."""
+
+    def forward(self, a, lambd=0.5):
+        x = _float(a)
+        self.save(a)
+        self.lambd = lambd
+        shrunk = x - np.sign(x) * np.asarray(lambd, x.dtype)
+        return np.where(np.abs(x) > lambd, shrunk, np.zeros((), x.dtype))
+
+
+class GluBackward0(Node):
+    """a, b = halves of x along dim; y = a * sigmoid(b);  da = g s, db = g a s (1 - s)."""
+
+    def forward(self, x, dim=-1):
+        data = _float(x)
+        self.dim = dim % data.ndim
+        n = data.shape[self.dim]
+        if n % 2:
+            raise RuntimeError(f"Halving dimension must be even, but dimension {self.dim} is "
+                               f"size {n}")
+        self.save(x)
+        a, b = np.split(data, 2, axis=self.dim)
+        return a * _np_sigmoid(b)
+
+    def backward(self, m, g, x):
+        half = m.data(x).shape[self.dim] // 2
+        a = _narrow(x, self.dim, 0, half)
+        b = _narrow(x, self.dim, half, half)
+        s = _sigmoid(m, b)
+        return (m.cat([g * s, g * a * s * (1 - s)], self.dim),)
+
+
+def _narrow(x, dim, start, length):
+    index = (slice(None),) * dim + (slice(start, start + length),)
+    return x[index]
+
+
+# ---------------------------------------------------------------- normalised exponentials
+class SoftmaxBackward0(Node):
+    """y = exp(x - max) / sum(exp(x - max)) along dim;  dx = y * (g - sum(g * y, dim))."""
+
+    saves_output = True
+
+    def forward(self, a, dim):
+        x = _float(a)
+        self.dim = dim
+        if x.ndim == 0:
+            return np.ones_like(x)
+        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+        e /= np.sum(e, axis=dim, keepdims=True)
+        return e
+
+    def backward(self, m, g, y):
+        if m.data(y).ndim == 0:
+            return (g * 0,)
+        return (y * (g - m.sum(g * y, self.dim, keepdim=True)),)
+
+
+class LogSoftmaxBackward0(Node):
+    """y = x - max - log(sum(exp(x - max))) along dim;  dx = g - exp(y) * sum(g, dim)."""
+
+    saves_output = True
+
+    def forward(self, a, dim):
+        x = _float(a)
+        self.dim = dim
+        if x.ndim == 0:
+            return np.zeros_like(x)
+        shifted = x - np.max(x, axis=dim, keepdims=True)
+        shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        return shifted
+
+    def backward(self, m, g, y):
+        if m.data(y).ndim == 0:
+            return (g * 0,)
+        return (g - m.exp(y) * m.sum(g, self.dim, keepdim=True),)
+
+
+class PreluKernelBackward0(Node):
+    """y = x if x > 0 else w * x (w per channel, dim 1);  dx = g or w g, dw = sum of x g where
+    x <= 0, over every dim but the channel one."""
+
+    def forward(self, x, weight):
+        data, w = _float(x), weight._data
+        if data.dtype != w.dtype:
+            raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype} and "
+                               f"{weight.dtype}")
+        channels = data.shape[1] if data.ndim > 1 else 1
+        if w.size not in (1, channels):
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {w.size} and channel size = {channels}.")
+        self.save(x, weight)
+        self.shape = (-1,) + (1,) * (data.ndim - 2) if data.ndim > 1 and w.size > 1 else (-1,)
+        return np.where(data > 0, data, data * w.reshape(self.shape))
+
+    def backward(self, m, g, x, weight):
+        positive = _mask(m, x, lambda v: v > 0)
+        w = m.reshape(weight, self.shape) if self.shape != (-1,) else weight
+        gx = m.where(positive, g, g * w)
+        contribution = m.where(positive, g * 0, x * g)
+        per_channel = m.data(weight).size > 1
+        dims = [d for d in range(len(m.data(x).shape)) if not (per_channel and d == 1)]
+        gw = m.reshape(m.sum(contribution, tuple(dims)), m.data(weight).shape)
+        return gx, gw

@@ -1,0 +1,73 @@
+"""SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+import numpy as np
+
+from . import _common
+from .optimizer import Optimizer
+
+__all__ = ["SGD", "sgd_rule"]
+
+
+def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,
+             fresh=False):
+    """d = ±g + wd*p; b = d (first step) else m*b + (1-τ)*d; d = d + m*b (Nesterov) or b;
+    p -= lr*d."""
+    d = _common.direction(p, g, weight_decay, maximize)
+    buf = None
+    if momentum != 0:
+        buf = state["momentum_buffer"]
+        if fresh:
+            np.copyto(buf, d)
+        else:
+            buf *= momentum
+            buf += d if dampening == 0 else d * (1 - dampening)
+        if nesterov:
+            step = np.multiply(buf, momentum, out=np.empty_like(buf))
+            d = np.add(d, step, out=step)
+        else:
+            d = buf
+    if d is g or d is buf:
+        d = np.multiply(d, lr, out=np.empty_like(d))
+    else:
+        d *= lr
+    p -= d
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum): see ``sgd_rule``."""
+
+    _rule_keys = ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize")
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if hasattr(lr, "numel") and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _common.check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        _common.check_weight_decay(weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _common.check_fused(foreach, fused)
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    _rule = staticmethod(sgd_rule)
+
+    def _rule_options(self, group):
+        options = super()._rule_options(group)
+        options["lr"] = _common.as_float(options["lr"])
+        return options
+
+    def _init_state(self, array, group):
+        if group["momentum"] == 0:
+            return {}
+        return {"momentum_buffer": np.empty_like(array)}
+
+    def _advance(self, scalars, group, fresh):
+        return {"fresh": fresh}
+
+    def step(self, closure=None):
+        """One update of every parameter with a gradient; returns the closure's loss."""
+        return self._rule_step(closure)
