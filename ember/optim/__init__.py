@@ -1,6 +1,15 @@
 """ember.optim: optimizers (each rule written once, run per tensor or fused) and schedulers."""
 from . import lr_scheduler  # noqa: F401
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "SGD"]

@@ -43,3 +43,37 @@ def as_float(x):
             raise ValueError("Tensor lr must be 1-element")
         return float(x.item())
     return x
+
+
+def lerp_(a, b, weight):
+    """a += weight * (b - a), with torch's two-sided formula (exact at weight 0 and 1)."""
+    t = np.subtract(b, a, out=np.empty_like(a))
+    if abs(weight) < 0.5:
+        t *= weight
+        a += t
+    else:
+        np.subtract(b, np.multiply(t, 1 - weight, out=t), out=a)
+
+
+def add_square_(v, d, value):
+    """v += value * d * d (torch's addcmul order)."""
+    t = np.multiply(d, value, out=np.empty_like(d))
+    t *= d
+    v += t
+
+
+def decay_(p, lr, weight_decay):
+    """Decoupled weight decay: p *= 1 - lr * weight_decay."""
+    p *= 1 - lr * weight_decay
+
+
+def scalar_zero(value=0.0):
+    """A 0-dim per-parameter counter in torch's scalar dtype (float32 unless default is 64)."""
+    from .._dtype import get_default_dtype, to_numpy_dtype
+    dtype = np.float64 if to_numpy_dtype(get_default_dtype()) == np.float64 else np.float32
+    return np.array(value, dtype=dtype)
+
+
+def check_range(name, value, low=0.0):
+    if not low <= value:
+        raise ValueError(f"Invalid {name} value: {value}")

@@ -223,7 +223,10 @@ class Optimizer:
 
     def _rule_options(self, group):
         """The group's options the rule takes, as keyword arguments."""
-        return {k: group[k] for k in self._rule_keys}
+        options = {k: group[k] for k in self._rule_keys}
+        if "lr" in options and isinstance(options["lr"], Tensor):
+            options["lr"] = float(options["lr"].item())
+        return options
 
     def _advance(self, scalars, group, fresh):
         """Advance the per-parameter scalar state in place; returns extra arguments of the rule."""

@@ -55,11 +55,6 @@ class SGD(Optimizer):
 
     _rule = staticmethod(sgd_rule)
 
-    def _rule_options(self, group):
-        options = super()._rule_options(group)
-        options["lr"] = _common.as_float(options["lr"])
-        return options
-
     def _init_state(self, array, group):
         if group["momentum"] == 0:
             return {}

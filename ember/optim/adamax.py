@@ -1,0 +1,51 @@
+"""Adamax: Adam with the infinity norm in place of the second moment."""
+import numpy as np
+
+from . import _common
+from .optimizer import Optimizer
+
+__all__ = ["Adamax", "adamax_rule"]
+
+
+def adamax_rule(p, g, state, *, step, lr, betas, eps, weight_decay, maximize):
+    """m = lerp(m, d, 1-β1); u = max(β2 u, |d| + eps); p -= lr/(1-β1^t) · m/u, d = ±g + wd p."""
+    beta1, beta2 = betas
+    d = _common.direction(p, g, weight_decay, maximize)
+    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+    _common.lerp_(exp_avg, d, 1 - beta1)
+    exp_inf *= beta2
+    t = np.abs(d, out=np.empty_like(d))
+    t += eps
+    np.maximum(exp_inf, t, out=exp_inf)
+    clr = lr / (1 - beta1 ** step)
+    np.multiply(exp_avg, clr, out=t)
+    t /= exp_inf
+    p -= t
+
+
+class Adamax(Optimizer):
+    """Adamax (see ``adamax_rule``)."""
+
+    _rule = staticmethod(adamax_rule)
+    _scalar_keys = ("step",)
+    _rule_keys = ("lr", "betas", "eps", "weight_decay", "maximize")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        if hasattr(lr, "numel") and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _common.check_lr(lr)
+        _common.check_eps(eps)
+        _common.check_betas(betas)
+        _common.check_weight_decay(weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, array, group):
+        return {"step": _common.scalar_zero(), "exp_avg": np.zeros_like(array),
+                "exp_inf": np.zeros_like(array)}
+
+    def step(self, closure=None):
+        """One Adamax update of every parameter with a gradient; returns the closure's loss."""
+        return self._rule_step(closure)

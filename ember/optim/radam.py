@@ -1,0 +1,65 @@
+"""RAdam: Adam with a variance-rectified adaptive learning rate."""
+import numpy as np
+
+from . import _common
+from .adam import _check_adam_args
+from .optimizer import Optimizer
+
+__all__ = ["RAdam", "radam_rule"]
+
+
+def radam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, maximize,
+               decoupled_weight_decay):
+    """m, v as Adam; ρ_t = ρ∞ - 2tβ2^t/(1-β2^t); p -= lr m/(1-β1^t) · r_t sqrt(1-β2^t)/(sqrt(v)
+    + eps) when ρ_t > 5 (r_t the rectifier), else p -= lr m/(1-β1^t)."""
+    beta1, beta2 = betas
+    if decoupled_weight_decay and weight_decay != 0:
+        _common.decay_(p, lr, weight_decay)
+        weight_decay = 0
+    d = _common.direction(p, g, weight_decay, maximize)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    _common.lerp_(exp_avg, d, 1 - beta1)
+    exp_avg_sq *= beta2
+    _common.add_square_(exp_avg_sq, d, 1 - beta2)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    update = np.divide(exp_avg, bias_correction1, out=np.empty_like(exp_avg))
+    update *= lr
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+    if rho_t > 5.0:
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        adaptive = np.sqrt(exp_avg_sq, out=np.empty_like(exp_avg_sq))
+        adaptive += eps
+        np.reciprocal(adaptive, out=adaptive)
+        adaptive *= bias_correction2 ** 0.5
+        update *= adaptive
+        update *= rect
+    p -= update
+
+
+class RAdam(Optimizer):
+    """RAdam (see ``radam_rule``)."""
+
+    _rule = staticmethod(radam_rule)
+    _scalar_keys = ("step",)
+    _rule_keys = ("lr", "betas", "eps", "weight_decay", "maximize", "decoupled_weight_decay")
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, array, group):
+        return {"step": _common.scalar_zero(), "exp_avg": np.zeros_like(array),
+                "exp_avg_sq": np.zeros_like(array)}
+
+    def step(self, closure=None):
+        """One RAdam update of every parameter with a gradient; returns the closure's loss."""
+        return self._rule_step(closure)

@@ -1,0 +1,189 @@
+"""ember.save / ember.load: exact round trips, interop with safetensors/torch, errors, atomicity."""
+import collections
+import io
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import torch
+from safetensors.numpy import save_file as np_save_file
+from safetensors.torch import load_file as torch_load_file
+from safetensors.torch import save_file as torch_save_file
+
+import ember
+
+DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+
+
+def _same_tensor(a, b):
+    assert isinstance(b, ember.Tensor) and a.dtype == b.dtype and a.shape == b.shape
+    assert a.requires_grad == b.requires_grad
+    np.testing.assert_array_equal(a.numpy() if not a.requires_grad else a.detach().numpy(),
+                                  b.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tensor_round_trip_every_dtype(tmp_path, dtype):
+    rng = np.random.default_rng(0)
+    for shape in [(), (0,), (3,), (2, 3, 4)]:
+        data = (rng.standard_normal(shape) * 50).astype(dtype)
+        t = ember.tensor(data)
+        ember.save(t, tmp_path / "t.pt")
+        _same_tensor(t, ember.load(tmp_path / "t.pt"))
+
+
+def test_nested_structure_round_trips_exactly(tmp_path):
+    w = ember.randn(3, 2, requires_grad=True)
+    obj = {
+        "model": collections.OrderedDict([("fc.weight", w), ("fc.bias", ember.zeros(2))]),
+        "optimizer": {"state": {0: {"step": ember.tensor(3.0), "exp_avg": ember.ones(3, 2)}},
+                      "param_groups": [{"lr": 0.1, "betas": (0.9, 0.999), "params": [0],
+                                        "nesterov": False, "foreach": None}]},
+        "epoch": 7, "history": [1.5, float("nan"), float("inf"), -float("inf")], "name": "run",
+        "big": 2 ** 70, "tuple": (1, "a", None), "view": ember.arange(12).reshape(3, 4).t(),
+        "numpy": np.arange(4.0), "np_scalar": np.int64(5), "dtype": ember.float64,
+        "tied": [w, w], 3.5: "float key", (1, 2): "tuple key",
+    }
+    ember.save(obj, tmp_path / "c.pt")
+    got = ember.load(tmp_path / "c.pt")
+    assert list(got) == list(obj)
+    assert isinstance(got["model"], collections.OrderedDict)
+    assert list(got["model"]) == ["fc.weight", "fc.bias"]
+    _same_tensor(obj["model"]["fc.weight"], got["model"]["fc.weight"])
+    _same_tensor(obj["view"], got["view"])
+    assert got["optimizer"]["param_groups"] == obj["optimizer"]["param_groups"]
+    assert list(got["optimizer"]["state"]) == [0]
+    _same_tensor(obj["optimizer"]["state"][0]["step"], got["optimizer"]["state"][0]["step"])
+    assert got["epoch"] == 7 and got["big"] == 2 ** 70 and got["tuple"] == (1, "a", None)
+    assert np.isnan(got["history"][1]) and got["history"][2:] == [float("inf"), -float("inf")]
+    assert isinstance(got["numpy"], np.ndarray) and got["numpy"].tolist() == [0, 1, 2, 3]
+    assert got["np_scalar"] == 5 and got["np_scalar"].dtype == np.int64
+    assert got["dtype"] is ember.float64
+    assert got["tied"][0] is got["tied"][1] and got[3.5] == "float key"
+    assert got[(1, 2)] == "tuple key"
+
+
+def test_file_objects(tmp_path):
+    buf = io.BytesIO()
+    ember.save({"x": ember.arange(3)}, buf)
+    buf.seek(0)
+    assert ember.load(buf)["x"].tolist() == [0, 1, 2]
+
+
+def test_ember_files_load_in_torch_safetensors(tmp_path):
+    sd = {"fc.weight": ember.randn(4, 3), "fc.bias": ember.randn(4)}
+    ember.save({"model": sd, "step": 3}, tmp_path / "e.safetensors")
+    loaded = torch_load_file(tmp_path / "e.safetensors")
+    assert sorted(loaded) == ["model.fc.bias", "model.fc.weight"]
+    for k, v in sd.items():
+        np.testing.assert_array_equal(loaded[f"model.{k}"].numpy(), v.numpy())
+    ember.save(sd, tmp_path / "flat.safetensors")
+    assert sorted(torch_load_file(tmp_path / "flat.safetensors")) == sorted(sd)
+
+
+def test_foreign_safetensors_load_as_a_state_dict(tmp_path):
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    torch_save_file(model.state_dict(), tmp_path / "torch.safetensors")
+    got = ember.load(tmp_path / "torch.safetensors")
+    assert sorted(got) == sorted(model.state_dict())
+    for k, v in model.state_dict().items():
+        assert isinstance(got[k], ember.Tensor) and str(got[k].dtype) == "ember.float32"
+        np.testing.assert_array_equal(got[k].numpy(), v.numpy())
+
+
+def _bad_file(tmp_path, kind):
+    path = tmp_path / f"{kind}.pt"
+    if kind == "torch":
+        torch.save({"w": torch.ones(2)}, path)
+    elif kind == "pickle":
+        path.write_bytes(pickle.dumps({"w": [1, 2]}))
+    elif kind == "legacy":
+        torch.save({"w": torch.ones(2)}, path, _use_new_zipfile_serialization=False)
+    else:
+        ember.save({"w": ember.ones(1000)}, path)
+        blob = path.read_bytes()
+        cut = {"truncated": blob[:-100], "empty": b"", "short": blob[:5],
+               "header_cut": blob[:40], "garbage": b"\x10" + os.urandom(200),
+               "bad_json": blob[:8] + b"{" * (len(blob) - 8)}[kind]
+        path.write_bytes(cut)
+    return path
+
+
+@pytest.mark.parametrize("kind,match", [
+    ("torch", "pickle/zip checkpoint"), ("pickle", "pickle/zip checkpoint"),
+    ("legacy", "pickle/zip checkpoint"), ("truncated", "truncated or corrupt"),
+    ("empty", "truncated or not a checkpoint"), ("short", "truncated or not a checkpoint"),
+    ("header_cut", "truncated or not a safetensors file"),
+    ("garbage", "truncated or not a safetensors file"), ("bad_json", "corrupt or not a safetensors")])
+def test_bad_files_give_clear_errors(tmp_path, kind, match):
+    path = _bad_file(tmp_path, kind)
+    with pytest.raises(RuntimeError, match=match) as info:
+        ember.load(path)
+    assert str(path) in str(info.value)
+
+
+def test_corrupt_structure_record(tmp_path):
+    path = tmp_path / "s.pt"
+    np_save_file({"a": np.ones(2)}, str(path), metadata={"ember.save/1": '{"tensor": "nope"}'})
+    with pytest.raises(RuntimeError, match="corrupt structure record"):
+        ember.load(path)
+
+
+def test_missing_file_and_unsupported_objects(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        ember.load(tmp_path / "absent.pt")
+    with pytest.raises(TypeError, match="cannot store an object of type object"):
+        ember.save({"x": object()}, tmp_path / "x.pt")
+    with pytest.raises(TypeError, match="cannot store an array of dtype <U1"):
+        ember.save({"x": np.array(["a"])}, tmp_path / "x.pt")
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_failed_save_keeps_previous_file_and_leaves_no_temp(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    ember.save({"v": ember.tensor([1.0])}, path)
+    with pytest.raises(TypeError):
+        ember.save({"v": ember.tensor([2.0]), "bad": object()}, path)
+    assert ember.load(path)["v"].tolist() == [1.0]
+    assert os.listdir(tmp_path) == ["ckpt.pt"]
+
+
+_WRITER = textwrap.dedent("""
+    import sys, ember
+    path = sys.argv[1]
+    ember.save({"version": 1, "w": ember.ones(10)}, path)
+    big = {"version": 2, "w": ember.zeros(2 ** 26)}  # 256 MB of float32
+    print("ready", flush=True)
+    while True:
+        ember.save(big, path)
+""")
+
+
+def test_kill_during_save_keeps_previous_checkpoint(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], cwd=repo,
+                            stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline().strip() == b"ready"
+        deadline = time.monotonic() + 60
+        while not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.001)
+        time.sleep(0.05)  # let the big write get under way
+        killed_mid_write = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    assert killed_mid_write
+    got = ember.load(path)  # intact: the previous checkpoint or a complete new one
+    assert got["version"] in (1, 2)
+    assert got["w"].numel() == (10 if got["version"] == 1 else 2 ** 26)
