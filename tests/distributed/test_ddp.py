@@ -2,8 +2,6 @@
 batch, no_sync, construction broadcast, overlap, unused parameters (see workers/ddp.py)."""
 import pytest
 
-import ember
-
 from ._launch import assert_all_passed
 
 
@@ -11,8 +9,6 @@ from ._launch import assert_all_passed
                                        "adam-foreach", "adam-fused", "float32", "buckets"])
 def test_training_equals_single_process(optimizer):
     """5 steps on 2 ranks: parameters within 1e-6 (relative) of single-process training."""
-    if optimizer.startswith("adam") and not hasattr(ember.optim, "Adam"):
-        pytest.skip("ember.optim.Adam has not landed on this branch yet")
     assert_all_passed("ddp.py", n=2, args=[optimizer])
 
 
@@ -24,3 +20,9 @@ def test_training_equals_single_process_on_three_ranks():
                                       "unused_error", "mismatch"])
 def test_ddp_behaviour(scenario):
     assert_all_passed("ddp.py", n=2, args=[scenario])
+
+
+def test_checkpoint_saved_by_rank_0_and_loaded_on_every_rank(tmp_path):
+    """Rank 0 saves model + optimizer; every rank loads; training resumes as if uninterrupted."""
+    assert_all_passed("ddp.py", n=2, args=[f"checkpoint={tmp_path / 'ckpt.pt'}"])
+    assert (tmp_path / "ckpt.pt").exists()

@@ -205,6 +205,28 @@ def scenario_mismatch(rank, size):
     raise AssertionError("DDP accepted different models")
 
 
+def scenario_checkpoint(rank, size, path):
+    """Save from rank 0 only, load on every rank, continue: equals uninterrupted training."""
+    _, uninterrupted = train(rank, size, "adam", steps=STEPS)
+    model = DDP(make_net(rank))
+    opt = make_optimizer("adam", list(model.parameters()))
+    for s in range(STEPS):
+        if s == 3:
+            if rank == 0:
+                ember.save({"model": model.module.state_dict(), "optim": opt.state_dict()}, path)
+            dist.barrier()  # the file is complete before anyone reads it
+            state = ember.load(path, map_location="cpu")
+            model = DDP(make_net(rank + 10))
+            model.module.load_state_dict(state["model"])
+            opt = make_optimizer("adam", list(model.parameters()))
+            opt.load_state_dict(state["optim"])
+        x, y = batches(s, size, np.float64)
+        mse(model(local(x, rank)), local(y, rank)).backward()
+        step(opt, list(model.parameters()))
+    assert_same(model, uninterrupted, 1e-6)
+    assert_equal_across_ranks(model, size)
+
+
 SCENARIOS = {
     "plain": lambda r, s: scenario_train(r, s, "plain"),
     "sgd": lambda r, s: scenario_train(r, s, "sgd"),
@@ -228,7 +250,11 @@ def main(names):
     dist.init_process_group("mpi")
     rank, size = dist.get_rank(), dist.get_world_size()
     for name in names:
-        SCENARIOS[name](rank, size)
+        name, _, path = name.partition("=")
+        if path:
+            scenario_checkpoint(rank, size, path)
+        else:
+            SCENARIOS[name](rank, size)
         dist.barrier()
     dist.destroy_process_group()
     print(f"PASS {rank}", flush=True)
