@@ -12,8 +12,9 @@ def test_training_equals_single_process(optimizer):
     assert_all_passed("ddp.py", n=2, args=[optimizer])
 
 
-def test_training_equals_single_process_on_three_ranks():
-    assert_all_passed("ddp.py", n=3, args=["plain", "no_sync"])
+@pytest.mark.parametrize("n", [1, 3])
+def test_training_on_one_and_three_ranks(n):
+    assert_all_passed("ddp.py", n=n, args=["sgd", "no_sync", "construction"])
 
 
 @pytest.mark.parametrize("scenario", ["no_sync", "construction", "overlap", "unused",
