@@ -17,7 +17,7 @@ def test_training_on_one_and_three_ranks(n):
     assert_all_passed("ddp.py", n=n, args=["sgd", "no_sync", "construction"])
 
 
-@pytest.mark.parametrize("scenario", ["no_sync", "construction", "overlap", "unused",
+@pytest.mark.parametrize("scenario", ["no_sync", "construction", "overlap", "loader", "unused",
                                       "unused_error", "mismatch"])
 def test_ddp_behaviour(scenario):
     assert_all_passed("ddp.py", n=2, args=[scenario])

@@ -205,6 +205,34 @@ def scenario_mismatch(rank, size):
     raise AssertionError("DDP accepted different models")
 
 
+def scenario_loader(rank, size):
+    """Two epochs through DataLoader + DistributedSampler (23 samples: padded) with DDP equal
+    single-process training on the union of the ranks' batches at each step."""
+    from ember.utils.data import DataLoader, DistributedSampler, TensorDataset
+    rng = np.random.default_rng(3)
+    data = TensorDataset(ember.tensor(rng.standard_normal((23, 6))),
+                         ember.tensor(rng.standard_normal((23, 3))))
+    samplers = [DistributedSampler(data, size, r, seed=11) for r in range(size)]
+    loaders = [DataLoader(data, batch_size=3, sampler=s) for s in samplers]
+    reference, model = make_net(0), DDP(make_net(rank))
+    ref_opt = make_optimizer("sgd", list(reference.parameters()))
+    opt = make_optimizer("sgd", list(model.parameters()))
+    for epoch in range(2):
+        for sampler in samplers:
+            sampler.set_epoch(epoch)
+        for batches_of_ranks in zip(*loaders):
+            x = ember.cat([b[0] for b in batches_of_ranks])
+            y = ember.cat([b[1] for b in batches_of_ranks])
+            # padding gives every rank equal batches, so the global mean is their mean
+            assert len({b[0].shape[0] for b in batches_of_ranks}) == 1
+            mse(reference(x), y).backward()
+            step(ref_opt, list(reference.parameters()))
+            mse(model(batches_of_ranks[rank][0]), batches_of_ranks[rank][1]).backward()
+            step(opt, list(model.parameters()))
+    assert_same(model, reference, 1e-6)
+    assert_equal_across_ranks(model, size)
+
+
 def scenario_checkpoint(rank, size, path):
     """Save from rank 0 only, load on every rank, continue: equals uninterrupted training."""
     _, uninterrupted = train(rank, size, "adam", steps=STEPS)
@@ -240,6 +268,7 @@ SCENARIOS = {
     "no_sync": scenario_no_sync,
     "construction": scenario_construction,
     "overlap": scenario_overlap,
+    "loader": scenario_loader,
     "unused": scenario_unused,
     "unused_error": scenario_unused_error,
     "mismatch": scenario_mismatch,
