@@ -51,14 +51,21 @@ class device:
 
 
 _CPU = device("cpu")
+_new = object.__new__
+_AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc")
 
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it for autograd."""
 
-    __slots__ = ("_data", "_grad", "_requires_grad", "_grad_fn", "_output_nr", "_vc",
-                 "_retains_grad", "_acc", "_hooks_handles", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "__dict__", "__weakref__")
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operators
+    # Rarely-set state: class defaults, stored per tensor (in __dict__) only once set, so that
+    # making an op's output costs four attribute writes.
+    _grad = None
+    _output_nr = 0
+    _retains_grad = False
+    _acc = None
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         from ._creation import _tensor_data  # the legacy torch.Tensor(...) constructor
@@ -71,26 +78,18 @@ class Tensor:
 
     def _init(self, data, requires_grad, grad_fn):
         self._data = data
-        self._grad = None
         self._requires_grad = requires_grad
         self._grad_fn = grad_fn
-        self._output_nr = 0
         self._vc = [0]
-        self._retains_grad = False
-        self._acc = None
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
         """Wrap an ndarray without copying (internal fast path)."""
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = data
-        t._grad = None
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
-        t._output_nr = 0
         t._vc = [0]
-        t._retains_grad = False
-        t._acc = None
         return t
 
     # ----- metadata -----
@@ -171,8 +170,7 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients, "
-                               f"got {self.dtype}")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -200,7 +198,10 @@ class Tensor:
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning,
+                stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -247,8 +248,11 @@ class Tensor:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
         if not self._retains_grad:
-            retained = self._grad_fn.__dict__.setdefault("_retained", {})
-            retained[self._output_nr] = weakref.ref(self)
+            node = self._grad_fn
+            if node._retained is None:
+                node._retained = {}
+                node._special = True
+            node._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -281,10 +285,14 @@ class Tensor:
         """A tensor sharing this memory and version counter, cut from the graph."""
         t = Tensor._make(self._data)
         t._vc = self._vc
+        if self._requires_grad:
+            t.__dict__["_detached_origin"] = True  # for autograd.explain_grad
         return t
 
     def detach_(self):
         """Cut this tensor from the graph in place (it becomes a leaf)."""
+        if self._requires_grad:
+            self.__dict__["_detached_origin"] = True  # for autograd.explain_grad
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -352,7 +360,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (type(self), self._data, self._requires_grad, self._grad,
-                           dict(self.__dict__)))
+                           _user_attrs(self)))
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
@@ -360,11 +368,16 @@ class Tensor:
                                "support the deepcopy protocol at the moment.")
         new = type(self)._make(self._data.copy(), self._requires_grad)
         if type(self) is not Tensor:
-            new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_keep_acc"})
+            new.__dict__.update(_user_attrs(self))
         if self._grad is not None:
             new._grad = Tensor._make(self._grad._data.copy())
         memo[id(self)] = new
         return new
+
+
+def _user_attrs(t):
+    """Attributes a subclass (Parameter) or user set, without autograd bookkeeping."""
+    return {k: v for k, v in t.__dict__.items() if k not in _AUTOGRAD_STATE}
 
 
 def _rebuild(cls, data, requires_grad, grad, extra):

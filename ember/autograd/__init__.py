@@ -1,5 +1,12 @@
 """ember.autograd: reverse-mode automatic differentiation (backward, grad, Function, modes)."""
+from .anomaly import (
+                      detect_anomaly,
+                      is_anomaly_check_nan_enabled,
+                      is_anomaly_enabled,
+                      set_detect_anomaly,
+)
 from .engine import backward, grad
+from .explain import GradExplanation, explain_grad
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import (
                         enable_grad,
@@ -15,4 +22,5 @@ from .graph import Node
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable",
            "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
-           "Node"]
+           "Node", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "explain_grad", "GradExplanation"]

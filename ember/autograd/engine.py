@@ -1,10 +1,12 @@
-"""The backward pass: an iterative walk of the graph in dependency order, highest sequence first."""
-import heapq
+"""The backward pass: an iterative walk of the graph in dependency order, newest node first."""
+from operator import attrgetter
 
 import numpy as np
+from numpy import ndarray as _ndarray
 
 from .._tensor import Tensor
 from . import grad_mode
+from . import graph as _graph_module
 from .graph import AccumulateGrad
 
 
@@ -20,8 +22,7 @@ def _make_seed(tensor, gradient):
         gradient = Tensor._make(np.asarray(gradient, dtype=tensor._data.dtype))
     if gradient._data.shape != tensor._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
-                           f"{list(gradient.shape)} and output[0] has a shape of "
-                           f"{list(tensor.shape)}.")
+                           f"{gradient.shape!r} and output[0] has a shape of {tensor.shape!r}.")
     return gradient
 
 
@@ -59,7 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     targets = None if inputs is None else _targets(inputs)
@@ -84,8 +85,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f"grad_outputs and {len(outputs)} outputs")
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t._requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad "
-                               f"(input {i})")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     targets = _targets(inputs)
@@ -98,8 +98,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 g = Tensor._make(np.zeros_like(t._data))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
         result.append(g)
     return tuple(result)
@@ -121,55 +121,155 @@ def _targets(inputs):
     return keys
 
 
-def _dependencies(roots):
-    deps = {}
+def _graph(roots):
+    """Interior nodes in the order to run them, and the number of edges into each leaf sink.
+
+    A node's inputs always come from earlier ops, so descending sequence number is a valid
+    dependency order (the order torch's engine picks, single-threaded). AccumulateGrad sinks
+    run as soon as everything feeding them has run, as in torch.
+    """
+    sinks = {}
     seen = set()
-    stack = [node for node, _, _ in roots]
-    for node in stack:
-        seen.add(node)
+    stack = []
+    for node, _, _ in roots:
+        if node not in seen:
+            seen.add(node)
+            stack.append(node)
+    order = []
     while stack:
         node = stack.pop()
+        if type(node) is AccumulateGrad:
+            continue
+        order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
+            if type(nxt) is AccumulateGrad:
+                sinks[nxt] = sinks.get(nxt, 0) + 1
             if nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
-    return deps
+    order.sort(key=_seq_of, reverse=True)
+    return order, sinks
+
+
+_seq_of = attrgetter("_seq")
+
+
+class _Run:
+    """The state of one backward pass: gradient buffers and what to do at the leaves."""
+
+    __slots__ = ("m", "create_graph", "retain_graph", "targets", "needed", "accumulate",
+                 "buffers", "sinks", "captured")
+
+    def __init__(self, m, create_graph, retain_graph, targets, accumulate):
+        self.m, self.create_graph, self.retain_graph = m, create_graph, retain_graph
+        self.targets, self.accumulate = targets, accumulate
+        self.buffers, self.captured, self.needed = {}, {}, None
 
 
 def _execute(roots, retain_graph, create_graph, targets, accumulate):
     from ..ops import _math
-    m = _math.tensor_math if create_graph else _math.array_math
-    deps = _dependencies(roots)
-    needed = None if targets is None else _needed(roots, targets)
-    buffers = {}
+    run = _Run(_math.tensor_math if create_graph else _math.array_math, create_graph,
+               retain_graph, targets, accumulate)
+    order, run.sinks = _graph(roots)
+    if targets is not None:
+        run.needed = _needed(roots, targets)
     for node, nr, seed in roots:
-        _accumulate_buffer(buffers, node, nr, seed if create_graph else seed._data, m)
-    ready = []
-    for node in {id(n): n for n, _, _ in roots}.values():
-        if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._seq, id(node), node))
-    captured = {}
+        _accumulate_buffer(run.buffers, node, nr, seed if create_graph else seed._data, run.m)
     with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node, None)
-            outs = None
-            if grads is not None:
-                grads = _pre_hooks(node, grads, create_graph)
-                if targets is not None:
-                    _capture(node, grads, targets, captured)
-                if type(node) is AccumulateGrad:
-                    if accumulate and (targets is None or node in targets):
-                        _accumulate_grad(node.variable, grads[0], create_graph)
-                        for hook in node.variable.__dict__.get("_post_accumulate_hooks", ()):
-                            hook(node.variable)
-                elif needed is None or node in needed:
-                    outs = _run_node(node, grads, m, create_graph, retain_graph)
-            _propagate(node, outs, buffers, deps, ready, m)
-    return captured
+        for node in {id(n): n for n, _, _ in roots}.values():
+            if type(node) is AccumulateGrad and not run.sinks.get(node):
+                _run_sink(run, node)
+        _walk(run, order)
+    return run.captured
+
+
+def _walk(run, order):
+    """The hot loop: run each node on its summed gradient and pass results to its inputs."""
+    buffers, sinks, m = run.buffers, run.sinks, run.m
+    create_graph, retain_graph = run.create_graph, run.retain_graph
+    plain = run.targets is None and not _graph_module._anomaly_mode
+    pop = buffers.pop
+    for node in order:
+        grads = pop(node, None)
+        outs = None
+        if grads is not None:
+            if not plain or node._special:
+                outs = _run_general(run, node, grads)
+            else:
+                saved = node._saved
+                if saved or node._released:
+                    saved = node._unpack(create_graph)
+                outs = node.backward(m, grads[0], *saved) if len(grads) == 1 else \
+                    node.backward(m, grads, *saved)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+                if saved and not retain_graph:
+                    node._release()
+        if outs is None:
+            _skip(run, node)
+            continue
+        for (nxt, nr), g in zip(node.next_functions, outs):
+            if nxt is None:
+                continue
+            if g is not None:
+                if create_graph or type(g) is not _ndarray or g.shape != nxt._shapes[nr] \
+                        or g.dtype is not nxt._dtypes[nr]:
+                    g = m.conform(g, nxt._shapes[nr], nxt._dtypes[nr])
+                slots = buffers.get(nxt)
+                if slots is None:
+                    if len(nxt._shapes) == 1:
+                        buffers[nxt] = [g]
+                    else:
+                        slots = buffers[nxt] = [None] * len(nxt._shapes)
+                        slots[nr] = g
+                else:
+                    prev = slots[nr]
+                    slots[nr] = g if prev is None else prev + g
+            if type(nxt) is AccumulateGrad:
+                left = sinks[nxt] - 1
+                sinks[nxt] = left
+                if not left:
+                    _run_sink(run, nxt)
+        if len(outs) < len(node.next_functions):
+            _skip(run, node, len(outs))
+
+
+def _skip(run, node, start=0):
+    """A node that produced nothing still counts as done for the leaves it feeds."""
+    sinks = run.sinks
+    for nxt, _ in node.next_functions[start:]:
+        if type(nxt) is AccumulateGrad:
+            left = sinks[nxt] - 1
+            sinks[nxt] = left
+            if not left:
+                _run_sink(run, nxt)
+
+
+def _run_general(run, node, grads):
+    """A node with hooks, retained grads, capture targets or anomaly checks; None to skip."""
+    grads = _pre_hooks(node, grads, run.create_graph)
+    if run.targets is not None:
+        _capture(node, grads, run.targets, run.captured)
+    if run.needed is not None and node not in run.needed:
+        return None
+    return _run_node(node, grads, run.m, run.create_graph, run.retain_graph)
+
+
+def _run_sink(run, node):
+    """AccumulateGrad: hooks, capture for grad(), then add into the leaf's .grad."""
+    grads = run.buffers.pop(node, None)
+    if grads is None:
+        return
+    grads = _pre_hooks(node, grads, run.create_graph)
+    targets = run.targets
+    if targets is not None:
+        _capture(node, grads, targets, run.captured)
+    if run.accumulate and (targets is None or node in targets) and grads[0] is not None:
+        _accumulate_grad(node.variable, grads[0], run.create_graph)
+        for hook in node.variable.__dict__.get("_post_accumulate_hooks", ()):
+            hook(node.variable)
 
 
 def _capture(node, grads, targets, captured):
@@ -202,9 +302,11 @@ def _needed(roots, targets):
 
 
 def _run_node(node, grads, m, create_graph, retain_graph):
+    if _graph_module._anomaly_mode:
+        return _run_node_anomaly(node, grads, m, create_graph, retain_graph)
     saved = node._unpack(create_graph)
     outs = node.backward(m, grads[0] if len(grads) == 1 else grads, *saved)
-    if not isinstance(outs, tuple):
+    if type(outs) is not tuple:
         outs = (outs,)
     if node._hooks is not None:
         outs = _post_hooks(node, outs, grads, create_graph)
@@ -213,17 +315,17 @@ def _run_node(node, grads, m, create_graph, retain_graph):
     return outs
 
 
-def _propagate(node, outs, buffers, deps, ready, m):
-    for i, (nxt, nr) in enumerate(node.next_functions):
-        if nxt is None:
-            continue
-        g = outs[i] if outs is not None and i < len(outs) else None
-        if g is not None:
-            _accumulate_buffer(buffers, nxt, nr, g, m)
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        if left == 0:
-            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+def _run_node_anomaly(node, grads, m, create_graph, retain_graph):
+    from . import anomaly
+    _graph_module._anomaly_mode = False  # the checks themselves must not recurse
+    try:
+        outs = _run_node(node, grads, m, create_graph, retain_graph)
+    except Exception as error:
+        raise anomaly.annotate(error, node)
+    finally:
+        _graph_module._anomaly_mode = True
+    anomaly.check_backward(node, outs)
+    return outs
 
 
 def _accumulate_buffer(buffers, node, nr, g, m):
@@ -259,7 +361,7 @@ def _pre_hooks(node, grads, create_graph):
 
 
 def _retain_grads(node, grads):
-    retained = node.__dict__.get("_retained")
+    retained = node._retained
     if not retained:
         return
     for nr, ref in retained.items():

@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import grad_mode
+from . import graph as _graph
 from .graph import Node, _edge
 
 
@@ -115,6 +116,9 @@ class Function(metaclass=FunctionMeta):
         outs = tuple(_wrap_output(node, o, args, record) for o in outs)
         if record:
             _connect(node, args, outs)
+        if _graph._anomaly_mode:
+            from .anomaly import on_function_forward
+            on_function_forward(node, outs)
         return outs[0] if single else outs
 
 

@@ -83,24 +83,29 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, **unused):
-    """gradcheck applied to the gradient of ``func`` (checks second derivatives)."""
+    """Check second derivatives: gradcheck of (inputs, grad_outputs) -> d(outputs . v)/d(inputs),
+    the first derivatives computed with ``create_graph=True``."""
     inputs = _as_tuple(inputs)
-    diff = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
-    outs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor._make(rng.standard_normal(o._data.shape)).requires_grad_()
-                             for o in outs)
+        with grad_mode.no_grad():
+            outs = _outputs(func, inputs)
+        grad_outputs = tuple(
+            Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype))
+            .requires_grad_(o._data.dtype.kind == "f") for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 
     def first_grads(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, ins)
-        d = [t for t in ins if isinstance(t, Tensor) and t._requires_grad]
-        gs = _grad(outs, d, gos, create_graph=True, allow_unused=True)
-        return tuple(g for g in gs if g is not None)
+        with grad_mode.enable_grad():  # gradcheck's finite differences run under no_grad
+            outs = _outputs(func, ins)
+            pairs = [(o, g) for o, g in zip(outs, gos) if o._requires_grad]
+            diff = [t for t in ins if isinstance(t, Tensor) and t._requires_grad]
+            if not pairs:
+                return tuple(Tensor._make(np.zeros_like(t._data)) for t in diff)
+            return _grad([o for o, _ in pairs], diff, [g for _, g in pairs], create_graph=True,
+                         materialize_grads=True)
 
-    del diff
     return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

@@ -2,6 +2,8 @@
 import itertools
 
 _sequence = itertools.count()
+_anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
+_new = object.__new__
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -31,41 +33,70 @@ class Node:
     the math namespace ``m``: NumPy arrays normally, ember tensors under ``create_graph=True``.
     """
 
-    __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "__dict__", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "_saved", "_versions",
+                 "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
     # rarely-set state lives in class defaults, overridden per instance only when used
-    _saved = ()
-    _versions = ()
     _released = False
+    _n_saved = 0
     _pre_hooks = None
     _hooks = None
     _tensor_pre_hooks = None
+    _retained = None
+    _special = False  # True once any hook or retain_grad is registered: the engine's slow path
 
     def __init__(self):
         self.next_functions = ()
         self._seq = next(_sequence)
+        self._saved = ()
 
     @classmethod
     def apply(cls, *inputs, **kwargs):
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
-        node = cls()
+        node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
+        node._saved = ()
         data = node.forward(*inputs, **kwargs)
         if type(data) is not _ndarray:
             data = _asarray(data)
+        if _anomaly_mode:
+            return node._apply_anomaly(data, inputs, kwargs)
         if _grad_state.enabled:
             for t in inputs:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     return node._attach(data, inputs)
-        return _Tensor._make(data)
+            out = _new(_Tensor)
+            out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+            return out
+        return _made_without_grad(data, inputs)
+
+    def _apply_anomaly(self, data, inputs, kwargs):
+        out = None
+        if _grad_state.enabled:
+            for t in inputs:
+                if isinstance(t, _Tensor) and t._requires_grad:
+                    out = self._attach(data, inputs)
+                    break
+        from .anomaly import on_forward
+        on_forward(self, inputs, kwargs, data, out is not None)
+        if out is None:
+            out = _Tensor._make(data) if _grad_state.enabled else _made_without_grad(data, inputs)
+        return out
 
     def _attach(self, data, inputs):
-        self.next_functions = tuple(map(_edge, inputs))
+        """Record this node in the graph: edges to the inputs, output metadata, saved versions."""
+        self._seq = next(_sequence)
+        self.next_functions = tuple([_edge(t) if isinstance(t, _Tensor) else _NO_EDGE
+                                     for t in inputs])
         self._shapes = (data.shape,)
         self._dtypes = (data.dtype,)
-        out = _Tensor._make(data, True, self)
-        if self.saves_output:
-            self._saved = self._saved + (SavedOutput(out),)
-            self._versions = self._versions + (out._vc[0],)
+        out = _new(_Tensor)
+        out._data, out._requires_grad, out._grad_fn, out._vc = data, True, self, [0]
+        saved = self._saved
+        if saved or self.saves_output:
+            if self.saves_output:
+                saved = self._saved = saved + (SavedOutput(out),)
+            self._versions = tuple([t._vc[0] if isinstance(t, _VERSIONED) else None
+                                    for t in saved])
         return out
 
     def name(self):
@@ -76,9 +107,8 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def save(self, *items):
-        """Keep tensors (version-checked) or plain values for backward."""
+        """Keep tensors (version-checked once the graph is recorded) or plain values."""
         self._saved = items
-        self._versions = tuple(getattr(t, "_vc", (None,))[0] for t in items)
 
     @property
     def metadata(self):
@@ -89,6 +119,7 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(fn)
+        self._special = True
         return _RemovableHandle(self._hooks, fn)
 
     def register_prehook(self, fn):
@@ -96,9 +127,11 @@ class Node:
         if self._pre_hooks is None:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
+        self._special = True
         return _RemovableHandle(self._pre_hooks, fn)
 
     def _add_tensor_pre_hook(self, output_nr, fn):
+        self._special = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = []
         entry = (output_nr, fn)
@@ -113,54 +146,82 @@ class Node:
 
     def _unpack(self, graph_mode):
         """The saved values for backward: arrays, or tensors that record the graph."""
-        if self._released and self._saved_count:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
+        saved = self._saved
+        if not saved:
+            if self._released and self._n_saved:
+                _raise_freed()
+            return saved
         out = []
-        for item, version in zip(self._saved, self._versions):
-            if version is not None and item._vc[0] != version:
+        for item, version in zip(saved, self._versions):
+            if version is None:
+                out.append(item)
+                continue
+            if item._vc[0] != version:
                 self._raise_modified(item, version)
-            if isinstance(item, SavedOutput):
-                out.append(_restore_output(item, self) if graph_mode else item._data)
-            elif version is not None:
-                out.append(item if graph_mode else item._data)
+            if not graph_mode:
+                out.append(item._data)
+            elif type(item) is SavedOutput:
+                out.append(_restore_output(item, self))
             else:
                 out.append(item)
         return out
 
-    @property
-    def _saved_count(self):
-        return self.__dict__.get("_n_saved", 0)
-
     def _release(self):
-        self.__dict__["_n_saved"] = len(self._saved) or self._saved_count
-        self._saved = ()
-        self._versions = ()
+        """Free the saved values (backward without retain_graph)."""
+        if self._saved:
+            self._n_saved = len(self._saved)
+            self._saved = ()
+            self._versions = ()
         self._released = True
 
     def _raise_modified(self, item, version):
         data = item._data
         where = ""
         if isinstance(item, SavedOutput):
-            where = f", which is output 0 of {self.name()},"
+            where = f", which is output 0 of {_op_name(self)},"
         elif getattr(item, "_grad_fn", None) is not None:
-            where = f", which is output {item._output_nr} of {item._grad_fn.name()},"
+            where = f", which is output {item._output_nr} of {_op_name(item._grad_fn)},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{_type_name(str(data.dtype))} {list(data.shape)}]{where} is "
             f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
-            "ember.autograd.set_detect_anomaly(True).")
+            "ember.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _op_name(node):
+    """'MulBackward0' -> 'Mul', as torch names the op in its version-counter error."""
+    name = node.name()
+    cut = name.rfind("Backward")
+    return name[:cut] if cut > 0 else name
+
+
+def _raise_freed():
+    raise RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the "
+        "graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or "
+        "if you need to access saved tensors after calling backward.")
+
+
+def _made_without_grad(data, inputs):
+    """A result computed under no_grad; marked (for explain_grad) if an input required grad."""
+    out = _Tensor._make(data)
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            out.__dict__["_no_grad_origin"] = True
+            break
+    return out
 
 
 def _restore_output(saved, node):
     t = _Tensor._make(saved._data, saved.requires_grad, node if saved.requires_grad else None)
     t._vc = saved._vc
     return t
+
+
+_NO_EDGE = (None, 0)
 
 
 def _edge(t):
@@ -170,7 +231,7 @@ def _edge(t):
         if fn is None:
             return (t._accumulator(), 0)
         return (fn, t._output_nr)
-    return (None, 0)
+    return _NO_EDGE
 
 
 class AccumulateGrad(Node):
@@ -212,3 +273,5 @@ from numpy import ndarray as _ndarray  # noqa: E402
 
 from .._tensor import Tensor as _Tensor  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402
+
+_VERSIONED = (_Tensor, SavedOutput)

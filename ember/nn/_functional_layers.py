@@ -1,1 +1,218 @@
-"""Functional forms of the convolution, pooling, normalisation, embedding and attention layers."""
+"""nn.functional for layers: convolution, pooling, normalization, embedding, attention."""
+import ember
+from ember.ops import conv as _conv
+from ember.ops import pooling as _pool
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+
+def _tuple(value, n, name="argument"):
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1:
+            return tuple(int(value[0]) for _ in range(n))
+        if len(value) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                               f"values to match the convolution dimensions, but got "
+                               f"{name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _shape(t):
+    return list(t._data.shape)
+
+
+# ------------------------------------------------------------------ convolution
+def _conv_padding(padding, n, kernel, stride, dilation):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        return tuple((t // 2, t - t // 2) for t in total)
+    return tuple((p, p) for p in _tuple(padding, n, "padding"))
+
+
+def _check_conv(input, weight, bias, groups, n, transposed=False):
+    name = f"conv{'_transpose' if transposed else ''}{n}d"
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, "
+                           f"but got input of size: {_shape(input)}")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should "
+                           "be the same or input should be a MKLDNN tensor and weight is a dense "
+                           "tensor")
+    w = _shape(weight)
+    channels = w[0] if transposed else w[1] * groups
+    out_channels = w[1] * groups if transposed else w[0]
+    batched = input if input.dim() == n + 2 else input.unsqueeze(0)
+    if batched.shape[1] != channels or (not transposed and w[0] % groups):
+        what = "transposed=1, weight" if transposed else f"groups={groups}, weight"
+        raise RuntimeError(f"Given {what} of size {w}, expected input{_shape(batched)} to have "
+                           f"{channels} channels, but got {batched.shape[1]} channels instead")
+    if bias is not None and _shape(bias) != [out_channels]:
+        raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with "
+                           f"{out_channels} elements, but got bias of size {_shape(bias)} instead")
+    return batched
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
+    batched = _check_conv(input, weight, bias, groups, n)
+    kernel = tuple(weight.shape[2:])
+    stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")
+    pads = _conv_padding(padding, n, kernel, stride, dilation)
+    padded = [s + p0 + p1 for s, (p0, p1) in zip(batched.shape[2:], pads)]
+    if any(d * (k - 1) + 1 > p for d, k, p in zip(dilation, kernel, padded)):
+        sizes = " x ".join(map(str, padded))
+        raise RuntimeError(f"Calculated padded input size per channel: ({sizes}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
+                           "actual input size")
+    if n == 1:
+        geom = _conv.Geometry((1,) + stride, (1,) + dilation, ((0, 0),) + pads, groups, True)
+    else:
+        geom = _conv.Geometry(stride, dilation, pads, groups)
+    out = _conv.ConvolutionBackward0.apply(batched, weight, bias, geom=geom)
+    return out if batched is input else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C, L) with weight (O, C/groups, k)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution over (N, C, H, W) with weight (O, C/groups, kh, kw)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    batched = _check_conv(input, weight, bias, groups, n, transposed=True)
+    kernel = tuple(weight.shape[2:])
+    stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")
+    padding, output_padding = _tuple(padding, n, "padding"), _tuple(output_padding, n)
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got output_padding={list(output_padding)}, stride="
+                               f"{list(stride)}, dilation={list(dilation)}")
+    size = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
+            zip(batched.shape[2:], stride, padding, dilation, kernel, output_padding)]
+    out_shape = (batched.shape[0], weight.shape[1] * groups) + tuple(size)
+    pads = tuple((p, p) for p in padding)
+    if n == 1:
+        geom = _conv.Geometry((1,) + stride, (1,) + dilation, ((0, 0),) + pads, groups, True)
+    else:
+        geom = _conv.Geometry(stride, dilation, pads, groups)
+    out = _conv.ConvolutionBackward0.apply(batched, weight, bias, geom=geom, transposed=True,
+                                           out_shape=out_shape)
+    return out if batched is input else out.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 1-D convolution (the input-gradient of conv1d); weight (C, O/groups, k)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution (the input-gradient of conv2d); weight (C, O/groups, kh, kw)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
+# ------------------------------------------------------------------ pooling
+def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):
+    kernel = _tuple(kernel_size, 2)
+    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 2)
+    padding, dilation = _tuple(padding, 2), _tuple(dilation, 2)
+    for p, k, d in zip(padding, kernel, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    geom = _pool.PoolGeometry(input.shape[-2:], kernel, stride, padding, dilation, ceil_mode)
+    if min(geom.out_hw) <= 0:
+        sizes = "x".join(map(str, input.shape[-3:]))
+        outs = "x".join(map(str, (input.shape[-3],) + geom.out_hw))
+        raise RuntimeError(f"Given input size: ({sizes}). Calculated output size: ({outs}). "
+                           "Output size is too small")
+    return geom
+
+
+def _check_pool_input(input, n, name):
+    if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
+        if n == 1:
+            raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                               f"dim batch size for input, but got:{_shape(input)}")
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each kh x kw window; optionally also each maximum's flat index in its plane."""
+    _check_pool_input(input, 2, "max_pool2d")
+    geom = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+    out = _pool.MaxPool2DWithIndicesBackward0.apply(input, geom=geom)
+    if not return_indices:
+        return out
+    arg = out._grad_fn.arg if out._grad_fn is not None else \
+        _pool.max_pool_forward(input._data, geom)[1]
+    return out, ember.Tensor._make(_pool.max_pool_indices(arg, geom))
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each window of the last dim (run as a 2-D pool of height 1)."""
+    _check_pool_input(input, 1, "max_pool1d")
+    one = (lambda v: [1] + list(_tuple(v, 1))) if stride is not None else None
+    out = max_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)),
+                     one(stride) if one else None, [0] + list(_tuple(padding, 1)),
+                     [1] + list(_tuple(dilation, 1)), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over each kh x kw window (torch's divisor rules for padding and ceil_mode)."""
+    _check_pool_input(input, 2, "avg_pool2d")
+    geom = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode)
+    divisor = _pool.avg_divisor(geom, count_include_pad, divisor_override)
+    return _pool.AvgPool2DBackward0.apply(input, geom=geom, divisor=divisor)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over each window of the last dim."""
+    _check_pool_input(input, 1, "avg_pool1d")
+    stride = None if stride is None else [1] + list(_tuple(stride, 1))
+    out = avg_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)), stride,
+                     [0] + list(_tuple(padding, 1)), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pool to a fixed output size (None keeps that input size)."""
+    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
+    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, input.shape[-2:]))
+    if sizes == (1, 1):
+        return input.mean((-1, -2), keepdim=True)
+    return _pool.AdaptiveAvgPool2DBackward0.apply(input, out_hw=sizes)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pool the last dim to a fixed size."""
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+from ._functional_norm import *  # noqa: E402, F401, F403
+from ._functional_norm import __all__ as _norm_all  # noqa: E402
+
+__all__ += _norm_all

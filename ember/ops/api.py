@@ -33,7 +33,7 @@ def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
     if not isinstance(input, Tensor):
         return E.RsubBackward1.apply(other, input, alpha=alpha)
-    if input._data.dtype == np.bool_ and isinstance(other, Tensor) and other.dtype is _dtype.bool_:
+    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     return E.SubBackward0.apply(input, other, alpha=alpha)
@@ -356,7 +356,9 @@ def squeeze(input, dim=None):
     else:
         dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]
     new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return S.as_view(S.SqueezeBackward0.apply(input, shape=new), input)
+    cls = S.SqueezeBackward0 if dim is None else (
+        S.SqueezeBackward1 if isinstance(dim, int) else S.SqueezeBackward2)
+    return S.as_view(cls.apply(input, shape=new), input)
 
 
 def unsqueeze(input, dim):

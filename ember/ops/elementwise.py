@@ -88,7 +88,9 @@ class MulBackward0(Node):
         return x * y
 
     def backward(self, m, g, a, b):
-        return (g * b if _needs(self, 0) else None), (g * a if _needs(self, 1) else None)
+        edges = self.next_functions
+        return (g * b if edges[0][0] is not None else None), \
+            (g * a if edges[1][0] is not None else None)
 
 
 class DivBackward0(Node):
@@ -204,18 +206,19 @@ class NegBackward0(Node):
 
 def _unary(name, np_fn, formula, saves="input", doc=""):
     """Make a unary op class whose backward is ``formula(m, g, saved)``."""
+    integer_ok = name in _INTEGER_OK
+    save_input = saves == "input"
+
     def forward(self, a):
         data = a._data
-        if data.dtype.kind != "f" and name not in _INTEGER_OK:
+        if data.dtype.kind != "f" and not integer_ok:
             data = data.astype(_dtype.get_default_dtype().np)
-        if saves == "input":
-            self.save(a)
+        if save_input:
+            self._saved = (a,)
         return np_fn(data)
 
-    def backward(self, m, g, saved):
-        return (formula(m, g, saved),)
-
-    cls = type(name, (Node,), {"forward": forward, "backward": backward,
+    # the formula is the backward itself (the engine wraps a single gradient in a tuple)
+    cls = type(name, (Node,), {"forward": forward, "backward": staticmethod(formula),
                                "saves_output": saves == "output", "__doc__": doc})
     cls.__module__ = __name__
     return cls

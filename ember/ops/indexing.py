@@ -93,7 +93,7 @@ def setitem(a, index, value):
         a._data[index] = v
         a._vc[0] += 1
         return
-    check_inplace(a)
+    check_inplace(a, view=True)  # torch writes through a view a[index]
     commit_inplace(a, CopySlices.apply(a, value, index=index))
 
 

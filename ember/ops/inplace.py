@@ -6,11 +6,11 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 
 
-def check_inplace(a):
+def check_inplace(a, view=False):
     """torch's rule: a leaf that requires grad can't be modified in place while recording."""
     if a._grad_fn is None and a._requires_grad and grad_mode._state.enabled:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+        raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires grad is "
+                           "being used in an in-place operation.")
 
 
 def _check_cast(result_dtype, target_dtype):

@@ -129,6 +129,14 @@ class SqueezeBackward0(ViewBackward0):
     """out = a without size-1 dims."""
 
 
+class SqueezeBackward1(ViewBackward0):
+    """out = a without one given size-1 dim (torch names squeeze(dim) apart)."""
+
+
+class SqueezeBackward2(ViewBackward0):
+    """out = a without the size-1 dims in a tuple."""
+
+
 class UnsqueezeBackward0(ViewBackward0):
     """out = a with a new size-1 dim."""
 

@@ -1,0 +1,204 @@
+"""Convolution primitives (conv1d/2d, transposed): im2col windows and one GEMM per pass.
+
+A convolution y = C(x, w) is linear in x and in w, so its three passes — the forward C, the input
+gradient C_x^T(g; w) and the weight gradient C_w^T(x; g) — are each other's derivatives. Each pass
+is one node here, and every backward calls the other passes, so create_graph works for all orders.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import Node
+
+
+class Geometry:
+    """Stride, dilation, padding ((top, bottom), (left, right)) and groups of a 2-D convolution;
+    ``one_d`` marks a 1-D convolution run as 2-D with height 1."""
+
+    __slots__ = ("stride", "dilation", "pad", "groups", "one_d")
+
+    def __init__(self, stride, dilation, pad, groups, one_d=False):
+        self.stride, self.dilation, self.pad = stride, dilation, pad
+        self.groups, self.one_d = groups, one_d
+
+    def out_size(self, in_hw, kernel_hw):
+        return tuple((n + p0 + p1 - d * (k - 1) - 1) // s + 1 for n, k, s, d, (p0, p1) in
+                     zip(in_hw, kernel_hw, self.stride, self.dilation, self.pad))
+
+
+def _as4d(a, geom):
+    return a[:, :, None, :] if geom.one_d else a
+
+
+def _back(a, geom):
+    return a[:, :, 0, :] if geom.one_d else a
+
+
+def _pad(x, pad):
+    (pt, pb), (pl, pr) = pad
+    if not (pt or pb or pl or pr):
+        return x
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _windows(xp, kernel_hw, out_hw, geom):
+    """A strided view (N, C, kh, kw, OH, OW) of the padded input's receptive fields."""
+    sn, sc, sh, sw = xp.strides
+    (dh, dw), (th, tw) = geom.dilation, geom.stride
+    shape = xp.shape[:2] + tuple(kernel_hw) + tuple(out_hw)
+    return as_strided(xp, shape, (sn, sc, sh * dh, sw * dw, sh * th, sw * tw), writeable=False)
+
+
+def _im2col(x, kernel_hw, geom):
+    """Columns (G, Cg*kh*kw, N*OH*OW) of x (N, C, H, W), channel-major so one GEMM serves all."""
+    xp = _pad(x, geom.pad)
+    out_hw = geom.out_size(x.shape[2:], kernel_hw)
+    win = _windows(xp, kernel_hw, out_hw, geom)
+    n, c = x.shape[:2]
+    cols = np.empty((c,) + tuple(kernel_hw) + (n,) + tuple(out_hw), dtype=x.dtype)
+    cols[...] = win.transpose(1, 2, 3, 0, 4, 5)
+    g = geom.groups
+    return cols.reshape(g, -1, n * out_hw[0] * out_hw[1]), out_hw
+
+
+def conv_forward(x, w, geom, cols=None):
+    """y = C(x, w): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+    x, w = _as4d(x, geom), _as4d(w, geom)
+    n, o, g = x.shape[0], w.shape[0], geom.groups
+    if cols is None:
+        cols, out_hw = _im2col(x, w.shape[2:], geom)
+    else:
+        out_hw = geom.out_size(x.shape[2:], w.shape[2:])
+    y = np.matmul(w.reshape(g, o // g, -1), cols)  # (G, O/G, N*L)
+    y = y.reshape(o, n, out_hw[0] * out_hw[1]).transpose(1, 0, 2)
+    return _back(np.ascontiguousarray(y).reshape((n, o) + tuple(out_hw)), geom)
+
+
+def _grad_as_rows(grad, groups):
+    """(N, O, OH, OW) -> (G, O/G, N*OH*OW), the layout the GEMMs want."""
+    n, o = grad.shape[:2]
+    rows = np.ascontiguousarray(grad.reshape(n, o, -1).transpose(1, 0, 2))
+    return rows.reshape(groups, o // groups, -1)
+
+
+def conv_grad_input(grad, w, x_shape, geom):
+    """C_x^T(grad; w): scatter each column back onto the (padded) input positions it came from."""
+    grad, w = _as4d(grad, geom), _as4d(w, geom)
+    x_shape = tuple(x_shape[:2]) + ((1,) if geom.one_d else ()) + tuple(x_shape[2:])
+    g, (kh, kw) = geom.groups, w.shape[2:]
+    n, c = x_shape[:2]
+    oh, ow = grad.shape[2:]
+    wt = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)  # (G, Cg*kh*kw, O/G)
+    cols = np.matmul(wt, _grad_as_rows(grad, g)).reshape(c, kh, kw, n, oh, ow)
+    (pt, pb), (pl, pr) = geom.pad
+    h, wd = x_shape[2] + pt + pb, x_shape[3] + pl + pr
+    xp = np.zeros((c, n, h, wd), dtype=grad.dtype)
+    (dh, dw), (sh, sw) = geom.dilation, geom.stride
+    for i in range(kh):
+        for j in range(kw):
+            xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+               j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, i, j]
+    xp = xp[:, :, pt:h - pb, pl:wd - pr].transpose(1, 0, 2, 3)
+    return _back(np.ascontiguousarray(xp), geom)
+
+
+def conv_grad_weight(x, grad, w_shape, geom, cols=None):
+    """C_w^T(x; grad): each weight's gradient is the sum of grad times the inputs it saw."""
+    x, grad = _as4d(x, geom), _as4d(grad, geom)
+    kernel_hw = (1,) + tuple(w_shape[2:]) if geom.one_d else tuple(w_shape[2:])
+    if cols is None:
+        cols, _ = _im2col(x, kernel_hw, geom)
+    rows = _grad_as_rows(grad, geom.groups)
+    gw = np.matmul(rows, cols.transpose(0, 2, 1))  # (G, O/G, Cg*kh*kw)
+    return gw.reshape(w_shape)
+
+
+# ------------------------------------------------------------------ the three nodes
+def _forward(m, x, w, geom):
+    if m.is_graph:
+        return ConvolutionBackward0.apply(x, w, None, geom=geom)
+    return conv_forward(x, w, geom)
+
+
+def _grad_input(m, grad, w, x_shape, geom):
+    if m.is_graph:
+        return _ConvInputGrad.apply(grad, w, x_shape=x_shape, geom=geom)
+    return conv_grad_input(grad, w, x_shape, geom)
+
+
+def _grad_weight(m, x, grad, w_shape, geom):
+    if m.is_graph:
+        return _ConvWeightGrad.apply(x, grad, w_shape=w_shape, geom=geom)
+    return conv_grad_weight(x, grad, w_shape, geom)
+
+
+def _bias_grad(m, grad):
+    return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+
+
+class ConvolutionBackward0(Node):
+    """y = C(x, w) + b, or for a transposed convolution y = C_x^T(x; w) + b."""
+
+    def forward(self, x, w, b, geom, transposed=False, out_shape=None):
+        self.geom, self.transposed = geom, transposed
+        self.x_shape, self.w_shape = x._data.shape, w._data.shape
+        self._cols = None
+        if transposed:
+            y = conv_grad_input(x._data, w._data, out_shape, geom)
+        elif w.requires_grad and _grad_state.enabled:
+            cols, _ = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
+            self._cols = cols  # reused by the weight gradient
+            y = conv_forward(x._data, w._data, geom, cols)
+        else:
+            y = conv_forward(x._data, w._data, geom)
+        self.save(x, w)
+        if b is not None:
+            y += b._data.reshape((-1,) + (1,) * (y.ndim - 2))
+        return y
+
+    def backward(self, m, g, x, w):
+        need = [nx is not None for nx, _ in self.next_functions]
+        geom, gx, gw = self.geom, None, None
+        if self.transposed:
+            gx = _forward(m, g, w, geom) if need[0] else None
+            gw = _grad_weight(m, g, x, self.w_shape, geom) if need[1] else None
+        else:
+            gx = _grad_input(m, g, w, self.x_shape, geom) if need[0] else None
+            if need[1]:
+                gw = (conv_grad_weight(x, g, self.w_shape, geom, self._cols)
+                      if not m.is_graph else _grad_weight(m, x, g, self.w_shape, geom))
+        self._cols = None
+        return gx, gw, (_bias_grad(m, g) if need[2] else None)
+
+
+class _ConvInputGrad(Node):
+    """out = C_x^T(g; w);  d/dg = C(v, w), d/dw = C_w^T(v; g)."""
+
+    def forward(self, g, w, x_shape, geom):
+        self.geom, self.w_shape = geom, w._data.shape
+        self.save(g, w)
+        return conv_grad_input(g._data, w._data, x_shape, geom)
+
+    def backward(self, m, v, g, w):
+        need = [nx is not None for nx, _ in self.next_functions]
+        dg = _forward(m, v, w, self.geom) if need[0] else None
+        dw = _grad_weight(m, v, g, self.w_shape, self.geom) if need[1] else None
+        return dg, dw
+
+
+class _ConvWeightGrad(Node):
+    """out = C_w^T(x; g);  d/dx = C_x^T(g; v), d/dg = C(x, v)."""
+
+    def forward(self, x, g, w_shape, geom):
+        self.geom, self.x_shape = geom, x._data.shape
+        self.save(x, g)
+        return conv_grad_weight(x._data, g._data, w_shape, geom)
+
+    def backward(self, m, v, x, g):
+        need = [nx is not None for nx, _ in self.next_functions]
+        dx = _grad_input(m, g, v, self.x_shape, self.geom) if need[0] else None
+        dg = _forward(m, x, v, self.geom) if need[1] else None
+        return dx, dg

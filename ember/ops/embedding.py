@@ -1,0 +1,102 @@
+"""Embedding lookup and scaled dot-product attention primitives."""
+import numpy as np
+
+from ..autograd.graph import Node
+from ._math import array_math
+
+
+class EmbeddingBackward0(Node):
+    """out = weight[indices];  dweight = g summed into the looked-up rows (none to padding_idx;
+    divided by each index's count with scale_grad_by_freq)."""
+
+    def forward(self, weight, indices, padding_idx=None, scale_grad_by_freq=False):
+        self.shape = weight._data.shape
+        self.flat = indices.reshape(-1)
+        self.scale = None
+        if padding_idx is not None or scale_grad_by_freq:
+            scale = np.ones((self.flat.size, 1), dtype=weight._data.dtype)
+            if scale_grad_by_freq:
+                counts = np.bincount(self.flat, minlength=self.shape[0])
+                scale[:, 0] /= counts[self.flat]
+            if padding_idx is not None:
+                scale[self.flat == padding_idx] = 0
+            self.scale = scale
+        return weight._data[indices]
+
+    def backward(self, m, g):
+        rows = m.reshape(g, (-1, self.shape[1]))
+        if self.scale is not None:
+            rows = rows * self.scale
+        if not m.is_graph:  # bincount per column beats np.add.at for the array path
+            return (_sum_rows(rows, self.flat, self.shape[0]),)
+        return (m.index_into_zeros(rows, self.shape, (self.flat,), True),)
+
+
+def _sum_rows(rows, index, n):
+    """out[i] = sum of rows[j] with index[j] == i."""
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    out = np.zeros((n, rows.shape[1]), dtype=rows.dtype)
+    if starts.size:
+        out[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return out
+
+
+def _softmax_rows(m, s):
+    """softmax over the last axis; rows that are all -inf give zeros (torch's CPU kernel)."""
+    top = np.max(m.data(s), axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    e = m.exp(s - top)
+    total = m.sum(e, (-1,), True)
+    safe = np.where(m.data(total) == 0, 1, 0).astype(m.data(e).dtype)
+    return e / (total + safe)
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Node):
+    """out = dropout(softmax(q k^T * scale + bias)) v, one fused node;
+    dv = P^T g, dP = g v^T, dS = P * (dP - rowsum(dP * P)), dq = dS k * scale, dk = dS^T q * scale.
+    """
+
+    def forward(self, q, k, v, bias, scale, keep):
+        self.bias, self.scale_, self.keep = bias, scale, keep
+        self.save(q, k, v)
+        self.p = self.probabilities(array_math, q._data, k._data)
+        pd = self.p if keep is None else self.p * keep
+        return np.matmul(pd, v._data)
+
+    def probabilities(self, m, q, k):
+        s = m.matmul(q, m.mT(k)) * self.scale_
+        if self.bias is not None:
+            s = s + self.bias
+        return _softmax_rows(m, s)
+
+    def backward(self, m, g, q, k, v):
+        need = [nx is not None for nx, _ in self.next_functions]
+        p = self.probabilities(m, q, k) if m.is_graph else self.p
+        self.p = None
+        pd = p if self.keep is None else p * self.keep
+        gv = m.matmul(m.mT(pd), g) if need[2] else None
+        gq = gk = None
+        if need[0] or need[1]:
+            gp = m.matmul(g, m.mT(v))
+            if self.keep is not None:
+                gp = gp * self.keep
+            gs = p * (gp - m.sum(gp * p, (-1,), True)) * self.scale_
+            gq = m.matmul(gs, k) if need[0] else None
+            gk = m.matmul(m.mT(gs), q) if need[1] else None
+        return gq, gk, gv
+
+
+def attention_node(query, value, dropout_p):
+    """The fused node, named as torch's: its flash kernel takes 4-D inputs with equal head dims
+    and no dropout; otherwise torch composes matmuls and the graph ends in the last one."""
+    if query.ndim == 4 and dropout_p == 0 and query.shape[-1] == value.shape[-1]:
+        return ScaledDotProductFlashAttentionForCpuBackward0
+    return _MathAttentionMm if query.ndim == 2 else _MathAttentionView
+
+
+_MathAttentionMm = type("MmBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
+                        {"__doc__": "SDPA on 2-D inputs (torch's math path)."})
+_MathAttentionView = type("UnsafeViewBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
+                          {"__doc__": "SDPA on the math path (torch: final matmul's view)."})

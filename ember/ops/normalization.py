@@ -1,0 +1,154 @@
+"""Normalization primitives (batch, layer and group norm) sharing one backward formula.
+
+Each normalizes x over some axes R (batch norm: all but channels; layer norm: the trailing
+dims; group norm: each group's channels and positions), then applies a per-feature affine map:
+
+    xhat = (x - mean_R x) * invstd,  y = xhat * w + b
+    dx = invstd * (dxhat - mean_R dxhat - xhat * mean_R(dxhat * xhat)),  dxhat = g * w
+
+Under create_graph, xhat and invstd are recomputed from x as tensors so the formula is
+differentiable; otherwise the forward's arrays are reused.
+"""
+import numpy as np
+
+from ..autograd.graph import Node
+from ._math import array_math
+
+
+def _stats(m, xs, axes, eps):
+    """(xhat, invstd) of xs over ``axes`` (biased variance, as in normalization)."""
+    count = int(np.prod([xs.shape[a] for a in axes]))
+    mean = m.sum(xs, axes, True) / count
+    centered = xs - mean
+    var = m.sum(centered * centered, axes, True) / count
+    invstd = (var + eps) ** -0.5
+    return centered * invstd, invstd, mean, var
+
+
+class _Normalize(Node):
+    """Shared machinery; subclasses say how x is viewed for statistics and affine parameters."""
+
+    def stats_shape(self, shape):
+        return shape
+
+    def forward(self, x, weight, bias, eps, **options):
+        self.eps, self.x_shape = eps, x._data.shape
+        self.setup(x._data.shape, weight, **options)
+        xs = x._data.reshape(self.stats_shape(self.x_shape))
+        self.xhat, self.invstd = self.normalize(xs)
+        self.save(x, weight)
+        y = self.xhat.reshape(self.x_shape)
+        if weight is not None:
+            y = y * weight._data.reshape(self.affine_shape)
+        if bias is not None:
+            y = y + bias._data.reshape(self.affine_shape)
+        return y if y is not self.xhat else y.copy()
+
+    def normalize(self, xs):
+        xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
+        return xhat, invstd
+
+    def backward(self, m, g, x, weight):
+        need = [nx is not None for nx, _ in self.next_functions]
+        if m.is_graph:
+            xhat, invstd = self.recompute(m, x)
+        else:
+            xhat, invstd = self.xhat, self.invstd
+        self.xhat = self.invstd = None
+        sshape = self.stats_shape(self.x_shape)
+        gxhat = g if weight is None else g * m.reshape(weight, self.affine_shape)
+        gx = self.input_grad(m, m.reshape(gxhat, sshape), xhat, invstd) if need[0] else None
+        gx = m.reshape(gx, self.x_shape) if gx is not None else None
+        gw = gb = None
+        if need[1]:
+            gw = m.reshape(m.sum(g * m.reshape(xhat, self.x_shape), self.param_axes),
+                           weight.shape)
+        if need[2]:
+            gb = m.sum(g, self.param_axes)
+            gb = m.reshape(gb, self.bias_shape)
+        return gx, gw, gb
+
+    def recompute(self, m, x):
+        xhat, invstd, _, _ = _stats(m, m.reshape(x, self.stats_shape(self.x_shape)), self.axes,
+                                    self.eps)
+        return xhat, invstd
+
+    def input_grad(self, m, gxhat, xhat, invstd):
+        count = int(np.prod([xhat.shape[a] for a in self.axes]))
+        mean_g = m.sum(gxhat, self.axes, True) / count
+        mean_gx = m.sum(gxhat * xhat, self.axes, True) / count
+        return invstd * (gxhat - mean_g - xhat * mean_gx)
+
+
+class NativeBatchNormBackward0(_Normalize):
+    """Batch norm over (N, C, *): statistics per channel; running stats updated in training."""
+
+    def setup(self, shape, weight, running_mean=None, running_var=None, training=True,
+              momentum=0.1):
+        c = shape[1]
+        self.axes = (0,) + tuple(range(2, len(shape)))
+        self.param_axes = self.axes
+        self.affine_shape = (1, c) + (1,) * (len(shape) - 2)
+        self.bias_shape = (c,)
+        self.training, self.momentum = training, momentum
+        self.running = (running_mean, running_var)
+
+    def normalize(self, xs):
+        running_mean, running_var = self.running
+        if not self.training:
+            mean = running_mean._data.reshape(self.affine_shape)
+            invstd = (running_var._data.reshape(self.affine_shape) + self.eps) ** -0.5
+            return (xs - mean) * invstd, invstd.astype(xs.dtype)
+        xhat, invstd, mean, var = _stats(array_math, xs, self.axes, self.eps)
+        count = xs.size // xs.shape[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = var * (count / (count - 1))
+        for buf, new in ((running_mean, mean), (running_var, unbiased)):
+            if buf is not None:  # torch: running = (1 - momentum) * running + momentum * new
+                data = buf._data
+                data *= 1 - self.momentum
+                data += (self.momentum * new.reshape(-1)).astype(data.dtype)
+                buf._vc[0] += 1
+        self.running = None
+        return xhat, invstd
+
+    def recompute(self, m, x):
+        if self.training:
+            return super().recompute(m, x)
+        return m.reshape(x, self.x_shape) * self.invstd - self.shift, self.invstd
+
+    def forward(self, x, weight, bias, eps, **options):
+        out = super().forward(x, weight, bias, eps, **options)
+        if not self.training:  # xhat = x * invstd - shift, with constants from running stats
+            self.shift = (self.invstd * self.running[0]._data.reshape(self.affine_shape))
+        return out
+
+    def input_grad(self, m, gxhat, xhat, invstd):
+        if not self.training:
+            return gxhat * invstd
+        return super().input_grad(m, gxhat, xhat, invstd)
+
+
+class NativeLayerNormBackward0(_Normalize):
+    """Layer norm over the trailing ``len(normalized_shape)`` dims."""
+
+    def setup(self, shape, weight, normalized_ndim=1):
+        lead = len(shape) - normalized_ndim
+        self.axes = tuple(range(lead, len(shape)))
+        self.param_axes = tuple(range(lead))
+        self.affine_shape = tuple(shape[lead:])
+        self.bias_shape = self.affine_shape
+
+
+class NativeGroupNormBackward0(_Normalize):
+    """Group norm: (N, C, *) split into ``num_groups`` channel groups, each normalized."""
+
+    def setup(self, shape, weight, num_groups=1):
+        self.groups = num_groups
+        self.axes = (2,)
+        self.param_axes = (0,) + tuple(range(2, len(shape)))
+        self.affine_shape = (1, shape[1]) + (1,) * (len(shape) - 2)
+        self.bias_shape = (shape[1],)
+
+    def stats_shape(self, shape):
+        return (shape[0], self.groups, -1)

@@ -1,0 +1,231 @@
+"""Pooling primitives (max with indices, average, adaptive average) over the last two dims.
+
+Each pool is linear once its choice of elements is fixed, so forward and gradient are a pair of
+nodes that differentiate into each other (create_graph works). Work is a loop over the kh*kw
+kernel offsets, each a strided slice of the whole batch: no window copies.
+"""
+import numpy as np
+
+from ..autograd.graph import Node
+
+
+class PoolGeometry:
+    """kernel, stride, padding, dilation and output size of a 2-D pool over (..., H, W)."""
+
+    __slots__ = ("kernel", "stride", "padding", "dilation", "in_hw", "out_hw", "padded_hw")
+
+    def __init__(self, in_hw, kernel, stride, padding, dilation, ceil_mode):
+        self.kernel, self.stride, self.padding, self.dilation = kernel, stride, padding, dilation
+        self.in_hw = tuple(in_hw)
+        self.out_hw = tuple(_out_len(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+                            zip(in_hw, kernel, stride, padding, dilation))
+        # padded extent covering every window (ceil_mode windows may run past the padding)
+        self.padded_hw = tuple(max(n + 2 * p, (o - 1) * s + d * (k - 1) + 1) for n, k, s, p, d, o
+                               in zip(in_hw, kernel, stride, padding, dilation, self.out_hw))
+
+    def offsets(self):
+        """(offset number, row slice, column slice) of each kernel position in the padded input."""
+        (kh, kw), (sh, sw), (dh, dw), (oh, ow) = (self.kernel, self.stride, self.dilation,
+                                                  self.out_hw)
+        for i in range(kh):
+            for j in range(kw):
+                yield (i * kw + j, slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                       slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+
+
+def _out_len(n, k, s, p, d, ceil_mode):
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:  # the last window must start inside the input
+        out -= 1
+    return out
+
+
+def _pad(x, geom, value):
+    (ph, pw), (h, w) = geom.padding, geom.in_hw
+    if geom.padded_hw == (h, w):
+        return x
+    out = np.full(x.shape[:-2] + geom.padded_hw, value, dtype=x.dtype)
+    out[..., ph:ph + h, pw:pw + w] = x
+    return out
+
+
+def _unpad(xp, geom):
+    (ph, pw), (h, w) = geom.padding, geom.in_hw
+    if geom.padded_hw == (h, w):
+        return xp
+    return np.ascontiguousarray(xp[..., ph:ph + h, pw:pw + w])
+
+
+# ------------------------------------------------------------------ max pooling
+def max_pool_forward(x, geom):
+    """(values, arg): arg holds, per output, the kernel offset of its maximum (first one wins;
+    a NaN always wins, as in torch)."""
+    xp = _pad(x, geom, -np.inf)
+    best, arg, mask = None, None, None
+    for k, rows, cols in geom.offsets():
+        v = xp[..., rows, cols]
+        if best is None:
+            best = v.copy()
+            arg = np.zeros(best.shape, dtype=np.int16)
+            mask = np.empty(best.shape, dtype=bool)
+            continue
+        np.greater(v, best, out=mask)
+        if best.dtype.kind == "f":
+            mask |= np.isnan(v)
+        np.copyto(best, v, where=mask)
+        arg[mask] = k
+    return best, arg
+
+
+def max_pool_indices(arg, geom):
+    """torch's int64 indices: each maximum's flat position in its input (H*W) plane."""
+    kw = geom.kernel[1]
+    (sh, sw), (dh, dw), (ph, pw) = geom.stride, geom.dilation, geom.padding
+    oh, ow = geom.out_hw
+    row = np.arange(oh)[:, None] * sh - ph + (arg // kw) * dh
+    col = np.arange(ow)[None, :] * sw - pw + (arg % kw) * dw
+    return (row * geom.in_hw[1] + col).astype(np.int64)
+
+
+def max_pool_scatter(g, arg, geom):
+    """Gradient of max pooling: each output's gradient goes to its maximum's position."""
+    gp = np.zeros(g.shape[:-2] + geom.padded_hw, dtype=g.dtype)
+    for k, rows, cols in geom.offsets():
+        gp[..., rows, cols] += np.where(arg == k, g, 0)
+    return _unpad(gp, geom)
+
+
+def max_pool_gather(v, arg, geom):
+    """The adjoint of max_pool_scatter: v read at each window's maximum position."""
+    vp = _pad(v, geom, 0)
+    out = np.zeros(arg.shape, dtype=v.dtype)
+    for k, rows, cols in geom.offsets():
+        np.copyto(out, vp[..., rows, cols], where=arg == k)
+    return out
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """out = max over each window;  dx = g routed to each window's maximum."""
+
+    def forward(self, x, geom):
+        self.geom = geom
+        out, self.arg = max_pool_forward(x._data, geom)
+        return out
+
+    def backward(self, m, g):
+        if m.is_graph:
+            return (_MaxPoolScatter.apply(g, arg=self.arg, geom=self.geom),)
+        return (max_pool_scatter(g, self.arg, self.geom),)
+
+
+class _MaxPoolScatter(Node):
+    """out = max-pool gradient of g;  dg = v gathered at the maxima."""
+
+    def forward(self, g, arg, geom):
+        self.arg, self.geom = arg, geom
+        return max_pool_scatter(g._data, arg, geom)
+
+    def backward(self, m, v):
+        if m.is_graph:
+            return (_MaxPoolGather.apply(v, arg=self.arg, geom=self.geom),)
+        return (max_pool_gather(v, self.arg, self.geom),)
+
+
+class _MaxPoolGather(Node):
+    """out = v gathered at the maxima;  dv = g scattered back to them."""
+
+    def forward(self, v, arg, geom):
+        self.arg, self.geom = arg, geom
+        return max_pool_gather(v._data, arg, geom)
+
+    def backward(self, m, g):
+        if m.is_graph:
+            return (_MaxPoolScatter.apply(g, arg=self.arg, geom=self.geom),)
+        return (max_pool_scatter(g, self.arg, self.geom),)
+
+
+# ------------------------------------------------------------------ average pooling
+def avg_divisor(geom, count_include_pad, divisor_override):
+    """The (OH, OW) array each window's sum is divided by, following torch's counting."""
+    if divisor_override:
+        return np.full(geom.out_hw, float(divisor_override))
+    sizes = []
+    for n, k, s, p, o in zip(geom.in_hw, geom.kernel, geom.stride, geom.padding, geom.out_hw):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    return np.outer(sizes[0], sizes[1]).astype(np.float64)
+
+
+def avg_pool_forward(x, geom, divisor):
+    xp = _pad(x, geom, 0)
+    out = None
+    for _, rows, cols in geom.offsets():
+        v = xp[..., rows, cols]
+        out = v.copy() if out is None else np.add(out, v, out=out)
+    out /= divisor.astype(x.dtype)
+    return out
+
+
+def avg_pool_adjoint(g, geom, divisor):
+    share = g / divisor.astype(g.dtype)
+    gp = np.zeros(g.shape[:-2] + geom.padded_hw, dtype=g.dtype)
+    for _, rows, cols in geom.offsets():
+        gp[..., rows, cols] += share
+    return _unpad(gp, geom)
+
+
+class AvgPool2DBackward0(Node):
+    """out = window sums / divisor;  dx = g / divisor spread over each window."""
+
+    def forward(self, x, geom, divisor):
+        self.geom, self.divisor = geom, divisor
+        return avg_pool_forward(x._data, geom, divisor)
+
+    def backward(self, m, g):
+        if m.is_graph:
+            return (_AvgPoolAdjoint.apply(g, geom=self.geom, divisor=self.divisor),)
+        return (avg_pool_adjoint(g, self.geom, self.divisor),)
+
+
+class _AvgPoolAdjoint(Node):
+    """out = g / divisor spread over each window;  dg = average pool of v."""
+
+    def forward(self, g, geom, divisor):
+        self.geom, self.divisor = geom, divisor
+        return avg_pool_adjoint(g._data, geom, divisor)
+
+    def backward(self, m, v):
+        if m.is_graph:
+            return (AvgPool2DBackward0.apply(v, geom=self.geom, divisor=self.divisor),)
+        return (avg_pool_forward(v, self.geom, self.divisor),)
+
+
+# ------------------------------------------------------------------ adaptive average pooling
+def adaptive_matrix(n_in, n_out, dtype):
+    """(n_out, n_in) averaging matrix: row i covers [floor(i*n/o), ceil((i+1)*n/o))."""
+    mat = np.zeros((n_out, n_in), dtype=dtype)
+    for i in range(n_out):
+        start, end = (i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)
+        mat[i, start:end] = 1.0 / (end - start)
+    return mat
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """out = Ph @ x @ Pw^T with averaging matrices;  dx = Ph^T @ g @ Pw."""
+
+    def forward(self, x, out_hw):
+        data = x._data
+        self.ph = adaptive_matrix(data.shape[-2], out_hw[0], data.dtype)
+        self.pw = adaptive_matrix(data.shape[-1], out_hw[1], data.dtype)
+        return np.matmul(np.matmul(self.ph, data), self.pw.T)
+
+    def backward(self, m, g):
+        ph, pw = self.ph, self.pw
+        if m.is_graph:
+            from .._tensor import Tensor
+            ph, pw = Tensor._make(ph), Tensor._make(pw)
+        return (m.matmul(m.matmul(m.mT(ph), g), pw),)

@@ -1,0 +1,158 @@
+"""ember.nn functional conv/pool layers vs torch.nn.functional: values, gradients, 2nd order."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+from oracle import check
+
+import ember
+from ember.nn import _functional_layers as EF
+
+
+def F(lib):
+    return EF if lib is ember else TF
+
+
+def rand(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+CONV2D_CASES = [
+    # (input shape, weight shape, kwargs)
+    ((2, 4, 9, 8), (6, 4, 3, 3), {}),
+    ((2, 4, 9, 8), (6, 2, 3, 3), dict(stride=2, padding=1, dilation=2, groups=2)),
+    ((1, 3, 5, 7), (3, 3, 2, 3), dict(stride=(2, 1), padding=(1, 2))),
+    ((2, 3, 6, 6), (4, 3, 3, 2), dict(padding="same", dilation=(1, 2))),
+    ((2, 3, 6, 6), (4, 3, 4, 4), dict(padding="same")),
+    ((2, 3, 6, 6), (4, 3, 3, 3), dict(padding="valid")),
+    ((3, 6, 6), (4, 3, 3, 3), {}),  # unbatched
+    ((2, 6, 7, 7), (6, 1, 3, 3), dict(groups=6, padding=1)),  # depthwise
+]
+
+
+@pytest.mark.parametrize("xs,ws,kw", CONV2D_CASES)
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv2d(xs, ws, kw, bias):
+    args = [rand(*xs), rand(*ws, seed=1)] + ([rand(ws[0], seed=2)] if bias else [])
+    check(lambda lib, x, w, *b: F(lib).conv2d(x, w, *b, **kw), *args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_float32(dtype):
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else {}
+    check(lambda lib, x, w, b: F(lib).conv2d(x, w, b, padding=1),
+          rand(4, 3, 8, 8, dtype=dtype), rand(5, 3, 3, 3, dtype=dtype, seed=1),
+          rand(5, dtype=dtype, seed=2), second=False, **tol)
+
+
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((2, 4, 11), (6, 4, 3), {}),
+    ((2, 4, 11), (6, 2, 3), dict(stride=2, padding=2, dilation=2, groups=2)),
+    ((2, 4, 10), (5, 4, 4), dict(padding="same")),
+    ((4, 9), (3, 4, 2), {}),
+])
+def test_conv1d(xs, ws, kw):
+    check(lambda lib, x, w, b: F(lib).conv1d(x, w, b, **kw), rand(*xs), rand(*ws, seed=1),
+          rand(ws[0], seed=2))
+
+
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((2, 4, 5, 5), (4, 3, 3, 3), {}),
+    ((2, 4, 5, 6), (4, 2, 3, 2), dict(stride=2, padding=1, output_padding=1, groups=2)),
+    ((1, 2, 4, 4), (2, 3, 2, 2), dict(stride=(2, 3), dilation=2, output_padding=(1, 0))),
+])
+def test_conv_transpose2d(xs, ws, kw):
+    check(lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, **kw), rand(*xs),
+          rand(*ws, seed=1), rand(ws[1] * kw.get("groups", 1), seed=2))
+
+
+def test_conv_transpose1d():
+    check(lambda lib, x, w: F(lib).conv_transpose1d(x, w, stride=2, padding=1), rand(2, 3, 6),
+          rand(3, 4, 3, seed=1))
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda F, x: F.conv2d(x, x.new_zeros(6, 3, 3, 3)),
+     "Given groups=1, weight of size [6, 3, 3, 3], expected input[2, 4, 8, 8] to have 3 "
+     "channels, but got 4 channels instead"),
+    (lambda F, x: F.conv2d(x[0, 0], x.new_zeros(6, 4, 3, 3)),
+     "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [8, 8]"),
+    (lambda F, x: F.conv2d(x, x.new_zeros(6, 4, 9, 9)), "Kernel size can't be greater"),
+    (lambda F, x: F.conv2d(x, x.new_zeros(6, 4, 3, 3), stride=2, padding="same"),
+     "padding='same' is not supported for strided convolutions"),
+    (lambda F, x: F.conv2d(x, x.new_zeros(6, 4, 3, 3), padding="foo"),
+     "Invalid padding string: 'foo'"),
+    (lambda F, x: F.conv2d(x, x.new_zeros(6, 4, 3, 3), x.new_zeros(5)),
+     "expected bias to be 1-dimensional with 6 elements, but got bias of size [5]"),
+    (lambda F, x: F.conv_transpose2d(x, x.new_zeros(3, 4, 3, 3)),
+     "Given transposed=1, weight of size [3, 4, 3, 3], expected input[2, 4, 8, 8] to have 3 "
+     "channels, but got 4 channels instead"),
+    (lambda F, x: F.max_pool2d(x, 2, padding=2), "pad should be at most half of effective "
+     "kernel size, but got pad=2, kernel_size=2 and dilation=1"),
+    (lambda F, x: F.avg_pool2d(x, 9), "Given input size: (4x8x8). Calculated output size: "
+     "(4x0x0). Output size is too small"),
+    (lambda F, x: F.max_pool2d(x[0, 0, 0], 2), "non-empty 3D or 4D (batch mode) tensor"),
+])
+def test_errors_match_torch(call, message):
+    x = np.zeros((2, 4, 8, 8), np.float32)
+    for lib, F_ in ((torch, TF), (ember, EF)):
+        with pytest.raises(RuntimeError) as info:
+            call(F_, lib.tensor(x))
+        assert message in str(info.value).replace("torch.", "ember."), lib.__name__
+
+
+def test_conv_dtype_mismatch():
+    with pytest.raises(RuntimeError, match="should be the same"):
+        EF.conv2d(ember.zeros(1, 2, 4, 4, dtype=ember.float64), ember.zeros(1, 2, 3, 3))
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), dict(kernel_size=(2, 3), stride=1),
+    dict(kernel_size=2, dilation=2, stride=1), dict(kernel_size=3, stride=2, ceil_mode=True),
+])
+def test_max_pool2d(kw):
+    check(lambda lib, x: F(lib).max_pool2d(x, **kw), rand(2, 3, 7, 8))
+    x = torch.tensor(rand(2, 3, 7, 8))
+    e_out, e_idx = EF.max_pool2d(ember.tensor(x.numpy()), return_indices=True, **kw)
+    t_out, t_idx = TF.max_pool2d(x, return_indices=True, **kw)
+    assert np.array_equal(e_idx.numpy(), t_idx.numpy()) and e_idx.dtype == ember.int64
+
+
+def test_max_pool_ties_and_unbatched():
+    x = np.ones((3, 4, 4))  # all ties: torch routes each window's gradient to its first element
+    check(lambda lib, x: F(lib).max_pool2d(x, 2), x)
+    check(lambda lib, x: F(lib).max_pool2d(x, 3, 1), x)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=3, stride=2, ceil_mode=True)])
+def test_max_pool1d(kw):
+    check(lambda lib, x: F(lib).max_pool1d(x, **kw), rand(2, 3, 9))
+    e_idx = EF.max_pool1d(ember.tensor(rand(2, 3, 9)), return_indices=True, **kw)[1]
+    t_idx = TF.max_pool1d(torch.tensor(rand(2, 3, 9)), return_indices=True, **kw)[1]
+    assert np.array_equal(e_idx.numpy(), t_idx.numpy())
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(2, 3), divisor_override=5),
+])
+def test_avg_pool2d(kw):
+    check(lambda lib, x: F(lib).avg_pool2d(x, **kw), rand(2, 3, 7, 8))
+
+
+def test_avg_pool1d():
+    check(lambda lib, x: F(lib).avg_pool1d(x, 3, 2, 1), rand(2, 3, 9))
+
+
+@pytest.mark.parametrize("size", [1, 3, (2, 5), (None, 3), (7, 8)])
+def test_adaptive_avg_pool2d(size):
+    check(lambda lib, x: F(lib).adaptive_avg_pool2d(x, size), rand(2, 3, 7, 8))
+
+
+def test_adaptive_avg_pool1d():
+    check(lambda lib, x: F(lib).adaptive_avg_pool1d(x, 4), rand(2, 3, 9))
