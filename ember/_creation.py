@@ -3,7 +3,7 @@ import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
-from .random import _rng
+from .random import _gen, _rng
 
 
 def _np_dtype(dtype, default=None):
@@ -153,13 +153,12 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    return _new(_rng(generator).random(_size(size)).astype(_np_dtype(dtype)), requires_grad)
+    return _new(_gen(generator).uniform(_size(size), _np_dtype(dtype)), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    arr = _rng(generator).standard_normal(_size(size)).astype(_np_dtype(dtype))
-    return _new(arr, requires_grad)
+    return _new(_gen(generator).normal(_size(size), _np_dtype(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -187,7 +186,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
     shape = _size(tuple(size)) if size is not None else np.broadcast_shapes(np.shape(m),
                                                                              np.shape(s))
     npd = _np_dtype(dtype, getattr(m, "dtype", None) if isinstance(m, np.ndarray) else None)
-    return Tensor._make((_rng(generator).standard_normal(shape) * s + m).astype(npd))
+    if not isinstance(m, np.ndarray) and not isinstance(s, np.ndarray):
+        return Tensor._make(_gen(generator).normal(shape, npd, m, s))
+    return Tensor._make((_gen(generator).normal(shape, npd) * s + m).astype(npd))
 
 
 def bernoulli(input, p=None, *, generator=None):

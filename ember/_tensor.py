@@ -354,9 +354,10 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # as torch: a plain 0-d tensor formats as its number, even with an empty spec
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (type(self), self._data, self._requires_grad, self._grad,

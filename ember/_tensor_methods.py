@@ -93,15 +93,15 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from .random import _rng
-    self._data[...] = _rng(generator).uniform(a, b, self._data.shape)
+    from .random import _gen
+    self._data[...] = _gen(generator).uniform(self._data.shape, self._data.dtype, a, b)
     self._vc[0] += 1
     return self
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from .random import _rng
-    self._data[...] = _rng(generator).normal(mean, std, self._data.shape)
+    from .random import _gen
+    self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
     self._vc[0] += 1
     return self
 

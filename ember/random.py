@@ -1,13 +1,32 @@
-"""Random number generators: Generator objects, manual_seed and the default generator."""
+"""Random number generators: Generator objects, manual_seed and the default generator.
+
+The stream is PyTorch's CPU one: a 32-bit Mersenne Twister (mt19937) seeded as torch seeds it,
+and torch's transformations on top (24/53-bit uniforms, Box-Muller normals in blocks of 16, the
+cached second normal of the scalar path), so a seeded script draws the same numbers as torch.
+"""
+import json
+import math
+
 import numpy as np
+
+_DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
+_MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
+
+
+def _mt_key(seed):
+    """mt19937's initial state for a 32-bit seed (the reference init_genrand)."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, 624):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(key, dtype=np.uint32)
 
 
 class Generator:
-    """A seedable source of random numbers (NumPy's PCG64 underneath)."""
+    """A seedable source of random numbers drawing torch's CPU sequence."""
 
     def __init__(self, device="cpu"):
-        self._seed = 67280421310721  # torch's default seed
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed):
         """Reseed; returns self."""
@@ -15,7 +34,11 @@ class Generator:
         if seed < 0:
             seed += 1 << 64
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed))
+        self._bits = np.random.MT19937()
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": _mt_key(seed), "pos": 624}}
+        self._rng = np.random.Generator(self._bits)  # for samplers without a torch twin
+        self._normal_cache = None
         return self
 
     def seed(self):
@@ -29,16 +52,18 @@ class Generator:
 
     def get_state(self):
         """The generator state as a uint8 tensor (round-trips through set_state)."""
-        import json
-
         from ._tensor import Tensor
-        blob = json.dumps(self._rng.bit_generator.state).encode()
+        state = self._bits.state["state"]
+        blob = json.dumps({"key": state["key"].tolist(), "pos": int(state["pos"]),
+                           "seed": self._seed, "cache": self._normal_cache}).encode()
         return Tensor._make(np.frombuffer(blob, dtype=np.uint8).copy())
 
     def set_state(self, state):
-        import json
         data = state._data if hasattr(state, "_data") else np.asarray(state)
-        self._rng.bit_generator.state = json.loads(bytes(data.astype(np.uint8)).decode())
+        saved = json.loads(bytes(data.astype(np.uint8)).decode())
+        self._bits.state = {"bit_generator": "MT19937", "state": {
+            "key": np.array(saved["key"], dtype=np.uint32), "pos": saved["pos"]}}
+        self._seed, self._normal_cache = saved["seed"], saved["cache"]
         return self
 
     @property
@@ -46,12 +71,82 @@ class Generator:
         from ._tensor import device
         return device("cpu")
 
+    # ----- torch's transformations of the raw stream -----
+    def _doubles(self, n):
+        """n uniforms on [0, 1) with 53 random bits each (two 32-bit draws: high, low)."""
+        raw = self._bits.random_raw(2 * n)
+        return ((raw[0::2] << np.uint64(32)) | raw[1::2]).__and__(np.uint64(_MASK53)) * 2.0 ** -53
+
+    def uniform(self, shape, np_dtype, low=0.0, high=1.0):
+        """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
+        n = int(np.prod(shape))
+        np_dtype = np.dtype(np_dtype)
+        if np_dtype == np.float64:
+            x, lo, span = self._doubles(n), float(low), float(high) - float(low)
+        else:
+            bits = 11 if np_dtype == np.float16 else 24
+            raw = self._bits.random_raw(n) & np.uint64((1 << bits) - 1)
+            x = raw * 2.0 ** -bits
+            lo = float(np_dtype.type(low))
+            span = float(np_dtype.type(np_dtype.type(high) - np_dtype.type(low)))
+        return (x * span + lo).astype(np_dtype).reshape(shape)
+
+    def normal(self, shape, np_dtype, mean=0.0, std=1.0):
+        """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
+        are at least 16 values, else one pair per two values with the second one cached."""
+        n = int(np.prod(shape))
+        if n >= 16:
+            values = self._normal_fill(n, np_dtype)
+        else:
+            values = np.array([self._normal_scalar() for _ in range(n)])
+        return (values * std + mean).astype(np_dtype).reshape(shape)
+
+    def _normal_fill(self, n, np_dtype):
+        np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
+        u = self.uniform((n,), np_dtype)
+        out = np.empty(n, np_dtype)
+        full = n - n % 16
+        out[:full] = _box_muller_16(u[:full].reshape(-1, 16)).reshape(-1)
+        if n % 16:  # torch redraws the last 16 values
+            tail = self.uniform((16,), np_dtype)
+            out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
+        return out
+
+    def _normal_scalar(self):
+        if self._normal_cache is not None:
+            value, self._normal_cache = self._normal_cache, None
+            return value
+        u1, u2 = self._doubles(2)
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._normal_cache = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+
+def _box_muller_16(block):
+    """Rows of 16 uniforms -> 16 normals: pairs (j, j + 8) give cos and sin parts.
+
+    float64 matches torch bit for bit. torch computes float32 with SIMD (Sleef) log/sin/cos;
+    float32 arithmetic with a correctly rounded log comes closest (a few values differ in the
+    last bit).
+    """
+    dt = block.dtype.type
+    log = np.log(1.0 - block[:, :8].astype(np.float64)).astype(dt) if dt is np.float32 \
+        else np.log(1.0 - block[:, :8])
+    radius = np.sqrt(dt(-2.0) * log)
+    theta = dt(2.0 * math.pi) * block[:, 8:]
+    return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+
 
 default_generator = Generator()
 
 
 def _rng(generator=None):
     return (generator or default_generator)._rng
+
+
+def _gen(generator=None):
+    return generator or default_generator
 
 
 def manual_seed(seed):

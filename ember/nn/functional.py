@@ -2,6 +2,8 @@
 from ..ops import api as _api
 from ..ops import linear_ops as _linear_ops
 from ._functional_activation import *  # noqa: F401,F403
+from ._functional_loss import *  # noqa: F401,F403
+from ._functional_misc import *  # noqa: F401,F403
 
 
 def linear(input, weight, bias=None):

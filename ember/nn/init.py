@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from ..autograd import grad_mode
-from ..random import _rng
+from ..random import _gen, _rng
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")
@@ -59,12 +59,13 @@ def _fill(tensor, values):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
-    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
+    return _fill(tensor, _gen(generator).uniform(tuple(tensor.shape), tensor._data.dtype, a, b))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+    return _fill(tensor, _gen(generator).normal(tuple(tensor.shape), tensor._data.dtype, mean,
+                                                std))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):

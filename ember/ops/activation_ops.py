@@ -299,6 +299,12 @@ def _narrow(x, dim, start, length):
 
 
 # ---------------------------------------------------------------- normalised exponentials
+def _log_softmax_np(x, dim):
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    return shifted
+
+
 class SoftmaxBackward0(Node):
     """y = exp(x - max) / sum(exp(x - max)) along dim;  dx = y * (g - sum(g * y, dim))."""
 
@@ -329,9 +335,7 @@ class LogSoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.zeros_like(x)
-        shifted = x - np.max(x, axis=dim, keepdims=True)
-        shifted -= np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-        return shifted
+        return _log_softmax_np(x, dim)
 
     def backward(self, m, g, y):
         if m.data(y).ndim == 0:

@@ -75,7 +75,9 @@ def _match_by_name(optimizer, groups, saved_groups, state_dict, strict):
     for name, param in ours.items():
         if name not in theirs:
             continue
-        bad = _shape_problem(param, state_dict["state"].get(theirs[name], {}))
+        bad = None
+        if getattr(optimizer, "_per_parameter_state", True):
+            bad = _shape_problem(param, state_dict["state"].get(theirs[name], {}))
         if bad:
             mismatched.append(name)
             problems.append(f"size mismatch for '{name}': {bad}")

@@ -71,19 +71,20 @@ def resumed(lib, name, kwargs, dtype, steps=50, groups=1, cut=25):
     return params2, opt2
 
 
-def structure(state_dict):
-    """The layout of a state_dict: group keys and values, state keys, shapes and dtypes."""
+def structure(state_dict, lengths=True):
+    """The layout of a state_dict: group keys and values, state keys, shapes and dtypes (and
+    the lengths of lists, e.g. L-BFGS's history, unless ``lengths`` is False)."""
     groups = [{k: (v if k != "params" else list(v)) for k, v in g.items()}
               for g in state_dict["param_groups"]]
     state = {}
     for pid, entry in state_dict["state"].items():
-        state[pid] = [(k, _describe(v)) for k, v in entry.items()]
+        state[pid] = [(k, _describe(v, lengths)) for k, v in entry.items()]
     return groups, state
 
 
-def _describe(v):
+def _describe(v, lengths=True):
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1])
     if isinstance(v, list):
-        return ("list", len(v))
+        return ("list", len(v) if lengths else None)
     return (type(v).__name__,)

@@ -39,6 +39,9 @@ CASES = [
     ("RAdam", dict(lr=0.01), 2),
     ("RAdam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1), 1),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True), 1),
+    ("LBFGS", dict(lr=0.5, max_iter=4), 1),
+    ("LBFGS", dict(lr=1, max_iter=5, history_size=3, line_search_fn="strong_wolfe"), 1),
+    ("LBFGS", dict(lr=0.2, max_iter=6, max_eval=7, tolerance_grad=1e-4, history_size=2), 1),
 ]
 
 
@@ -48,8 +51,15 @@ def _ids(case):
     return f"{name}({opts})x{groups}"
 
 
-def _assert_params(e_params, t_params, dtype):
-    tol = dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-6)
+def _assert_params(e_params, t_params, dtype, t_exact=None):
+    """float64: tight. float32: within 2e-5, or within twice torch's own float32 error (its
+    distance from the float64 run) where the problem amplifies rounding (L-BFGS)."""
+    if dtype == np.float64:
+        tol = dict(rtol=1e-10, atol=1e-12)
+    else:
+        noise = max(np.abs(t.detach().numpy() - x.detach().numpy()).max()
+                    for t, x in zip(t_params, t_exact))
+        tol = dict(rtol=2e-5, atol=max(2e-6, 2 * float(noise)))
     for i, (e, t) in enumerate(zip(e_params, t_params)):
         np.testing.assert_allclose(e._data, t.detach().numpy(), err_msg=f"param {i}", **tol)
 
@@ -60,9 +70,13 @@ def test_trajectory_matches_torch(case, dtype):
     name, kwargs, groups = case
     e_params, e_opt = trajectory(ember, name, kwargs, dtype, groups=groups)
     t_params, t_opt = trajectory(torch, name, kwargs, dtype, groups=groups)
-    _assert_params(e_params, t_params, dtype)
-    e_groups, e_state = structure(e_opt.state_dict())
-    t_groups, t_state = structure(t_opt.state_dict())
+    t_exact = None
+    if dtype == np.float32:
+        t_exact, _ = trajectory(torch, name, kwargs, np.float64, groups=groups)
+    _assert_params(e_params, t_params, dtype, t_exact)
+    exact = dtype == np.float64  # float32 rounding may keep or drop an L-BFGS history pair
+    e_groups, e_state = structure(e_opt.state_dict(), exact)
+    t_groups, t_state = structure(t_opt.state_dict(), exact)
     assert e_groups == t_groups
     assert e_state == t_state
 
@@ -72,6 +86,8 @@ def test_fused_equals_per_tensor(case, monkeypatch):
     name, kwargs, groups = case
     monkeypatch.setattr(_flat, "CHUNK", 5)  # chunk boundaries fall inside parameters
     runs = {}
+    if name == "LBFGS":
+        pytest.skip("LBFGS always works on one flat vector; it has no per-tensor path")
     accepted = inspect.signature(getattr(ember.optim, name)).parameters
     for mode in (dict(foreach=False), dict(), dict(foreach=True), dict(fused=True)):
         if any(k not in accepted for k in mode):

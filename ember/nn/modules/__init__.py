@@ -1,8 +1,10 @@
 """The nn layer classes, gathered here as in torch.nn.modules."""
 from .activation import *  # noqa: F401,F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
+from .dropout import Dropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
+from .loss import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 
 # isort: split

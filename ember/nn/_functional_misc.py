@@ -1,0 +1,104 @@
+"""nn.functional utilities: dropout, one_hot, pad, normalize, bilinear, distances."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops import api
+from ..ops import elementwise as E
+from ..ops import loss_ops as L
+from ..ops import pad_ops as P
+from ..random import _rng
+
+__all__ = ["dropout", "one_hot", "pad", "normalize", "bilinear", "cosine_similarity",
+           "pairwise_distance"]
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    dtype = input._data.dtype
+    if p == 1.0:
+        noise = np.zeros(input._data.shape, dtype)
+    else:
+        keep = _rng(None).random(input._data.shape) >= p
+        noise = keep.astype(dtype) / np.asarray(1.0 - p, dtype)
+    noise_t = Tensor._make(noise)
+    return api.mul_(input, noise_t) if inplace else api.mul(input, noise_t)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot rows for integer class indices (num_classes=-1: max + 1)."""
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(data.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, data[..., None], 1, axis=-1)
+    return Tensor._make(out)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad) // 2 dims: (left, right, top, bottom, ...); modes constant,
+    reflect, replicate, circular."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
+    if mode == "constant":
+        return P.ConstantPadNdBackward0.apply(input, pad, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    dims = len(pad) // 2
+    if dims > 3 or input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                                  f"supported for now (got {input.ndim}D input, {mode} mode)")
+    index = P.pad_index(input._data.shape, pad, mode)
+    return P.PAD_NODES[(mode, dims)].apply(input, index)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """x / max(||x||_p along dim, eps)."""
+    norm = api.norm(input, p, dim, keepdim=True)
+    return api.div(input, api.expand(L.ClampMinBackward0.apply(norm, eps), *input.shape))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_k = x1^T A_k x2 + b_k over the last dim of x1, x2; A is (out, in1, in2)."""
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1 or input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}" if input1.shape[-1] != in1
+                           else f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    lead = tuple(input1.shape[:-1])
+    x1 = api.reshape(input1, (-1, in1))
+    x2 = api.reshape(input2, (-1, in2))
+    a = api.reshape(api.permute(weight, 1, 0, 2), (in1, out_f * in2))
+    mixed = api.reshape(api.matmul(x1, a), (-1, out_f, in2))
+    y = api.reshape(api.sum(api.mul(mixed, api.unsqueeze(x2, 1)), -1), lead + (out_f,))
+    return api.add(y, bias) if bias is not None else y
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 x2) / max(||x1|| ||x2||, eps) along dim."""
+    dot = api.sum(api.mul(x1, x2), dim)
+    n1 = E.SqrtBackward0.apply(api.sum(api.mul(x1, x1), dim))
+    n2 = E.SqrtBackward0.apply(api.sum(api.mul(x2, x2), dim))
+    return api.div(dot, L.ClampMinBackward0.apply(api.mul(n1, n2), eps))
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p along the last dim."""
+    return api.norm(api.add(api.sub(x1, x2), eps), p, -1, keepdim=keepdim)

@@ -1,0 +1,244 @@
+"""Loss primitives (mse, smooth_l1, huber, bce, bce-with-logits, nll, fused cross-entropy).
+
+Each is one node: one pass forward, one back, nothing saved but the inputs. Backward formulas are
+written over the math namespace ``m`` (so they serve create_graph); constant masks and one-hot
+weights are plain arrays there.
+"""
+import numpy as np
+
+from ..autograd.graph import Node
+from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
+from .activation_ops import _log_softmax_np, _sigmoid, _softplus_np
+
+
+def reduce_array(loss, reduction):
+    """Apply 'none' / 'mean' / 'sum' to an array of element losses."""
+    if reduction == "none":
+        return loss
+    return np.asarray(loss.mean() if reduction == "mean" else loss.sum(), dtype=loss.dtype)
+
+
+def _scale(m, g, reduction, count):
+    """The incoming gradient spread over the elements (divided by their count for 'mean')."""
+    return g * (1.0 / count) if reduction == "mean" and count else g
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+class _Pointwise(Node):
+    """A loss of (input, target) element pairs, then a reduction."""
+
+    def forward(self, input, target, reduction="mean", **params):
+        x, y = input._data, target._data
+        self.save(input, target)
+        self.reduction, self.params = reduction, params
+        self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
+        return reduce_array(self.loss(x, y, **params), reduction)
+
+    def backward(self, m, g, x, y):
+        dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction, self.count)
+        return (dx if _needs(self, 0) else None), (-dx if _needs(self, 1) else None)
+
+
+class MseLossBackward0(_Pointwise):
+    """l = (x - y)^2;  dx = 2 (x - y) g, dy = -dx."""
+
+    @staticmethod
+    def loss(x, y):
+        d = x - y
+        return d * d
+
+    @staticmethod
+    def derivative(m, x, y):
+        return (x - y) * 2.0
+
+
+class SmoothL1LossBackward0(_Pointwise):
+    """l = 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta;  dx = d / beta or sign(d)."""
+
+    @staticmethod
+    def loss(x, y, beta=1.0):
+        d = np.abs(x - y)
+        return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype, copy=False)
+
+    @staticmethod
+    def derivative(m, x, y, beta=1.0):
+        d = x - y
+        return m.where(np.abs(m.data(d)) < beta, d * (1.0 / beta), np.sign(m.data(d)))
+
+
+class HuberLossBackward0(_Pointwise):
+    """l = 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta);  dx = d or delta sign(d)."""
+
+    @staticmethod
+    def loss(x, y, delta=1.0):
+        d = np.abs(x - y)
+        return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype,
+                                                                                copy=False)
+
+    @staticmethod
+    def derivative(m, x, y, delta=1.0):
+        d = x - y
+        return m.where(np.abs(m.data(d)) <= delta, d, np.sign(m.data(d)) * delta)
+
+
+_EPS = 1e-12  # torch's bound on x (1 - x) in the BCE gradient
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """l = -w (y log x + (1 - y) log(1 - x)), logs clamped at -100;
+    dx = w (x - y) / max(x (1 - x), 1e-12) g, dy = w (log(1 - x) - log x) g."""
+
+    def forward(self, input, target, weight=None, reduction="mean"):
+        x, y = input._data, target._data
+        if ((x < 0) | (x > 1)).any():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        self.save(input, target)
+        self.weight, self.reduction, self.count = weight, reduction, max(x.size, 1)
+        log_x = np.maximum(np.log(x), -100)
+        log_1mx = np.maximum(np.log1p(-x), -100)
+        loss = -(y * log_x + (1 - y) * log_1mx)
+        if weight is not None:
+            loss = loss * weight._data
+        return reduce_array(loss.astype(x.dtype, copy=False), reduction)
+
+    def backward(self, m, g, x, y):
+        g = _scale(m, g, self.reduction, self.count)
+        w = self.weight._data if self.weight is not None else 1.0
+        dx = dy = None
+        if _needs(self, 0):
+            denom = m.maximum(x * (1 - x), _EPS) if m.is_graph else np.maximum(x * (1 - x), _EPS)
+            dx = (x - y) / denom * w * g
+        if _needs(self, 1):
+            dy = (m.maximum(m.log(1 - x), -100.0) - m.maximum(m.log(x), -100.0)) * w * g
+        return dx, dy
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """l = w ((1 - y) x + (1 + (p - 1) y) softplus(-x)), p = pos_weight (1 if absent);
+    dx = w ((1 - y) - (1 + (p - 1) y) sigmoid(-x)) g, dy = w ((p - 1) softplus(-x) - x) g."""
+
+    def forward(self, input, target, weight=None, pos_weight=None, reduction="mean"):
+        x, y = input._data, target._data
+        self.save(input, target)
+        self.weight, self.pos_weight = weight, pos_weight
+        self.reduction, self.count = reduction, max(x.size, 1)
+        soft = _softplus_np(-x)
+        scale = 1 + (pos_weight._data - 1) * y if pos_weight is not None else 1
+        loss = (1 - y) * x + scale * soft
+        if weight is not None:
+            loss = loss * weight._data
+        return reduce_array(loss.astype(x.dtype, copy=False), self.reduction)
+
+    def backward(self, m, g, x, y):
+        g = _scale(m, g, self.reduction, self.count)
+        if self.weight is not None:
+            g = g * self.weight._data
+        p = self.pos_weight._data if self.pos_weight is not None else None
+        dx = dy = None
+        if _needs(self, 0):
+            s = _sigmoid(m, -x)
+            dx = ((1 - y) - (y * (p - 1) + 1) * s if p is not None else (1 - y) - s) * g
+        if _needs(self, 1):
+            soft = -m.log(_sigmoid(m, x)) if m.is_graph else _softplus_np(-x)
+            dy = ((soft * (p - 1) if p is not None else 0) - x) * g
+        return dx, dy
+
+
+class NllLossBackward0(Node):
+    """l_n = -w[t_n] x[n, t_n] (0 where t_n == ignore_index); 'mean' divides by sum w[t_n];
+    dx = the same one-hot weights, negated, times g.
+
+    With ``from_logits`` it is the fused cross-entropy: log_softmax is taken inside (one node,
+    one pass) and dx = G - softmax(x) * rowsum(G) for the one-hot part G.
+    """
+
+    def forward(self, input, target, weight=None, reduction="mean", ignore_index=-100,
+                from_logits=False):
+        x = input._data
+        self.reduction, self.from_logits = reduction, from_logits
+        self.class_dim = 1 if x.ndim > 1 else 0
+        if from_logits:
+            self.save(input)
+            x = self.logp = _log_softmax_np(x, self.class_dim)
+        t, picked_w, denom = _nll_targets(x, target._data, weight, ignore_index)
+        self.onehot = _onehot_weights(x, t, picked_w, denom if reduction == "mean" else 1.0)
+        losses = -(_pick(x, t) * picked_w)
+        if reduction == "none":
+            return losses
+        total = losses.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
+            return np.asarray(total / denom if reduction == "mean" else total, dtype=x.dtype)
+
+    def backward(self, m, g, *saved):
+        if self.reduction == "none" and m.data(g).ndim:
+            g = m.unsqueeze(g, 1)
+        grad = g * self.onehot if m.is_graph else self.onehot * g
+        if not self.from_logits:
+            return (grad, None)
+        if m.is_graph:
+            probs = m.exp(_LogSoftmax.apply(saved[0], self.class_dim))
+        else:
+            probs = np.exp(self.logp)
+        return (grad - probs * m.sum(grad, self.class_dim, keepdim=True), None)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss over (N, C, H, W) scores and (N, H, W) targets."""
+
+
+def _nll_targets(x, t, weight, ignore_index):
+    """Target indices made safe for indexing, each element's weight (0 if ignored), their sum."""
+    ignored = t == ignore_index
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    bad = ~ignored & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    safe = np.where(ignored, 0, t)
+    w = weight._data[safe] if weight is not None else np.ones(safe.shape, x.dtype)
+    w = np.where(ignored, np.zeros((), x.dtype), w).astype(x.dtype, copy=False)
+    return safe, w, w.sum()
+
+
+def _pick(x, t):
+    """x[n, t_n, ...]: the score of each element's target class (class dim 1, or 0 if 1-D)."""
+    if x.ndim == 1:
+        return x[t]
+    return np.take_along_axis(x, np.expand_dims(t, 1), 1).squeeze(1)
+
+
+def _onehot_weights(x, t, w, denom):
+    """-w / denom at each element's target class, 0 elsewhere (the gradient's constant part)."""
+    out = np.zeros(x.shape, x.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: zero gradient
+        values = np.where(w == 0, np.zeros((), x.dtype), -w / denom).astype(x.dtype, copy=False)
+    if x.ndim == 1:
+        out[t] = values
+    else:
+        np.put_along_axis(out, np.expand_dims(t, 1), np.expand_dims(values, 1), 1)
+    return out
+
+
+class DivBackward1(Node):
+    """out = a / s for a Python number s;  da = g / s."""
+
+    def forward(self, a, s):
+        self.s = s
+        return a._data / np.asarray(s, a._data.dtype)
+
+    def backward(self, m, g):
+        return (g * (1.0 / self.s),)
+
+
+class ClampMinBackward0(Node):
+    """out = max(a, lo);  da = g where a >= lo."""
+
+    def forward(self, a, lo):
+        self.save(a)
+        self.lo = lo
+        return np.maximum(a._data, np.asarray(lo, a._data.dtype))
+
+    def backward(self, m, g, a):
+        return (g * (m.data(a) >= self.lo),)

@@ -1,0 +1,77 @@
+"""Padding primitives: constant padding (negative pads crop) and index-based reflect/replicate."""
+import numpy as np
+
+from ..autograd.graph import Node
+
+
+class ConstantPadNdBackward0(Node):
+    """out = x surrounded by ``value`` (pads listed from the last dim; negative ones crop);
+    dx = the part of g where x landed."""
+
+    def forward(self, a, pad, value=0.0):
+        x = a._data
+        widths = [(0, 0)] * x.ndim
+        for i in range(len(pad) // 2):
+            widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths))
+        if any(s < 0 for s in out_shape):
+            raise RuntimeError(f"The input size {x.shape[-1]}, plus negative padding {pad[0]} "
+                               f"and {pad[1]} resulted in a negative output size, which is "
+                               f"invalid. Check dimension {x.ndim - 1} of your input.")
+        self.shape = x.shape
+        self.source = tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                            for n, (lo, hi) in zip(x.shape, widths))
+        self.dest = tuple(slice(max(lo, 0), max(lo, 0) + max(s.stop - s.start, 0))
+                          for s, (lo, _) in zip(self.source, widths))
+        out = np.full(out_shape, value, dtype=x.dtype)
+        out[self.dest] = x[self.source]
+        return out
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(m.index(g, self.dest), self.shape, self.source, False),)
+
+
+class _IndexPad(Node):
+    """out = x gathered along the padded dims by per-dim index arrays;  dx = g summed back."""
+
+    def forward(self, a, index):
+        self.shape, self.index = a._data.shape, index
+        return a._data[index]
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, True),)
+
+
+def _make(name):
+    cls = type(name, (_IndexPad,), {"__doc__": f"{name[:-9]} padding (index-based)."})
+    cls.__module__ = __name__
+    return cls
+
+
+PAD_NODES = {(mode, d): _make(f"{word}Pad{d}DBackward0")
+             for mode, word in (("reflect", "Reflection"), ("replicate", "Replication"),
+                                ("circular", "Circular"))
+             for d in (1, 2, 3)}
+
+
+def pad_index(shape, pad, mode):
+    """Index arrays (np.ix_ style) mapping every output position to its source in x."""
+    per_dim = [np.arange(s) for s in shape]
+    for i in range(len(pad) // 2):
+        d = len(shape) - 1 - i
+        lo, hi, n = pad[2 * i], pad[2 * i + 1], shape[d]
+        positions = np.arange(-lo, n + hi)
+        if mode == "reflect":
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                                   f"at dimension {d} of input {list(shape)}")
+            period = 2 * (n - 1)
+            positions = np.abs(positions) % period if period else np.zeros_like(positions)
+            positions = np.where(positions >= n, period - positions, positions)
+        elif mode == "replicate":
+            positions = np.clip(positions, 0, n - 1)
+        else:
+            positions = positions % n
+        per_dim[d] = positions
+    return np.ix_(*per_dim)

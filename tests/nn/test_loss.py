@@ -1,0 +1,260 @@
+"""Losses (functional and module forms): values, input and target gradients, second derivatives
+and grad_fn names against torch over shapes, reductions and options; torch's errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+REDUCTIONS = ["mean", "sum", "none"]
+rng = np.random.default_rng(0)
+
+
+def _x(*shape):
+    return rng.standard_normal(shape)
+
+
+def _probs(*shape):
+    return rng.uniform(0.05, 0.95, shape)
+
+
+def _classes(n, c, *rest, ignore=None):
+    t = rng.integers(0, c, (n,) + rest) if n is not None else rng.integers(0, c, rest)
+    if ignore is not None:
+        t.reshape(-1)[::3] = ignore
+    return t
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name,kwargs", [
+    ("mse_loss", {}), ("l1_loss", {}), ("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.3}),
+    ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {}), ("huber_loss", {"delta": 0.4}),
+])
+@pytest.mark.parametrize("shape", [(5,), (4, 3), (2, 3, 4)], ids=str)
+def test_regression_losses(name, kwargs, reduction, shape):
+    fn = lambda lib, x, y: getattr(lib.nn.functional, name)(x, y, reduction=reduction, **kwargs)
+    check(fn, _x(*shape), _x(*shape), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"weight": True}, {"ignore_index": 1},
+                                     {"label_smoothing": 0.2},
+                                     {"weight": True, "ignore_index": 0, "label_smoothing": 0.1}],
+                         ids=str)
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 2, 2), (3,)], ids=str)
+def test_cross_entropy_class_indices(options, reduction, shape):
+    c = shape[1] if len(shape) > 1 else shape[0]
+    target = _classes(shape[0], c, *shape[2:]) if len(shape) > 1 else np.array(1)
+    if "ignore_index" in options and target.ndim:
+        target.reshape(-1)[::2] = options["ignore_index"]
+    weight = rng.uniform(0.5, 2.0, c) if options.get("weight") else None
+    kw = {k: v for k, v in options.items() if k != "weight"}
+
+    def fn(lib, x):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.cross_entropy(x, lib.tensor(target), weight=w,
+                                               reduction=reduction, **kw)
+    check(fn, _x(*shape), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"weight": True}, {"label_smoothing": 0.3}], ids=str)
+@pytest.mark.parametrize("shape", [(4, 3), (5,), (2, 3, 4)], ids=str)
+def test_cross_entropy_class_probabilities(options, reduction, shape):
+    c = shape[1] if len(shape) > 1 else shape[0]
+    weight = rng.uniform(0.5, 2.0, c) if options.get("weight") else None
+    kw = {k: v for k, v in options.items() if k != "weight"}
+    probs = rng.dirichlet(np.ones(c), size=int(np.prod(shape)) // c)
+    probs = np.moveaxis(probs.reshape((shape[0],) + tuple(shape[2:]) + (c,)), -1, 1) \
+        if len(shape) > 1 else probs.reshape(c)
+
+    def fn(lib, x, y):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.cross_entropy(x, y, weight=w, reduction=reduction, **kw)
+    check(fn, _x(*shape), probs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"weight": True}, {"ignore_index": 2}], ids=str)
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 2, 2), (3,)], ids=str)
+def test_nll_loss(options, reduction, shape):
+    c = shape[1] if len(shape) > 1 else shape[0]
+    target = _classes(shape[0], c, *shape[2:]) if len(shape) > 1 else np.array(2)
+    weight = rng.uniform(0.5, 2.0, c) if options.get("weight") else None
+    kw = {k: v for k, v in options.items() if k != "weight"}
+
+    def fn(lib, x):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.nll_loss(x, lib.tensor(target), weight=w, reduction=reduction,
+                                          **kw)
+    check(fn, _x(*shape), rtol=1e-10, atol=1e-12)
+
+
+def test_nll_loss_all_ignored_is_nan_like_torch():
+    x = _x(3, 4)
+    e = ember.nn.functional.nll_loss(ember.tensor(x), ember.tensor([-100, -100, -100]))
+    t = torch.nn.functional.nll_loss(torch.tensor(x), torch.tensor([-100, -100, -100]))
+    assert np.isnan(e.item()) and np.isnan(t.item())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(6,), (4, 3)], ids=str)
+def test_binary_cross_entropy(weighted, reduction, shape):
+    weight = rng.uniform(0.5, 2.0, shape) if weighted else None
+
+    def fn(lib, x, y):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.binary_cross_entropy(x, y, weight=w, reduction=reduction)
+    check(fn, _probs(*shape), _probs(*shape), rtol=1e-9, atol=1e-12, second=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"weight": True}, {"pos_weight": True},
+                                     {"weight": True, "pos_weight": True}], ids=str)
+@pytest.mark.parametrize("shape", [(6,), (4, 3)], ids=str)
+def test_bce_with_logits(options, reduction, shape):
+    weight = rng.uniform(0.5, 2.0, shape) if options.get("weight") else None
+    pos = rng.uniform(0.5, 3.0, shape[-1:]) if options.get("pos_weight") else None
+
+    def fn(lib, x, y):
+        return lib.nn.functional.binary_cross_entropy_with_logits(
+            x, y, weight=lib.tensor(weight) if weight is not None else None,
+            pos_weight=lib.tensor(pos) if pos is not None else None, reduction=reduction)
+    check(fn, _x(*shape) * 3, _probs(*shape), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div(reduction, log_target):
+    target = _probs(4, 3)
+    if log_target:
+        target = np.log(_probs(4, 3))
+    fn = lambda lib, x, y: lib.nn.functional.kl_div(x, y, reduction=reduction,
+                                                    log_target=log_target)
+    with pytest.warns(UserWarning) if reduction == "mean" else _nothing():
+        check(fn, np.log(_probs(4, 3)), target, rtol=1e-10, atol=1e-12)
+
+
+def test_kl_div_zero_target_contributes_zero():
+    target = _probs(4, 3)
+    target[0, 0] = 0.0  # t log t is 0 at t = 0
+    x = np.log(_probs(4, 3))
+    e = ember.nn.functional.kl_div(ember.tensor(x), ember.tensor(target), reduction="sum")
+    t = torch.nn.functional.kl_div(torch.tensor(x), torch.tensor(target), reduction="sum")
+    np.testing.assert_allclose(e.item(), t.item(), rtol=1e-12)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("margin", [0.0, 0.3])
+def test_cosine_embedding_loss(reduction, margin):
+    y = np.array([1, -1, 1, -1, -1])
+
+    def fn(lib, a, b):
+        return lib.nn.functional.cosine_embedding_loss(a, b, lib.tensor(y), margin=margin,
+                                                       reduction=reduction)
+    check(fn, _x(5, 4), _x(5, 4), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("margin", [0.0, 0.5])
+def test_margin_ranking_loss(reduction, margin):
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+
+    def fn(lib, a, b):
+        return lib.nn.functional.margin_ranking_loss(a, b, lib.tensor(y), margin=margin,
+                                                     reduction=reduction)
+    check(fn, _x(6), _x(6), rtol=1e-10, atol=1e-12)
+
+
+MODULES = [
+    ("MSELoss", {}, "reg"), ("L1Loss", {"reduction": "sum"}, "reg"),
+    ("SmoothL1Loss", {"beta": 0.5}, "reg"), ("HuberLoss", {"delta": 2.0}, "reg"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1}, "cls"),
+    ("CrossEntropyLoss", {"weight": True}, "cls"), ("NLLLoss", {"ignore_index": 1}, "cls"),
+    ("BCELoss", {}, "prob"), ("BCEWithLogitsLoss", {"pos_weight": True}, "prob"),
+    ("KLDivLoss", {"reduction": "batchmean"}, "reg"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,kind", MODULES, ids=[m[0] for m in MODULES])
+def test_loss_modules_match_torch(name, kwargs, kind):
+    def make(lib):
+        kw = dict(kwargs)
+        for key in ("weight", "pos_weight"):
+            if kw.get(key):
+                kw[key] = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64)
+        return getattr(lib.nn, name)(**kw)
+    e_mod, t_mod = make(ember), make(torch)
+    assert repr(e_mod) == repr(t_mod)
+    assert list(e_mod.state_dict()) == list(t_mod.state_dict())
+    x = _probs(4, 3) if kind == "prob" else _x(4, 3)
+    y = {"reg": _x(4, 3), "cls": _classes(4, 3), "prob": _probs(4, 3)}[kind]
+    check(lambda lib, a: (e_mod if lib is ember else t_mod)(a, lib.tensor(y)), x,
+          rtol=1e-10, atol=1e-12, second=kind != "prob")
+
+
+def test_legacy_size_average_and_reduce_flags():
+    x, y = _x(4, 3), _x(4, 3)
+    for flags in ({"size_average": False}, {"reduce": False}, {"size_average": True}):
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            e_mod, t_mod = ember.nn.MSELoss(**flags), torch.nn.MSELoss(**flags)
+        e = e_mod(ember.tensor(x), ember.tensor(y))
+        t = t_mod(torch.tensor(x), torch.tensor(y))
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)
+        assert e_mod.reduction == t_mod.reduction
+
+
+def _error(fn):
+    """(type, message) raised by fn(lib) for both libraries, torch's wording with ember's name."""
+    out = []
+    for lib in (ember, torch):
+        with pytest.raises(Exception) as info:
+            fn(lib)
+        out.append((info.type, str(info.value).replace("torch", "ember")))
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.nll_loss(lib.zeros(4, 3), lib.tensor([0, 1, 5, 2])),
+    lambda lib: lib.nn.functional.nll_loss(lib.zeros(4, 3), lib.tensor([0, 1, -3, 2])),
+    lambda lib: lib.nn.functional.cross_entropy(lib.zeros(4, 3), lib.tensor([0, 1, 2])),
+    lambda lib: lib.nn.functional.cross_entropy(lib.zeros(4, 3), lib.tensor([0., 1, 2, 1])),
+    lambda lib: lib.nn.functional.cross_entropy(lib.zeros(4, 3),
+                                                lib.tensor([0, 1, 2, 1], dtype=lib.int32)),
+    lambda lib: lib.nn.functional.cross_entropy(lib.zeros(4, 3), lib.tensor([0, 1, 2, 1]),
+                                                weight=lib.ones(2)),
+    lambda lib: lib.nn.functional.cross_entropy(lib.zeros(4, 3), lib.tensor([0, 1, 2, 1]),
+                                                label_smoothing=1.5),
+    lambda lib: lib.nn.functional.mse_loss(lib.zeros(4, 3), lib.zeros(4, 3), reduction="avg"),
+    lambda lib: lib.nn.functional.binary_cross_entropy(lib.zeros(4, 3) + 2, lib.zeros(4, 3)),
+    lambda lib: lib.nn.functional.binary_cross_entropy(lib.zeros(4, 3), lib.zeros(4)),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(lib.zeros(4, 3),
+                                                                   lib.zeros(4)),
+])
+def test_errors_match_torch(case):
+    ember_error, torch_error = _error(case)
+    assert ember_error == torch_error
+
+
+def test_broadcast_warning_matches_torch():
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match=r"Using a target size \(\w+.Size\(\[4, 1\]\)\) that "
+                          r"is different to the input size \(\w+.Size\(\[4, 3\]\)\)"):
+            lib.nn.functional.mse_loss(lib.zeros(4, 3), lib.zeros(4, 1))
+
+
+def test_fused_cross_entropy_float32_matches_torch():
+    x = _x(128, 10).astype(np.float32)
+    t = _classes(128, 10)
+    check(lambda lib, a: lib.nn.functional.cross_entropy(a, lib.tensor(t)), x, rtol=1e-5,
+          atol=1e-7)

@@ -1,0 +1,72 @@
+"""nn.utils: clip_grad_norm_/clip_grad_value_ and parameters_to_vector/vector_to_parameters
+against torch on the same gradients."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.nn import utils
+
+rng = np.random.default_rng(0)
+
+
+def _pairs(scale=1.0, dtype=np.float32):
+    """Parameters with equal gradients in ember and torch."""
+    shapes = [(3, 4), (4,), (2, 2, 2)]
+    e_params, t_params = [], []
+    for s in shapes:
+        v, g = rng.standard_normal(s).astype(dtype), (rng.standard_normal(s) * scale).astype(dtype)
+        pe, pt = ember.nn.Parameter(ember.tensor(v)), torch.nn.Parameter(torch.tensor(v))
+        pe.grad, pt.grad = ember.tensor(g), torch.tensor(g)
+        e_params.append(pe)
+        t_params.append(pt)
+    return e_params, t_params
+
+
+@pytest.mark.parametrize("max_norm", [0.5, 100.0])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf, 3])
+def test_clip_grad_norm_matches_torch(max_norm, norm_type):
+    e_params, t_params = _pairs(scale=2.0)
+    total_e = utils.clip_grad_norm_(e_params, max_norm, norm_type)
+    total_t = torch.nn.utils.clip_grad_norm_(t_params, max_norm, norm_type)
+    np.testing.assert_allclose(total_e.numpy(), total_t.numpy(), rtol=1e-5)
+    assert total_e.dtype == ember.float32
+    for pe, pt in zip(e_params, t_params):
+        np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_clip_grad_norm_single_tensor_no_grads_and_nonfinite():
+    e_params, t_params = _pairs()
+    total = utils.clip_grad_norm_(e_params[0], 0.1)
+    expected = torch.nn.utils.clip_grad_norm_(t_params[0], 0.1)
+    np.testing.assert_allclose(total.numpy(), expected.numpy(), rtol=1e-5)
+    assert utils.clip_grad_norm_([ember.nn.Parameter(ember.ones(2))], 1.0).item() == 0.0
+    p = ember.nn.Parameter(ember.ones(2))
+    p.grad = ember.tensor([float("inf"), 1.0])
+    with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients from "
+                       "`parameters` is non-finite"):
+        utils.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_value_matches_torch():
+    e_params, t_params = _pairs(scale=3.0)
+    utils.clip_grad_value_(e_params, 1.5)
+    torch.nn.utils.clip_grad_value_(t_params, 1.5)
+    for pe, pt in zip(e_params, t_params):
+        np.testing.assert_array_equal(pe.grad.numpy(), pt.grad.numpy())
+
+
+def test_parameters_to_vector_and_back():
+    e_params, t_params = _pairs()
+    ve = utils.parameters_to_vector(e_params)
+    vt = torch.nn.utils.parameters_to_vector(t_params)
+    np.testing.assert_array_equal(ve.detach().numpy(), vt.detach().numpy())
+    new = np.arange(ve.numel(), dtype=np.float32)
+    utils.vector_to_parameters(ember.tensor(new), e_params)
+    torch.nn.utils.vector_to_parameters(torch.tensor(new), t_params)
+    for pe, pt in zip(e_params, t_params):
+        np.testing.assert_array_equal(pe.detach().numpy(), pt.detach().numpy())
+    with pytest.raises(TypeError, match="expected ember.Tensor, but got: list"):
+        utils.vector_to_parameters([1.0], e_params)
