@@ -1,4 +1,4 @@
-"""A rank that raises, dies or hangs makes the job fail with a clear error in bounded time."""
+"""A rank that raises, dies, hangs or leaves early makes the job fail with a clear error in bounded time."""
 import time
 
 import pytest
@@ -10,6 +10,7 @@ from ._launch import run_mpi
     ("raise", "rank 1 raised RuntimeError; aborting all 2 ranks"),
     ("kill", "BAD TERMINATION"),
     ("hang", "all_reduce on rank 0 timed out after 3s"),
+    ("exit", "all_reduce on rank 0 timed out after 3s"),
 ])
 def test_failed_rank_ends_the_job(mode, message):
     start = time.monotonic()

@@ -22,7 +22,13 @@ _FIRST_BUCKET_BYTES = 1024 * 1024  # torch: a small first bucket so communicatio
 
 
 class DistributedDataParallel(Module):
-    """Wrap ``module`` so that ``loss.backward()`` leaves every rank with the averaged gradients."""
+    """Wrap ``module`` so that ``loss.backward()`` leaves every rank with the averaged gradients.
+
+    Accepted for compatibility and without effect: ``device_ids``, ``output_device``, ``dim``
+    (CPU only), ``check_reduction``, ``gradient_as_bucket_view`` (gradients are copied into the
+    buckets and back) and ``static_graph``. Checkpoint ``model.module.state_dict()`` from rank 0
+    and load it on every rank (see ember.distributed's docstring).
+    """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False,

@@ -3,10 +3,7 @@ import math
 
 import numpy as np
 
-try:
-    from .sampler import Sampler
-except ImportError:  # before the data package lands: a bare base class
-    Sampler = object
+from .sampler import Sampler
 
 
 class DistributedSampler(Sampler):
