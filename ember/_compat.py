@@ -9,7 +9,9 @@ AREAS = [("torch", "ember", "functions"), ("torch.Tensor", "ember", "tensor"),
          ("torch.nn.functional", "ember.nn.functional", "functions"),
          ("torch.nn.init", "ember.nn.init", "functions"), ("torch.optim", "ember.optim", "classes"),
          ("torch.optim.lr_scheduler", "ember.optim.lr_scheduler", "classes"),
-         ("torch.utils.data", "ember.utils.data", "all")]
+         ("torch.nn.utils", "ember.nn.utils", "functions"),
+         ("torch.utils.data", "ember.utils.data", "all"),
+         ("torch.distributed", "ember.distributed", "functions")]
 
 
 def _names(module_name, kind):

@@ -129,12 +129,40 @@ def plot_curves(out, history):
     return None
 
 
+class _NoBar:
+    """Stands in for a tqdm bar when tqdm is absent: iterates, ignores postfix updates."""
+
+    def __init__(self, iterable):
+        self._iterable = iterable
+
+    def __iter__(self):
+        return iter(self._iterable)
+
+    def set_postfix(self, *args, **kwargs):
+        pass
+
+
+_warned_no_tqdm = []
+
+
+def _progress(loader, desc, quiet):
+    """A tqdm progress bar over ``loader``; without tqdm, none (said once on stderr)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        if not quiet and not _warned_no_tqdm:
+            _warned_no_tqdm.append(True)
+            print("ember train: tqdm is not installed, so no progress bars (pip install tqdm); "
+                  "per-epoch summaries follow", file=sys.stderr)
+        return _NoBar(loader)
+    return tqdm(loader, desc=desc, leave=False, unit="batch", disable=quiet or None,
+                file=sys.stderr)
+
+
 def _train_epoch(model, loader, optimizer, epoch, epochs, quiet):
-    from tqdm import tqdm
     model.train()
     total_loss, correct, seen, start = 0.0, 0, 0, time.perf_counter()
-    bar = tqdm(loader, desc=f"epoch {epoch}/{epochs}", leave=False, unit="batch",
-               disable=quiet or None, file=sys.stderr)
+    bar = _progress(loader, f"epoch {epoch}/{epochs}", quiet)
     for xb, yb in bar:
         out = model(xb)
         loss = ember.nn.functional.cross_entropy(out, yb)

@@ -13,6 +13,18 @@ _PICKLE_HINT = ("ember never unpickles (loading a pickle can run arbitrary code)
                 "re-save it with safetensors.torch.save_file(state_dict, path)")
 
 
+def _safetensors():
+    """The safetensors package (an optional extra), or an ImportError saying how to get it."""
+    try:
+        import safetensors
+        import safetensors.numpy
+    except ImportError:
+        raise ImportError("ember.save/ember.load store checkpoints with the safetensors package, "
+                          "which is not installed: pip install 'ember[train]' (or pip install "
+                          "safetensors)") from None
+    return safetensors
+
+
 class _Encoder:
     """Walks a Python object, collecting its arrays (by dotted path) and a JSON-able skeleton."""
 
@@ -109,7 +121,7 @@ _DECODERS = {
 
 
 def _to_bytes(obj):
-    from safetensors.numpy import save as st_save
+    st_save = _safetensors().numpy.save
     encoder = _Encoder()
     structure = encoder.node(obj, ())
     return st_save(encoder.arrays, metadata={_FORMAT: json.dumps(structure)})
@@ -195,10 +207,9 @@ def _check_header(blob, name):
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
          **pickle_load_args):
     """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}."""
-    from safetensors import SafetensorError
-    from safetensors.numpy import load as st_load
-
     from ._tensor import Tensor
+    st = _safetensors()
+    SafetensorError, st_load = st.SafetensorError, st.numpy.load
     blob, name = _read(f)
     metadata = _check_header(blob, name)
     try:
