@@ -12,7 +12,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORDER = ["ops", "nn", "models", "nn_primitives", "optim", "memory", "import", "anomaly", "distributed"]
+ORDER = ["ops", "nn", "models", "nn_primitives", "optim", "memory", "import", "anomaly",
+         "distributed"]
 
 
 def machine():
