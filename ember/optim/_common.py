@@ -77,3 +77,18 @@ def scalar_zero(value=0.0):
 def check_range(name, value, low=0.0):
     if not low <= value:
         raise ValueError(f"Invalid {name} value: {value}")
+
+
+def adam_moments_(p, g, state, lr, betas, weight_decay, maximize, decoupled_weight_decay):
+    """The moment updates NAdam and RAdam share with Adam: optional decoupled decay of p, then
+    m = lerp(m, d, 1-β1) and v = β2 v + (1-β2) d² for the direction d; returns (d, m, v)."""
+    beta1, beta2 = betas
+    if decoupled_weight_decay and weight_decay != 0:
+        decay_(p, lr, weight_decay)
+        weight_decay = 0
+    d = direction(p, g, weight_decay, maximize)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    lerp_(exp_avg, d, 1 - beta1)
+    exp_avg_sq *= beta2
+    add_square_(exp_avg_sq, d, 1 - beta2)
+    return d, exp_avg, exp_avg_sq

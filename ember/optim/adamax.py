@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _common
+from .adam import _check_adam_args
 from .optimizer import Optimizer
 
 __all__ = ["Adamax", "adamax_rule"]
@@ -32,12 +33,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        _common.check_lr(lr)
-        _common.check_eps(eps)
-        _common.check_betas(betas)
-        _common.check_weight_decay(weight_decay)
+        _check_adam_args(lr, betas, eps, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)

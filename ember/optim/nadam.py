@@ -13,14 +13,8 @@ def nadam_rule(p, g, state, *, step, mu, mu_next, mu_product, lr, betas, eps, we
     """m = lerp(m, d, 1-β1); v = β2 v + (1-β2) d²; D = sqrt(v/(1-β2^t)) + eps;
     p -= lr(1-μ_t)/(1-Πμ) · d/D + lr μ_{t+1}/(1-Πμ·μ_{t+1}) · m/D."""
     beta1, beta2 = betas
-    if decoupled_weight_decay and weight_decay != 0:
-        _common.decay_(p, lr, weight_decay)
-        weight_decay = 0
-    d = _common.direction(p, g, weight_decay, maximize)
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    _common.lerp_(exp_avg, d, 1 - beta1)
-    exp_avg_sq *= beta2
-    _common.add_square_(exp_avg_sq, d, 1 - beta2)
+    d, exp_avg, exp_avg_sq = _common.adam_moments_(p, g, state, lr, betas, weight_decay,
+                                                   maximize, decoupled_weight_decay)
     denom = np.divide(exp_avg_sq, 1 - beta2 ** step, out=np.empty_like(exp_avg_sq))
     np.sqrt(denom, out=denom)
     denom += eps

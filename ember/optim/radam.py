@@ -13,14 +13,8 @@ def radam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, maximize,
     """m, v as Adam; ρ_t = ρ∞ - 2tβ2^t/(1-β2^t); p -= lr m/(1-β1^t) · r_t sqrt(1-β2^t)/(sqrt(v)
     + eps) when ρ_t > 5 (r_t the rectifier), else p -= lr m/(1-β1^t)."""
     beta1, beta2 = betas
-    if decoupled_weight_decay and weight_decay != 0:
-        _common.decay_(p, lr, weight_decay)
-        weight_decay = 0
-    d = _common.direction(p, g, weight_decay, maximize)
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    _common.lerp_(exp_avg, d, 1 - beta1)
-    exp_avg_sq *= beta2
-    _common.add_square_(exp_avg_sq, d, 1 - beta2)
+    d, exp_avg, exp_avg_sq = _common.adam_moments_(p, g, state, lr, betas, weight_decay,
+                                                   maximize, decoupled_weight_decay)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     update = np.divide(exp_avg, bias_correction1, out=np.empty_like(exp_avg))

@@ -1,6 +1,6 @@
 """Convolution, pooling, normalisation, embedding, recurrent and attention layers."""
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .dropout_layers import Dropout1d, Dropout2d, Dropout3d
+from .dropout import Dropout1d, Dropout2d, Dropout3d
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .pooling import (
            AdaptiveAvgPool1d,
