@@ -24,3 +24,16 @@ def row(name, e, t, goal, unit="ms", scale=1e3):
 
 
 HEADER = "| workload | ember | torch | ratio | goal |\n|---|---|---|---|---|"
+
+
+def sgd_step(lib, model, x, y):
+    """A closure running one SGD-momentum training step of ``model`` on (x, y) with ``lib``."""
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return step

@@ -1,7 +1,7 @@
 """Workload 6: a small LSTM and a small Transformer-encoder training step, ember vs torch."""
 import numpy as np
 import torch
-from _timing import HEADER, compare, row
+from _timing import HEADER, compare, row, sgd_step
 
 import ember
 
@@ -41,17 +41,6 @@ class _EncoderNet:
         return Net()
 
 
-def _step_fn(lib, model, x, y):
-    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = lib.nn.CrossEntropyLoss()
-
-    def step():
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-    return step
-
 
 def bench(builder, shape):
     rng = np.random.default_rng(0)
@@ -60,8 +49,8 @@ def bench(builder, shape):
     t_model = builder.build(torch)
     e_model = builder.build(ember)
     _copy_weights(e_model, t_model)
-    e_step = _step_fn(ember, e_model, ember.tensor(x), ember.tensor(y))
-    t_step = _step_fn(torch, t_model, torch.tensor(x), torch.tensor(y))
+    e_step = sgd_step(ember, e_model, ember.tensor(x), ember.tensor(y))
+    t_step = sgd_step(torch, t_model, torch.tensor(x), torch.tensor(y))
     return compare(e_step, t_step, repeats=9, inner=3)
 
 

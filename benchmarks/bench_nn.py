@@ -1,7 +1,7 @@
 """Workloads 4-5: an MLP and a LeNet-style CNN training step (SGD with momentum), ember vs torch."""
 import numpy as np
 import torch
-from _timing import HEADER, compare, row
+from _timing import HEADER, compare, row, sgd_step
 
 import ember
 
@@ -20,17 +20,6 @@ def lenet(lib):
                          nn.Linear(84, 10))
 
 
-def _step_fn(lib, model, x, y):
-    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = lib.nn.CrossEntropyLoss()
-
-    def step():
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-    return step
-
 
 def bench(build, shape):
     rng = np.random.default_rng(0)
@@ -39,8 +28,8 @@ def bench(build, shape):
     t_model, e_model = build(torch), build(ember)
     e_model.load_state_dict({k: ember.tensor(v.numpy()) for k, v in
                              t_model.state_dict().items()})
-    e_step = _step_fn(ember, e_model, ember.tensor(x), ember.tensor(y))
-    t_step = _step_fn(torch, t_model, torch.tensor(x), torch.tensor(y))
+    e_step = sgd_step(ember, e_model, ember.tensor(x), ember.tensor(y))
+    t_step = sgd_step(torch, t_model, torch.tensor(x), torch.tensor(y))
     return compare(e_step, t_step, repeats=15, inner=5)
 
 
