@@ -21,53 +21,6 @@ class PeerFailed(UsageError):
     """Another rank of an MPI launch rejected its input (that rank reports it): exit code 2."""
 
 
-_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
-_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")
-
-
-def launched_size():
-    """The number of ranks mpiexec says it started (1 outside mpiexec); MPI is not started."""
-    sizes = [int(v) for v in map(os.environ.get, _SIZE_VARS) if v and v.isdigit()]
-    return max(sizes, default=1)
-
-
-def launched_rank():
-    """This process's rank according to mpiexec's environment (0 outside mpiexec)."""
-    ranks = [int(v) for v in map(os.environ.get, _RANK_VARS) if v and v.isdigit()]
-    return ranks[0] if ranks else 0
-
-
-def join_world():
-    """Under ``mpiexec -n N`` (N > 1): start the MPI process group and return ember.distributed;
-    otherwise None, without importing mpi4py."""
-    if launched_size() < 2:
-        return None
-    dist = ember.distributed
-    if not dist.is_available():
-        error = PeerFailed if launched_rank() else UsageError  # rank 0 reports
-        raise error(f"launched on {launched_size()} ranks but mpi4py is not installed; "
-                    "pip install 'ember[distributed]' (or run without mpiexec)")
-    if not dist.is_initialized():
-        dist.init_process_group("mpi")
-    return dist if dist.get_world_size() > 1 else None
-
-
-def agree(dist, error):
-    """Collective check after validation: if any rank failed, every rank raises; the lowest
-    failing rank raises its own error (named by rank unless it is rank 0), the others PeerFailed."""
-    rank, size = dist.get_rank(), dist.get_world_size()
-    first = ember.tensor([rank if error is not None else size])
-    dist.all_reduce(first, op=dist.ReduceOp.MIN)
-    first = int(first.item())
-    if first == size:
-        return
-    if rank != first:
-        raise PeerFailed(f"rank {first} failed")
-    if rank != 0:
-        raise UsageError(f"rank {rank}: {error}")
-    raise error
-
-
 def build_model(name, input_shape, n_classes):
     nn = ember.nn
     if name == "mlp":

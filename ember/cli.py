@@ -14,7 +14,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments in one line (exit code 2), without the usage block."""
 
     def error(self, message):
-        from ._train import launched_rank
+        from ._train_mpi import launched_rank
         self.exit(2, None if launched_rank() else f"{self.prog}: error: {message}\n")
 
 
@@ -128,16 +128,16 @@ def _prepare(args, dist):
 
 def train(args):
     """Single process, or data-parallel on every rank of ``mpiexec -n N`` (N > 1)."""
-    from . import _train
+    from . import _train, _train_mpi
     from .datasets import DataError
-    dist = _train.join_world()
+    dist = _train_mpi.join_world()
     if dist is None:
         return _train_here(args, *_prepare(args, None))
     try:
         prepared, failed = _prepare(args, dist), None
     except (_train.UsageError, DataError) as error:
         prepared, failed = None, error
-    _train.agree(dist, failed)  # all ranks go on, or all exit 2
+    _train_mpi.agree(dist, failed)  # all ranks go on, or all exit 2
     try:
         return _train_here(args, *prepared)
     except KeyboardInterrupt:  # the other ranks would wait for this one: end them all

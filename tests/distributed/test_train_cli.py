@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import _train
+from ember import _train, _train_mpi
 from ember.cli import DEFAULTS
 from ember.datasets import load_source
 from ember.utils.data import DistributedSampler
@@ -148,3 +148,41 @@ def test_resume_on_two_ranks_equals_the_uninterrupted_run(two_ranks, tmp_path):
         np.testing.assert_array_equal(a["model"][key].numpy(), b["model"][key].numpy(), key)
     drop = lambda history: [{k: v for k, v in h.items() if k != "seconds"} for h in history]
     assert drop(a["history"]) == drop(b["history"])
+
+
+def _openblas_threads():
+    import ctypes
+    import re
+    with open("/proc/self/maps") as maps:
+        paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps.read())))
+    getters = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+               "openblas_get_num_threads")
+    found = [getattr(lib, n) for lib in map(ctypes.CDLL, paths) for n in getters
+             if hasattr(lib, n)]
+    return [get() for get in found]
+
+
+def test_blas_threads_are_shared_between_the_ranks_of_a_machine(monkeypatch):
+    """Under mpiexec each rank gets cores // local ranks BLAS threads unless the user set some."""
+    if sys.platform != "linux" or not _openblas_threads():
+        pytest.skip("NumPy's BLAS is not a (loaded) OpenBLAS on Linux")
+    before = _openblas_threads()
+    try:
+        assert _train_mpi.limit_blas_threads(1) >= 1 and set(_openblas_threads()) == {1}
+    finally:
+        _train_mpi.limit_blas_threads(before[0])
+    assert _openblas_threads() == before
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    monkeypatch.setenv("MPI_LOCALNRANKS", "3")
+    assert _train_mpi._threads_per_rank() == 2
+    monkeypatch.setenv("MPI_LOCALNRANKS", "16")
+    assert _train_mpi._threads_per_rank() == 1
+
+
+def test_one_process_counts_every_train_sample(tmp_path, capsys):
+    from ember.cli import main
+    assert main(["train", "--epochs", "1", "--batch-size", "256", "--quiet", "--out",
+                 str(tmp_path)]) == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert [e["samples"] for e in metrics["epochs"]] == [TRAIN]
+    assert "data-parallel" not in capsys.readouterr().out
