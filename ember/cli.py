@@ -21,7 +21,8 @@ class _Parser(argparse.ArgumentParser):
 def _train_parser(sub):
     p = sub.add_parser("train", help="train a classifier (default: the bundled UCI digits)",
                        description="Train an MLP or CNN classifier; without --data it uses the "
-                       "UCI digits shipped inside ember (nothing is downloaded).")
+                       "UCI digits shipped inside ember (nothing is downloaded). Under "
+                       "`mpiexec -n N` it trains data-parallel on N ranks (rank 0 writes --out).")
     p.add_argument("--model", choices=("mlp", "cnn"))
     p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--lr", type=float)
@@ -161,6 +162,13 @@ def _abort(code, message):
     os._exit(code)  # in case MPI_Abort returns before the process manager ends this rank
 
 
+def _resuming(ckpt, epoch, size):
+    before = ckpt.get("world_size", 1)
+    return f"; resuming after epoch {epoch}" + (
+        f" (trained on {before} rank(s) so far: the data order changes)" if before != size
+        else "")
+
+
 def _say(line):
     print(line, flush=True)  # each line out at once, even if an MPI abort ends the job next
 
@@ -175,7 +183,7 @@ def _train_here(args, cfg, ckpt, out, run):
         print(f"ember train: {cfg['model']} on {cfg['data'] or 'UCI digits (bundled)'}: "
               f"{len(run.splits['train'][1])} train / {len(run.splits['val'][1])} val / "
               f"{len(run.splits['test'][1])} test samples; {cfg['optimizer']} lr {cfg['lr']}"
-              + parallel + (f"; resuming after epoch {run.epoch}" if ckpt else ""), flush=True)
+              + parallel + (_resuming(ckpt, run.epoch, size) if ckpt else ""), flush=True)
     run.fit(out, quiet=args.quiet, say=_say)
     if run.dist is not None:
         run.dist.destroy_process_group()

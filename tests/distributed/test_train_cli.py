@@ -186,3 +186,16 @@ def test_one_process_counts_every_train_sample(tmp_path, capsys):
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert [e["samples"] for e in metrics["epochs"]] == [TRAIN]
     assert "data-parallel" not in capsys.readouterr().out
+
+
+def test_one_process_resumes_a_two_rank_run(two_ranks, tmp_path, capsys):
+    import shutil
+
+    from ember.cli import main
+    out = tmp_path / "copy"
+    shutil.copytree(two_ranks[0], out)
+    assert main(["train", "--epochs", "3", "--out", str(out), "--resume", "--quiet"]) == 0
+    assert "resuming after epoch 2 (trained on 2 rank(s) so far" in capsys.readouterr().out
+    ckpt = ember.load(out / "last.ckpt")
+    assert ckpt["world_size"] == 1 and [h["samples"] for h in ckpt["history"]] == [1260] * 2 + [
+        TRAIN]
