@@ -112,11 +112,14 @@ def test_bad_input_exits_2_on_every_rank(tmp_path):
         assert time.monotonic() - start < 30 and os.listdir(tmp_path) == []
 
 
-def test_input_rejected_by_one_rank_exits_2_everywhere(tmp_path):
-    code, out, err = run_mpi("train_cli.py", 2, ["data", "--out", tmp_path / "o"], timeout=60)
-    assert code == 2 and out.count("EXIT 2") == 2, (out, err)
-    assert err.strip() == ("ember train: error: rank 1: permission denied: 'digits' "
-                           "(on this rank only)")
+@pytest.mark.parametrize("mode, argv, message", [
+    ("none", ["--lr", -1], "--lr must be >= 0, got -1.0"),
+    ("data", [], "rank 1: permission denied: 'digits' (on this rank only)")])
+def test_input_rejected_by_any_rank_returns_2_on_every_rank(tmp_path, mode, argv, message):
+    code, out, err = run_mpi("train_cli.py", 2, [mode, *argv, "--out", tmp_path / "o"],
+                             timeout=60)
+    assert code == 2 and out.count("EXIT 2") == 2, (out, err)  # main() returned 2 on both
+    assert err.strip() == f"ember train: error: {message}"
     assert not (tmp_path / "o").exists()
 
 

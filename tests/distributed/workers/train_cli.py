@@ -1,6 +1,6 @@
 """Worker: `ember train` (ember.cli.main) on every rank, with rank 1 failing as argv[1] says.
 
-Modes: "data" (rank 1 alone cannot read the data), "raise" / "interrupt" (an exception / Ctrl-C
+Modes: "none" (plain `ember train`), "data" (rank 1 alone cannot read the data), "raise" / "interrupt" (an exception / Ctrl-C
 on rank 1 after the first step of epoch 2); the other arguments go to `ember train`.
 """
 import itertools
@@ -11,7 +11,7 @@ from ember import _train, cli, datasets
 
 
 def fail_on_rank_1(mode):
-    if os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK")) != "1":
+    if mode == "none" or os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK")) != "1":
         return
     if mode == "data":
         def unreadable(*args):
