@@ -138,7 +138,8 @@ def train(args):
         prepared, failed = _prepare(args, dist), None
     except (_train.UsageError, DataError) as error:
         prepared, failed = None, error
-    _train_mpi.agree(dist, failed)  # all ranks go on, or all exit 2
+    mine = _train_mpi.fingerprint(prepared[-1]) if prepared else None
+    _train_mpi.agree(dist, failed, mine)  # all ranks go on, or all exit 2
     try:
         return _train_here(args, *prepared)
     except KeyboardInterrupt:  # the other ranks would wait for this one: end them all

@@ -114,7 +114,13 @@ def test_bad_input_exits_2_on_every_rank(tmp_path):
 
 @pytest.mark.parametrize("mode, argv, message", [
     ("none", ["--lr", -1], "--lr must be >= 0, got -1.0"),
-    ("data", [], "rank 1: permission denied: 'digits' (on this rank only)")])
+    ("data", [], "rank 1: permission denied: 'digits' (on this rank only)"),
+    ("otherdata", [], "rank 1 holds other data or another checkpoint than rank 0 (train/val/test "
+     "1258/179/359 vs 1259/179/359, epoch 0 vs 0, or different values); every rank must read "
+     "the same --data and --resume"),
+    ("othervalues", [], "rank 1 holds other data or another checkpoint than rank 0 (train/val/"
+     "test 1259/179/359 vs 1259/179/359, epoch 0 vs 0, or different values); every rank must "
+     "read the same --data and --resume")])
 def test_input_rejected_by_any_rank_returns_2_on_every_rank(tmp_path, mode, argv, message):
     code, out, err = run_mpi("train_cli.py", 2, [mode, *argv, "--out", tmp_path / "o"],
                              timeout=60)

@@ -1,7 +1,8 @@
 """Worker: `ember train` (ember.cli.main) on every rank, with rank 1 failing as argv[1] says.
 
-Modes: "none" (plain `ember train`), "data" (rank 1 alone cannot read the data), "raise" / "interrupt" (an exception / Ctrl-C
-on rank 1 after the first step of epoch 2); the other arguments go to `ember train`.
+Modes: "none" (plain `ember train`); "data" (rank 1 alone cannot read the data); "otherdata" /
+"othervalues" (rank 1 reads one sample fewer / other pixel values); "raise" / "interrupt" (an
+exception / Ctrl-C on rank 1 after the first step of epoch 2). Other arguments go to `ember train`.
 """
 import itertools
 import os
@@ -12,6 +13,14 @@ from ember import _train, cli, datasets
 
 def fail_on_rank_1(mode):
     if mode == "none" or os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK")) != "1":
+        return
+    if mode in ("otherdata", "othervalues"):
+        real_load = datasets.load_source
+
+        def other(*args):
+            x, y = real_load(*args)
+            return (x[:-1], y[:-1]) if mode == "otherdata" else (x + (x == x.max()), y)
+        datasets.load_source = other
         return
     if mode == "data":
         def unreadable(*args):
