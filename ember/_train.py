@@ -17,6 +17,10 @@ class UsageError(ValueError):
     """Bad input to `ember train`: reported as one line, exit code 2."""
 
 
+class PeerFailed(UsageError):
+    """Another rank of an MPI launch rejected its input (that rank reports it): exit code 2."""
+
+
 def build_model(name, input_shape, n_classes):
     nn = ember.nn
     if name == "mlp":
@@ -95,7 +99,8 @@ def _write_atomic(path, text):
 
 
 def write_metrics(out, history, test=None, config=None):
-    fields = ["epoch", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "seconds"]
+    fields = ["epoch", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "seconds",
+              "samples"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fields, lineterminator="\n")
     writer.writeheader()
@@ -127,6 +132,10 @@ def plot_curves(out, history):
     plt.close(fig)
     os.replace(tmp, os.path.join(out, "curves.png"))
     return None
+
+
+def _silent(*args, **kwargs):
+    pass
 
 
 class _NoBar:
@@ -181,17 +190,23 @@ def _train_epoch(model, loader, optimizer, epoch, epochs, quiet):
 class Run:
     """One training run: everything a checkpoint must hold to continue bit-identically."""
 
-    def __init__(self, cfg, splits, n_classes):
-        self.cfg, self.splits = cfg, splits
+    def __init__(self, cfg, splits, n_classes, dist=None):
+        self.cfg, self.splits, self.dist = cfg, splits, dist
+        self.rank = dist.get_rank() if dist else 0
         ember.manual_seed(cfg["seed"])
         sample_shape = tuple(splits["train"][0].shape[1:])
         self.model = build_model(cfg["model"], sample_shape, n_classes)
+        self.net = self.model  # what trains: the model, or its DistributedDataParallel wrapper
         self.optimizer = build_optimizer(cfg, self.model.parameters())
         self.scheduler = build_scheduler(cfg, self.optimizer)
         self.generator = ember.Generator().manual_seed(cfg["seed"])
-        self.loader = ember.utils.data.DataLoader(
-            ember.utils.data.TensorDataset(*splits["train"]), batch_size=cfg["batch_size"],
-            shuffle=True, generator=self.generator)
+        data = ember.utils.data
+        train = data.TensorDataset(*splits["train"])
+        self.sampler = None if dist is None else data.DistributedSampler(
+            train, shuffle=True, seed=cfg["seed"])  # this rank's share, reshuffled each epoch
+        self.loader = data.DataLoader(train, batch_size=cfg["batch_size"],
+                                      shuffle=None if dist else True, sampler=self.sampler,
+                                      generator=self.generator)
         self.epoch, self.history, self.best = 0, [], {"epoch": 0, "val_acc": -1.0}
 
     def state(self):
@@ -199,7 +214,8 @@ class Run:
                 "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "scheduler": self.scheduler.state_dict() if self.scheduler else None,
                 "loader_rng": self.generator.get_state(), "global_rng": ember.get_rng_state(),
-                "history": self.history, "best": self.best}
+                "history": self.history, "best": self.best,
+                "world_size": self.dist.get_world_size() if self.dist else 1}
 
     def restore(self, ckpt, where):
         try:
@@ -216,27 +232,53 @@ class Run:
         self.epoch, self.history, self.best = ckpt["epoch"], ckpt["history"], ckpt["best"]
 
     def fit(self, out, quiet=False, say=print):
-        cfg = self.cfg
+        """Train the remaining epochs; under MPI every rank trains, rank 0 alone prints/writes."""
+        cfg, lead = self.cfg, self.rank == 0
+        say = say if lead else _silent
+        if self.dist is not None and self.net is self.model:
+            self.net = ember.nn.parallel.DistributedDataParallel(self.model)
         while self.epoch < cfg["epochs"]:
             self.epoch += 1
             lr = self.optimizer.param_groups[0]["lr"]
-            tl, ta, secs = _train_epoch(self.model, self.loader, self.optimizer, self.epoch,
-                                        cfg["epochs"], quiet)
-            vl, va = evaluate(self.model, *self.splits["val"])
+            if self.sampler is not None:
+                self.sampler.set_epoch(self.epoch - 1)
+            tl, ta, secs = _train_epoch(self.net, self.loader, self.optimizer, self.epoch,
+                                        cfg["epochs"], quiet or not lead)
+            tl, ta, n, secs = self._global_epoch(tl, ta, secs)
+            vl, va = evaluate(self.model, *self.splits["val"])  # same weights on every rank
             if self.scheduler is not None:
                 self.scheduler.step()
             self.history.append({"epoch": self.epoch, "train_loss": tl, "train_acc": ta,
-                                 "val_loss": vl, "val_acc": va, "lr": lr, "seconds": secs})
-            n = len(self.splits["train"][1])
+                                 "val_loss": vl, "val_acc": va, "lr": lr, "seconds": secs,
+                                 "samples": n})
             say(f"epoch {self.epoch:3d}/{cfg['epochs']}  train loss {tl:.4f} acc {ta:.4f}  "
                 f"val loss {vl:.4f} acc {va:.4f}  lr {lr:.3g}  {n / secs:,.0f} samples/s")
             self._save(out, improved=va > self.best["val_acc"])
-            write_metrics(out, self.history, config=cfg)
-        return self.finish(out, say)
+            if lead:
+                write_metrics(out, self.history, config=cfg)
+        test = self.finish(out, say) if lead else None
+        if self.dist is not None:
+            self.dist.barrier()  # the job ends once rank 0's outputs are complete
+        return test
+
+    def _global_epoch(self, loss, acc, secs):
+        """The epoch's mean loss/accuracy and sample count over all ranks, and the slowest
+        rank's seconds (this rank's numbers in a single process)."""
+        n = len(self.loader.sampler)
+        if self.dist is None:
+            return loss, acc, n, secs
+        sums = ember.tensor([loss * n, acc * n, float(n)], dtype=ember.float64)
+        self.dist.all_reduce(sums)
+        slowest = ember.tensor([secs], dtype=ember.float64)
+        self.dist.all_reduce(slowest, op=self.dist.ReduceOp.MAX)
+        total_loss, correct, n = sums.tolist()
+        return total_loss / n, round(correct) / n, int(n), slowest.item()
 
     def _save(self, out, improved):
         if improved:
             self.best = {"epoch": self.epoch, "val_acc": self.history[-1]["val_acc"]}
+        if self.rank != 0:  # checkpoints come from rank 0 only
+            return
         state = self.state()
         if improved:
             ember.save(state, os.path.join(out, "best.ckpt"))

@@ -14,13 +14,15 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments in one line (exit code 2), without the usage block."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        from ._train_mpi import launched_rank
+        self.exit(2, None if launched_rank() else f"{self.prog}: error: {message}\n")
 
 
 def _train_parser(sub):
     p = sub.add_parser("train", help="train a classifier (default: the bundled UCI digits)",
                        description="Train an MLP or CNN classifier; without --data it uses the "
-                       "UCI digits shipped inside ember (nothing is downloaded).")
+                       "UCI digits shipped inside ember (nothing is downloaded). Under "
+                       "`mpiexec -n N` it trains data-parallel on N ranks (rank 0 writes --out).")
     p.add_argument("--model", choices=("mlp", "cnn"))
     p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--lr", type=float)
@@ -28,7 +30,7 @@ def _train_parser(sub):
     p.add_argument("--weight-decay", type=float)
     p.add_argument("--scheduler", choices=SCHEDULERS, help="learning-rate schedule per epoch")
     p.add_argument("--epochs", type=int)
-    p.add_argument("--batch-size", type=int)
+    p.add_argument("--batch-size", type=int, help="samples per step (per rank under mpiexec -n N)")
     p.add_argument("--seed", type=int)
     p.add_argument("--val-fraction", type=float)
     p.add_argument("--test-fraction", type=float)
@@ -109,24 +111,83 @@ def _resolve(args):
     return cfg, ckpt, where, out
 
 
-def train(args):
+def _prepare(args, dist):
+    """Everything that can reject the input, before anything is written."""
     from . import _train
     from .datasets import load_source
     cfg, ckpt, where, out = _resolve(args)
     x, y = load_source(cfg["data"], cfg["target"])
     splits = _train.prepare_data(cfg, x, y)
-    run = _train.Run(cfg, splits, int(y.max()) + 1)
+    run = _train.Run(cfg, splits, int(y.max()) + 1, dist)
     if ckpt is not None:
         run.restore(ckpt, where)
         if run.epoch >= cfg["epochs"]:
             raise _usage(f"'{where}' has already trained {run.epoch} epochs; pass --epochs N "
                          f"with N > {run.epoch} to continue")
-    os.makedirs(out, exist_ok=True)
-    print(f"ember train: {cfg['model']} on {cfg['data'] or 'UCI digits (bundled)'}: "
-          f"{len(splits['train'][1])} train / {len(splits['val'][1])} val / "
-          f"{len(splits['test'][1])} test samples; {cfg['optimizer']} lr {cfg['lr']}"
-          + (f"; resuming after epoch {run.epoch}" if ckpt else ""))
-    run.fit(out, quiet=args.quiet)
+    return cfg, ckpt, out, run
+
+
+def train(args):
+    """Single process, or data-parallel on every rank of ``mpiexec -n N`` (N > 1)."""
+    from . import _train, _train_mpi
+    from .datasets import DataError
+    dist = _train_mpi.join_world()
+    if dist is None:
+        return _train_here(args, *_prepare(args, None))
+    try:
+        prepared, failed = _prepare(args, dist), None
+    except (_train.UsageError, DataError) as error:
+        prepared, failed = None, error
+    mine = _train_mpi.fingerprint(prepared[-1]) if prepared else None
+    _train_mpi.agree(dist, failed, mine)  # all ranks go on, or all exit 2
+    try:
+        return _train_here(args, *prepared)
+    except KeyboardInterrupt:  # the other ranks would wait for this one: end them all
+        _abort(130, f"ember train: rank {dist.get_rank()} interrupted; aborting all "
+               f"{dist.get_world_size()} ranks")
+    except Exception as error:
+        import traceback
+        traceback.print_exc()
+        _abort(1, f"ember train: rank {dist.get_rank()} raised {type(error).__name__}; "
+               f"aborting all {dist.get_world_size()} ranks")
+
+
+def _abort(code, message):
+    """End every rank (MPI_Abort) after saying why on stderr."""
+    import time
+
+    from mpi4py import MPI
+    print(message, file=sys.stderr, flush=True)
+    time.sleep(0.5)  # let mpiexec forward this rank's last output before it tears the job down
+    MPI.COMM_WORLD.Abort(code)
+    os._exit(code)  # in case MPI_Abort returns before the process manager ends this rank
+
+
+def _resuming(ckpt, epoch, size):
+    before = ckpt.get("world_size", 1)
+    return f"; resuming after epoch {epoch}" + (
+        f" (trained on {before} rank(s) so far: the data order changes)" if before != size
+        else "")
+
+
+def _say(line):
+    print(line, flush=True)  # each line out at once, even if an MPI abort ends the job next
+
+
+def _train_here(args, cfg, ckpt, out, run):
+    lead = run.rank == 0
+    if lead:
+        os.makedirs(out, exist_ok=True)
+        size = run.dist.get_world_size() if run.dist else 1
+        parallel = (f"; data-parallel on {size} ranks, batch {cfg['batch_size']} per rank "
+                    f"({cfg['batch_size'] * size} per step)" if size > 1 else "")
+        print(f"ember train: {cfg['model']} on {cfg['data'] or 'UCI digits (bundled)'}: "
+              f"{len(run.splits['train'][1])} train / {len(run.splits['val'][1])} val / "
+              f"{len(run.splits['test'][1])} test samples; {cfg['optimizer']} lr {cfg['lr']}"
+              + parallel + (_resuming(ckpt, run.epoch, size) if ckpt else ""), flush=True)
+    run.fit(out, quiet=args.quiet, say=_say)
+    if run.dist is not None:
+        run.dist.destroy_process_group()
     return 0
 
 
@@ -165,7 +226,7 @@ def _blas_name(np):
 
 def main(argv=None):
     """Entry point of the `ember` console script; returns the exit code."""
-    from ._train import UsageError
+    from ._train import PeerFailed, UsageError
     from .datasets import DataError
     args = build_parser().parse_args(argv)
     try:
@@ -176,7 +237,8 @@ def main(argv=None):
         from ._compat import compat_command
         return compat_command(args.write)
     except (UsageError, DataError) as error:
-        print(f"ember {args.command}: error: {error}", file=sys.stderr)
+        if not isinstance(error, PeerFailed):  # the failing rank reports it
+            print(f"ember {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"ember {args.command}: interrupted", file=sys.stderr)

@@ -186,7 +186,8 @@ class CheckpointError(RuntimeError, pickle.UnpicklingError):
 
 
 def _check_header(blob, name):
-    if blob[:2] == b"PK" or blob[:1] == b"\x80":
+    safetensors_like = blob[8:9] == b"{"  # its 8-byte length may start with 0x80 or "PK"
+    if not safetensors_like and (blob[:2] == b"PK" or blob[:1] == b"\x80"):
         raise CheckpointError(f"ember.load: '{name}' is a pickle/zip checkpoint (as torch.save "
                               f"writes), not a safetensors file; {_PICKLE_HINT}")
     if len(blob) < 8:

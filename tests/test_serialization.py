@@ -128,6 +128,18 @@ def test_bad_files_give_clear_errors(tmp_path, kind, match):
     assert str(path) in str(info.value)
 
 
+def test_header_length_like_a_pickle_or_zip_magic_still_loads(tmp_path):
+    """A safetensors header of 128 (mod 256) bytes starts with the byte of pickle's magic."""
+    path = tmp_path / "n.pt"
+    starts = set()
+    for n in range(300):
+        ember.save({"k" * n: 1}, path)
+        blob = path.read_bytes()
+        starts.add(blob[:1])
+        assert ember.load(path) == {"k" * n: 1}
+    assert b"\x80" in starts
+
+
 def test_corrupt_structure_record(tmp_path):
     path = tmp_path / "s.pt"
     np_save_file({"a": np.ones(2)}, str(path), metadata={"ember.save/1": '{"tensor": "nope"}'})
