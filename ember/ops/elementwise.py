@@ -269,13 +269,22 @@ CoshBackward0 = _unary("CoshBackward0", np.cosh, lambda m, g, x: g * m.sinh(x))
 
 
 def _sigmoid(x):
-    # split by sign so exp never overflows
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    ex = np.exp(x[~pos])
-    out[~pos] = ex / (1 + ex)
-    return out
+    # torch's 1 / (1 + e^-x); the input is first raised to -floor(ln max) so that e^-x never
+    # overflows (below that bound the true value is under the dtype's smallest normal anyway)
+    dt = x.dtype
+    if dt.itemsize < 4:  # half precision computes in float32, as torch's opmath
+        return _sigmoid(x.astype(np.float32)).astype(dt)
+    low, one = _SIGMOID_CONSTANTS.get(dt) or _sigmoid_constants(dt)
+    return np.divide(one, np.add(np.exp(np.negative(np.maximum(x, low))), one))
+
+
+_SIGMOID_CONSTANTS = {}
+
+
+def _sigmoid_constants(dt):
+    low = np.array(-np.floor(np.log(np.finfo(dt).max)), dtype=dt)
+    _SIGMOID_CONSTANTS[dt] = low, np.ones((), dtype=dt)
+    return _SIGMOID_CONSTANTS[dt]
 
 
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * (1 - y), "output",
