@@ -5,12 +5,16 @@ from . import _dtype
 from ._tensor import Tensor
 from .ops import api
 from .ops import elementwise as E
+from .ops.fastpath import unary_op
 from .ops.inplace import apply_inplace
 
 
 def _unary(cls):
+    ufunc = cls.ufunc
+
     def fn(input):
-        return cls.apply(input)
+        out = unary_op(cls, ufunc, input)
+        return cls.apply(input) if out is None else out
     fn.__name__ = cls.__name__[:-9].lower()
     fn.__doc__ = cls.__doc__
     return fn

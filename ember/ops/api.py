@@ -9,6 +9,7 @@ from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import shape as S
+from .fastpath import scalar_op, unary_op
 from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
@@ -24,6 +25,10 @@ def _t(x):
 # ----------------------------------------------------------------- arithmetic
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcasting."""
+    if (type(other) is float or type(other) is int) and alpha == 1:
+        out = scalar_op(E.AddBackward0, np.add, input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         return E.AddBackward0.apply(other, input, alpha=1) if alpha == 1 else \
             E.AddBackward0.apply(_t(input), other, alpha=alpha)
@@ -32,6 +37,10 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
+    if (type(other) is float or type(other) is int) and alpha == 1:
+        out = scalar_op(E.SubBackward0, np.subtract, input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
@@ -57,6 +66,10 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other):
     """input * other, broadcasting."""
+    if type(other) is float or type(other) is int:
+        out = scalar_op(E.MulBackward0, np.multiply, input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         input, other = other, input
     return E.MulBackward0.apply(input, other)
@@ -64,6 +77,10 @@ def mul(input, other):
 
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if (type(other) is float or type(other) is int) and rounding_mode is None:
+        out = scalar_op(E.DivBackward0, np.true_divide, input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         if rounding_mode is None:  # s / x is reciprocal(x) * s, as torch records it
             return E.MulBackward0.apply(E.ReciprocalBackward0.apply(other), input)
@@ -92,6 +109,9 @@ def pow(input, exponent):
 
 
 def neg(input):
+    out = unary_op(E.NegBackward0, np.negative, input)
+    if out is not None:
+        return out
     if input._data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "

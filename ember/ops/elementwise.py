@@ -47,6 +47,9 @@ def _needs(node, i):
 class AddBackward0(Node):
     """out = a + alpha * b;  da = g, db = alpha * g."""
 
+    alpha = 1
+    saves_scalar = False  # fastpath.scalar_op: ``a + scalar`` saves nothing
+
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
@@ -58,6 +61,9 @@ class AddBackward0(Node):
 
 class SubBackward0(Node):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
+
+    alpha = 1
+    saves_scalar = False
 
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
@@ -82,6 +88,8 @@ class RsubBackward1(Node):
 class MulBackward0(Node):
     """out = a * b;  da = g * b, db = g * a."""
 
+    saves_scalar = True  # fastpath.scalar_op: ``a * scalar`` saves (None, scalar)
+
     def forward(self, a, b):
         x, y = _operands(a, b)
         self.save(a, b)
@@ -95,6 +103,8 @@ class MulBackward0(Node):
 
 class DivBackward0(Node):
     """out = a / b (true division);  da = g / b, db = -g * a / b^2."""
+
+    saves_scalar = True
 
     def forward(self, a, b, rounding_mode=None):
         x, y = _operands(a, b)
@@ -205,6 +215,9 @@ def _split_ties(m, g, wins, ties):
 class NegBackward0(Node):
     """out = -a;  da = -g."""
 
+    saves_output = saves_input = False
+    ufunc = np.negative
+
     def forward(self, a):
         return np.negative(a._data)
 
@@ -227,7 +240,8 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
 
     # the formula is the backward itself (the engine wraps a single gradient in a tuple)
     cls = type(name, (Node,), {"forward": forward, "backward": staticmethod(formula),
-                               "saves_output": saves == "output", "__doc__": doc})
+                               "saves_output": saves == "output", "__doc__": doc,
+                               "saves_input": save_input, "ufunc": staticmethod(np_fn)})
     cls.__module__ = __name__
     return cls
 

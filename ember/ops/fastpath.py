@@ -1,0 +1,113 @@
+"""Fast paths for the hottest ops: one float tensor with a Python scalar, or a unary function.
+
+``Node.apply`` is general (any inputs, kwargs, anomaly mode, numpy error translation). Most ops
+in a training step are simpler: ``x * 0.5``, ``x + 1``, ``x.tanh()``. Here those skip the general
+machinery and record the same graph (same grad_fn names, edges, saved values and version checks)
+with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor subclasses with
+their own state) falls back to the general path, so the results are the same either way.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import SavedOutput
+
+_new = object.__new__
+_NO_EDGE = (None, 0)
+_ZERO_VERSION = (0,)  # an op's fresh output is at version 0 when it is saved
+
+# A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
+# wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
+# hold the already-cast 0-d arrays; the result is bit-identical. Zero is left out (0.0 == -0.0
+# as a key, but they differ as factors), and so are values the dtype cannot hold exactly as NumPy
+# would cast them (NaN never hits a dict, huge ints overflow).
+_SCALARS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+_CACHE_LIMIT = 1024
+
+
+def scalar_array(value, dtype):
+    """``value`` (a Python float or int) as a cached 0-d array of ``dtype``, or None."""
+    cache = _SCALARS.get(dtype)
+    if cache is None:
+        return None
+    s = cache.get(value)
+    if s is None:
+        if not value or value != value or type(value) is int and not -2**31 < value < 2**31:
+            return None
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        s = cache[value] = np.array(value, dtype=dtype)
+    return s
+
+
+def edge(t):
+    """The (node, output_nr) edge to a tensor that requires grad."""
+    fn = t._grad_fn
+    return (fn, t._output_nr) if fn is not None else (t._accumulator(), 0)
+
+
+def record(cls, data, edges):
+    """A tensor holding ``data`` whose grad_fn is a new ``cls`` node with these edges."""
+    node = _new(cls)
+    node._seq = next(_graph._sequence)
+    node.next_functions = edges
+    node._shapes = (data.shape,)
+    node._dtypes = (data.dtype,)
+    node._saved = ()
+    out = _new(Tensor)
+    out._data, out._requires_grad, out._grad_fn, out._vc = data, True, node, [0]
+    return out
+
+
+def plain(data, a):
+    """A tensor holding ``data`` made from ``a`` outside the graph."""
+    if a._requires_grad:  # grad mode is off: torch leaves such a result outside the graph
+        return _graph._made_without_grad(data, (a,))
+    out = _new(Tensor)
+    out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+    return out
+
+
+def scalar_op(cls, ufunc, a, value):
+    """``ufunc(a, value)`` for a tensor ``a`` and a Python scalar; None to take the slow path.
+
+    The node saves (None, scalar) as the general path would for ``a`` op scalar: torch keeps the
+    scalar (so a second backward without retain_graph fails) and not ``a``.
+    """
+    if type(a) is not Tensor or _graph._anomaly_mode:
+        return None
+    data = a._data
+    s = scalar_array(value, data.dtype)
+    if s is None:
+        return None
+    data = ufunc(data, s)
+    if not (a._requires_grad and _grad_state.enabled):
+        return plain(data, a)
+    out = record(cls, data, (edge(a), _NO_EDGE))
+    if cls.saves_scalar:
+        out._grad_fn._saved, out._grad_fn._versions = (None, s), _NO_VERSIONS
+    return out
+
+
+_NO_VERSIONS = (None, None)
+
+
+def unary_op(cls, ufunc, a):
+    """``ufunc(a)`` for a floating tensor ``a``; None to take the slow path."""
+    if type(a) is not Tensor or _graph._anomaly_mode:
+        return None
+    data = a._data
+    if data.dtype.kind != "f":
+        return None
+    data = ufunc(data)
+    if not (a._requires_grad and _grad_state.enabled):
+        return plain(data, a)
+    out = record(cls, data, (edge(a),))
+    if cls.saves_output:
+        kept = _new(SavedOutput)
+        kept._data, kept._vc, kept.requires_grad = data, out._vc, True
+        out._grad_fn._saved, out._grad_fn._versions = (kept,), _ZERO_VERSION
+    elif cls.saves_input:
+        out._grad_fn._saved, out._grad_fn._versions = (a,), (a._vc[0],)
+    return out
