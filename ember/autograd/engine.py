@@ -189,28 +189,40 @@ def _walk(run, order):
     """The hot loop: run each node on its summed gradient and pass results to its inputs."""
     buffers, sinks, m = run.buffers, run.sinks, run.m
     create_graph, retain_graph = run.create_graph, run.retain_graph
-    plain = run.targets is None and not _graph_module._anomaly_mode
+    plain = run.targets is None and not _graph_module._anomaly_mode and not create_graph
     pop = buffers.pop
     for node in order:
         grads = pop(node, None)
-        outs = None
-        if grads is not None:
-            if not plain or node._special:
-                outs = _run_general(run, node, grads)
-            else:
-                saved = node._saved
-                if saved or node._released:
-                    saved = node._unpack(create_graph)
-                outs = node.backward(m, grads[0], *saved) if len(grads) == 1 else \
-                    node.backward(m, grads, *saved)
-                if type(outs) is not tuple:
-                    outs = (outs,)
-                if saved and not retain_graph:
-                    node._release()
-        if outs is None:
+        if grads is None:
             _skip(run, node)
             continue
-        for (nxt, nr), g in zip(node.next_functions, outs):
+        if not plain or node._special:
+            outs = _run_general(run, node, grads)
+            if outs is None:
+                _skip(run, node)
+                continue
+        else:  # Node._unpack's checks, inlined for the common one-saved-value case
+            saved = node._saved
+            g = grads[0] if len(grads) == 1 else grads
+            if not saved:
+                if node._released and node._n_saved:
+                    node._unpack(False)  # raises: an earlier backward freed the graph
+                outs = node.backward(m, g)
+            elif len(saved) == 1:
+                item, version = saved[0], node._versions[0]
+                if version is not None:
+                    if item._vc[0] != version:
+                        node._raise_modified(item, version)
+                    item = item._data
+                outs = node.backward(m, g, item)
+            else:
+                outs = node.backward(m, g, *node._unpack(False))
+            if saved and not retain_graph:
+                node._saved, node._n_saved, node._released = (), len(saved), True
+            if type(outs) is not tuple:
+                outs = (outs,)
+        edges = node.next_functions
+        for (nxt, nr), g in zip(edges, outs):
             if nxt is None:
                 continue
             if g is not None:
@@ -232,7 +244,7 @@ def _walk(run, order):
                 sinks[nxt] = left
                 if not left:
                     _run_sink(run, nxt)
-        if len(outs) < len(node.next_functions):
+        if len(outs) < len(edges):
             _skip(run, node, len(outs))
 
 

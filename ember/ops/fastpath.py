@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import SavedOutput
+from ..autograd.graph import SavedOutput, _sequence
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
@@ -41,52 +41,47 @@ def scalar_array(value, dtype):
     return s
 
 
-def edge(t):
-    """The (node, output_nr) edge to a tensor that requires grad."""
-    fn = t._grad_fn
-    return (fn, t._output_nr) if fn is not None else (t._accumulator(), 0)
-
-
-def record(cls, data, edges):
-    """A tensor holding ``data`` whose grad_fn is a new ``cls`` node with these edges."""
-    node = _new(cls)
-    node._seq = next(_graph._sequence)
-    node.next_functions = edges
-    node._shapes = (data.shape,)
-    node._dtypes = (data.dtype,)
-    node._saved = ()
-    out = _new(Tensor)
-    out._data, out._requires_grad, out._grad_fn, out._vc = data, True, node, [0]
-    return out
-
-
-def plain(data, a):
-    """A tensor holding ``data`` made from ``a`` outside the graph."""
-    if a._requires_grad:  # grad mode is off: torch leaves such a result outside the graph
-        return _graph._made_without_grad(data, (a,))
-    out = _new(Tensor)
-    out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
-    return out
-
-
 def scalar_op(cls, ufunc, a, value):
     """``ufunc(a, value)`` for a tensor ``a`` and a Python scalar; None to take the slow path.
 
     The node saves (None, scalar) as the general path would for ``a`` op scalar: torch keeps the
-    scalar (so a second backward without retain_graph fails) and not ``a``.
+    scalar (so a second backward without retain_graph fails) and not ``a``. ``record`` and
+    ``edge`` are inlined: this runs once per op.
     """
     if type(a) is not Tensor or _graph._anomaly_mode:
         return None
     data = a._data
-    s = scalar_array(value, data.dtype)
-    if s is None:
+    cache = _SCALARS.get(data.dtype)
+    if cache is None:
         return None
+    s = cache.get(value)
+    if s is None:
+        s = scalar_array(value, data.dtype)
+        if s is None:
+            return None
     data = ufunc(data, s)
+    out = _new(Tensor)
+    out._data, out._vc = data, [0]
     if not (a._requires_grad and _grad_state.enabled):
-        return plain(data, a)
-    out = record(cls, data, (edge(a), _NO_EDGE))
+        return _unrecorded(out, a)
+    node = _new(cls)
+    node._seq = next(_sequence)
+    fn = a._grad_fn
+    node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
+                           _NO_EDGE)
+    node._shapes, node._dtypes = (data.shape,), (data.dtype,)
     if cls.saves_scalar:
-        out._grad_fn._saved, out._grad_fn._versions = (None, s), _NO_VERSIONS
+        node._saved, node._versions = (None, s), _NO_VERSIONS
+    else:
+        node._saved = ()
+    out._requires_grad, out._grad_fn = True, node
+    return out
+
+
+def _unrecorded(out, a):
+    out._requires_grad, out._grad_fn = False, None
+    if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
+        out.__dict__["_no_grad_origin"] = True
     return out
 
 
@@ -101,13 +96,22 @@ def unary_op(cls, ufunc, a):
     if data.dtype.kind != "f":
         return None
     data = ufunc(data)
+    out = _new(Tensor)
+    out._data, out._vc = data, [0]
     if not (a._requires_grad and _grad_state.enabled):
-        return plain(data, a)
-    out = record(cls, data, (edge(a),))
+        return _unrecorded(out, a)
+    node = _new(cls)
+    node._seq = next(_sequence)
+    fn = a._grad_fn
+    node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
+    node._shapes, node._dtypes = (data.shape,), (data.dtype,)
     if cls.saves_output:
         kept = _new(SavedOutput)
         kept._data, kept._vc, kept.requires_grad = data, out._vc, True
-        out._grad_fn._saved, out._grad_fn._versions = (kept,), _ZERO_VERSION
+        node._saved, node._versions = (kept,), _ZERO_VERSION
     elif cls.saves_input:
-        out._grad_fn._saved, out._grad_fn._versions = (a,), (a._vc[0],)
+        node._saved, node._versions = (a,), (a._vc[0],)
+    else:
+        node._saved = ()
+    out._requires_grad, out._grad_fn = True, node
     return out
