@@ -7,7 +7,7 @@ from numpy import ndarray as _ndarray
 from .._tensor import Tensor
 from . import grad_mode
 from . import graph as _graph_module
-from .graph import AccumulateGrad
+from .graph import UNVERSIONED_PAIR, AccumulateGrad
 
 
 def _make_seed(tensor, gradient):
@@ -215,6 +215,8 @@ def _walk(run, order):
                         node._raise_modified(item, version)
                     item = item._data
                 outs = node.backward(m, g, item)
+            elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
+                outs = node.backward(m, g, *saved)
             else:
                 outs = node.backward(m, g, *node._unpack(False))
             if saved and not retain_graph:

@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import SavedOutput, _sequence
+from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _sequence
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
@@ -71,7 +71,7 @@ def scalar_op(cls, ufunc, a, value):
                            _NO_EDGE)
     node._shapes, node._dtypes = (data.shape,), (data.dtype,)
     if cls.saves_scalar:
-        node._saved, node._versions = (None, s), _NO_VERSIONS
+        node._saved, node._versions = (None, s), UNVERSIONED_PAIR
     else:
         node._saved = ()
     out._requires_grad, out._grad_fn = True, node
@@ -85,7 +85,6 @@ def _unrecorded(out, a):
     return out
 
 
-_NO_VERSIONS = (None, None)
 
 
 def unary_op(cls, ufunc, a):
