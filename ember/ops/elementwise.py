@@ -266,7 +266,8 @@ RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
-TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * (1 - y * y), "output")
+TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
+                      "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
 SignBackward0 = _unary("SignBackward0", np.sign, _zeros)
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
@@ -301,7 +302,8 @@ def _sigmoid_constants(dt):
     return _SIGMOID_CONSTANTS[dt]
 
 
-SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * (1 - y), "output",
+SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
+                          "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
 ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
                        lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")
