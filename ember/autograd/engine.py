@@ -197,13 +197,13 @@ def _walk(run, order):
             _skip(run, node)
             continue
         if not plain or node._special:
-            outs = _run_general(run, node, grads)
+            outs = _run_general(run, node, grads if type(grads) is list else [grads])
             if outs is None:
                 _skip(run, node)
                 continue
         else:  # Node._unpack's checks, inlined for the common one-saved-value case
             saved = node._saved
-            g = grads[0] if len(grads) == 1 else grads
+            g = grads
             if not saved:
                 if node._released and node._n_saved:
                     node._unpack(False)  # raises: an earlier backward freed the graph
@@ -234,13 +234,15 @@ def _walk(run, order):
                 slots = buffers.get(nxt)
                 if slots is None:
                     if len(nxt._shapes) == 1:
-                        buffers[nxt] = [g]
+                        buffers[nxt] = g
                     else:
                         slots = buffers[nxt] = [None] * len(nxt._shapes)
                         slots[nr] = g
-                else:
+                elif type(slots) is list:
                     prev = slots[nr]
                     slots[nr] = g if prev is None else prev + g
+                else:
+                    buffers[nxt] = slots + g
             if type(nxt) is AccumulateGrad:
                 left = sinks[nxt] - 1
                 sinks[nxt] = left
@@ -276,6 +278,7 @@ def _run_sink(run, node):
     grads = run.buffers.pop(node, None)
     if grads is None:
         return
+    grads = [grads]  # a sink has one input: its buffer holds the bare gradient
     grads = _pre_hooks(node, grads, run.create_graph)
     targets = run.targets
     if targets is not None:
@@ -345,6 +348,9 @@ def _run_node_anomaly(node, grads, m, create_graph, retain_graph):
 def _accumulate_buffer(buffers, node, nr, g, m):
     g = m.conform(g, node._shapes[nr], node._dtypes[nr])
     slots = buffers.get(node)
+    if len(node._shapes) == 1:  # one output: the buffer holds the bare gradient
+        buffers[node] = g if slots is None else slots + g
+        return
     if slots is None:
         slots = [None] * len(node._shapes)
         buffers[node] = slots
