@@ -9,10 +9,16 @@ from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import shape as S
-from .fastpath import scalar_op, unary_op
+from .fastpath import scalar_operator, unary_function
 from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
+
+_fast_add = scalar_operator(E.AddBackward0, np.add)
+_fast_sub = scalar_operator(E.SubBackward0, np.subtract)
+_fast_mul = scalar_operator(E.MulBackward0, np.multiply)
+_fast_div = scalar_operator(E.DivBackward0, np.true_divide)
+_fast_neg = unary_function(E.NegBackward0)
 
 
 def _t(x):
@@ -26,7 +32,7 @@ def _t(x):
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcasting."""
     if (type(other) is float or type(other) is int) and alpha == 1:
-        out = scalar_op(E.AddBackward0, np.add, input, other)
+        out = _fast_add(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -38,7 +44,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
     if (type(other) is float or type(other) is int) and alpha == 1:
-        out = scalar_op(E.SubBackward0, np.subtract, input, other)
+        out = _fast_sub(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -67,7 +73,7 @@ def rsub(input, other, *, alpha=1):
 def mul(input, other):
     """input * other, broadcasting."""
     if type(other) is float or type(other) is int:
-        out = scalar_op(E.MulBackward0, np.multiply, input, other)
+        out = _fast_mul(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -78,7 +84,7 @@ def mul(input, other):
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
     if (type(other) is float or type(other) is int) and rounding_mode is None:
-        out = scalar_op(E.DivBackward0, np.true_divide, input, other)
+        out = _fast_div(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -109,7 +115,7 @@ def pow(input, exponent):
 
 
 def neg(input):
-    out = unary_op(E.NegBackward0, np.negative, input)
+    out = _fast_neg(input)
     if out is not None:
         return out
     if input._data.dtype.kind == "b":

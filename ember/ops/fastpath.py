@@ -41,41 +41,49 @@ def scalar_array(value, dtype):
     return s
 
 
-def scalar_op(cls, ufunc, a, value):
-    """``ufunc(a, value)`` for a tensor ``a`` and a Python scalar; None to take the slow path.
+def _none(*args):
+    return None
+
+
+def scalar_operator(cls, ufunc, general=_none):
+    """``op(a, value)``: ``ufunc(a, value)`` recorded as ``cls`` for a tensor ``a`` and a Python
+    scalar, else ``general(a, value)`` (by default None: the caller takes its slow path).
 
     The node saves (None, scalar) as the general path would for ``a`` op scalar: torch keeps the
-    scalar (so a second backward without retain_graph fails) and not ``a``. ``record`` and
-    ``edge`` are inlined: this runs once per op.
+    scalar (so a second backward without retain_graph fails) and not ``a``. The recording is
+    inlined: this runs once per op.
     """
-    if type(a) is not Tensor or _graph._anomaly_mode:
-        return None
-    data = a._data
-    cache = _SCALARS.get(data.dtype)
-    if cache is None:
-        return None
-    s = cache.get(value)
-    if s is None:
-        s = scalar_array(value, data.dtype)
+    saves = cls.saves_scalar
+
+    def op(a, value):
+        if type(value) is not float and type(value) is not int or type(a) is not Tensor \
+                or _graph._anomaly_mode:
+            return general(a, value)
+        data = a._data
+        cache = _SCALARS.get(data.dtype)
+        s = None if cache is None else cache.get(value)
         if s is None:
-            return None
-    data = ufunc(data, s)
-    out = _new(Tensor)
-    out._data, out._vc = data, [0]
-    if not (a._requires_grad and _grad_state.enabled):
-        return _unrecorded(out, a)
-    node = _new(cls)
-    node._seq = next(_sequence)
-    fn = a._grad_fn
-    node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
-                           _NO_EDGE)
-    node._shapes, node._dtypes = (data.shape,), (data.dtype,)
-    if cls.saves_scalar:
-        node._saved, node._versions = (None, s), UNVERSIONED_PAIR
-    else:
-        node._saved = ()
-    out._requires_grad, out._grad_fn = True, node
-    return out
+            s = scalar_array(value, data.dtype)
+            if s is None:
+                return general(a, value)
+        data = ufunc(data, s)
+        out = _new(Tensor)
+        out._data, out._vc = data, [0]
+        if not (a._requires_grad and _grad_state.enabled):
+            return _unrecorded(out, a)
+        node = _new(cls)
+        node._seq = next(_sequence)
+        fn = a._grad_fn
+        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
+                               _NO_EDGE)
+        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if saves:
+            node._saved, node._versions = (None, s), UNVERSIONED_PAIR
+        else:
+            node._saved = ()
+        out._requires_grad, out._grad_fn = True, node
+        return out
+    return op
 
 
 def _unrecorded(out, a):
@@ -85,32 +93,35 @@ def _unrecorded(out, a):
     return out
 
 
+def unary_function(cls, general=_none):
+    """``op(a)``: ``cls.ufunc(a)`` recorded as ``cls`` for a floating tensor ``a``, else
+    ``general(a)`` (by default None: the caller takes its slow path)."""
+    ufunc, saves_output, saves_input = cls.ufunc, cls.saves_output, cls.saves_input
 
-
-def unary_op(cls, ufunc, a):
-    """``ufunc(a)`` for a floating tensor ``a``; None to take the slow path."""
-    if type(a) is not Tensor or _graph._anomaly_mode:
-        return None
-    data = a._data
-    if data.dtype.kind != "f":
-        return None
-    data = ufunc(data)
-    out = _new(Tensor)
-    out._data, out._vc = data, [0]
-    if not (a._requires_grad and _grad_state.enabled):
-        return _unrecorded(out, a)
-    node = _new(cls)
-    node._seq = next(_sequence)
-    fn = a._grad_fn
-    node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
-    node._shapes, node._dtypes = (data.shape,), (data.dtype,)
-    if cls.saves_output:
-        kept = _new(SavedOutput)
-        kept._data, kept._vc, kept.requires_grad = data, out._vc, True
-        node._saved, node._versions = (kept,), _ZERO_VERSION
-    elif cls.saves_input:
-        node._saved, node._versions = (a,), (a._vc[0],)
-    else:
-        node._saved = ()
-    out._requires_grad, out._grad_fn = True, node
-    return out
+    def op(a):
+        if type(a) is not Tensor or _graph._anomaly_mode:
+            return general(a)
+        data = a._data
+        if data.dtype.kind != "f":
+            return general(a)
+        data = ufunc(data)
+        out = _new(Tensor)
+        out._data, out._vc = data, [0]
+        if not (a._requires_grad and _grad_state.enabled):
+            return _unrecorded(out, a)
+        node = _new(cls)
+        node._seq = next(_sequence)
+        fn = a._grad_fn
+        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
+        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if saves_output:
+            kept = _new(SavedOutput)
+            kept._data, kept._vc, kept.requires_grad = data, out._vc, True
+            node._saved, node._versions = (kept,), _ZERO_VERSION
+        elif saves_input:
+            node._saved, node._versions = (a,), (a._vc[0],)
+        else:
+            node._saved = ()
+        out._requires_grad, out._grad_fn = True, node
+        return out
+    return op

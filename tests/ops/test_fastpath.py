@@ -10,6 +10,9 @@ from tests.oracle import check
 SCALAR_OPS = {
     "mul": lambda L, x, s: x * s, "add": lambda L, x, s: x + s, "sub": lambda L, x, s: x - s,
     "div": lambda L, x, s: x / s, "rmul": lambda L, x, s: s * x, "radd": lambda L, x, s: s + x,
+    "fn_mul": lambda L, x, s: L.mul(x, s), "fn_add": lambda L, x, s: L.add(x, s),
+    "method_sub": lambda L, x, s: x.sub(s), "method_div": lambda L, x, s: x.div(s),
+    "neg": lambda L, x, s: -(x * s), "fn_neg": lambda L, x, s: L.neg(x + s),
 }
 SCALARS = [1.01, 2, -0.0, 0.0, 0, float("nan"), float("inf"), 2**40, -3]
 
