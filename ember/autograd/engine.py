@@ -228,21 +228,19 @@ def _walk(run, order):
             if nxt is None:
                 continue
             if g is not None:
-                if create_graph or type(g) is not _ndarray or g.shape != nxt._shapes[nr] \
-                        or g.dtype is not nxt._dtypes[nr]:
-                    g = m.conform(g, nxt._shapes[nr], nxt._dtypes[nr])
-                slots = buffers.get(nxt)
-                if slots is None:
-                    if len(nxt._shapes) == 1:
-                        buffers[nxt] = g
-                    else:
-                        slots = buffers[nxt] = [None] * len(nxt._shapes)
-                        slots[nr] = g
-                elif type(slots) is list:
+                shapes = nxt._shapes
+                if type(g) is not _ndarray or g.shape != shapes[nr] \
+                        or g.dtype is not nxt._dtypes[nr] or create_graph:
+                    g = m.conform(g, shapes[nr], nxt._dtypes[nr])
+                if len(shapes) == 1:  # one output: the buffer holds the bare gradient
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = g if prev is None else prev + g
+                else:
+                    slots = buffers.get(nxt)
+                    if slots is None:
+                        slots = buffers[nxt] = [None] * len(shapes)
                     prev = slots[nr]
                     slots[nr] = g if prev is None else prev + g
-                else:
-                    buffers[nxt] = slots + g
             if type(nxt) is AccumulateGrad:
                 left = sinks[nxt] - 1
                 sinks[nxt] = left
