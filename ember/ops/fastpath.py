@@ -7,6 +7,8 @@ with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor su
 their own state) falls back to the general path, so the results are the same either way.
 """
 import numpy as np
+from numpy import asarray as _asarray
+from numpy import ndarray as _ndarray
 
 from .._tensor import Tensor
 from ..autograd import graph as _graph
@@ -24,6 +26,7 @@ _ZERO_VERSION = (0,)  # an op's fresh output is at version 0 when it is saved
 # would cast them (NaN never hits a dict, huge ints overflow).
 _SCALARS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
 _CACHE_LIMIT = 1024
+_LARGEST = {dt: float(np.finfo(dt).max) for dt in _SCALARS}
 
 
 def scalar_array(value, dtype):
@@ -34,6 +37,8 @@ def scalar_array(value, dtype):
     s = cache.get(value)
     if s is None:
         if not value or value != value or type(value) is int and not -2**31 < value < 2**31:
+            return None
+        if float("inf") > abs(value) > _LARGEST[dtype]:  # overflows in the cast: NumPy warns
             return None
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
@@ -67,6 +72,8 @@ def scalar_operator(cls, ufunc, general=_none):
             if s is None:
                 return general(a, value)
         data = ufunc(data, s)
+        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
+            data = _asarray(data)
         out = _new(Tensor)
         out._data, out._vc = data, [0]
         if not (a._requires_grad and _grad_state.enabled):
@@ -105,6 +112,8 @@ def unary_function(cls, general=_none):
         if data.dtype.kind != "f":
             return general(a)
         data = ufunc(data)
+        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
+            data = _asarray(data)
         out = _new(Tensor)
         out._data, out._vc = data, [0]
         if not (a._requires_grad and _grad_state.enabled):

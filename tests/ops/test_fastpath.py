@@ -95,8 +95,21 @@ def test_scalar_cache_is_bounded_and_skips_unsafe_values():
     assert fastpath.scalar_array(0.0, dt) is None and fastpath.scalar_array(-0.0, dt) is None
     assert fastpath.scalar_array(float("nan"), dt) is None
     assert fastpath.scalar_array(2**40, dt) is None
+    assert fastpath.scalar_array(1e300, dt) is None  # the cast warns each time, as NumPy's
+    assert fastpath.scalar_array(float("inf"), dt).dtype == dt
     assert fastpath.scalar_array(1.5, np.dtype(np.int64)) is None
     for i in range(fastpath._CACHE_LIMIT + 10):
         fastpath.scalar_array(i + 0.5, dt)
     assert len(fastpath._SCALARS[dt]) <= fastpath._CACHE_LIMIT
     assert fastpath.scalar_array(1.5, dt).dtype == dt
+
+
+@pytest.mark.parametrize("op", [lambda x: x * 1.5, lambda x: x + 1.0, lambda x: -x,
+                                lambda x: x.tanh(), lambda x: x.sigmoid(), lambda x: x / 2])
+def test_zero_dim_results_hold_arrays(op):
+    x = ember.tensor(2.0, requires_grad=True)
+    y = op(x)
+    assert type(y._data) is np.ndarray and y.shape == ()
+    y.backward()
+    assert type(x.grad._data) is np.ndarray
+    check(lambda L, t: op(t), np.array(2.0))
