@@ -216,7 +216,7 @@ def _walk(run, order):
                     item = item._data
                 outs = node.backward(m, g, item)
             elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
-                outs = node.backward(m, g, *saved)
+                outs = node.backward(m, g, saved[0], saved[1])  # (a *saved call is slower)
             else:
                 outs = node.backward(m, g, *node._unpack(False))
             if saved and not retain_graph:
