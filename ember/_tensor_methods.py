@@ -5,12 +5,12 @@ from . import _dtype
 from ._tensor import Tensor
 from .ops import api
 from .ops import elementwise as E
+from .ops.fastpath import scalar_operator, unary_function
 from .ops.inplace import apply_inplace
 
 
 def _unary(cls):
-    def fn(input):
-        return cls.apply(input)
+    fn = unary_function(cls, cls.apply)  # the general path for other dtypes, anomaly mode
     fn.__name__ = cls.__name__[:-9].lower()
     fn.__doc__ = cls.__doc__
     return fn
@@ -183,15 +183,23 @@ def _bind():
 
 def _operators():
     ops = {
-        "__add__": api.add, "__radd__": _reflect(api.add), "__iadd__": api.add_,
-        "__sub__": api.sub, "__rsub__": _reflect(api.sub), "__isub__": api.sub_,
-        "__mul__": api.mul, "__rmul__": _reflect(api.mul), "__imul__": api.mul_,
-        "__truediv__": api.div, "__rtruediv__": _reflect(api.div), "__itruediv__": api.div_,
+        # x + 1.5 and 1.5 + x: the fast path (exact: scalar addition and product commute)
+        "__add__": scalar_operator(E.AddBackward0, np.add, api.add),
+        "__radd__": scalar_operator(E.AddBackward0, np.add, _reflect(api.add)),
+        "__iadd__": api.add_,
+        "__sub__": scalar_operator(E.SubBackward0, np.subtract, api.sub),
+        "__rsub__": _reflect(api.sub), "__isub__": api.sub_,
+        "__mul__": scalar_operator(E.MulBackward0, np.multiply, api.mul),
+        "__rmul__": scalar_operator(E.MulBackward0, np.multiply, _reflect(api.mul)),
+        "__imul__": api.mul_,
+        "__truediv__": scalar_operator(E.DivBackward0, np.true_divide, api.div),
+        "__rtruediv__": _reflect(api.div), "__itruediv__": api.div_,
         "__floordiv__": api.floor_divide, "__rfloordiv__": _reflect(api.floor_divide),
         "__mod__": api.remainder, "__rmod__": _reflect(api.remainder),
         "__pow__": api.pow, "__rpow__": _reflect(api.pow),
         "__matmul__": api.matmul, "__rmatmul__": _reflect(api.matmul),
-        "__neg__": api.neg, "__pos__": lambda self: self, "__abs__": UNARY["abs"],
+        "__neg__": unary_function(E.NegBackward0, api.neg),
+        "__pos__": lambda self: self, "__abs__": UNARY["abs"],
         "__eq__": api.eq, "__ne__": api.ne, "__lt__": api.lt, "__le__": api.le,
         "__gt__": api.gt, "__ge__": api.ge,
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,

@@ -7,7 +7,7 @@ from numpy import ndarray as _ndarray
 from .._tensor import Tensor
 from . import grad_mode
 from . import graph as _graph_module
-from .graph import AccumulateGrad
+from .graph import UNVERSIONED_PAIR, AccumulateGrad
 
 
 def _make_seed(tensor, gradient):
@@ -189,42 +189,56 @@ def _walk(run, order):
     """The hot loop: run each node on its summed gradient and pass results to its inputs."""
     buffers, sinks, m = run.buffers, run.sinks, run.m
     create_graph, retain_graph = run.create_graph, run.retain_graph
-    plain = run.targets is None and not _graph_module._anomaly_mode
+    plain = run.targets is None and not _graph_module._anomaly_mode and not create_graph
     pop = buffers.pop
     for node in order:
         grads = pop(node, None)
-        outs = None
-        if grads is not None:
-            if not plain or node._special:
-                outs = _run_general(run, node, grads)
-            else:
-                saved = node._saved
-                if saved or node._released:
-                    saved = node._unpack(create_graph)
-                outs = node.backward(m, grads[0], *saved) if len(grads) == 1 else \
-                    node.backward(m, grads, *saved)
-                if type(outs) is not tuple:
-                    outs = (outs,)
-                if saved and not retain_graph:
-                    node._release()
-        if outs is None:
+        if grads is None:
             _skip(run, node)
             continue
-        for (nxt, nr), g in zip(node.next_functions, outs):
+        if not plain or node._special:
+            outs = _run_general(run, node, grads if type(grads) is list else [grads])
+            if outs is None:
+                _skip(run, node)
+                continue
+        else:  # Node._unpack's checks, inlined for the common one-saved-value case
+            saved = node._saved
+            g = grads
+            if not saved:
+                if node._released and node._n_saved:
+                    node._unpack(False)  # raises: an earlier backward freed the graph
+                outs = node.backward(m, g)
+            elif len(saved) == 1:
+                item, version = saved[0], node._versions[0]
+                if version is not None:
+                    if item._vc[0] != version:
+                        node._raise_modified(item, version)
+                    item = item._data
+                outs = node.backward(m, g, item)
+            elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
+                outs = node.backward(m, g, saved[0], saved[1])  # (a *saved call is slower)
+            else:
+                outs = node.backward(m, g, *node._unpack(False))
+            if saved and not retain_graph:
+                node._saved, node._n_saved, node._released = (), len(saved), True
+            if type(outs) is not tuple:
+                outs = (outs,)
+        edges = node.next_functions
+        for (nxt, nr), g in zip(edges, outs):
             if nxt is None:
                 continue
             if g is not None:
-                if create_graph or type(g) is not _ndarray or g.shape != nxt._shapes[nr] \
-                        or g.dtype is not nxt._dtypes[nr]:
-                    g = m.conform(g, nxt._shapes[nr], nxt._dtypes[nr])
-                slots = buffers.get(nxt)
-                if slots is None:
-                    if len(nxt._shapes) == 1:
-                        buffers[nxt] = [g]
-                    else:
-                        slots = buffers[nxt] = [None] * len(nxt._shapes)
-                        slots[nr] = g
+                shapes = nxt._shapes
+                if type(g) is not _ndarray or g.shape != shapes[nr] \
+                        or g.dtype is not nxt._dtypes[nr] or create_graph:
+                    g = m.conform(g, shapes[nr], nxt._dtypes[nr])
+                if len(shapes) == 1:  # one output: the buffer holds the bare gradient
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = g if prev is None else prev + g
                 else:
+                    slots = buffers.get(nxt)
+                    if slots is None:
+                        slots = buffers[nxt] = [None] * len(shapes)
                     prev = slots[nr]
                     slots[nr] = g if prev is None else prev + g
             if type(nxt) is AccumulateGrad:
@@ -232,7 +246,7 @@ def _walk(run, order):
                 sinks[nxt] = left
                 if not left:
                     _run_sink(run, nxt)
-        if len(outs) < len(node.next_functions):
+        if len(outs) < len(edges):
             _skip(run, node, len(outs))
 
 
@@ -262,6 +276,7 @@ def _run_sink(run, node):
     grads = run.buffers.pop(node, None)
     if grads is None:
         return
+    grads = [grads]  # a sink has one input: its buffer holds the bare gradient
     grads = _pre_hooks(node, grads, run.create_graph)
     targets = run.targets
     if targets is not None:
@@ -331,6 +346,9 @@ def _run_node_anomaly(node, grads, m, create_graph, retain_graph):
 def _accumulate_buffer(buffers, node, nr, g, m):
     g = m.conform(g, node._shapes[nr], node._dtypes[nr])
     slots = buffers.get(node)
+    if len(node._shapes) == 1:  # one output: the buffer holds the bare gradient
+        buffers[node] = g if slots is None else slots + g
+        return
     if slots is None:
         slots = [None] * len(node._shapes)
         buffers[node] = slots

@@ -263,6 +263,7 @@ def _restore_output(saved, node):
 
 
 _NO_EDGE = (None, 0)
+UNVERSIONED_PAIR = (None, None)  # the versions of two saved plain values (engine: skip checks)
 
 
 def _edge(t):

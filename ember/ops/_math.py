@@ -17,6 +17,9 @@ def _sum_to(g, shape):
     return g.reshape(shape) if lead else g
 
 
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
+
+
 class array_math:
     """Backward math on ndarrays (the fast path)."""
 
@@ -30,6 +33,12 @@ class array_math:
     @staticmethod
     def data(x):
         return x
+
+    @staticmethod
+    def one_minus(x):
+        """1 - x; a cached 0-d one skips NumPy's slower Python-scalar cast (same bits)."""
+        one = _ONES.get(x.dtype)
+        return 1 - x if one is None else np.subtract(one, x)
 
     @staticmethod
     def conform(g, shape, dtype):
@@ -119,6 +128,10 @@ class _TensorMath:
     @staticmethod
     def data(x):
         return x._data if hasattr(x, "_data") else x
+
+    @staticmethod
+    def one_minus(x):
+        return 1 - x
 
     @staticmethod
     def conform(g, shape, dtype):

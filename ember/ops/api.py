@@ -9,9 +9,16 @@ from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import shape as S
+from .fastpath import scalar_operator, unary_function
 from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
+
+_fast_add = scalar_operator(E.AddBackward0, np.add)
+_fast_sub = scalar_operator(E.SubBackward0, np.subtract)
+_fast_mul = scalar_operator(E.MulBackward0, np.multiply)
+_fast_div = scalar_operator(E.DivBackward0, np.true_divide)
+_fast_neg = unary_function(E.NegBackward0)
 
 
 def _t(x):
@@ -24,6 +31,10 @@ def _t(x):
 # ----------------------------------------------------------------- arithmetic
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcasting."""
+    if (type(other) is float or type(other) is int) and alpha == 1:
+        out = _fast_add(input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         return E.AddBackward0.apply(other, input, alpha=1) if alpha == 1 else \
             E.AddBackward0.apply(_t(input), other, alpha=alpha)
@@ -32,6 +43,10 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
+    if (type(other) is float or type(other) is int) and alpha == 1:
+        out = _fast_sub(input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
@@ -57,6 +72,10 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other):
     """input * other, broadcasting."""
+    if type(other) is float or type(other) is int:
+        out = _fast_mul(input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         input, other = other, input
     return E.MulBackward0.apply(input, other)
@@ -64,6 +83,10 @@ def mul(input, other):
 
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if (type(other) is float or type(other) is int) and rounding_mode is None:
+        out = _fast_div(input, other)
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         if rounding_mode is None:  # s / x is reciprocal(x) * s, as torch records it
             return E.MulBackward0.apply(E.ReciprocalBackward0.apply(other), input)
@@ -92,6 +115,9 @@ def pow(input, exponent):
 
 
 def neg(input):
+    out = _fast_neg(input)
+    if out is not None:
+        return out
     if input._data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "

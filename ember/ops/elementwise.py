@@ -47,6 +47,9 @@ def _needs(node, i):
 class AddBackward0(Node):
     """out = a + alpha * b;  da = g, db = alpha * g."""
 
+    alpha = 1
+    saves_scalar = False  # fastpath.scalar_op: ``a + scalar`` saves nothing
+
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
@@ -59,12 +62,17 @@ class AddBackward0(Node):
 class SubBackward0(Node):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
 
+    alpha = 1
+    saves_scalar = False
+
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
         return x - y if alpha == 1 else x - alpha * y
 
     def backward(self, m, g):
+        if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
+            return g, None
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
@@ -82,6 +90,8 @@ class RsubBackward1(Node):
 class MulBackward0(Node):
     """out = a * b;  da = g * b, db = g * a."""
 
+    saves_scalar = True  # fastpath.scalar_op: ``a * scalar`` saves (None, scalar)
+
     def forward(self, a, b):
         x, y = _operands(a, b)
         self.save(a, b)
@@ -95,6 +105,8 @@ class MulBackward0(Node):
 
 class DivBackward0(Node):
     """out = a / b (true division);  da = g / b, db = -g * a / b^2."""
+
+    saves_scalar = True
 
     def forward(self, a, b, rounding_mode=None):
         x, y = _operands(a, b)
@@ -205,6 +217,9 @@ def _split_ties(m, g, wins, ties):
 class NegBackward0(Node):
     """out = -a;  da = -g."""
 
+    saves_output = saves_input = False
+    ufunc = np.negative
+
     def forward(self, a):
         return np.negative(a._data)
 
@@ -227,7 +242,8 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
 
     # the formula is the backward itself (the engine wraps a single gradient in a tuple)
     cls = type(name, (Node,), {"forward": forward, "backward": staticmethod(formula),
-                               "saves_output": saves == "output", "__doc__": doc})
+                               "saves_output": saves == "output", "__doc__": doc,
+                               "saves_input": save_input, "ufunc": staticmethod(np_fn)})
     cls.__module__ = __name__
     return cls
 
@@ -252,7 +268,8 @@ RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
-TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * (1 - y * y), "output")
+TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
+                      "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
 SignBackward0 = _unary("SignBackward0", np.sign, _zeros)
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
@@ -269,16 +286,26 @@ CoshBackward0 = _unary("CoshBackward0", np.cosh, lambda m, g, x: g * m.sinh(x))
 
 
 def _sigmoid(x):
-    # split by sign so exp never overflows
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    ex = np.exp(x[~pos])
-    out[~pos] = ex / (1 + ex)
-    return out
+    # torch's 1 / (1 + e^-x); the input is first raised to -floor(ln max) so that e^-x never
+    # overflows (below that bound the true value is under the dtype's smallest normal anyway)
+    dt = x.dtype
+    if dt.itemsize < 4:  # half precision computes in float32, as torch's opmath
+        return _sigmoid(x.astype(np.float32)).astype(dt)
+    low, one = _SIGMOID_CONSTANTS.get(dt) or _sigmoid_constants(dt)
+    return np.divide(one, np.add(np.exp(np.negative(np.maximum(x, low))), one))
 
 
-SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * (1 - y), "output",
+_SIGMOID_CONSTANTS = {}
+
+
+def _sigmoid_constants(dt):
+    low = np.array(-np.floor(np.log(np.finfo(dt).max)), dtype=dt)
+    _SIGMOID_CONSTANTS[dt] = low, np.ones((), dtype=dt)
+    return _SIGMOID_CONSTANTS[dt]
+
+
+SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
+                          "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
 ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
                        lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")

@@ -1,0 +1,136 @@
+"""Fast paths for the hottest ops: one float tensor with a Python scalar, or a unary function.
+
+``Node.apply`` is general (any inputs, kwargs, anomaly mode, numpy error translation). Most ops
+in a training step are simpler: ``x * 0.5``, ``x + 1``, ``x.tanh()``. Here those skip the general
+machinery and record the same graph (same grad_fn names, edges, saved values and version checks)
+with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor subclasses with
+their own state) falls back to the general path, so the results are the same either way.
+"""
+import numpy as np
+from numpy import asarray as _asarray
+from numpy import ndarray as _ndarray
+
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _sequence
+
+_new = object.__new__
+_NO_EDGE = (None, 0)
+_ZERO_VERSION = (0,)  # an op's fresh output is at version 0 when it is saved
+
+# A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
+# wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
+# hold the already-cast 0-d arrays; the result is bit-identical. Zero is left out (0.0 == -0.0
+# as a key, but they differ as factors), and so are values the dtype cannot hold exactly as NumPy
+# would cast them (NaN never hits a dict, huge ints overflow).
+_SCALARS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+_CACHE_LIMIT = 1024
+_LARGEST = {dt: float(np.finfo(dt).max) for dt in _SCALARS}
+
+
+def scalar_array(value, dtype):
+    """``value`` (a Python float or int) as a cached 0-d array of ``dtype``, or None."""
+    cache = _SCALARS.get(dtype)
+    if cache is None:
+        return None
+    s = cache.get(value)
+    if s is None:
+        if not value or value != value or type(value) is int and not -2**31 < value < 2**31:
+            return None
+        if float("inf") > abs(value) > _LARGEST[dtype]:  # overflows in the cast: NumPy warns
+            return None
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        s = cache[value] = np.array(value, dtype=dtype)
+    return s
+
+
+def _none(*args):
+    return None
+
+
+def scalar_operator(cls, ufunc, general=_none):
+    """``op(a, value)``: ``ufunc(a, value)`` recorded as ``cls`` for a tensor ``a`` and a Python
+    scalar, else ``general(a, value)`` (by default None: the caller takes its slow path).
+
+    The node saves (None, scalar) as the general path would for ``a`` op scalar: torch keeps the
+    scalar (so a second backward without retain_graph fails) and not ``a``. The recording is
+    inlined: this runs once per op.
+    """
+    saves = cls.saves_scalar
+
+    def op(a, value):
+        if type(value) is not float and type(value) is not int or type(a) is not Tensor \
+                or _graph._anomaly_mode:
+            return general(a, value)
+        data = a._data
+        cache = _SCALARS.get(data.dtype)
+        s = None if cache is None else cache.get(value)
+        if s is None:
+            s = scalar_array(value, data.dtype)
+            if s is None:
+                return general(a, value)
+        data = ufunc(data, s)
+        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
+            data = _asarray(data)
+        out = _new(Tensor)
+        out._data, out._vc = data, [0]
+        if not (a._requires_grad and _grad_state.enabled):
+            return _unrecorded(out, a)
+        node = _new(cls)
+        node._seq = next(_sequence)
+        fn = a._grad_fn
+        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
+                               _NO_EDGE)
+        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if saves:
+            node._saved, node._versions = (None, s), UNVERSIONED_PAIR
+        else:
+            node._saved = ()
+        out._requires_grad, out._grad_fn = True, node
+        return out
+    return op
+
+
+def _unrecorded(out, a):
+    out._requires_grad, out._grad_fn = False, None
+    if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
+        out.__dict__["_no_grad_origin"] = True
+    return out
+
+
+def unary_function(cls, general=_none):
+    """``op(a)``: ``cls.ufunc(a)`` recorded as ``cls`` for a floating tensor ``a``, else
+    ``general(a)`` (by default None: the caller takes its slow path)."""
+    ufunc, saves_output, saves_input = cls.ufunc, cls.saves_output, cls.saves_input
+
+    def op(a):
+        if type(a) is not Tensor or _graph._anomaly_mode:
+            return general(a)
+        data = a._data
+        if data.dtype.kind != "f":
+            return general(a)
+        data = ufunc(data)
+        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
+            data = _asarray(data)
+        out = _new(Tensor)
+        out._data, out._vc = data, [0]
+        if not (a._requires_grad and _grad_state.enabled):
+            return _unrecorded(out, a)
+        node = _new(cls)
+        node._seq = next(_sequence)
+        fn = a._grad_fn
+        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
+        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if saves_output:
+            kept = _new(SavedOutput)
+            kept._data, kept._vc, kept.requires_grad = data, out._vc, True
+            node._saved, node._versions = (kept,), _ZERO_VERSION
+        elif saves_input:
+            node._saved, node._versions = (a,), (a._vc[0],)
+        else:
+            node._saved = ()
+        out._requires_grad, out._grad_fn = True, node
+        return out
+    return op
