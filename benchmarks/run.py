@@ -34,6 +34,22 @@ def machine():
             f"- date: {datetime.date.today().isoformat()}")
 
 
+def goal_check(text):
+    """A markdown list: each row with a numeric ratio goal ('<= x'), met or not."""
+    lines = []
+    for cells in (r.strip("|").split("|") for r in text.splitlines() if r.startswith("| ")):
+        cells = [c.strip() for c in cells]
+        if len(cells) != 5 or not cells[4].startswith("<= "):
+            continue
+        try:
+            ratio, goal = float(cells[3]), float(cells[4][3:])
+        except ValueError:
+            continue
+        verdict = "met" if ratio <= goal else "**NOT met**"
+        lines.append(f"- {cells[0]}: ratio {cells[3]}, goal {cells[4]}: {verdict}")
+    return "\n".join(lines)
+
+
 def run_one(name):
     path = os.path.join(HERE, f"bench_{name}.py")
     if not os.path.exists(path):
@@ -60,7 +76,9 @@ def main():
     header = open(os.path.join(HERE, "HEADER.md")).read() if os.path.exists(
         os.path.join(HERE, "HEADER.md")) else "# Benchmarks\n"
     with open(args.out, "w") as f:
-        f.write(header + "\n## Machine\n\n" + machine() + "\n\n" + "\n".join(sections))
+        body = "\n".join(sections)
+        f.write(header + "\n## Machine\n\n" + machine() + "\n\n## Goal check (this run)\n\n"
+                + goal_check(body) + "\n\n" + body)
 
 
 if __name__ == "__main__":
