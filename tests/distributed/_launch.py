@@ -22,19 +22,25 @@ def mpiexec():
     return found
 
 
-def run_mpi(worker, n=2, args=(), timeout=120, env=None):
-    """Run ``workers/<worker>`` on n ranks; returns (returncode, stdout, stderr)."""
-    cmd = [mpiexec(), "-n", str(n), sys.executable, str(WORKERS / worker), *map(str, args)]
+def run_command(cmd, timeout=120, env=None, cwd=ROOT, what=None):
+    """Run ``cmd`` (an mpiexec line) with this checkout on PYTHONPATH and a hard timeout; the
+    whole process group is killed on timeout. Returns (returncode, stdout, stderr)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=full_env, start_new_session=True, cwd=str(ROOT))
+                            env=full_env, start_new_session=True, cwd=str(cwd))
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
-        raise AssertionError(f"mpiexec -n {n} {worker} hung for {timeout}s\n{out}\n{err}")
+        raise AssertionError(f"{what or ' '.join(cmd)} hung for {timeout}s\n{out}\n{err}")
     return proc.returncode, out, err
+
+
+def run_mpi(worker, n=2, args=(), timeout=120, env=None):
+    """Run ``workers/<worker>`` on n ranks; returns (returncode, stdout, stderr)."""
+    cmd = [mpiexec(), "-n", str(n), sys.executable, str(WORKERS / worker), *map(str, args)]
+    return run_command(cmd, timeout, env, what=f"mpiexec -n {n} {worker}")
 
 
 def assert_all_passed(worker, n=2, args=(), timeout=120):

@@ -4,8 +4,6 @@ rank, a failure during training ends the job (see also workers/train_cli.py)."""
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
 import time
 
@@ -18,7 +16,7 @@ from ember.cli import DEFAULTS
 from ember.datasets import load_source
 from ember.utils.data import DistributedSampler
 
-from ._launch import ROOT, mpiexec, run_mpi
+from ._launch import ROOT, mpiexec, run_command, run_mpi
 
 # SGD without momentum: averaging two per-rank mean gradients of equal-size batches is exactly
 # the gradient of the concatenated batch, so one process can replay the run.
@@ -29,16 +27,7 @@ TRAIN = 1259  # the bundled digits' train split (1797 - 359 test - 179 validatio
 def run_ember(n, *argv, timeout=120, cwd=ROOT):
     """``mpiexec -n n python -m ember train ARGV`` with a hard timeout; (code, stdout, stderr)."""
     cmd = [mpiexec(), "-n", str(n), sys.executable, "-m", "ember", "train", *map(str, argv)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=str(cwd), start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise AssertionError(f"mpiexec -n {n} ember train hung for {timeout}s\n{out}\n{err}")
-    return proc.returncode, out, err
+    return run_command(cmd, timeout, cwd=cwd, what=f"mpiexec -n {n} ember train")
 
 
 @pytest.fixture(scope="module")
