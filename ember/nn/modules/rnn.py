@@ -3,16 +3,15 @@
 Each layer projects the whole input sequence with one matrix product, then steps through time
 with the cell update (torch's gate order: LSTM i, f, g, o; GRU r, z, n).
 """
-import math
 import warnings
 
 from ... import _creation
 from ...ops import api
 from ...ops.recurrent import recurrence
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .rnn_cells import reset_uniform_by_hidden_size
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -77,9 +76,7 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        reset_uniform_by_hidden_size(self)
 
     def flatten_parameters(self):
         """No-op (torch packs weights for cuDNN)."""

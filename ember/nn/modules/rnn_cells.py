@@ -8,6 +8,13 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def reset_uniform_by_hidden_size(module):
+    """Every parameter U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as torch's RNNs and cells."""
+    bound = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for weight in module.parameters():
+        init.uniform_(weight, -bound, bound)
+
+
 class RNNCellBase(Module):
     """weight_ih (G*H, in), weight_hh (G*H, H), bias_ih, bias_hh; all U(-1/sqrt(H), 1/sqrt(H))."""
 
@@ -28,9 +35,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        reset_uniform_by_hidden_size(self)
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
