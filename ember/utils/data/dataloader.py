@@ -4,11 +4,10 @@ import queue
 import time
 import weakref
 
-from ... import random as _random
 from . import _worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed
 
 _FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                      "persistent_workers")
@@ -128,14 +127,10 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-def _draw_base_seed(generator):
-    """Each new iterator draws one seed from the loader's generator, as torch does."""
-    return int(_random._gen(generator).integers(0, 1 << 63, (1,))[0])
-
 
 class _SingleProcessIter:
     def __init__(self, loader):
-        self._base_seed = _draw_base_seed(loader.generator)
+        self._base_seed = _draw_seed(loader.generator)  # one per iterator, as torch
         self._sampler_iter = iter(loader._index_sampler)
         self._fetcher = loader._make_fetcher()
 
@@ -152,7 +147,7 @@ class _MultiProcessIter:
     def __init__(self, loader):
         self._loader = loader
         self._iterable = isinstance(loader.dataset, IterableDataset)
-        self._base_seed = _draw_base_seed(loader.generator)
+        self._base_seed = _draw_seed(loader.generator)  # one per iterator, as torch
         self._workers, self._index_queues = [], []
         context = loader.multiprocessing_context
         if context is None or isinstance(context, str):
