@@ -1,4 +1,5 @@
 """The backward pass: an iterative walk of the graph in dependency order, newest node first."""
+import heapq
 from operator import attrgetter
 
 import numpy as np
@@ -121,7 +122,7 @@ def _targets(inputs):
     return keys
 
 
-def _graph(roots):
+def _graph(nodes):
     """Interior nodes in the order to run them, and the number of edges into each leaf sink.
 
     A node's inputs always come from earlier ops, so descending sequence number is a valid
@@ -131,7 +132,7 @@ def _graph(roots):
     sinks = {}
     seen = set()
     stack = []
-    for node, _, _ in roots:
+    for node in nodes:
         if node not in seen:
             seen.add(node)
             stack.append(node)
@@ -172,17 +173,139 @@ def _execute(roots, retain_graph, create_graph, targets, accumulate):
     from ..ops import _math
     run = _Run(_math.tensor_math if create_graph else _math.array_math, create_graph,
                retain_graph, targets, accumulate)
-    order, run.sinks = _graph(roots)
     if targets is not None:
         run.needed = _needed(roots, targets)
     for node, nr, seed in roots:
         _accumulate_buffer(run.buffers, node, nr, seed if create_graph else seed._data, run.m)
+    nodes = list({id(n): n for n, _, _ in roots}.values())
     with grad_mode.set_grad_enabled(create_graph):
-        for node in {id(n): n for n, _, _ in roots}.values():
-            if type(node) is AccumulateGrad and not run.sinks.get(node):
-                _run_sink(run, node)
-        _walk(run, order)
+        if targets is None and not create_graph and not _graph_module._anomaly_mode \
+                and not any(type(n) is AccumulateGrad and _observed(n) for n in nodes):
+            _walk_frontier(run, nodes)
+        else:
+            _walk_exact(run, nodes)
     return run.captured
+
+
+def _observed(sink):
+    """Whether anything can see when this leaf's gradient lands (its hooks)."""
+    return sink._special or bool(sink.variable.__dict__.get("_post_accumulate_hooks"))
+
+
+def _walk_exact(run, pending, last=None):
+    """Run ``pending`` nodes and all below them in torch's order, leaf sinks as soon as ready.
+
+    This needs the whole graph first (a DFS). Sinks already holding a gradient with nothing left
+    to wait for run at once; those ``last`` (the node just run) fed run last, in its edge order,
+    as they would have run during its edges.
+    """
+    buffers = run.buffers
+    order, run.sinks = _graph(pending + [n for n in buffers if type(n) is AccumulateGrad])
+    ready = [n for n in buffers if type(n) is AccumulateGrad and not run.sinks.get(n)]
+    if last is not None and ready:
+        fed = list({id(n): n for n, _ in last.next_functions if n in ready}.values())
+        ready = [n for n in ready if n not in fed] + fed
+    for node in ready:
+        _run_sink(run, node)
+    _walk(run, order)
+
+
+def _walk_frontier(run, roots):
+    """The common backward (no hooks, targets, anomaly or create_graph) without the DFS.
+
+    Nodes run in descending sequence number, as in ``_walk``, but taken from the frontier of
+    nodes that have received a gradient: the newest node of the frontier is ready, since any
+    node still to feed it is newer and would be reached through a newer frontier node. In a chain
+    the frontier is one node and no heap is used. Leaf sinks are filled as gradients arrive and
+    run at the end: nothing can tell when they ran while no hook is set, and a hook anywhere
+    sends the rest of the pass to ``_walk_exact``. If a node fails, the leaves whose feeders
+    had all run are filled before the error propagates, as torch's engine would have.
+    """
+    heap = [(-n._seq, n) for n in roots if type(n) is not AccumulateGrad]
+    heapq.heapify(heap)
+    state = [None, None]  # the node running, and the frontier node it made off the heap
+    try:
+        switch = _frontier_loop(run, heap, state)
+    except BaseException:
+        pending = [n for _, n in heap] + [n for n in state if n is not None]
+        order, run.sinks = _graph(pending)
+        for node in [n for n in run.buffers if type(n) is AccumulateGrad]:
+            if not run.sinks.get(node):
+                _run_sink(run, node)
+        raise
+    if switch is not None:
+        _walk_exact(run, *switch)
+        return
+    for node in [n for n in run.buffers if type(n) is AccumulateGrad]:
+        _run_sink(run, node)
+
+
+def _frontier_loop(run, heap, state):
+    """``_walk_frontier``'s loop; returns None when done, or the arguments of ``_walk_exact``."""
+    buffers, m, retain_graph = run.buffers, run.m, run.retain_graph
+    get, pop = buffers.get, buffers.pop
+    nxt_node = None
+    while True:
+        if nxt_node is not None:
+            node = nxt_node
+            nxt_node = state[1] = None
+            if heap and heap[0][0] < -node._seq:  # an older-made frontier node is newer
+                node = heapq.heapreplace(heap, (-node._seq, node))[1]
+        elif heap:
+            node = heapq.heappop(heap)[1]
+        else:
+            return None
+        if node._special:
+            return [node] + [n for _, n in heap], None
+        state[0] = node
+        grads = pop(node)
+        if node._fast:  # ops.fastpath's nodes: one input edge, a gradient of its shape and dtype
+            g = node._grad(grads, retain_graph)
+            nxt, nr = node.next_functions[0]
+            if type(g) is not _ndarray:  # 0-d arithmetic gives a NumPy scalar
+                g = np.asarray(g)
+            if len(nxt._shapes) == 1:
+                prev = get(nxt)
+                if prev is not None:
+                    buffers[nxt] = prev + g
+                    continue
+                buffers[nxt] = g
+                if type(nxt) is AccumulateGrad:
+                    if _observed(nxt):
+                        return [n for _, n in heap], node
+                    continue
+                if nxt_node is None:
+                    nxt_node = state[1] = nxt
+                else:
+                    heapq.heappush(heap, (-nxt._seq, nxt))
+                continue
+            outs, edges = (g,), ((nxt, nr),)  # into one slot of a multi-output node
+        else:
+            outs = _plain_outs(node, grads, m, retain_graph)
+            edges = node.next_functions
+        observed = False
+        for (nxt, nr), g in zip(edges, outs):
+            if nxt is None or g is None:
+                continue
+            shapes = nxt._shapes
+            if type(g) is not _ndarray or g.shape != shapes[nr] or g.dtype is not nxt._dtypes[nr]:
+                g = m.conform(g, shapes[nr], nxt._dtypes[nr])
+            prev = get(nxt)
+            if len(shapes) == 1:  # one output: the buffer holds the bare gradient
+                buffers[nxt] = g if prev is None else prev + g
+            else:
+                slots = buffers[nxt] = [None] * len(shapes) if prev is None else prev
+                slots[nr] = g if slots[nr] is None else slots[nr] + g
+            if prev is not None:
+                continue
+            if type(nxt) is AccumulateGrad:
+                observed = observed or _observed(nxt)
+            elif nxt_node is None:
+                nxt_node = state[1] = nxt
+            else:
+                heapq.heappush(heap, (-nxt._seq, nxt))
+        if observed:
+            return [n for _, n in heap] + ([nxt_node] if nxt_node is not None else []), node
 
 
 def _walk(run, order):
@@ -201,28 +324,8 @@ def _walk(run, order):
             if outs is None:
                 _skip(run, node)
                 continue
-        else:  # Node._unpack's checks, inlined for the common one-saved-value case
-            saved = node._saved
-            g = grads
-            if not saved:
-                if node._released and node._n_saved:
-                    node._unpack(False)  # raises: an earlier backward freed the graph
-                outs = node.backward(m, g)
-            elif len(saved) == 1:
-                item, version = saved[0], node._versions[0]
-                if version is not None:
-                    if item._vc[0] != version:
-                        node._raise_modified(item, version)
-                    item = item._data
-                outs = node.backward(m, g, item)
-            elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
-                outs = node.backward(m, g, saved[0], saved[1])  # (a *saved call is slower)
-            else:
-                outs = node.backward(m, g, *node._unpack(False))
-            if saved and not retain_graph:
-                node._saved, node._n_saved, node._released = (), len(saved), True
-            if type(outs) is not tuple:
-                outs = (outs,)
+        else:
+            outs = _plain_outs(node, grads, m, retain_graph)
         edges = node.next_functions
         for (nxt, nr), g in zip(edges, outs):
             if nxt is None:
@@ -248,6 +351,29 @@ def _walk(run, order):
                     _run_sink(run, nxt)
         if len(outs) < len(edges):
             _skip(run, node, len(outs))
+
+
+def _plain_outs(node, g, m, retain_graph):
+    """A node's backward on arrays: Node._unpack's checks, inlined for the common cases."""
+    saved = node._saved
+    if not saved:
+        if node._released and node._n_saved:
+            node._unpack(False)  # raises: an earlier backward freed the graph
+        outs = node.backward(m, g)
+    elif len(saved) == 1:
+        item, version = saved[0], node._versions[0]
+        if version is not None:
+            if item._vc[0] != version:
+                node._raise_modified(item, version)
+            item = item._data
+        outs = node.backward(m, g, item)
+    elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
+        outs = node.backward(m, g, saved[0], saved[1])  # (a *saved call is slower)
+    else:
+        outs = node.backward(m, g, *node._unpack(False))
+    if saved and not retain_graph:
+        node._saved, node._n_saved, node._released = (), len(saved), True
+    return outs if type(outs) is tuple else (outs,)
 
 
 def _skip(run, node, start=0):

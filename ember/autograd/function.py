@@ -36,6 +36,9 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _function = None
     _materialize = True
+    # User code runs in its backward and may look at leaves' .grad mid-pass: the engine runs
+    # such graphs in its exact order (leaf sinks as soon as ready), as for hooks.
+    _special = True
 
     @property
     def saved_tensors(self):

@@ -44,6 +44,7 @@ class Node:
     _tensor_pre_hooks = None
     _retained = None
     _special = False  # True once any hook or retain_grad is registered: the engine's slow path
+    _fast = False  # True for ops.fastpath's node classes: the engine calls their _grad directly
 
     def __init__(self):
         self.next_functions = ()

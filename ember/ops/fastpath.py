@@ -13,7 +13,8 @@ from numpy import ndarray as _ndarray
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _sequence
+from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _raise_freed, _sequence
+from ._math import _ONES, array_math
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
@@ -59,6 +60,7 @@ def scalar_operator(cls, ufunc, general=_none):
     inlined: this runs once per op.
     """
     saves = cls.saves_scalar
+    fast_cls = _fast_scalar_class(cls, ufunc)
 
     def op(a, value):
         if type(value) is not float and type(value) is not int or type(a) is not Tensor \
@@ -78,7 +80,7 @@ def scalar_operator(cls, ufunc, general=_none):
         out._data, out._vc = data, [0]
         if not (a._requires_grad and _grad_state.enabled):
             return _unrecorded(out, a)
-        node = _new(cls)
+        node = _new(fast_cls)
         node._seq = next(_sequence)
         fn = a._grad_fn
         node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
@@ -104,6 +106,7 @@ def unary_function(cls, general=_none):
     """``op(a)``: ``cls.ufunc(a)`` recorded as ``cls`` for a floating tensor ``a``, else
     ``general(a)`` (by default None: the caller takes its slow path)."""
     ufunc, saves_output, saves_input = cls.ufunc, cls.saves_output, cls.saves_input
+    fast_cls = _fast_unary_class(cls)
 
     def op(a):
         if type(a) is not Tensor or _graph._anomaly_mode:
@@ -118,7 +121,7 @@ def unary_function(cls, general=_none):
         out._data, out._vc = data, [0]
         if not (a._requires_grad and _grad_state.enabled):
             return _unrecorded(out, a)
-        node = _new(cls)
+        node = _new(fast_cls)
         node._seq = next(_sequence)
         fn = a._grad_fn
         node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
@@ -134,3 +137,85 @@ def unary_function(cls, general=_none):
         out._requires_grad, out._grad_fn = True, node
         return out
     return op
+
+
+# ----- the engine's side of the fast path -----
+# A node made here has one input edge (the tensor operand; any second edge is the scalar's
+# (None, 0)), and its gradient for that input always has the input's shape and dtype. Its class
+# is a subclass of the op's class with the same name (so grad_fn prints, names and isinstance
+# checks are torch's) that tells the engine so (``_fast``) and gives ``_grad(g, retain)``: the
+# whole of the node's plain backward on arrays (saved-value checks, release, formula) in one
+# call. Hooks, anomaly mode and create_graph take the general path through ``backward``.
+
+
+def _fast_class(cls, grad):
+    return type(cls.__name__, (cls,), {
+        "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__, "_fast": True, "_grad": grad})
+
+
+def _fast_scalar_class(cls, ufunc):
+    if not cls.saves_scalar:  # a + s, a - s: da = g, nothing saved
+        def grad(node, g, retain):
+            return g
+        return _fast_class(cls, grad)
+    formula = {np.multiply: np.multiply, np.true_divide: np.true_divide}[ufunc]  # g*s, g/s
+
+    def grad(node, g, retain):
+        saved = node._saved
+        if not saved:
+            _raise_freed()
+        if not retain:
+            node._saved, node._n_saved, node._released = (), 2, True
+        return formula(g, saved[1])
+    return _fast_class(cls, grad)
+
+
+def _tanh_grad(g, y):  # g * (1 - y*y), in place on the temporary
+    t = y * y
+    one = _ONES.get(t.dtype)
+    if one is None or type(t) is not _ndarray:  # a 0-d product is a NumPy scalar
+        return g * (1 - t)
+    return np.multiply(g, np.subtract(one, t, out=t), out=t)
+
+
+def _sigmoid_grad(g, y):  # (g * y) * (1 - y)
+    gy = g * y
+    one = _ONES.get(y.dtype)
+    if one is None or type(gy) is not _ndarray:
+        return gy * (1 - y)
+    return np.multiply(gy, np.subtract(one, y), out=gy)
+
+
+_ARRAY_FORMULAS = {"TanhBackward0": _tanh_grad, "SigmoidBackward0": _sigmoid_grad}
+
+
+def _fast_unary_class(cls):
+    if not (cls.saves_output or cls.saves_input):
+        backward = cls.backward  # (neg: -g) nothing saved
+
+        def grad(node, g, retain):
+            return backward(node, array_math, g)[0]
+        return _fast_class(cls, grad)
+    formula = _ARRAY_FORMULAS.get(cls.__name__)
+    if formula is None:
+        backward = cls.backward  # the class's formula(m, g, saved) as a plain function
+
+        def formula(g, x):
+            return backward(array_math, g, x)
+    return _fast_class(cls, _saved_one_grad(formula))
+
+
+def _saved_one_grad(formula):
+    def grad(node, g, retain):
+        saved = node._saved
+        if not saved:
+            _raise_freed()
+        item = saved[0]
+        version = node._versions[0]
+        if item._vc[0] != version:
+            node._raise_modified(item, version)
+        if not retain:
+            node._saved, node._n_saved, node._released = (), 1, True
+        return formula(g, item._data)
+    return grad
