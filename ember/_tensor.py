@@ -243,8 +243,7 @@ class Tensor:
     def _accumulator(self):
         acc = self._acc() if self._acc is not None else None
         if acc is None:
-            from .autograd.graph import AccumulateGrad
-            acc = AccumulateGrad(self)
+            acc = _autograd.graph.AccumulateGrad(self)
             self._acc = weakref.ref(acc)
         return acc
 
@@ -285,8 +284,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing this memory and version counter, cut from the graph."""
@@ -393,3 +391,6 @@ def _rebuild(cls, data, requires_grad, grad, extra):
     t._grad = grad
     t.__dict__.update(extra)
     return t
+
+
+from . import autograd as _autograd  # noqa: E402  (the autograd package imports this module)

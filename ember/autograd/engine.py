@@ -6,6 +6,7 @@ import numpy as np
 from numpy import ndarray as _ndarray
 
 from .._tensor import Tensor
+from ..ops import _math  # NumPy only (ops is a namespace package): no import cycle
 from . import grad_mode
 from . import graph as _graph_module
 from .graph import UNVERSIONED_PAIR, AccumulateGrad
@@ -170,7 +171,6 @@ class _Run:
 
 
 def _execute(roots, retain_graph, create_graph, targets, accumulate):
-    from ..ops import _math
     run = _Run(_math.tensor_math if create_graph else _math.array_math, create_graph,
                retain_graph, targets, accumulate)
     if targets is not None:
@@ -178,12 +178,20 @@ def _execute(roots, retain_graph, create_graph, targets, accumulate):
     for node, nr, seed in roots:
         _accumulate_buffer(run.buffers, node, nr, seed if create_graph else seed._data, run.m)
     nodes = list({id(n): n for n, _, _ in roots}.values())
-    with grad_mode.set_grad_enabled(create_graph):
-        if targets is None and not create_graph and not _graph_module._anomaly_mode \
-                and not any(type(n) is AccumulateGrad and _observed(n) for n in nodes):
+    frontier = targets is None and not create_graph and not _graph_module._anomaly_mode
+    for node in nodes:
+        if type(node) is AccumulateGrad and _observed(node):
+            frontier = False
+    state = grad_mode._state  # grad mode is create_graph's during the pass (set_grad_enabled)
+    prev = state.enabled
+    state.enabled = bool(create_graph)
+    try:
+        if frontier:
             _walk_frontier(run, nodes)
         else:
             _walk_exact(run, nodes)
+    finally:
+        state.enabled = prev
     return run.captured
 
 
@@ -223,16 +231,7 @@ def _walk_frontier(run, roots):
     """
     heap = [(-n._seq, n) for n in roots if type(n) is not AccumulateGrad]
     heapq.heapify(heap)
-    state = [None, None]  # the node running, and the frontier node it made off the heap
-    try:
-        switch = _frontier_loop(run, heap, state)
-    except BaseException:
-        pending = [n for _, n in heap] + [n for n in state if n is not None]
-        order, run.sinks = _graph(pending)
-        for node in [n for n in run.buffers if type(n) is AccumulateGrad]:
-            if not run.sinks.get(node):
-                _run_sink(run, node)
-        raise
+    switch = _frontier_loop(run, heap)
     if switch is not None:
         _walk_exact(run, *switch)
         return
@@ -240,72 +239,86 @@ def _walk_frontier(run, roots):
         _run_sink(run, node)
 
 
-def _frontier_loop(run, heap, state):
+def _fill_ready_sinks(run, pending):
+    """After a failure: run the leaf sinks that nothing in ``pending`` (or below) still feeds."""
+    order, run.sinks = _graph(pending)
+    for node in [n for n in run.buffers if type(n) is AccumulateGrad]:
+        if not run.sinks.get(node):
+            _run_sink(run, node)
+
+
+def _frontier_loop(run, heap):
     """``_walk_frontier``'s loop; returns None when done, or the arguments of ``_walk_exact``."""
     buffers, m, retain_graph = run.buffers, run.m, run.retain_graph
     get, pop = buffers.get, buffers.pop
-    nxt_node = None
-    while True:
-        if nxt_node is not None:
-            node = nxt_node
-            nxt_node = state[1] = None
-            if heap and heap[0][0] < -node._seq:  # an older-made frontier node is newer
-                node = heapq.heapreplace(heap, (-node._seq, node))[1]
-        elif heap:
-            node = heapq.heappop(heap)[1]
-        else:
-            return None
-        if node._special:
-            return [node] + [n for _, n in heap], None
-        state[0] = node
-        grads = pop(node)
-        if node._fast:  # ops.fastpath's nodes: one input edge, a gradient of its shape and dtype
-            g = node._grad(grads, retain_graph)
-            nxt, nr = node.next_functions[0]
-            if type(g) is not _ndarray:  # 0-d arithmetic gives a NumPy scalar
-                g = np.asarray(g)
-            if len(nxt._shapes) == 1:
+    node = nxt_node = None
+    try:  # (free in CPython 3.11+ until something raises)
+        while True:
+            if nxt_node is not None:
+                node = nxt_node
+                nxt_node = None
+                if heap and heap[0][0] < -node._seq:  # an older-made frontier node is newer
+                    node = heapq.heapreplace(heap, (-node._seq, node))[1]
+            elif heap:
+                node = heapq.heappop(heap)[1]
+            else:
+                return None
+            if node._special:
+                return [node] + [n for _, n in heap], None
+            grads = pop(node)
+            if node._fast:  # ops.fastpath's nodes: one input edge, a gradient of its shape, dtype
+                g = node._grad(grads, retain_graph)
+                nxt, nr = node.next_functions[0]
+                if type(g) is not _ndarray:  # 0-d arithmetic gives a NumPy scalar
+                    g = np.asarray(g)
+                if len(nxt._shapes) == 1:
+                    prev = get(nxt)
+                    if prev is not None:
+                        buffers[nxt] = prev + g
+                        continue
+                    buffers[nxt] = g
+                    if type(nxt) is AccumulateGrad:
+                        if _observed(nxt):
+                            return [n for _, n in heap], node
+                        continue
+                    if nxt_node is None:
+                        nxt_node = nxt
+                    else:
+                        heapq.heappush(heap, (-nxt._seq, nxt))
+                    continue
+                outs, edges = (g,), ((nxt, nr),)  # into one slot of a multi-output node
+            else:
+                outs = _plain_outs(node, grads, m, retain_graph)
+                edges = node.next_functions
+            observed = False
+            for (nxt, nr), g in zip(edges, outs):
+                if nxt is None or g is None:
+                    continue
+                shapes = nxt._shapes
+                if type(g) is not _ndarray or g.shape != shapes[nr] \
+                        or g.dtype is not nxt._dtypes[nr]:
+                    g = m.conform(g, shapes[nr], nxt._dtypes[nr])
                 prev = get(nxt)
+                if len(shapes) == 1:  # one output: the buffer holds the bare gradient
+                    buffers[nxt] = g if prev is None else prev + g
+                else:
+                    slots = buffers[nxt] = [None] * len(shapes) if prev is None else prev
+                    slots[nr] = g if slots[nr] is None else slots[nr] + g
                 if prev is not None:
-                    buffers[nxt] = prev + g
                     continue
-                buffers[nxt] = g
                 if type(nxt) is AccumulateGrad:
-                    if _observed(nxt):
-                        return [n for _, n in heap], node
-                    continue
-                if nxt_node is None:
-                    nxt_node = state[1] = nxt
+                    observed = observed or _observed(nxt)
+                elif nxt_node is None:
+                    nxt_node = nxt
                 else:
                     heapq.heappush(heap, (-nxt._seq, nxt))
-                continue
-            outs, edges = (g,), ((nxt, nr),)  # into one slot of a multi-output node
-        else:
-            outs = _plain_outs(node, grads, m, retain_graph)
-            edges = node.next_functions
-        observed = False
-        for (nxt, nr), g in zip(edges, outs):
-            if nxt is None or g is None:
-                continue
-            shapes = nxt._shapes
-            if type(g) is not _ndarray or g.shape != shapes[nr] or g.dtype is not nxt._dtypes[nr]:
-                g = m.conform(g, shapes[nr], nxt._dtypes[nr])
-            prev = get(nxt)
-            if len(shapes) == 1:  # one output: the buffer holds the bare gradient
-                buffers[nxt] = g if prev is None else prev + g
-            else:
-                slots = buffers[nxt] = [None] * len(shapes) if prev is None else prev
-                slots[nr] = g if slots[nr] is None else slots[nr] + g
-            if prev is not None:
-                continue
-            if type(nxt) is AccumulateGrad:
-                observed = observed or _observed(nxt)
-            elif nxt_node is None:
-                nxt_node = state[1] = nxt
-            else:
-                heapq.heappush(heap, (-nxt._seq, nxt))
-        if observed:
-            return [n for _, n in heap] + ([nxt_node] if nxt_node is not None else []), node
+            if observed:
+                return [n for _, n in heap] + ([nxt_node] if nxt_node is not None else []), node
+    except BaseException:
+        # torch's engine would have filled every leaf whose feeders had all run: so do we
+        pending = [n for _, n in heap] + [n for n in (node, nxt_node) if n is not None]
+        _fill_ready_sinks(run, pending)
+        raise
 
 
 def _walk(run, order):
