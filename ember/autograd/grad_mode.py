@@ -4,12 +4,35 @@ import threading
 
 
 class _GradState(threading.local):
+    """Per-thread grad mode. ``n_disabled`` counts the threads where it is off, so that the hot
+    paths can skip the thread-local read (about 50 ns) while it is on everywhere."""
+
     def __init__(self):
-        self.enabled = True
+        self._enabled = True
         self.inference = False
 
+    @property
+    def enabled(self):
+        return self._enabled
 
+    @enabled.setter
+    def enabled(self, value):
+        global n_disabled
+        value = bool(value)
+        if value is not self._enabled:
+            with _count_lock:
+                n_disabled += -1 if value else 1
+            self._enabled = value
+
+
+n_disabled = 0  # threads with grad mode off (one that ends while off keeps it above 0: safe)
+_count_lock = threading.Lock()
 _state = _GradState()
+
+
+def recording():
+    """is_grad_enabled(), with the cheap check first (for hot paths, which inline it)."""
+    return not n_disabled or _state._enabled
 
 
 def is_grad_enabled():

@@ -67,7 +67,7 @@ class Node:
             data = _asarray(data)
         if _anomaly_mode:
             return node._apply_anomaly(data, inputs, kwargs)
-        if _grad_state.enabled:
+        if not _grad_mode.n_disabled or _grad_state._enabled:
             for t in inputs:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     return node._attach(data, inputs)
@@ -319,6 +319,7 @@ from numpy import asarray as _asarray  # noqa: E402
 from numpy import ndarray as _ndarray  # noqa: E402
 
 from .._tensor import Tensor as _Tensor  # noqa: E402
+from . import grad_mode as _grad_mode  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402
 
 _VERSIONED = (_Tensor, SavedOutput)

@@ -11,6 +11,7 @@ from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
 
 from .._tensor import Tensor
+from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _raise_freed, _sequence
@@ -78,14 +79,20 @@ def scalar_operator(cls, ufunc, general=_none):
             data = _asarray(data)
         out = _new(Tensor)
         out._data, out._vc = data, [0]
-        if not (a._requires_grad and _grad_state.enabled):
+        if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, a)
         node = _new(fast_cls)
         node._seq = next(_sequence)
         fn = a._grad_fn
-        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),
-                               _NO_EDGE)
-        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if fn is None:
+            fn = a._accumulator()
+            node.next_functions = ((fn, 0), _NO_EDGE)
+        else:
+            node.next_functions = ((fn, a._output_nr), _NO_EDGE)
+        if len(fn._shapes) == 1:  # the output's shape and dtype are the input's (see below)
+            node._shapes, node._dtypes = fn._shapes, fn._dtypes
+        else:
+            node._shapes, node._dtypes = (data.shape,), (data.dtype,)
         if saves:
             node._saved, node._versions = (None, s), UNVERSIONED_PAIR
         else:
@@ -119,13 +126,20 @@ def unary_function(cls, general=_none):
             data = _asarray(data)
         out = _new(Tensor)
         out._data, out._vc = data, [0]
-        if not (a._requires_grad and _grad_state.enabled):
+        if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, a)
         node = _new(fast_cls)
         node._seq = next(_sequence)
         fn = a._grad_fn
-        node.next_functions = ((fn, a._output_nr) if fn is not None else (a._accumulator(), 0),)
-        node._shapes, node._dtypes = (data.shape,), (data.dtype,)
+        if fn is None:
+            fn = a._accumulator()
+            node.next_functions = ((fn, 0),)
+        else:
+            node.next_functions = ((fn, a._output_nr),)
+        if len(fn._shapes) == 1:
+            node._shapes, node._dtypes = fn._shapes, fn._dtypes
+        else:
+            node._shapes, node._dtypes = (data.shape,), (data.dtype,)
         if saves_output:
             kept = _new(SavedOutput)
             kept._data, kept._vc, kept.requires_grad = data, out._vc, True
@@ -141,7 +155,10 @@ def unary_function(cls, general=_none):
 
 # ----- the engine's side of the fast path -----
 # A node made here has one input edge (the tensor operand; any second edge is the scalar's
-# (None, 0)), and its gradient for that input always has the input's shape and dtype. Its class
+# (None, 0)), and its output has its input's shape and dtype (a float tensor with a scalar cast
+# to its dtype, or a float function of one tensor): so the node shares its input node's
+# (_shapes, _dtypes) tuples, and its gradient for that input always has the input's shape and
+# dtype (the engine passes it on unchecked). Its class
 # is a subclass of the op's class with the same name (so grad_fn prints, names and isinstance
 # checks are torch's) that tells the engine so (``_fast``) and gives ``_grad(g, retain)``: the
 # whole of the node's plain backward on arrays (saved-value checks, release, formula) in one
