@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..ops import _math  # NumPy only (ops is a namespace package): no import cycle
 from . import grad_mode
 from . import graph as _graph_module
-from .graph import UNVERSIONED_PAIR, AccumulateGrad
+from .graph import FREED, UNVERSIONED_PAIR, AccumulateGrad, _raise_freed
 
 
 def _make_seed(tensor, gradient):
@@ -370,8 +370,8 @@ def _plain_outs(node, g, m, retain_graph):
     """A node's backward on arrays: Node._unpack's checks, inlined for the common cases."""
     saved = node._saved
     if not saved:
-        if node._released and node._n_saved:
-            node._unpack(False)  # raises: an earlier backward freed the graph
+        if saved is FREED:
+            _raise_freed()  # an earlier backward freed the graph
         outs = node.backward(m, g)
     elif len(saved) == 1:
         item, version = saved[0], node._versions[0]
@@ -385,7 +385,7 @@ def _plain_outs(node, g, m, retain_graph):
     else:
         outs = node.backward(m, g, *node._unpack(False))
     if saved and not retain_graph:
-        node._saved, node._n_saved, node._released = (), len(saved), True
+        node._saved = FREED
     return outs if type(outs) is tuple else (outs,)
 
 

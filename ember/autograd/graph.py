@@ -14,6 +14,15 @@ def _type_name(dtype_name):
     return "ember." + _TYPE_NAMES.get(dtype_name, "Tensor")
 
 
+class _Freed(tuple):
+    """A node's saved values once a backward has freed them: empty, and told apart from ()."""
+
+    __slots__ = ()
+
+
+FREED = _Freed()
+
+
 class SavedOutput:
     """An op's own output kept for backward, stored without the tensor to avoid a cycle."""
 
@@ -37,8 +46,6 @@ class Node:
                  "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
     # rarely-set state lives in class defaults, overridden per instance only when used
-    _released = False
-    _n_saved = 0
     _pre_hooks = None
     _hooks = None
     _tensor_pre_hooks = None
@@ -163,7 +170,7 @@ class Node:
         """The saved values for backward: arrays, or tensors that record the graph."""
         saved = self._saved
         if not saved:
-            if self._released and self._n_saved:
+            if saved is FREED:
                 _raise_freed()
             return saved
         out = []
@@ -184,10 +191,8 @@ class Node:
     def _release(self):
         """Free the saved values (backward without retain_graph)."""
         if self._saved:
-            self._n_saved = len(self._saved)
-            self._saved = ()
+            self._saved = FREED
             self._versions = ()
-        self._released = True
 
     def _raise_modified(self, item, version):
         data = item._data

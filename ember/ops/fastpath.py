@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import UNVERSIONED_PAIR, SavedOutput, _raise_freed, _sequence
+from ..autograd.graph import FREED, UNVERSIONED_PAIR, SavedOutput, _raise_freed, _sequence
 from ._math import _ONES, array_math
 
 _new = object.__new__
@@ -183,7 +183,7 @@ def _fast_scalar_class(cls, ufunc):
         if not saved:
             _raise_freed()
         if not retain:
-            node._saved, node._n_saved, node._released = (), 2, True
+            node._saved = FREED
         return formula(g, saved[1])
     return _fast_class(cls, grad)
 
@@ -208,11 +208,11 @@ _ARRAY_FORMULAS = {"TanhBackward0": _tanh_grad, "SigmoidBackward0": _sigmoid_gra
 
 
 def _fast_unary_class(cls):
-    if not (cls.saves_output or cls.saves_input):
-        backward = cls.backward  # (neg: -g) nothing saved
+    if not (cls.saves_output or cls.saves_input):  # neg: -g, nothing saved
+        negative = {np.negative: np.negative}[cls.ufunc]
 
         def grad(node, g, retain):
-            return backward(node, array_math, g)[0]
+            return negative(g)
         return _fast_class(cls, grad)
     formula = _ARRAY_FORMULAS.get(cls.__name__)
     if formula is None:
@@ -233,6 +233,6 @@ def _saved_one_grad(formula):
         if item._vc[0] != version:
             node._raise_modified(item, version)
         if not retain:
-            node._saved, node._n_saved, node._released = (), 1, True
+            node._saved = FREED
         return formula(g, item._data)
     return grad
