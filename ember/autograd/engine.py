@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..ops import _math  # NumPy only (ops is a namespace package): no import cycle
 from . import grad_mode
 from . import graph as _graph_module
-from .graph import FREED, UNVERSIONED_PAIR, AccumulateGrad, _raise_freed
+from .graph import FREED, PASS, SAVED_ONE, SCALAR, UNVERSIONED_PAIR, AccumulateGrad, _raise_freed
 
 
 def _make_seed(tensor, gradient):
@@ -266,25 +266,53 @@ def _frontier_loop(run, heap):
             if node._special:
                 return [node] + [n for _, n in heap], None
             grads = pop(node)
-            if node._fast:  # ops.fastpath's nodes: one input edge, a gradient of its shape, dtype
-                g = node._grad(grads, retain_graph)
-                nxt, nr = node.next_functions[0]
-                if type(g) is not _ndarray:  # 0-d arithmetic gives a NumPy scalar
-                    g = np.asarray(g)
-                if len(nxt._shapes) == 1:
+            kind = node._fast
+            if kind:  # ops.fastpath's nodes, run inline; a chain of them passes g in a local
+                while True:
+                    if kind == PASS:
+                        g = grads
+                    elif kind == SAVED_ONE:
+                        saved = node._saved
+                        if not saved:
+                            _raise_freed()
+                        item, version = saved[0], node._versions[0]
+                        if item._vc[0] != version:
+                            node._raise_modified(item, version)
+                        if not retain_graph:
+                            node._saved = FREED
+                        g = node._formula(grads, item._data)
+                    elif kind == SCALAR:
+                        saved = node._saved
+                        if not saved:
+                            _raise_freed()
+                        if not retain_graph:
+                            node._saved = FREED
+                        g = node._formula(grads, saved[1])
+                    else:
+                        g = node._formula(grads)
+                    nxt, nr = node.next_functions[0]
+                    if type(g) is not _ndarray:  # 0-d arithmetic gives a NumPy scalar
+                        g = np.asarray(g)
+                    if len(nxt._shapes) != 1:
+                        break
                     prev = get(nxt)
                     if prev is not None:
                         buffers[nxt] = prev + g
+                        break
+                    kind = nxt._fast
+                    if kind and not nxt._special and (not heap or heap[0][0] > -nxt._seq):
+                        node, grads = nxt, g  # nxt is the newest frontier node: run it now
                         continue
                     buffers[nxt] = g
                     if type(nxt) is AccumulateGrad:
                         if _observed(nxt):
                             return [n for _, n in heap], node
-                        continue
-                    if nxt_node is None:
+                    elif nxt_node is None:
                         nxt_node = nxt
                     else:
                         heapq.heappush(heap, (-nxt._seq, nxt))
+                    break
+                if len(nxt._shapes) == 1:
                     continue
                 outs, edges = (g,), ((nxt, nr),)  # into one slot of a multi-output node
             else:

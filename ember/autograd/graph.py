@@ -14,6 +14,13 @@ def _type_name(dtype_name):
     return "ember." + _TYPE_NAMES.get(dtype_name, "Tensor")
 
 
+# The kinds of ops.fastpath's nodes (Node._fast), whose plain backward the engine runs inline:
+PASS = 1  # da = g (a + s, a - s): nothing saved
+SCALAR = 2  # da = _formula(g, s) (a * s, a / s): saved (None, s)
+PLAIN = 3  # da = _formula(g) (-a): nothing saved
+SAVED_ONE = 4  # da = _formula(g, x), x the saved input or output (version-checked)
+
+
 class _Freed(tuple):
     """A node's saved values once a backward has freed them: empty, and told apart from ()."""
 
@@ -51,7 +58,7 @@ class Node:
     _tensor_pre_hooks = None
     _retained = None
     _special = False  # True once any hook or retain_grad is registered: the engine's slow path
-    _fast = False  # True for ops.fastpath's node classes: the engine calls their _grad directly
+    _fast = 0  # ops.fastpath's node classes: their kind (PASS, ...), run inline by the engine
 
     def __init__(self):
         self.next_functions = ()

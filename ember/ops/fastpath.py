@@ -14,7 +14,15 @@ from .._tensor import Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import FREED, UNVERSIONED_PAIR, SavedOutput, _raise_freed, _sequence
+from ..autograd.graph import (
+    PASS,
+    PLAIN,
+    SAVED_ONE,
+    SCALAR,
+    UNVERSIONED_PAIR,
+    SavedOutput,
+    _sequence,
+)
 from ._math import _ONES, array_math
 
 _new = object.__new__
@@ -158,34 +166,24 @@ def unary_function(cls, general=_none):
 # (None, 0)), and its output has its input's shape and dtype (a float tensor with a scalar cast
 # to its dtype, or a float function of one tensor): so the node shares its input node's
 # (_shapes, _dtypes) tuples, and its gradient for that input always has the input's shape and
-# dtype (the engine passes it on unchecked). Its class
-# is a subclass of the op's class with the same name (so grad_fn prints, names and isinstance
-# checks are torch's) that tells the engine so (``_fast``) and gives ``_grad(g, retain)``: the
-# whole of the node's plain backward on arrays (saved-value checks, release, formula) in one
-# call. Hooks, anomaly mode and create_graph take the general path through ``backward``.
+# dtype (the engine passes it on unchecked). Its class is a subclass of the op's class with the
+# same name (so grad_fn prints, names and isinstance checks are torch's) that tells the engine
+# how to run its plain backward inline: ``_fast`` is its kind (autograd.graph's PASS, SCALAR,
+# PLAIN, SAVED_ONE) and ``_formula`` the array formula. Hooks, anomaly mode and create_graph
+# take the general path (``backward``).
 
 
-def _fast_class(cls, grad):
+def _fast_class(cls, kind, formula=None):
     return type(cls.__name__, (cls,), {
         "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-        "__doc__": cls.__doc__, "_fast": True, "_grad": grad})
+        "__doc__": cls.__doc__, "_fast": kind, "_formula": staticmethod(formula)})
 
 
 def _fast_scalar_class(cls, ufunc):
-    if not cls.saves_scalar:  # a + s, a - s: da = g, nothing saved
-        def grad(node, g, retain):
-            return g
-        return _fast_class(cls, grad)
+    if not cls.saves_scalar:
+        return _fast_class(cls, PASS)
     formula = {np.multiply: np.multiply, np.true_divide: np.true_divide}[ufunc]  # g*s, g/s
-
-    def grad(node, g, retain):
-        saved = node._saved
-        if not saved:
-            _raise_freed()
-        if not retain:
-            node._saved = FREED
-        return formula(g, saved[1])
-    return _fast_class(cls, grad)
+    return _fast_class(cls, SCALAR, formula)
 
 
 def _tanh_grad(g, y):  # g * (1 - y*y), in place on the temporary
@@ -208,31 +206,12 @@ _ARRAY_FORMULAS = {"TanhBackward0": _tanh_grad, "SigmoidBackward0": _sigmoid_gra
 
 
 def _fast_unary_class(cls):
-    if not (cls.saves_output or cls.saves_input):  # neg: -g, nothing saved
-        negative = {np.negative: np.negative}[cls.ufunc]
-
-        def grad(node, g, retain):
-            return negative(g)
-        return _fast_class(cls, grad)
+    if not (cls.saves_output or cls.saves_input):
+        return _fast_class(cls, PLAIN, {np.negative: np.negative}[cls.ufunc])
     formula = _ARRAY_FORMULAS.get(cls.__name__)
     if formula is None:
         backward = cls.backward  # the class's formula(m, g, saved) as a plain function
 
         def formula(g, x):
             return backward(array_math, g, x)
-    return _fast_class(cls, _saved_one_grad(formula))
-
-
-def _saved_one_grad(formula):
-    def grad(node, g, retain):
-        saved = node._saved
-        if not saved:
-            _raise_freed()
-        item = saved[0]
-        version = node._versions[0]
-        if item._vc[0] != version:
-            node._raise_modified(item, version)
-        if not retain:
-            node._saved = FREED
-        return formula(g, item._data)
-    return grad
+    return _fast_class(cls, SAVED_ONE, formula)

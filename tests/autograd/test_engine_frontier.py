@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import ember
-from ember.autograd import engine
+from ember.autograd.graph import Node
 
 
 def _random_graph(lib, seed, hooks=None, log=None):
@@ -68,51 +68,58 @@ def test_random_graph_gradients_match_torch(seed):
         np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-class _Recording(dict):
-    """The engine's gradient buffers, recording which nodes take their gradient and when."""
+def _run_order(monkeypatch, loss):
+    """The nodes in the order the engine runs them: each node reads its next_functions when it
+    runs (and the frontier walk reads no other node's), so record the first read of each."""
+    log, seen = [], set()
+    slot = Node.__dict__["next_functions"]
 
-    def __init__(self, log):
-        super().__init__()
-        self.log = log
-
-    def pop(self, key, *default):
-        if key in self:
-            self.log.append(key)
-        return super().pop(key, *default)
-
-
-def _order(monkeypatch, loss, force_exact):
-    log = []
-    real_init = engine._Run.__init__
-
-    def init(run, *args):
-        real_init(run, *args)
-        run.buffers = _Recording(log)
-    monkeypatch.setattr(engine._Run, "__init__", init)
-    if force_exact:  # a hook on the root sends the whole pass to the exact walk
-        handle = loss.register_hook(lambda g: None)
-    loss.backward(retain_graph=True)
-    if force_exact:
-        handle.remove()
+    def read(node):
+        if id(node) not in seen:
+            seen.add(id(node))
+            log.append(node)
+        return slot.__get__(node)
+    monkeypatch.setattr(Node, "next_functions", property(read, slot.__set__))
+    loss.backward()
     monkeypatch.undo()
     return log
 
 
+def _descending_seq_order(root):
+    nodes, stack, seen = [], [root], {id(root)}
+    while stack:
+        node = stack.pop()
+        if type(node).__name__ != "AccumulateGrad":
+            nodes.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return sorted(nodes, key=lambda n: -n._seq)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
-def test_frontier_walk_runs_nodes_in_the_exact_walks_order_with_the_same_bits(seed, monkeypatch):
+def test_frontier_walk_runs_nodes_in_descending_sequence_order(seed, monkeypatch):
+    """The order of the exact walk (and of torch's engine, single-threaded): every node that
+    gets a gradient, newest first."""
     leaves, loss = _random_graph(ember, seed)
-    frontier = _order(monkeypatch, loss, force_exact=False)
-    grads = [leaf.grad.numpy().copy() for leaf in leaves]
-    for leaf in leaves:
-        leaf.grad = None
-    loss.grad_fn._special = False  # the hook was removed; keep the root on the frontier path
-    exact = _order(monkeypatch, loss, force_exact=True)
-    interior = [n for n in exact if type(n).__name__ != "AccumulateGrad"]
-    assert [n for n in frontier if type(n).__name__ != "AccumulateGrad"] == interior
-    assert len(interior) > 8
-    assert {id(n) for n in frontier} == {id(n) for n in exact}  # every leaf sink ran once
-    for leaf, g in zip(leaves, grads):
-        assert np.array_equal(leaf.grad.numpy(), g)
+    expected = _descending_seq_order(loss.grad_fn)
+    ran = _run_order(monkeypatch, loss)
+    assert [n for n in ran if type(n).__name__ != "AccumulateGrad"] == expected
+    assert len(expected) > 8
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_frontier_and_exact_walks_give_the_same_bits(seed):
+    grads = []
+    for exact in (False, True):
+        leaves, loss = _random_graph(ember, seed)
+        if exact:  # a hook on the root sends the whole pass to the exact walk
+            loss.register_hook(lambda g: None)
+        loss.backward()
+        grads.append([leaf.grad.numpy() for leaf in leaves])
+    for a, b in zip(*grads):
+        assert np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
