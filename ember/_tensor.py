@@ -238,7 +238,17 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-        self._data = value._data
+        new, old = value._data, self._data
+        if new.shape != old.shape or new.dtype != old.dtype:
+            if self._grad_fn is not None:  # its recorded graph describes the old array
+                raise RuntimeError(
+                    f"ember: cannot set .data of a non-leaf tensor to a different shape or dtype "
+                    f"({list(old.shape)} {old.dtype} -> {list(new.shape)} {new.dtype}): the "
+                    f"graph that made it expects the old ones. Use .detach() to start anew.")
+            acc = self._acc() if self._acc is not None else None
+            if acc is not None:  # a leaf's live gradient sink takes the new shape and dtype
+                acc._shapes, acc._dtypes = (new.shape,), (new.dtype,)
+        self._data = new
 
     def _accumulator(self):
         acc = self._acc() if self._acc is not None else None

@@ -251,6 +251,25 @@ def test_data_is_settable_and_shares_memory():
     assert x.tolist() == [7.0, 8.0] and x.requires_grad
 
 
+def test_data_of_a_different_shape_or_dtype():
+    """A leaf takes any new data (model.double() does this): gradients follow the new data.
+    A non-leaf's graph was recorded for its old array: ember refuses, naming both, before any
+    change (torch would fail later in backward, or silently cast)."""
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    keep = x * 1.0  # keeps x's gradient sink alive
+    x.data = ember.tensor([1.0, 2.0, 3.0], dtype=ember.float64)
+    (x + ember.zeros(2, 3, dtype=ember.float64)).sum().backward()  # summed back to x's shape
+    assert x.grad.dtype == ember.float64 and x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert keep.grad_fn is not None
+    h = ember.tensor([1.0, 2.0], requires_grad=True) * 2.0
+    with pytest.raises(RuntimeError, match=r"non-leaf tensor to a different shape or dtype "
+                                           r"\(\[2\] float32 -> \[5\] float32\)"):
+        h.data = ember.zeros(5)
+    assert h.shape == (2,)
+    h.data = ember.tensor([5.0, 6.0])  # same shape and dtype: allowed, as torch
+    assert h.tolist() == [5.0, 6.0]
+
+
 def test_grad_is_settable_with_checks():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     x.grad = ember.tensor([0.5, 0.5])

@@ -6,6 +6,8 @@ machinery and record the same graph (same grad_fn names, edges, saved values and
 with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor subclasses with
 their own state) falls back to the general path, so the results are the same either way.
 """
+import functools
+
 import numpy as np
 from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
@@ -179,6 +181,7 @@ def _fast_class(cls, kind, formula=None):
         "__doc__": cls.__doc__, "_fast": kind, "_formula": staticmethod(formula)})
 
 
+@functools.cache  # one fast class per op class, however many operators share it
 def _fast_scalar_class(cls, ufunc):
     if not cls.saves_scalar:
         return _fast_class(cls, PASS)
@@ -205,6 +208,7 @@ def _sigmoid_grad(g, y):  # (g * y) * (1 - y)
 _ARRAY_FORMULAS = {"TanhBackward0": _tanh_grad, "SigmoidBackward0": _sigmoid_grad}
 
 
+@functools.cache
 def _fast_unary_class(cls):
     if not (cls.saves_output or cls.saves_input):
         return _fast_class(cls, PLAIN, {np.negative: np.negative}[cls.ufunc])
