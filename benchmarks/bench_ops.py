@@ -24,6 +24,29 @@ def _chain(x):
     return y.sum()
 
 
+def _tensor_chain(x, w, b):
+    """150 element-wise ops with tensor operands (y*w, y+b, tanh, y-w, exp/relu) and a sum."""
+    y = x
+    for i in range(N_OPS // 5):
+        y = y * w
+        y = y + b
+        y = y.tanh()
+        y = y - w
+        y = y.exp() if i % 2 else y.relu()
+    return y.sum()
+
+
+def _tensor_chain_step(lib):
+    rng = np.random.default_rng(0)
+    x, w, b = (lib.tensor(a.astype(np.float32), requires_grad=True) for a in (
+        rng.standard_normal(64), rng.standard_normal(64) * 0.1 + 1, rng.standard_normal(64) * 0.1))
+
+    def step():
+        x.grad = w.grad = b.grad = None
+        _tensor_chain(x, w, b).backward()
+    return step
+
+
 def _chain_step(lib):
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal(64).astype(np.float32), requires_grad=True)
@@ -92,6 +115,9 @@ def main():
     e, t = per_op()
     print(row(f"per-op overhead, fwd+bwd, chain of {_count_ops()} ops on 64 floats", e, t,
               "<= 0.5", unit="µs", scale=1e6))
+    e, t = compare(_tensor_chain_step(ember), _tensor_chain_step(torch), repeats=21, inner=10)
+    print(row(f"per-op overhead, tensor operands (x*w, x+b, ...), {N_OPS} ops, no goal",
+              e / N_OPS, t / N_OPS, "(info)", unit="µs", scale=1e6))
     res = mlp()
     if isinstance(res, Exception):
         print(f"| tiny MLP 16-32-32-1, batch 32, Adam step | skipped: {res} | - | - | <= 0.7 |")

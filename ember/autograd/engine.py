@@ -408,8 +408,19 @@ def _plain_outs(node, g, m, retain_graph):
                 node._raise_modified(item, version)
             item = item._data
         outs = node.backward(m, g, item)
-    elif node._versions is UNVERSIONED_PAIR:  # (None, scalar): nothing to check
-        outs = node.backward(m, g, saved[0], saved[1])  # (a *saved call is slower)
+    elif len(saved) == 2:  # a binary op's (a, b), or (None, scalar): Node._unpack inlined
+        a, b = saved
+        if node._versions is not UNVERSIONED_PAIR:
+            va, vb = node._versions
+            if va is not None:
+                if a._vc[0] != va:
+                    node._raise_modified(a, va)
+                a = a._data
+            if vb is not None:
+                if b._vc[0] != vb:
+                    node._raise_modified(b, vb)
+                b = b._data
+        outs = node.backward(m, g, a, b)  # (a *saved call is slower)
     else:
         outs = node.backward(m, g, *node._unpack(False))
     if saved and not retain_graph:

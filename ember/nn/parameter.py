@@ -1,5 +1,6 @@
 """nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers."""
 from .._tensor import Tensor
+from ..ops import fastpath as _fastpath
 
 
 class Parameter(Tensor):
@@ -47,3 +48,6 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         pass
+
+
+_fastpath.OPERAND_TYPES.add(Parameter)  # no state of its own: the fast paths may take it

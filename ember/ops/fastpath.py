@@ -112,6 +112,64 @@ def scalar_operator(cls, ufunc, general=_none):
     return op
 
 
+# Tensor types the tensor-with-tensor fast path takes as operands: Tensor, and subclasses that
+# add no state of their own (nn.parameter registers Parameter here).
+OPERAND_TYPES = {Tensor}
+
+
+def tensor_operator(cls, ufunc, saves, general):
+    """``op(a, b)``: ``ufunc(a, b)`` recorded as ``cls`` for two float tensors of one dtype and
+    shape, else ``general(a, b)``.
+
+    The node is the one ``cls.apply`` records (same class, edges, saved tensors and versions),
+    made with fewer calls: ``saves`` says whether ``cls`` saves (a, b) for its backward.
+    Broadcasting, promotion, other dtypes and anomaly mode take the general path.
+    """
+    def op(a, b):
+        if type(b) not in OPERAND_TYPES or type(a) not in OPERAND_TYPES or _graph._anomaly_mode:
+            return general(a, b)
+        ad, bd = a._data, b._data
+        dt = ad.dtype
+        if bd.dtype is not dt or dt.kind != "f" or ad.shape != bd.shape:
+            return general(a, b)
+        data = ufunc(ad, bd)
+        if type(data) is not _ndarray:  # 0-d inputs give a NumPy scalar
+            data = _asarray(data)
+        out = _new(Tensor)
+        out._data, out._vc = data, [0]
+        ra, rb = a._requires_grad, b._requires_grad
+        if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
+            out._requires_grad, out._grad_fn = False, None
+            if ra or rb:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
+                out.__dict__["_no_grad_origin"] = True
+            return out
+        node = _new(cls)
+        node._seq = next(_sequence)
+        if ra:
+            fn = a._grad_fn
+            ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+        else:
+            ea = _NO_EDGE
+        if rb:
+            fn = b._grad_fn
+            eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
+        else:
+            eb = _NO_EDGE
+        node.next_functions = (ea, eb)
+        fn = (ea if ra else eb)[0]
+        if len(fn._shapes) == 1:  # the output's shape and dtype are the inputs'
+            node._shapes, node._dtypes = fn._shapes, fn._dtypes
+        else:
+            node._shapes, node._dtypes = (data.shape,), (dt,)
+        if saves:
+            node._saved, node._versions = (a, b), (a._vc[0], b._vc[0])
+        else:
+            node._saved = ()
+        out._requires_grad, out._grad_fn = True, node
+        return out
+    return op
+
+
 def _unrecorded(out, a):
     out._requires_grad, out._grad_fn = False, None
     if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply

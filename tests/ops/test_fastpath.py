@@ -113,3 +113,123 @@ def test_zero_dim_results_hold_arrays(op):
     y.backward()
     assert type(x.grad._data) is np.ndarray
     check(lambda L, t: op(t), np.array(2.0))
+
+
+# ----- tensor with tensor (same dtype and shape): ops.fastpath.tensor_operator -----
+PAIR_OPS = {
+    "mul": lambda L, a, b: a * b, "add": lambda L, a, b: a + b, "sub": lambda L, a, b: a - b,
+    "div": lambda L, a, b: a / b, "fn_mul": lambda L, a, b: L.mul(a, b),
+    "fn_add": lambda L, a, b: L.add(a, b), "fn_sub": lambda L, a, b: L.sub(a, b),
+    "fn_div": lambda L, a, b: L.div(a, b), "method_mul": lambda L, a, b: a.mul(b),
+    "self": lambda L, a, b: a * a + a / a - a,
+}
+PAIR_CLASSES = {"mul": "MulBackward0", "add": "AddBackward0", "sub": "SubBackward0",
+                "div": "DivBackward0"}
+
+
+@pytest.mark.parametrize("name", sorted(PAIR_OPS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("shape", [(4,), (2, 3), ()])
+def test_tensor_pair_ops_match_torch(name, dtype, needs, shape):
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0.5, 2.0, shape).astype(dtype)
+    b = rng.uniform(-2.0, -0.5, shape).astype(dtype)
+    check(lambda L, x, y: PAIR_OPS[name](L, x, y), a, b, grad_inputs=list(needs),
+          second=dtype is not np.float16, rtol=1e-3 if dtype is np.float16 else 1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(PAIR_CLASSES))
+def test_tensor_pair_fast_path_records_the_general_paths_node(name, monkeypatch):
+    cls = getattr(ember.ops.elementwise, PAIR_CLASSES[name])
+    x = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 2.0
+    w = ember.tensor([0.5, -1.0, 4.0], requires_grad=True)
+    general = cls.apply(h, w)
+    monkeypatch.setattr(cls, "forward", lambda *a, **k: pytest.fail("took the general path"))
+    fast = PAIR_OPS[name](ember, h, w)
+    assert np.array_equal(fast._data, general._data)
+    f, g = fast.grad_fn, general.grad_fn
+    assert type(f) is type(g) is cls
+    assert f.next_functions == g.next_functions
+    assert f._shapes == g._shapes and f._dtypes == g._dtypes
+    assert len(f._saved) == len(g._saved) and all(p is q for p, q in zip(f._saved, g._saved))
+    assert getattr(f, "_versions", None) == getattr(g, "_versions", None)
+    assert f._seq > g._seq
+    assert getattr(f, "alpha", 1) == getattr(g, "alpha", 1) == 1
+
+
+def test_tensor_pair_with_a_parameter_takes_the_fast_path(monkeypatch):
+    w = ember.nn.Parameter(ember.tensor([1.0, -2.0]))
+    x = ember.tensor([3.0, 4.0], requires_grad=True)
+    monkeypatch.setattr(ember.ops.elementwise.MulBackward0, "forward",
+                        lambda *a, **k: pytest.fail("took the general path"))
+    y = x * w
+    assert y.grad_fn.next_functions[1][0].variable is w
+    (y * w).sum().backward()
+    assert w.grad.tolist() == [2 * 3.0 * 1.0, 2 * 4.0 * -2.0] and x.grad.tolist() == [1.0, 4.0]
+
+
+@pytest.mark.parametrize("op", [lambda a, b: a * b, lambda a, b: a / b])
+def test_tensor_pair_saved_operand_modified_raises_as_torch(op):
+    messages = []
+    for lib in (ember, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h, w = x * 1, x * 3
+        y = op(h, w)
+        w.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            y.sum().backward()
+        messages.append(str(info.value).split("Hint")[0].replace("torch.", "ember."))
+    assert messages[0] == messages[1]
+
+
+def test_tensor_pair_second_backward_as_torch():
+    for lib in (ember, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        s = (a + b).sum()  # add saves nothing: a second backward works
+        s.backward()
+        s.backward()
+        assert a.grad.tolist() == [2.0, 2.0]
+        p = (a * b).sum()
+        p.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            p.backward()
+
+
+def test_tensor_pair_without_grad_records_nothing_but_marks_no_grad_origin():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0, 4.0])
+    with ember.no_grad():
+        y = a * b
+    assert y.grad_fn is None and not y.requires_grad and y.__dict__.get("_no_grad_origin")
+    z = b - b
+    assert z.grad_fn is None and not z.requires_grad and "_no_grad_origin" not in z.__dict__
+
+
+@pytest.mark.parametrize("case", ["broadcast", "promote", "int", "int_div", "scalar_tensor"])
+@pytest.mark.parametrize("name", ["mul", "add", "sub", "div"])
+def test_tensor_pair_other_operands_take_the_general_path_as_torch(case, name):
+    a = {"int": np.array([3, -4, 5]), "int_div": np.array([3, -4, 5])}.get(
+        case, np.array([[1.5, -2.0, 3.0], [0.5, 1.0, -1.0]], dtype=np.float32))
+    b = {"broadcast": np.array([2.0, -0.5, 4.0], dtype=np.float32),
+         "promote": np.array([[2.0, -0.5, 4.0]] * 2, dtype=np.float64),
+         "int": np.array([2, 7, -3]), "int_div": np.array([2, 7, -3]),
+         "scalar_tensor": np.array(2.5, dtype=np.float32)}[case]
+    check(lambda L, x, y: PAIR_OPS[name](L, x, y), a, b)
+
+
+def test_tensor_pair_shape_mismatch_error_as_torch():
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(2\) at non-singleton dimension 0"):
+        ember.ones(3, requires_grad=True) * ember.ones(2)
+
+
+def test_tensor_pair_anomaly_mode_takes_the_general_path():
+    x = ember.tensor([1.0, -1.0], requires_grad=True)
+    w = ember.tensor([2.0, 3.0], requires_grad=True)
+    with ember.autograd.detect_anomaly():
+        y = (x * w).tanh()
+        with pytest.raises(RuntimeError, match="forward call that created MulBackward0"):
+            (y * ember.tensor([float("nan"), 1.0])).sum().backward()
