@@ -139,10 +139,7 @@ def tensor_operator(cls, ufunc, saves, general):
         out._data, out._vc = data, [0]
         ra, rb = a._requires_grad, b._requires_grad
         if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
-            out._requires_grad, out._grad_fn = False, None
-            if ra or rb:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
-                out.__dict__["_no_grad_origin"] = True
-            return out
+            return _unrecorded(out, a if ra else b)
         node = _new(cls)
         node._seq = next(_sequence)
         if ra:
