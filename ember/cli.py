@@ -154,13 +154,8 @@ def train(args):
 
 def _abort(code, message):
     """End every rank (MPI_Abort) after saying why on stderr."""
-    import time
-
-    from mpi4py import MPI
-    print(message, file=sys.stderr, flush=True)
-    time.sleep(0.5)  # let mpiexec forward this rank's last output before it tears the job down
-    MPI.COMM_WORLD.Abort(code)
-    os._exit(code)  # in case MPI_Abort returns before the process manager ends this rank
+    from .distributed._group import abort_job
+    abort_job(code, message)
 
 
 def _resuming(ckpt, epoch, size):

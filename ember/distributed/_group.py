@@ -158,13 +158,48 @@ def _install_excepthook():
         pg = _world.pg
         if pg is None or pg.size() == 1:
             return
-        sys.stderr.write(f"ember.distributed: rank {pg.rank()} raised {exc_type.__name__}; "
-                         f"aborting all {pg.size()} ranks (MPI_Abort)\n")
-        sys.stderr.flush()
-        _import_mpi().COMM_WORLD.Abort(1)
+        abort_job(1, f"ember.distributed: rank {pg.rank()} raised {exc_type.__name__}; "
+                     f"aborting all {pg.size()} ranks (MPI_Abort)")
 
     _world.previous_excepthook = previous
     sys.excepthook = abort_all_ranks
+
+
+def abort_job(code, message):
+    """End every rank (MPI_Abort) after saying why on stderr.
+
+    The launcher kills all ranks on MPI_Abort, and output this rank wrote but the launcher has
+    not read yet (a traceback, this message) would be lost: so wait, for at most a second, until
+    the pipes to the launcher are empty.
+    """
+    sys.stderr.write(message + "\n")
+    _drain_output(deadline=time.monotonic() + 1.0)
+    _import_mpi().COMM_WORLD.Abort(code)
+    os._exit(code)  # in case MPI_Abort returns before the process manager ends this rank
+
+
+def _drain_output(deadline):
+    """Flush stdout and stderr and wait until whoever reads their pipes has read everything."""
+    try:
+        import fcntl
+        import stat
+        import struct
+        import termios
+    except ImportError:  # not POSIX: nothing to ask the pipes
+        fcntl = None
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            fd = stream.fileno()
+            if fcntl is None or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                continue
+            while time.monotonic() < deadline:  # FIONREAD: bytes still in the pipe
+                if not struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]:
+                    break
+                time.sleep(0.005)
+        except (AttributeError, OSError, ValueError):  # closed or replaced streams
+            continue
+    time.sleep(0.05)  # and a moment for the launcher to pass it on
 
 
 def wait(request, pg, what, status=None):
