@@ -5,7 +5,7 @@ from . import _dtype
 from ._tensor import Tensor
 from .ops import api
 from .ops import elementwise as E
-from .ops.fastpath import scalar_operator, tensor_operator, unary_function
+from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
 
 
@@ -181,24 +181,18 @@ def _bind():
         setattr(Tensor, name, fn)
 
 
-def _binary(cls, ufunc, saves, general):
-    """``a op b``: the fast path with a Python scalar, then with a tensor of a's dtype and shape,
-    then ``general``."""
-    return scalar_operator(cls, ufunc, tensor_operator(cls, ufunc, saves, general))
-
-
 def _operators():
     ops = {
         # x + t, x + 1.5 and 1.5 + x: the fast paths (exact: scalar addition and product commute)
-        "__add__": _binary(E.AddBackward0, np.add, False, api.add),
+        "__add__": binary_operator(E.AddBackward0, np.add, False, api.add),
         "__radd__": scalar_operator(E.AddBackward0, np.add, _reflect(api.add)),
         "__iadd__": api.add_,
-        "__sub__": _binary(E.SubBackward0, np.subtract, False, api.sub),
+        "__sub__": binary_operator(E.SubBackward0, np.subtract, False, api.sub),
         "__rsub__": _reflect(api.sub), "__isub__": api.sub_,
-        "__mul__": _binary(E.MulBackward0, np.multiply, True, api.mul),
+        "__mul__": binary_operator(E.MulBackward0, np.multiply, True, api.mul),
         "__rmul__": scalar_operator(E.MulBackward0, np.multiply, _reflect(api.mul)),
         "__imul__": api.mul_,
-        "__truediv__": _binary(E.DivBackward0, np.true_divide, True, api.div),
+        "__truediv__": binary_operator(E.DivBackward0, np.true_divide, True, api.div),
         "__rtruediv__": _reflect(api.div), "__itruediv__": api.div_,
         "__floordiv__": api.floor_divide, "__rfloordiv__": _reflect(api.floor_divide),
         "__mod__": api.remainder, "__rmod__": _reflect(api.remainder),

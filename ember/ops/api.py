@@ -9,20 +9,17 @@ from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import shape as S
-from .fastpath import OPERAND_TYPES, _none, scalar_operator, tensor_operator, unary_function
+from .fastpath import binary_operator, unary_function
 from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
 
-_fast_add = scalar_operator(E.AddBackward0, np.add)
-_fast_sub = scalar_operator(E.SubBackward0, np.subtract)
-_fast_mul = scalar_operator(E.MulBackward0, np.multiply)
-_fast_div = scalar_operator(E.DivBackward0, np.true_divide)
+# with a Python scalar or a tensor of the input's dtype and shape; None: take the general path
+_fast_add = binary_operator(E.AddBackward0, np.add, False)
+_fast_sub = binary_operator(E.SubBackward0, np.subtract, False)
+_fast_mul = binary_operator(E.MulBackward0, np.multiply, True)
+_fast_div = binary_operator(E.DivBackward0, np.true_divide, True)
 _fast_neg = unary_function(E.NegBackward0)
-_pair_add = tensor_operator(E.AddBackward0, np.add, False, _none)
-_pair_sub = tensor_operator(E.SubBackward0, np.subtract, False, _none)
-_pair_mul = tensor_operator(E.MulBackward0, np.multiply, True, _none)
-_pair_div = tensor_operator(E.DivBackward0, np.true_divide, True, _none)
 
 
 def _t(x):
@@ -36,8 +33,7 @@ def _t(x):
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcasting."""
     if alpha == 1:
-        out = _fast_add(input, other) if type(other) is float or type(other) is int else \
-            _pair_add(input, other) if type(other) in OPERAND_TYPES else None
+        out = _fast_add(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -49,8 +45,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """input - alpha * other, broadcasting."""
     if alpha == 1:
-        out = _fast_sub(input, other) if type(other) is float or type(other) is int else \
-            _pair_sub(input, other) if type(other) in OPERAND_TYPES else None
+        out = _fast_sub(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):
@@ -78,8 +73,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other):
     """input * other, broadcasting."""
-    out = _fast_mul(input, other) if type(other) is float or type(other) is int else \
-        _pair_mul(input, other) if type(other) in OPERAND_TYPES else None
+    out = _fast_mul(input, other)
     if out is not None:
         return out
     if not isinstance(input, Tensor):
@@ -90,8 +84,7 @@ def mul(input, other):
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
     if rounding_mode is None:
-        out = _fast_div(input, other) if type(other) is float or type(other) is int else \
-            _pair_div(input, other) if type(other) in OPERAND_TYPES else None
+        out = _fast_div(input, other)
         if out is not None:
             return out
     if not isinstance(input, Tensor):

@@ -167,6 +167,12 @@ def tensor_operator(cls, ufunc, saves, general):
     return op
 
 
+def binary_operator(cls, ufunc, saves, general=_none):
+    """``a op b``: the fast path with a Python scalar, then with a tensor of a's dtype and shape
+    (``tensor_operator``), then ``general(a, b)``."""
+    return scalar_operator(cls, ufunc, tensor_operator(cls, ufunc, saves, general))
+
+
 def _unrecorded(out, a):
     out._requires_grad, out._grad_fn = False, None
     if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
