@@ -1,8 +1,7 @@
 """Data-parallel training and all-reduce: ember (MPI) vs torch (gloo), each under mpiexec.
 
-Run as ``python benchmarks/bench_distributed.py``: it launches itself with ``mpiexec -n 1`` and
-``-n 2`` (``--worker ember|torch``, one job per library); rank 0 reports medians as JSON and
-this process prints markdown rows.
+``rows()`` launches this file with ``mpiexec -n 1`` and ``-n 2`` (``--worker ember|torch``, one
+job per library, so each framework runs in its own processes); rank 0 reports medians as JSON.
 Workload: MLP 784-512-256-10, ReLU, cross-entropy, SGD momentum, 64 samples per rank per step,
 one BLAS thread per rank.
 """
@@ -17,8 +16,6 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from _timing import HEADER, row  # noqa: E402
 
 BATCH, STEPS, WARMUP = 64, 30, 5
 SIZES_MB = (1, 16)
@@ -105,21 +102,23 @@ def launch(lib, n):
     return json.loads(line[len("RESULT "):])
 
 
-def main():
-    print(HEADER)
+def rows():
+    """(title, ember, torch, unit, goal text) rows: samples/s of DDP steps, all_reduce GB/s."""
+    out = []
     for n in (1, 2):
         e, t = launch("ember", n), launch("torch", n)
         samples = BATCH * n
-        print(row(f"DDP MLP 784-512-256-10 train step, {n} rank(s), {BATCH}/rank (samples/s)",
-                  samples / e["step"], samples / t["step"],
-                  "higher is better; 2 ranks > 1", unit="samples/s", scale=1))
+        out.append((f"DDP MLP 784-512-256-10 train step, {n} rank(s), {BATCH}/rank",
+                    samples / e["step"], samples / t["step"], "samples/s",
+                    "higher is better; 2 ranks > 1"))
         if n == 1:
             continue
         for mb, e_time, t_time in zip(SIZES_MB, e["all_reduce"], t["all_reduce"]):
             nbytes = mb * 1024 * 1024
-            print(row(f"all_reduce {mb} MB float32, {n} ranks (algorithm bandwidth)",
-                      nbytes / e_time, nbytes / t_time, "MPI (mpich) vs gloo", unit="GB/s",
-                      scale=1e-9))
+            out.append((f"all_reduce {mb} MB float32, {n} ranks (algorithm bandwidth)",
+                        nbytes / e_time / 1e9, nbytes / t_time / 1e9, "GB/s",
+                        "MPI (mpich) vs gloo"))
+    return out
 
 
 if __name__ == "__main__":
@@ -127,5 +126,3 @@ if __name__ == "__main__":
         rank, result = ember_worker() if sys.argv[2] == "ember" else torch_worker(sys.argv[3])
         if rank == 0:
             print("RESULT " + json.dumps(result), flush=True)
-    else:
-        main()

@@ -1,4 +1,4 @@
-"""Workload 7: `import ember` time and installed size, vs torch (fresh interpreters, medians)."""
+"""Import time and installed size, ember vs torch (fresh interpreters, alternating, medians)."""
 import importlib.util
 import os
 import statistics
@@ -7,17 +7,20 @@ import sys
 import time
 
 
-def import_seconds(module, repeats=7):
-    """Median wall time of a fresh `python -c 'import module'` minus the bare interpreter start."""
+def import_seconds(repeats=7, env=None):
+    """Median wall time of a fresh `python -c 'import ember'` and `... torch`, each minus the
+    bare interpreter's start, the three alternating so machine noise hits them alike."""
     def run(code):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
+        subprocess.run([sys.executable, "-c", code], check=True, env=env)
         return time.perf_counter() - start
-    times, bare = [], []
-    for _ in range(repeats):  # alternate so machine noise hits both alike
-        bare.append(run("pass"))
-        times.append(run(f"import {module}"))
-    return statistics.median(times) - statistics.median(bare)
+    times = {"pass": [], "import ember": [], "import torch": []}
+    for i in range(repeats):
+        for code in (list(times) if i % 2 == 0 else reversed(list(times))):
+            times[code].append(run(code))
+    bare = statistics.median(times["pass"])
+    return (statistics.median(times["import ember"]) - bare,
+            statistics.median(times["import torch"]) - bare)
 
 
 def _dir_size(path):
@@ -50,16 +53,9 @@ TORCH_PACKAGES = ["torch", "numpy", "sympy", "mpmath", "networkx", "jinja2", "ma
                   "filelock", "fsspec", "typing_extensions"]
 
 
-def main():
-    e_imp, t_imp = import_seconds("ember"), import_seconds("torch")
-    e_mb, t_mb = installed_mb(["ember", "numpy"]), installed_mb(TORCH_PACKAGES)
-    print("| workload | ember | torch | ratio | goal |")
-    print("|---|---|---|---|---|")
-    print(f"| import time | {e_imp * 1e3:.0f} ms | {t_imp * 1e3:.0f} ms | "
-          f"{e_imp / t_imp:.3f} | <= 0.1 |")
-    print(f"| installed size (ember+NumPy vs torch+deps) | {e_mb:.1f} MB | {t_mb:.1f} MB | "
-          f"{e_mb / t_mb:.3f} | <= 0.15 |")
-
-
-if __name__ == "__main__":
-    main()
+def rows(quick=False, env=None):
+    """(title, ember, torch, unit, goal) of the import-time and installed-size rows."""
+    e_imp, t_imp = import_seconds(3 if quick else 7, env)
+    return [("import time", e_imp * 1e3, t_imp * 1e3, "ms", 0.1),
+            ("installed size (ember+NumPy vs torch+deps)", installed_mb(["ember", "numpy"]),
+             installed_mb(TORCH_PACKAGES), "MB", 0.15)]
