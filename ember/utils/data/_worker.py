@@ -7,6 +7,8 @@ import traceback
 
 import numpy as np
 
+from .dataset import fetch
+
 _POLL_SECONDS = 1.0  # how often a waiting worker checks that its parent is still alive
 _worker_info = None
 
@@ -70,9 +72,7 @@ class Fetcher:
             return self._fetch_stream()
         if not self.auto_collation:
             return self.collate_fn(self.dataset[index])
-        getitems = getattr(self.dataset, "__getitems__", None)
-        data = getitems(index) if callable(getitems) else [self.dataset[i] for i in index]
-        return self.collate_fn(data)
+        return fetch(self.dataset, index, self.collate_fn)
 
     def _fetch_stream(self):
         if self.ended:

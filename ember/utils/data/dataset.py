@@ -3,6 +3,10 @@ import bisect
 import math
 import warnings
 
+import numpy as np
+
+from ._collate import _tensor_cls, default_collate
+
 
 class Dataset:
     """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
@@ -38,6 +42,19 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+    def _batch(self, indices):
+        """default_collate of the samples at ``indices``, indexing each tensor once; None where
+        that could differ (a subclass's own item access, tensors that require grad)."""
+        cls = type(self)
+        if cls.__getitem__ is not TensorDataset.__getitem__ or hasattr(cls, "__getitems__"):
+            return None
+        if any(t.requires_grad for t in self.tensors):
+            return None  # default_collate stacks these through autograd
+        rows = np.asarray(indices)
+        if rows.ndim != 1 or rows.dtype.kind not in "iu":
+            return None
+        return [_tensor_cls()._make(t._data[rows]) for t in self.tensors]
 
 
 class ChainDataset(IterableDataset):
@@ -108,6 +125,29 @@ class Subset(Dataset):
 
     def __len__(self):
         return len(self.indices)
+
+    def _batch(self, indices):
+        """The wrapped dataset's whole-batch fetch (see ``fetch``), or None."""
+        cls, batch = type(self), getattr(self.dataset, "_batch", None)
+        if (batch is None or cls.__getitem__ is not Subset.__getitem__
+                or cls.__getitems__ is not Subset.__getitems__):
+            return None
+        return batch([self.indices[i] for i in indices])
+
+
+def fetch(dataset, indices, collate_fn):
+    """``collate_fn`` of the samples of a map-style ``dataset`` at ``indices``: through
+    ``__getitems__`` where the dataset has one, else sample by sample. In-memory datasets
+    (TensorDataset, a Subset of one) under ``default_collate`` index each tensor once for the
+    whole batch instead: the same batch, without a tensor per sample."""
+    if collate_fn is default_collate:
+        batch = getattr(dataset, "_batch", None)
+        data = batch(indices) if batch is not None else None
+        if data is not None:
+            return data
+    getitems = getattr(dataset, "__getitems__", None)
+    data = getitems(indices) if callable(getitems) else [dataset[i] for i in indices]
+    return collate_fn(data)
 
 
 def _lengths_from_fractions(fractions, n):
