@@ -1,0 +1,1 @@
+"""ember vs torch benchmarks: python benchmarks/run.py (see BENCHMARKS.md for the method)."""
