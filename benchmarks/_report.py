@@ -26,7 +26,8 @@ def _memory(result):
     e, t = result["ember"]["peak"], result["torch"]["peak"]
     if e is None or t is None:
         return "-"
-    return f"{e / 2**20:.1f} MB / {t / 2**20:.1f} MB ({e / max(t, 1):.2f})"
+    share = f"{e / t:.2f}" if t >= 2**16 else "-"  # no ratio of two near-zero peaks
+    return f"{e / 2**20:.1f} MB / {t / 2**20:.1f} MB ({share})"
 
 
 def _row(w, result):
