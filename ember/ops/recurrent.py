@@ -73,17 +73,22 @@ class _Recurrence(Node):
         hidden = h0.shape[1]
         steps = range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1)
         d_proj = np.empty_like(proj)
-        d_hh = np.empty_like(proj)
+        d_hh = None  # the gate gradients on the h W_hh^T side, where they differ (GRU)
         dh, dc = np.zeros_like(h0), (np.zeros_like(c0) if c0 is not None else None)
-        for t in steps:
-            dh = dh + g[t, :, :hidden]
+        for t in steps:  # dh and dc are this loop's own arrays: updated in place
+            dh += g[t, :, :hidden]
             if dc is not None:
-                dc = dc + g[t, :, hidden:]
-            d_proj[t], d_hh[t], dh_direct, dc = self.cell_backward(dh, dc, self.cache[t])
-            dh = d_hh[t] @ w_hh + dh_direct
+                dc += g[t, :, hidden:]
+            d_hh_t, dh_direct, dc = self.cell_backward(dh, dc, self.cache[t], d_proj[t])
+            if d_hh_t is not None:
+                d_hh = np.empty_like(proj) if d_hh is None else d_hh
+                d_hh[t] = d_hh_t
+            dh = (d_proj[t] if d_hh_t is None else d_hh_t) @ w_hh
+            if dh_direct is not None:
+                dh += dh_direct
         h_prev = np.stack([cache[-2] for cache in self.cache])
         self.cache = None
-        flat = d_hh.reshape(-1, d_hh.shape[-1])
+        flat = (d_proj if d_hh is None else d_hh).reshape(-1, proj.shape[-1])
         d_w = flat.T @ h_prev.reshape(-1, hidden)
         d_b = flat.sum(0) if b_hh is not None else None
         return d_proj, d_w, d_b, dh, dc
@@ -104,26 +109,35 @@ class _LSTM(_Recurrence):
 
     @staticmethod
     def cell(p, hh, h, c):
-        a = p + hh
+        a = hh  # this step's fresh h W_hh^T + b_hh: the gates are formed in place
+        a += p
         n = h.shape[1]
-        s = _sigmoid(a)  # all four blocks at once; g's block is replaced by tanh below
-        i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
-        gg = np.tanh(a[:, 2 * n:3 * n])
-        c = f * c + i * gg
+        sigmoid_blocks = (a[:, :2 * n], a[:, 3 * n:])
+        for block in sigmoid_blocks:  # sigmoid(x) = (tanh(x/2) + 1) / 2, as _sigmoid
+            block *= 0.5
+        np.tanh(a, out=a)  # one pass: tanh(x/2) for i, f, o; g's block is tanh(x) itself
+        for block in sigmoid_blocks:
+            block += 1.0
+            block *= 0.5
+        i, f, gg, o = a[:, :n], a[:, n:2 * n], a[:, 2 * n:3 * n], a[:, 3 * n:]
+        c = f * c
+        c += i * gg
         tc = np.tanh(c)
         return o * tc, c, (i, f, gg, o, tc)
 
     @staticmethod
-    def cell_backward(dh, dc, cache):
+    def cell_backward(dh, dc, cache, da):
+        """Writes the gate gradients into ``da``; returns (None: the h side's are the same,
+        no direct dh term, the cell state's gradient)."""
         i, f, gg, o, tc, h_prev, c_prev = cache
         n = dh.shape[1]
         dc = dc + dh * o * (1 - tc * tc)
-        da = np.empty((dh.shape[0], 4 * n), dtype=dh.dtype)
-        da[:, :n] = dc * gg * i * (1 - i)
-        da[:, n:2 * n] = dc * c_prev * f * (1 - f)
-        da[:, 2 * n:3 * n] = dc * i * (1 - gg * gg)
-        da[:, 3 * n:] = dh * tc * o * (1 - o)
-        return da, da, 0, dc * f
+        for k, factors in enumerate(((dc, gg, i, 1 - i), (dc, c_prev, f, 1 - f),
+                                     (dc, i, 1 - gg * gg), (dh, tc, o, 1 - o))):
+            block = np.multiply(factors[0], factors[1], out=da[:, k * n:(k + 1) * n])
+            for factor in factors[2:]:
+                block *= factor
+        return None, None, dc * f
 
 
 class _GRU(_Recurrence):
@@ -139,13 +153,13 @@ class _GRU(_Recurrence):
         return n + z * (h - n), None, (r, z, n, hn)
 
     @staticmethod
-    def cell_backward(dh, dc, cache):
+    def cell_backward(dh, dc, cache, da):
         r, z, n, hn, h_prev, _ = cache
         dan = dh * (1 - z) * (1 - n * n)
         dar = dan * hn * r * (1 - r)
         daz = dh * (h_prev - n) * z * (1 - z)
-        return (np.concatenate([dar, daz, dan], axis=1),
-                np.concatenate([dar, daz, dan * r], axis=1), dh * z, None)
+        np.concatenate([dar, daz, dan], axis=1, out=da)
+        return np.concatenate([dar, daz, dan * r], axis=1), dh * z, None
 
 
 class _RNN(_Recurrence):
@@ -156,10 +170,10 @@ class _RNN(_Recurrence):
         h = np.tanh(a) if self.mode == "RNN_TANH" else np.maximum(a, 0)
         return h, None, (h,)
 
-    def cell_backward(self, dh, dc, cache):
+    def cell_backward(self, dh, dc, cache, da):
         h = cache[0]
-        da = dh * (1 - h * h) if self.mode == "RNN_TANH" else dh * (h > 0)
-        return da, da, 0, None
+        np.multiply(dh, (1 - h * h) if self.mode == "RNN_TANH" else (h > 0), out=da)
+        return None, None, None
 
 
 MkldnnRnnLayerBackward0 = type("MkldnnRnnLayerBackward0", (_LSTM,),
