@@ -87,11 +87,14 @@ class _Recurrence(Node):
             if dh_direct is not None:
                 dh += dh_direct
         h_prev = np.stack([cache[-2] for cache in self.cache])
-        self.cache = None
         flat = (d_proj if d_hh is None else d_hh).reshape(-1, proj.shape[-1])
         d_w = flat.T @ h_prev.reshape(-1, hidden)
         d_b = flat.sum(0) if b_hh is not None else None
         return d_proj, d_w, d_b, dh, dc
+
+    def _release(self):
+        self.cache = None  # the per-step values go with the saved tensors (not before a
+        super()._release()  # backward with retain_graph=True runs again)
 
     def _graph_backward(self, g, proj, w_hh, b_hh, h0, c0):
         from ..autograd import grad_mode
