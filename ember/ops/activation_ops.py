@@ -27,7 +27,7 @@ def _erf_polys(precision):
             nodes = np.cos(np.pi * (np.arange(degree + 1) + 0.5) / (degree + 1))
             values = fn(lo + (nodes + 1) * (hi - lo) / 2).astype(np.float64)
             return chebyshev.cheb2poly(chebyshev.chebfit(nodes, values, degree))[::-1]
-        top, degrees = (6.0, (18, 22)) if precision == 64 else (4.0, (10, 10))
+        top, degrees = (6.0, (18, 22)) if precision == 64 else (4.0, (9, 10))
         dt = np.float64 if precision == 64 else np.float32
         _ERF_POLYS[precision] = (
             [dt(c) for c in fit(lambda s: erf(np.sqrt(s)) / np.sqrt(s), 0.0, 4.0, degrees[0])],
