@@ -62,7 +62,7 @@ def _np_erf(x):
     low = x.dtype in (np.float32, np.float16)
     small_poly, large_poly, top = _erf_polys(32 if low else 64)
     dt = np.float32 if low else np.float64
-    t = np.abs(x.astype(dt, copy=False))
+    t = np.abs(x.astype(dt, copy=False), order="C")  # C order: the tail is written by flat index
     out = _erf_small(t, small_poly)
     tail = np.flatnonzero(t > 2)
     if tail.size:
