@@ -43,6 +43,8 @@ class MmBackward0(Node):
                                f"{_C_NAMES.get(x.dtype.name, x.dtype.name)} != "
                                f"{_C_NAMES.get(y.dtype.name, y.dtype.name)}")
         self.save(a, b)
+        if x.ndim > 2 and y.ndim == 2:  # one GEMM over all leading dims (NumPy loops per matrix)
+            return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
         return np.matmul(x, y)
 
     def backward(self, m, g, a, b):
@@ -57,6 +59,11 @@ class MmBackward0(Node):
         if b.ndim == 1:
             ga = m.matmul(m.unsqueeze(g, -1), m.unsqueeze(b, 0)) if need_a else None
             gb = m.squeeze(m.matmul(m.mT(a), m.unsqueeze(g, -1)), -1) if need_b else None
+            return ga, gb
+        if a.ndim > 2 and b.ndim == 2:  # folded as in forward: gb is one GEMM, no batch sum
+            g2 = m.reshape(g, (-1, b.shape[1]))
+            ga = m.reshape(m.matmul(g2, m.mT(b)), a.shape) if need_a else None
+            gb = m.matmul(m.mT(m.reshape(a, (-1, b.shape[0]))), g2) if need_b else None
             return ga, gb
         ga = m.matmul(g, m.mT(b)) if need_a else None
         gb = m.matmul(m.mT(a), g) if need_b else None

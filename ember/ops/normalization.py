@@ -40,9 +40,13 @@ class _Normalize(Node):
         y = self.xhat.reshape(self.x_shape)
         if weight is not None:
             y = y * weight._data.reshape(self.affine_shape)
-        if bias is not None:
+            if bias is not None:
+                y += bias._data.reshape(self.affine_shape)  # y is fresh: no second buffer
+        elif bias is not None:
             y = y + bias._data.reshape(self.affine_shape)
-        return y if y is not self.xhat else y.copy()
+        else:
+            y = y.copy()  # never hand out the saved xhat: in-place use of y would corrupt it
+        return y
 
     def normalize(self, xs):
         xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)

@@ -73,20 +73,28 @@ class _Recurrence(Node):
         hidden = h0.shape[1]
         steps = range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1)
         d_proj = np.empty_like(proj)
-        d_hh = np.empty_like(proj)
+        d_hh = None  # the gate gradients on the h W_hh^T side, where they differ (GRU)
         dh, dc = np.zeros_like(h0), (np.zeros_like(c0) if c0 is not None else None)
-        for t in steps:
-            dh = dh + g[t, :, :hidden]
+        for t in steps:  # dh and dc are this loop's own arrays: updated in place
+            dh += g[t, :, :hidden]
             if dc is not None:
-                dc = dc + g[t, :, hidden:]
-            d_proj[t], d_hh[t], dh_direct, dc = self.cell_backward(dh, dc, self.cache[t])
-            dh = d_hh[t] @ w_hh + dh_direct
+                dc += g[t, :, hidden:]
+            d_hh_t, dh_direct, dc = self.cell_backward(dh, dc, self.cache[t], d_proj[t])
+            if d_hh_t is not None:
+                d_hh = np.empty_like(proj) if d_hh is None else d_hh
+                d_hh[t] = d_hh_t
+            dh = (d_proj[t] if d_hh_t is None else d_hh_t) @ w_hh
+            if dh_direct is not None:
+                dh += dh_direct
         h_prev = np.stack([cache[-2] for cache in self.cache])
-        self.cache = None
-        flat = d_hh.reshape(-1, d_hh.shape[-1])
+        flat = (d_proj if d_hh is None else d_hh).reshape(-1, proj.shape[-1])
         d_w = flat.T @ h_prev.reshape(-1, hidden)
         d_b = flat.sum(0) if b_hh is not None else None
         return d_proj, d_w, d_b, dh, dc
+
+    def _release(self):
+        self.cache = None  # the per-step values go with the saved tensors (not before a
+        super()._release()  # backward with retain_graph=True runs again)
 
     def _graph_backward(self, g, proj, w_hh, b_hh, h0, c0):
         from ..autograd import grad_mode
@@ -100,30 +108,86 @@ class _Recurrence(Node):
 
 
 class _LSTM(_Recurrence):
-    """LSTM: gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c')."""
+    """LSTM: gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c').
 
-    @staticmethod
-    def cell(p, hh, h, c):
-        a = p + hh
+    The gates, h, c and tanh(c) of every step go into (L, N, .) arrays, so that backward forms
+    the per-step factors of its chain rule for all steps at once; its loop is then a few
+    multiplications and the h W_hh product per step.
+    """
+
+    def forward(self, proj, w_hh, b_hh, h0, c0, mode, reverse):
+        self.mode, self.reverse = mode, reverse
+        self.save(proj, w_hh, b_hh, h0, c0)
+        p, w, h, c = proj._data, w_hh._data, h0._data, c0._data
+        b = b_hh._data if b_hh is not None else None
         n = h.shape[1]
-        s = _sigmoid(a)  # all four blocks at once; g's block is replaced by tanh below
-        i, f, o = s[:, :n], s[:, n:2 * n], s[:, 3 * n:]
-        gg = np.tanh(a[:, 2 * n:3 * n])
-        c = f * c + i * gg
-        tc = np.tanh(c)
-        return o * tc, c, (i, f, gg, o, tc)
+        self.gates = gates = np.empty_like(p)  # i, f, o as sigmoids, g as tanh
+        self.hcs = hcs = np.empty((3,) + p.shape[:2] + (n,), p.dtype)  # h, c, tanh(c)
+        for t in range(p.shape[0] - 1, -1, -1) if reverse else range(p.shape[0]):
+            a = np.matmul(h, w.T, out=gates[t])
+            if b is not None:
+                a += b
+            a += p[t]
+            i, f, gg, o = _lstm_gates(a, n)
+            c = np.multiply(f, c, out=hcs[1, t])
+            c += i * gg
+            h = np.multiply(o, np.tanh(c, out=hcs[2, t]), out=hcs[0, t])
+        return np.concatenate([hcs[0], hcs[1]], axis=2)
 
-    @staticmethod
-    def cell_backward(dh, dc, cache):
-        i, f, gg, o, tc, h_prev, c_prev = cache
-        n = dh.shape[1]
-        dc = dc + dh * o * (1 - tc * tc)
-        da = np.empty((dh.shape[0], 4 * n), dtype=dh.dtype)
-        da[:, :n] = dc * gg * i * (1 - i)
-        da[:, n:2 * n] = dc * c_prev * f * (1 - f)
-        da[:, 2 * n:3 * n] = dc * i * (1 - gg * gg)
-        da[:, 3 * n:] = dh * tc * o * (1 - o)
-        return da, da, 0, dc * f
+    def _release(self):
+        self.gates = self.hcs = None
+        super()._release()
+
+    def _previous(self, states, first):
+        """Each step's incoming state: ``first`` for the first step, else the step before's."""
+        shifted = np.empty_like(states)
+        if self.reverse:
+            shifted[:-1], shifted[-1] = states[1:], first
+        else:
+            shifted[1:], shifted[0] = states[:-1], first
+        return shifted
+
+    def backward(self, m, g, proj, w_hh, b_hh, h0, c0):
+        if m.is_graph:
+            return self._graph_backward(g, proj, w_hh, b_hh, h0, c0)
+        n = h0.shape[1]
+        i, f, gg, o = _blocks(self.gates, n)
+        hs, cs, tc = self.hcs
+        c_prev = self._previous(cs, c0)
+        through_h = o * (1 - tc * tc)  # dc += dh * through_h
+        factors = (gg * i * (1 - i), c_prev * f * (1 - f), i * (1 - gg * gg), tc * o * (1 - o))
+        d_proj = np.empty_like(proj)
+        dh, dc = np.zeros_like(h0), np.zeros_like(c0)
+        for t in range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1):
+            dh += g[t, :, :n]
+            dc += g[t, :, n:]
+            dc += dh * through_h[t]
+            for k, factor in enumerate(factors):
+                np.multiply(dh if k == 3 else dc, factor[t], out=d_proj[t, :, k * n:(k + 1) * n])
+            dc *= f[t]
+            dh = d_proj[t] @ w_hh
+        flat = d_proj.reshape(-1, proj.shape[-1])
+        d_w = flat.T @ self._previous(hs, h0).reshape(-1, n)
+        d_b = flat.sum(0) if b_hh is not None else None
+        return d_proj, d_w, d_b, dh, dc
+
+
+def _blocks(a, n):
+    """The four gate blocks (views) of a [..., 4n] array."""
+    return tuple(a[..., k * n:(k + 1) * n] for k in range(4))
+
+
+def _lstm_gates(a, n):
+    """The pre-activations a = [i, f, g, o] made gates in place: sigmoid(x) = (tanh(x/2) + 1)/2
+    for i, f, o, one tanh pass over all four blocks."""
+    sigmoid_blocks = (a[:, :2 * n], a[:, 3 * n:])
+    for block in sigmoid_blocks:
+        block *= 0.5
+    np.tanh(a, out=a)
+    for block in sigmoid_blocks:
+        block += 1.0
+        block *= 0.5
+    return _blocks(a, n)
 
 
 class _GRU(_Recurrence):
@@ -139,13 +203,13 @@ class _GRU(_Recurrence):
         return n + z * (h - n), None, (r, z, n, hn)
 
     @staticmethod
-    def cell_backward(dh, dc, cache):
+    def cell_backward(dh, dc, cache, da):
         r, z, n, hn, h_prev, _ = cache
         dan = dh * (1 - z) * (1 - n * n)
         dar = dan * hn * r * (1 - r)
         daz = dh * (h_prev - n) * z * (1 - z)
-        return (np.concatenate([dar, daz, dan], axis=1),
-                np.concatenate([dar, daz, dan * r], axis=1), dh * z, None)
+        np.concatenate([dar, daz, dan], axis=1, out=da)
+        return np.concatenate([dar, daz, dan * r], axis=1), dh * z, None
 
 
 class _RNN(_Recurrence):
@@ -156,10 +220,10 @@ class _RNN(_Recurrence):
         h = np.tanh(a) if self.mode == "RNN_TANH" else np.maximum(a, 0)
         return h, None, (h,)
 
-    def cell_backward(self, dh, dc, cache):
+    def cell_backward(self, dh, dc, cache, da):
         h = cache[0]
-        da = dh * (1 - h * h) if self.mode == "RNN_TANH" else dh * (h > 0)
-        return da, da, 0, None
+        np.multiply(dh, (1 - h * h) if self.mode == "RNN_TANH" else (h > 0), out=da)
+        return None, None, None
 
 
 MkldnnRnnLayerBackward0 = type("MkldnnRnnLayerBackward0", (_LSTM,),

@@ -196,3 +196,15 @@ def test_vectorised_erf_matches_math_erf():
     got32 = _np_erf(x32)
     assert got32.dtype == np.float32
     np.testing.assert_allclose(got32, expected32, rtol=2.5e-7, atol=1e-30)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vectorised_erf_of_non_contiguous_input(dtype):
+    # the tail (|x| > 2) is computed apart and written back by flat index: any layout
+    import math
+
+    from ember.ops.activation_ops import _np_erf
+    x = np.linspace(-5, 5, 60).reshape(6, 10).T.astype(dtype)
+    expected = np.vectorize(math.erf)(x.astype(np.float64))
+    np.testing.assert_allclose(_np_erf(x), expected, rtol=2.5e-7, atol=1e-30)
+    np.testing.assert_allclose(_np_erf(np.asfortranarray(x)), expected, rtol=2.5e-7, atol=1e-30)

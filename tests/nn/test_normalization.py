@@ -75,3 +75,21 @@ def test_default_init():
     assert np.all(bn.running_var.numpy() == 1) and np.all(bn.running_mean.numpy() == 0)
     ln = ember.nn.LayerNorm(4)
     assert np.all(ln.weight.detach().numpy() == 1) and np.all(ln.bias.detach().numpy() == 0)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.nn.functional.layer_norm(x, (6,)),
+    lambda L, x: L.nn.functional.group_norm(x, 2),
+    lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True)])
+def test_output_without_affine_is_not_the_saved_normalized_input(fn):
+    # the output was a view of the xhat kept for backward: an in-place op on it changed grads
+    x = np.random.default_rng(0).standard_normal((4, 6))
+    grads = []
+    for lib in (ember, torch):
+        a = lib.tensor(x, requires_grad=True)
+        y = fn(lib, a)
+        z = y * 1
+        y.add_(1.0)
+        (y * z).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)

@@ -162,3 +162,20 @@ def test_inter_layer_dropout_only_in_training():
     assert not np.allclose(first, second)
     lstm.eval()
     np.testing.assert_array_equal(lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy())
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_backward_twice_with_retain_graph_matches_torch(name):
+    # the fused node dropped its per-step values after the first backward (TypeError)
+    x = np.random.default_rng(3).standard_normal((5, 2, 3))
+    layers = {lib: getattr(lib.nn, name)(3, 4).double() for lib in (ember, torch)}
+    for p, q in zip(layers[torch].parameters(), layers[ember].parameters()):
+        p.data = torch.tensor(q.detach().numpy())
+    grads = []
+    for lib, layer in layers.items():
+        xt = lib.tensor(x, requires_grad=True)
+        loss = (layer(xt)[0] ** 2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+        grads.append(xt.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
