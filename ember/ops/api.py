@@ -101,8 +101,11 @@ def floor_divide(input, other):
 
 def remainder(input, other):
     """Python-style modulus (sign of the divisor)."""
-    x, y = E._operands(_t(input), other)
-    return Tensor._make(np.asarray(np.mod(x, y)))
+    if not isinstance(input, Tensor):  # scalar % tensor: torch has no derivative for it
+        return E.NoDerivative.apply(_t(input), other, op="remainder")
+    if isinstance(other, Tensor):
+        return E.RemainderBackward1.apply(input, other)
+    return E.RemainderBackward0.apply(input, other)
 
 
 def pow(input, exponent):

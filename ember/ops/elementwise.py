@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from ._math import sign as _sign
 
 _SCALARS = (int, float, bool)
 
@@ -133,6 +134,48 @@ class DivBackward2(DivBackward0):
     """out = a / b with rounding_mode 'trunc' or 'floor' (zero gradient, as torch)."""
 
 
+class RemainderBackward0(Node):
+    """out = a mod s for a scalar s (the divisor's sign, as Python's %);  da = g."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        return np.mod(x, y)
+
+    def backward(self, m, g):
+        return g, None
+
+
+class RemainderBackward1(Node):
+    """out = a mod b (both tensors);  da = g, db = -g * floor(a / b)."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        if _needs_any(a, b):
+            self.quotient = np.floor_divide(x, y)
+        return np.mod(x, y)
+
+    def backward(self, m, g):
+        return g, (-g * self.quotient if _needs(self, 1) else None)
+
+
+class NoDerivative(Node):
+    """An op without a derivative in torch (e.g. ``scalar % tensor``): backward raises."""
+
+    def forward(self, a, b, op):
+        self.op = op
+        return RemainderBackward0.forward(self, a, b)
+
+    def backward(self, m, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"  # torch's node name
+
+
+def _needs_any(*tensors):
+    return any(isinstance(t, Tensor) and t._requires_grad for t in tensors)
+
+
 class PowBackward0(Node):
     """out = a ** e for a scalar exponent e;  da = g * e * a^(e-1)."""
 
@@ -192,7 +235,8 @@ class MaximumBackward0(Node):
         return np.maximum(x, y)
 
     def backward(self, m, g, a, b):
-        return _split_ties(m, g, m.data(a) > m.data(b), m.data(a) == m.data(b))
+        x, y = m.data(a), m.data(b)
+        return _split_ties(m, g, x < y, x > y, x == y)
 
 
 class MinimumBackward0(Node):
@@ -204,13 +248,16 @@ class MinimumBackward0(Node):
         return np.minimum(x, y)
 
     def backward(self, m, g, a, b):
-        return _split_ties(m, g, m.data(a) < m.data(b), m.data(a) == m.data(b))
+        x, y = m.data(a), m.data(b)
+        return _split_ties(m, g, x > y, x < y, x == y)
 
 
-def _split_ties(m, g, wins, ties):
-    wa = m.where(ties, 0.5, m.where(wins, 1.0, 0.0))
-    wa = wa.astype(m.data(g).dtype) if not m.is_graph else wa
-    return g * wa, g * (1 - wa)
+def _split_ties(m, g, a_loses, b_loses, ties):
+    """torch's rule: a side gets g unless it lost (so both get g where a NaN is involved), and
+    ties split it in half."""
+    wa = np.where(ties, 0.5, np.where(a_loses, 0.0, 1.0)).astype(m.data(g).dtype)
+    wb = np.where(ties, 0.5, np.where(b_loses, 0.0, 1.0)).astype(m.data(g).dtype)
+    return g * wa, g * wb
 
 
 # ---------------------------------------------------------------- unary math
@@ -248,7 +295,7 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
     return cls
 
 
-_INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0",
+_INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0", "ReluBackward0",
                "RoundBackward0", "TruncBackward0"}
 
 
@@ -271,7 +318,7 @@ TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "
 TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
                       "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
-SignBackward0 = _unary("SignBackward0", np.sign, _zeros)
+SignBackward0 = _unary("SignBackward0", _sign, _zeros, doc="sign; 0 at NaN, as torch")
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
 CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros)
 RoundBackward0 = _unary("RoundBackward0", np.round, _zeros)
@@ -307,8 +354,9 @@ def _sigmoid_constants(dt):
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
                           "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
-ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
-                       lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")
+# max(0, x) keeps NaN and -0.0 as torch; the gradient flows where y is not <= 0 (NaN included)
+ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(0, x),
+                       lambda m, g, y: g * ~(m.data(y) <= 0), "output", "y = max(x, 0)")
 
 
 class RoundBackward1(Node):
@@ -361,16 +409,19 @@ class ClampBackward0(Node):
         return out
 
     def backward(self, m, g, a, lo, hi):
+        # torch's rule: a bound gets g where it binds; where lo > hi, hi wins (out = hi)
         x, low, high = m.data(a), m.data(lo), m.data(hi)
         inside = np.ones(x.shape, dtype=bool)
         if low is not None:
             inside = inside & (x >= low)
         if high is not None:
             inside = inside & (x <= high)
-        grads = [g * inside]
-        for bound, outside in ((low, lambda: x < low), (high, lambda: x > high)):
-            grads.append(g * outside() if bound is not None else None)
-        return tuple(grads)
+        g_low = g_high = None
+        if low is not None:
+            g_low = g * ((x < low) & (low < high) if high is not None else x < low)
+        if high is not None:
+            g_high = g * ((x > high) | (high < low) if low is not None else x > high)
+        return g * inside, g_low, g_high
 
 
 class WhereBackward0(Node):

@@ -187,6 +187,7 @@ class ScatterBackward0(Node):
         else:
             x[pos] = s
         self.accumulate = reduce == "add"
+        self.src_shape = src._data.shape if isinstance(src, Tensor) else None
         return x
 
     def backward(self, m, g):
@@ -194,8 +195,13 @@ class ScatterBackward0(Node):
         if not self.accumulate:
             mask = np.ones(g.shape, dtype=bool)
             mask[_scatter_positions(self.index, self.dim)] = False
-            ga = g * mask
-        gs = m.gather(g, self.dim, self.index) if self.next_functions[1][0] else None
+            ga = m.where(mask, g, m.zeros_like(g))  # 0, not g * 0 (-0.0 where g < 0)
+        gs = None
+        if self.next_functions[1][0] is not None:
+            gs = m.gather(g, self.dim, self.index)
+            if self.src_shape != self.index.shape:  # src entries beyond index's get no gradient
+                part = tuple(slice(0, n) for n in self.index.shape)
+                gs = m.index_into_zeros(gs, self.src_shape, part, False)
         return ga, gs
 
 

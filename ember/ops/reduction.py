@@ -165,10 +165,14 @@ class AmaxBackward0(Node):
 
     def backward(self, m, g, a, out):
         o = _expand_back(m, out, self.shape, self.dims, self.keepdim)
-        mask = m.data(a) == m.data(o)
+        mask = self._winners(m.data(a), m.data(o))
         count = np.sum(mask, axis=self.dims, keepdims=True)
         share = (mask / count).astype(m.data(g).dtype)
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * share,)
+
+    @staticmethod
+    def _winners(x, out):
+        return x == out
 
 
 class AminBackward0(AmaxBackward0):
@@ -178,11 +182,17 @@ class AminBackward0(AmaxBackward0):
 
 
 class MaxBackward1(AmaxBackward0):
-    """out = max of all elements (ties share the gradient)."""
+    """out = max of all elements (ties share the gradient; a NaN result: the NaNs share it)."""
+
+    @staticmethod
+    def _winners(x, out):
+        return np.isnan(x) if np.isnan(out).any() else x == out
 
 
 class MinBackward1(AminBackward0):
-    """out = min of all elements (ties share the gradient)."""
+    """out = min of all elements (ties share the gradient; a NaN result: the NaNs share it)."""
+
+    _winners = staticmethod(MaxBackward1._winners)
 
 
 class MaxBackward0(Node):
