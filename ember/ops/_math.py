@@ -21,7 +21,9 @@ _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 
 
 def sign(x):
-    """torch's sign: -1, 0 or 1, and 0 (not NaN) at NaN."""
+    """torch's sign: -1, 0 or 1, and 0 (not NaN) at NaN; a bool tensor is its own sign."""
+    if x.dtype.kind == "b":
+        return x.copy()
     out = np.sign(x)
     if out.dtype.kind == "f":
         out = np.asarray(out)

@@ -118,6 +118,8 @@ class DivBackward0(Node):
                 x = x.astype(dt)
                 y = y.astype(dt) if isinstance(y, np.ndarray) else y
             return np.true_divide(x, y)
+        _check_integer_divisor(x, y, "div_floor_cpu" if rounding_mode == "floor" else
+                               "div_trunc_cpu")
         out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
         self.rounding = True
         return out.astype(np.result_type(x, y), copy=False)
@@ -139,6 +141,7 @@ class RemainderBackward0(Node):
 
     def forward(self, a, b):
         x, y = _operands(a, b)
+        _check_integer_divisor(x, y, "remainder_cpu")
         return np.mod(x, y)
 
     def backward(self, m, g):
@@ -150,6 +153,7 @@ class RemainderBackward1(Node):
 
     def forward(self, a, b):
         x, y = _operands(a, b)
+        _check_integer_divisor(x, y, "remainder_cpu")
         if _needs_any(a, b):
             self.quotient = np.floor_divide(x, y)
         return np.mod(x, y)
@@ -172,6 +176,15 @@ class NoDerivative(Node):
 NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"  # torch's node name
 
 
+def _check_integer_divisor(x, y, kernel):
+    """torch refuses integer division by zero (NumPy gives 0 with a warning) and bool operands."""
+    kind = np.result_type(x, y).kind
+    if kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if kind in "iu" and not np.all(y):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _needs_any(*tensors):
     return any(isinstance(t, Tensor) and t._requires_grad for t in tensors)
 
@@ -182,12 +195,32 @@ class PowBackward0(Node):
     def forward(self, a, e):
         x, y = _operands(a, e)
         self.save(a, e)
+        _check_integer_power(x, y)
+        if x.dtype.kind == "b" and type(y) is bool:  # bool ** bool stays bool, as torch
+            return x.copy() if y else np.ones_like(x)
         return np.power(x, y)
 
     def backward(self, m, g, a, e):
         if e == 0:
             return (m.zeros_like(g),)
         return (g * e * a ** (e - 1),)
+
+
+def _check_integer_power(x, y, tensors=False):
+    kind = np.result_type(x, y).kind
+    if kind == "b" and tensors:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if kind in "biu" and not tensors and np.any(np.less(y, 0)):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _power(x, y):
+    """x ** y; integer tensor exponents below 0 give 1/x^k truncated toward 0, as torch."""
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" and np.result_type(x, y).kind in "iu" \
+            and (y < 0).any():
+        whole = np.power(x, np.abs(y))
+        return np.where((y >= 0) | (np.abs(whole) == 1), whole, 0).astype(whole.dtype)
+    return np.power(x, y)
 
 
 class PowBackward1(Node):
@@ -198,7 +231,8 @@ class PowBackward1(Node):
     def forward(self, a, b):
         x, y = _operands(a, b)
         self.save(a, b)
-        return np.power(x, y)
+        _check_integer_power(x, y, tensors=True)
+        return _power(x, y)
 
     def backward(self, m, g, a, b, out):
         ga = None
@@ -220,7 +254,8 @@ class PowBackward2(Node):
     def forward(self, s, b):
         y, x = _operands(b, s)
         self.save(s)
-        return np.power(x, y)
+        _check_integer_power(x, y, tensors=True)
+        return _power(x, y)
 
     def backward(self, m, g, s, out):
         return None, g * out * float(np.log(s)) if s > 0 else g * 0
@@ -281,8 +316,11 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
 
     def forward(self, a):
         data = a._data
-        if data.dtype.kind != "f" and not integer_ok:
-            data = data.astype(_dtype.get_default_dtype().np)
+        if data.dtype.kind != "f":
+            if data.dtype.kind == "b" and name in _NO_BOOL:
+                _refuse_bool(name)
+            if not integer_ok:
+                data = data.astype(_dtype.get_default_dtype().np)
         if save_input:
             self._saved = (a,)
         return np_fn(data)
@@ -297,6 +335,18 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
 
 _INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0", "ReluBackward0",
                "RoundBackward0", "TruncBackward0"}
+
+
+_NO_BOOL = {"FloorBackward0": "floor_vml_cpu", "CeilBackward0": "ceil_vml_cpu",
+            "TruncBackward0": "trunc_vml_cpu", "RoundBackward0": "round_vml_cpu",
+            "AbsBackward0": "abs_cpu", "ReluBackward0": None}
+
+
+def _refuse_bool(name):
+    kernel = _NO_BOOL[name]
+    if kernel is None:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _zeros(m, g, a):
@@ -442,6 +492,17 @@ def _operands_rev(a, b):
     return x, y
 
 
+def scalar_as(value, dtype):
+    """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it."""
+    if dtype.kind in "iu" and not isinstance(value, (int, np.integer)):
+        v = float(value)
+        info = np.iinfo(dtype)
+        if not info.min <= v <= info.max:  # NaN and inf included
+            raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without "
+                               "overflow")
+    return np.asarray(value, dtype=dtype)
+
+
 class MaskedFillBackward0(Node):
     """out = a with a scalar ``value`` where mask;  da = g where not mask."""
 
@@ -451,7 +512,7 @@ class MaskedFillBackward0(Node):
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
         v = value._data if isinstance(value, Tensor) else value
-        return np.where(self.mask, np.asarray(v, dtype=a._data.dtype), a._data)
+        return np.where(self.mask, scalar_as(v, a._data.dtype), a._data)
 
     def backward(self, m, g):
         zero = m.zeros_like(g)

@@ -218,10 +218,15 @@ class CatBackward0(Node):
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
-        ref = next((a for a in arrays if a.ndim), arrays[0])
+        ref = next((a for a in arrays if a.shape != (0,)), arrays[0])
         self.dim = _dim(ref.ndim, dim)
         for i, a in enumerate(arrays):
-            if a.ndim != ref.ndim and not (a.ndim == 1 and a.shape[0] == 0):
+            if a.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                                   "concatenated")
+            if a.ndim == 1 and a.shape[0] == 0:  # torch's legacy empty tensor: skipped
+                continue
+            if a.ndim != ref.ndim:
                 raise RuntimeError(f"Tensors must have same number of dimensions: got "
                                    f"{ref.ndim} and {a.ndim}")
             for d in range(ref.ndim):
