@@ -7,6 +7,8 @@ are untouched. It sets NumPy's error-state context variable directly (a fraction
 entering ``np.errstate``, which builds a new state object each time); where that private name is
 missing, it falls back to ``np.errstate``.
 """
+import functools
+
 import numpy as np
 
 try:
@@ -16,18 +18,16 @@ try:
 except (ImportError, AttributeError):  # another NumPy: the public, slower context manager
     _STATE = None
 
+if _STATE is not None:  # C calls only: no Python frame per op
+    quiet = functools.partial(_STATE.set, _QUIET)
+    quiet.__doc__ = "Silence NumPy's floating-point warnings until ``restore(token)``."
+    restore = _STATE.reset
+else:
+    def quiet():
+        """Silence NumPy's floating-point warnings until ``restore(token)``."""
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
 
-def quiet():
-    """Silence NumPy's floating-point warnings until ``restore(token)``."""
-    if _STATE is not None:
-        return _STATE.set(_QUIET)
-    state = np.errstate(all="ignore")
-    state.__enter__()
-    return state
-
-
-def restore(token):
-    if _STATE is not None:
-        _STATE.reset(token)
-    else:
+    def restore(token):
         token.__exit__(None, None, None)
