@@ -47,9 +47,7 @@ def commit_inplace(a, new):
     if new._grad_fn is not None:
         node = new._grad_fn
         node._dtypes = (a._data.dtype,)
-        if a._base is not None:
-            _rebase_view(a, new)
-        else:
+        if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
     return a
 
@@ -59,6 +57,8 @@ def _rebase_view(view, new):
     history with ``new`` put at the view's elements), the view's a re-read of the base."""
     base = view._base
     index = _view_index(view._data, base._data)
+    if index is None:  # not laid out inside its base after all: recorded as a plain tensor
+        return False
     copy = _new(CopySlices)
     copy._saved, copy.index = (), index
     copy._attach(base._data, (_alias(base), new))
@@ -67,13 +67,26 @@ def _rebase_view(view, new):
     select._saved, select.shape, select.index = (), base._data.shape, index
     select._attach(view._data, (base,))
     view._grad_fn, view._output_nr, view._requires_grad = select, 0, True
+    return True
+
+
+def _span(array):
+    """The lowest and highest element offsets ``array`` reaches from its first element."""
+    item = array.itemsize
+    low = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0) // item
+    high = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0) // item
+    return low, high
 
 
 def _view_index(view, base):
     """The elements of ``view`` as an advanced index into ``base`` (one memory, any strides)."""
     item = base.itemsize
-    low = sum((n - 1) * s for n, s in zip(base.shape, base.strides) if s < 0) // item
-    high = sum((n - 1) * s for n, s in zip(base.shape, base.strides) if s > 0) // item
+    low, high = _span(base)
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    view_low, view_high = _span(view)
+    if view.itemsize != item or view.size == 0 or offset + view_low < low or \
+            offset + view_high > high:
+        return None
     positions = np.full(high - low + 1, -1, np.intp)  # base's memory: each element's flat index
     step = positions.itemsize // item
 
@@ -81,8 +94,8 @@ def _view_index(view, base):
         strides = tuple(s * step for s in array.strides)
         return np.lib.stride_tricks.as_strided(positions[start:], array.shape, strides)
     laid_out(base, -low)[...] = np.arange(base.size).reshape(base.shape)
-    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
-    return np.unravel_index(laid_out(view, offset - low).copy(), base.shape)
+    found = laid_out(view, offset - low).copy()
+    return None if (found < 0).any() else np.unravel_index(found, base.shape)
 
 
 def _alias(a):
