@@ -16,8 +16,13 @@ def _infer(data):
     """NumPy array for Python data with torch's dtype inference (floats -> default dtype)."""
     if isinstance(data, Tensor):
         return data._data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _to_nested_arrays(data)
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as torch
+        data = np.asarray(data)
+    elif isinstance(data, (list, tuple)):
+        if any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _to_nested_arrays(data)
+        elif any(isinstance(x, np.generic) for x in _flat(data)):
+            data = np.asarray(data, dtype=_listed_dtype(_flat(data)))
     arr = np.asarray(data)
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
         arr = arr.astype(_dtype.get_default_dtype().np)
@@ -26,6 +31,21 @@ def _infer(data):
     elif arr.dtype.kind not in "biuf":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
+
+
+def _listed_dtype(items):
+    """torch's dtype for listed scalars some of which are NumPy's: each one's own dtype (Python
+    floats the default dtype, ints int64), promoted."""
+    default = _dtype.get_default_dtype().np
+    result = None
+    for x in items:
+        if isinstance(x, np.generic):
+            dt = x.dtype
+        else:
+            dt = np.dtype(np.bool_ if isinstance(x, bool) else np.int64 if isinstance(x, int)
+                          else default)
+        result = dt if result is None else _dtype._np_promote(result, dt)
+    return result
 
 
 def _flat(data):

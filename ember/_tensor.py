@@ -52,7 +52,7 @@ class device:
 
 _CPU = device("cpu")
 _new = object.__new__
-_AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc")
+_AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base")
 
 
 class Tensor:
@@ -66,6 +66,7 @@ class Tensor:
     _output_nr = 0
     _retains_grad = False
     _acc = None
+    _base = None  # a view's base: the tensor that owns the memory (None for non-views)
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         from ._creation import _tensor_data  # the legacy torch.Tensor(...) constructor
@@ -184,6 +185,10 @@ class Tensor:
     @property
     def grad_fn(self):
         return self._grad_fn
+
+    def _is_view(self):
+        """True for a view (a tensor made by a view op that shares its base's memory)."""
+        return self._base is not None
 
     @property
     def is_leaf(self):

@@ -5,6 +5,7 @@ from operator import attrgetter
 import numpy as np
 from numpy import ndarray as _ndarray
 
+from .. import _fp
 from .._tensor import Tensor
 from ..ops import _math  # NumPy only (ops is a namespace package): no import cycle
 from . import grad_mode
@@ -171,6 +172,14 @@ class _Run:
 
 
 def _execute(roots, retain_graph, create_graph, targets, accumulate):
+    token = _fp.quiet()  # NaN and inf flow through backward silently, as torch's
+    try:
+        return _run_pass(roots, retain_graph, create_graph, targets, accumulate)
+    finally:
+        _fp.restore(token)
+
+
+def _run_pass(roots, retain_graph, create_graph, targets, accumulate):
     run = _Run(_math.tensor_math if create_graph else _math.array_math, create_graph,
                retain_graph, targets, accumulate)
     if targets is not None:

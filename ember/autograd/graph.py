@@ -70,6 +70,7 @@ class Node:
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
         node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
         node._saved = ()
+        token = _fp.quiet()  # NaN and inf come silently, as torch's
         try:
             data = node.forward(*inputs, **kwargs)
         except (ValueError, IndexError) as error:
@@ -77,6 +78,8 @@ class Node:
             if torch_error is None:
                 raise
             raise torch_error from None
+        finally:
+            _fp.restore(token)
         if type(data) is not _ndarray:
             data = _asarray(data)
         if _anomaly_mode:
@@ -330,6 +333,7 @@ class _RemovableHandle:
 from numpy import asarray as _asarray  # noqa: E402
 from numpy import ndarray as _ndarray  # noqa: E402
 
+from .. import _fp  # noqa: E402
 from .._tensor import Tensor as _Tensor  # noqa: E402
 from . import grad_mode as _grad_mode  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402

@@ -20,10 +20,22 @@ def _sum_to(g, shape):
 _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 
 
+def sign(x):
+    """torch's sign: -1, 0 or 1, and 0 (not NaN) at NaN; a bool tensor is its own sign."""
+    if x.dtype.kind == "b":
+        return x.copy()
+    out = np.sign(x)
+    if out.dtype.kind == "f":
+        out = np.asarray(out)
+        np.copyto(out, 0, where=np.isnan(out))
+    return out
+
+
 class array_math:
     """Backward math on ndarrays (the fast path)."""
 
-    exp, log, sqrt, sin, cos, sign, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.sign, np.abs
+    exp, log, sqrt, sin, cos, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.abs
+    sign = staticmethod(sign)
     where, zeros_like, ones_like, matmul = np.where, np.zeros_like, np.ones_like, np.matmul
     tanh, log1p, maximum, minimum = np.tanh, np.log1p, np.maximum, np.minimum
     sinh, cosh = np.sinh, np.cosh
@@ -98,7 +110,9 @@ class array_math:
 
     @staticmethod
     def gather(x, dim, index):
-        return np.take_along_axis(x, index, axis=dim)
+        # as torch's gather: only index.shape[d] entries are read along the other dims
+        part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+        return np.take_along_axis(x[part], index, axis=dim)
 
     @staticmethod
     def scatter_add_zeros(g, shape, dim, index):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..autograd.graph import Node
 from .elementwise import _sigmoid as _np_sigmoid
+from .inplace import _NAMES
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -381,7 +382,7 @@ class SoftmaxBackward0(Node):
     saves_output = True
 
     def forward(self, a, dim):
-        x = _float(a)
+        x = _floating_only(a, dim, "softmax")
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
@@ -402,7 +403,7 @@ class LogSoftmaxBackward0(Node):
     saves_output = True
 
     def forward(self, a, dim):
-        x = _float(a)
+        x = _floating_only(a, dim, "log_softmax")
         self.dim = dim
         if x.ndim == 0:
             return np.zeros_like(x)
@@ -454,6 +455,16 @@ def log_softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmaxBackward0.apply(input, input._wrap_dim(dim))
+
+
+def _floating_only(a, dim, name):
+    """The input's array; torch has no integer or bool softmax kernel (NumPy would run one)."""
+    x = a._data
+    if x.dtype.kind != "f":
+        last = "lastdim_" if dim == max(x.ndim - 1, 0) else ""
+        raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for '
+                                  f"'{_NAMES[x.dtype.name]}'")
+    return x
 
 
 def erf(input):

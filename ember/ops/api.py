@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _fp
 from .._tensor import Tensor
 from . import elementwise as E
 from . import indexing as I
@@ -101,8 +101,11 @@ def floor_divide(input, other):
 
 def remainder(input, other):
     """Python-style modulus (sign of the divisor)."""
-    x, y = E._operands(_t(input), other)
-    return Tensor._make(np.asarray(np.mod(x, y)))
+    if not isinstance(input, Tensor):  # scalar % tensor: torch has no derivative for it
+        return E.NoDerivative.apply(_t(input), other, op="remainder")
+    if isinstance(other, Tensor):
+        return E.RemainderBackward1.apply(input, other)
+    return E.RemainderBackward0.apply(input, other)
 
 
 def pow(input, exponent):
@@ -306,17 +309,27 @@ def amin(input, dim=(), keepdim=False):
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (flattened when dim is None)."""
-    x = input._data
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(x), dtype=np.int64))
-    return Tensor._make(np.asarray(np.argmax(x, axis=dim, keepdims=keepdim), dtype=np.int64))
+    return _arg_reduce(np.argmax, input, dim, keepdim, "argmax")
 
 
 def argmin(input, dim=None, keepdim=False):
+    return _arg_reduce(np.argmin, input, dim, keepdim, "argmin")
+
+
+def _arg_reduce(fn, input, dim, keepdim, name):
     x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
-        return Tensor._make(np.asarray(np.argmin(x), dtype=np.int64))
-    return Tensor._make(np.asarray(np.argmin(x, axis=dim, keepdims=keepdim), dtype=np.int64))
+        if x.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
+        return Tensor._make(np.asarray(fn(x), dtype=np.int64))
+    dims = R._dims(x, dim)
+    R.check_nonempty(x, dims, name)
+    if not dims:  # a 0-d input
+        return Tensor._make(np.zeros((), dtype=np.int64))
+    return Tensor._make(np.asarray(fn(x, axis=dims[0], keepdims=keepdim), dtype=np.int64))
 
 
 def _correction(unbiased, correction):
@@ -591,7 +604,11 @@ def to_dtype(input, dtype, copy=False):
     if npd == input._data.dtype and not copy:
         return input
     if npd.kind != "f" or not input._requires_grad:
-        return Tensor._make(input._data.astype(npd))
+        token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
+        try:
+            return Tensor._make(input._data.astype(npd))
+        finally:
+            _fp.restore(token)
     return ToCopyBackward0.apply(input, dtype=npd)
 
 
@@ -675,7 +692,8 @@ def zero_(self):
 def fill_(self, value):
     """Fill with ``value`` in place."""
     if not needs_graph(self, value):
-        self._data[...] = value._data if isinstance(value, Tensor) else value
+        self._data[...] = value._data if isinstance(value, Tensor) else E.scalar_as(
+            value, self._data.dtype)
         self._vc[0] += 1
         return self
     if not isinstance(value, Tensor):

@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from ._math import sign as _sign
 
 _SCALARS = (int, float, bool)
 
@@ -117,6 +118,8 @@ class DivBackward0(Node):
                 x = x.astype(dt)
                 y = y.astype(dt) if isinstance(y, np.ndarray) else y
             return np.true_divide(x, y)
+        _check_integer_divisor(x, y, "div_floor_cpu" if rounding_mode == "floor" else
+                               "div_trunc_cpu")
         out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
         self.rounding = True
         return out.astype(np.result_type(x, y), copy=False)
@@ -133,18 +136,91 @@ class DivBackward2(DivBackward0):
     """out = a / b with rounding_mode 'trunc' or 'floor' (zero gradient, as torch)."""
 
 
+class RemainderBackward0(Node):
+    """out = a mod s for a scalar s (the divisor's sign, as Python's %);  da = g."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        _check_integer_divisor(x, y, "remainder_cpu")
+        return np.mod(x, y)
+
+    def backward(self, m, g):
+        return g, None
+
+
+class RemainderBackward1(Node):
+    """out = a mod b (both tensors);  da = g, db = -g * floor(a / b)."""
+
+    def forward(self, a, b):
+        x, y = _operands(a, b)
+        _check_integer_divisor(x, y, "remainder_cpu")
+        if _needs_any(a, b):
+            self.quotient = np.floor_divide(x, y)
+        return np.mod(x, y)
+
+    def backward(self, m, g):
+        return g, (-g * self.quotient if _needs(self, 1) else None)
+
+
+class NoDerivative(Node):
+    """An op without a derivative in torch (e.g. ``scalar % tensor``): backward raises."""
+
+    def forward(self, a, b, op):
+        self.op = op
+        return RemainderBackward0.forward(self, a, b)
+
+    def backward(self, m, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"  # torch's node name
+
+
+def _check_integer_divisor(x, y, kernel):
+    """torch refuses integer division by zero (NumPy gives 0 with a warning) and bool operands."""
+    kind = np.result_type(x, y).kind
+    if kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if kind in "iu" and not np.all(y):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _needs_any(*tensors):
+    return any(isinstance(t, Tensor) and t._requires_grad for t in tensors)
+
+
 class PowBackward0(Node):
     """out = a ** e for a scalar exponent e;  da = g * e * a^(e-1)."""
 
     def forward(self, a, e):
         x, y = _operands(a, e)
         self.save(a, e)
+        _check_integer_power(x, y)
+        if x.dtype.kind == "b" and type(y) is bool:  # bool ** bool stays bool, as torch
+            return x.copy() if y else np.ones_like(x)
         return np.power(x, y)
 
     def backward(self, m, g, a, e):
         if e == 0:
             return (m.zeros_like(g),)
         return (g * e * a ** (e - 1),)
+
+
+def _check_integer_power(x, y, tensors=False):
+    kind = np.result_type(x, y).kind
+    if kind == "b" and tensors:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if kind in "biu" and not tensors and np.any(np.less(y, 0)):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _power(x, y):
+    """x ** y; integer tensor exponents below 0 give 1/x^k truncated toward 0, as torch."""
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" and np.result_type(x, y).kind in "iu" \
+            and (y < 0).any():
+        whole = np.power(x, np.abs(y))
+        return np.where((y >= 0) | (np.abs(whole) == 1), whole, 0).astype(whole.dtype)
+    return np.power(x, y)
 
 
 class PowBackward1(Node):
@@ -155,7 +231,8 @@ class PowBackward1(Node):
     def forward(self, a, b):
         x, y = _operands(a, b)
         self.save(a, b)
-        return np.power(x, y)
+        _check_integer_power(x, y, tensors=True)
+        return _power(x, y)
 
     def backward(self, m, g, a, b, out):
         ga = None
@@ -177,7 +254,8 @@ class PowBackward2(Node):
     def forward(self, s, b):
         y, x = _operands(b, s)
         self.save(s)
-        return np.power(x, y)
+        _check_integer_power(x, y, tensors=True)
+        return _power(x, y)
 
     def backward(self, m, g, s, out):
         return None, g * out * float(np.log(s)) if s > 0 else g * 0
@@ -192,7 +270,8 @@ class MaximumBackward0(Node):
         return np.maximum(x, y)
 
     def backward(self, m, g, a, b):
-        return _split_ties(m, g, m.data(a) > m.data(b), m.data(a) == m.data(b))
+        x, y = m.data(a), m.data(b)
+        return _split_ties(m, g, x < y, x > y, x == y)
 
 
 class MinimumBackward0(Node):
@@ -204,13 +283,16 @@ class MinimumBackward0(Node):
         return np.minimum(x, y)
 
     def backward(self, m, g, a, b):
-        return _split_ties(m, g, m.data(a) < m.data(b), m.data(a) == m.data(b))
+        x, y = m.data(a), m.data(b)
+        return _split_ties(m, g, x > y, x < y, x == y)
 
 
-def _split_ties(m, g, wins, ties):
-    wa = m.where(ties, 0.5, m.where(wins, 1.0, 0.0))
-    wa = wa.astype(m.data(g).dtype) if not m.is_graph else wa
-    return g * wa, g * (1 - wa)
+def _split_ties(m, g, a_loses, b_loses, ties):
+    """torch's rule: a side gets g unless it lost (so both get g where a NaN is involved), and
+    ties split it in half."""
+    wa = np.where(ties, 0.5, np.where(a_loses, 0.0, 1.0)).astype(m.data(g).dtype)
+    wb = np.where(ties, 0.5, np.where(b_loses, 0.0, 1.0)).astype(m.data(g).dtype)
+    return g * wa, g * wb
 
 
 # ---------------------------------------------------------------- unary math
@@ -234,8 +316,11 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
 
     def forward(self, a):
         data = a._data
-        if data.dtype.kind != "f" and not integer_ok:
-            data = data.astype(_dtype.get_default_dtype().np)
+        if data.dtype.kind != "f":
+            if data.dtype.kind == "b" and name in _NO_BOOL:
+                _refuse_bool(name)
+            if not integer_ok:
+                data = data.astype(_dtype.get_default_dtype().np)
         if save_input:
             self._saved = (a,)
         return np_fn(data)
@@ -248,8 +333,20 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
     return cls
 
 
-_INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0",
+_INTEGER_OK = {"AbsBackward0", "SignBackward0", "FloorBackward0", "CeilBackward0", "ReluBackward0",
                "RoundBackward0", "TruncBackward0"}
+
+
+_NO_BOOL = {"FloorBackward0": "floor_vml_cpu", "CeilBackward0": "ceil_vml_cpu",
+            "TruncBackward0": "trunc_vml_cpu", "RoundBackward0": "round_vml_cpu",
+            "AbsBackward0": "abs_cpu", "ReluBackward0": None}
+
+
+def _refuse_bool(name):
+    kernel = _NO_BOOL[name]
+    if kernel is None:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _zeros(m, g, a):
@@ -271,7 +368,7 @@ TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "
 TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
                       "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
-SignBackward0 = _unary("SignBackward0", np.sign, _zeros)
+SignBackward0 = _unary("SignBackward0", _sign, _zeros, doc="sign; 0 at NaN, as torch")
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
 CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros)
 RoundBackward0 = _unary("RoundBackward0", np.round, _zeros)
@@ -307,8 +404,9 @@ def _sigmoid_constants(dt):
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
                           "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
-ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(x, 0),
-                       lambda m, g, y: g * (m.data(y) > 0), "output", "y = max(x, 0)")
+# max(0, x) keeps NaN and -0.0 as torch; the gradient flows where y is not <= 0 (NaN included)
+ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(0, x),
+                       lambda m, g, y: g * ~(m.data(y) <= 0), "output", "y = max(x, 0)")
 
 
 class RoundBackward1(Node):
@@ -361,16 +459,19 @@ class ClampBackward0(Node):
         return out
 
     def backward(self, m, g, a, lo, hi):
+        # torch's rule: a bound gets g where it binds; where lo > hi, hi wins (out = hi)
         x, low, high = m.data(a), m.data(lo), m.data(hi)
         inside = np.ones(x.shape, dtype=bool)
         if low is not None:
             inside = inside & (x >= low)
         if high is not None:
             inside = inside & (x <= high)
-        grads = [g * inside]
-        for bound, outside in ((low, lambda: x < low), (high, lambda: x > high)):
-            grads.append(g * outside() if bound is not None else None)
-        return tuple(grads)
+        g_low = g_high = None
+        if low is not None:
+            g_low = g * ((x < low) & (low < high) if high is not None else x < low)
+        if high is not None:
+            g_high = g * ((x > high) | (high < low) if low is not None else x > high)
+        return g * inside, g_low, g_high
 
 
 class WhereBackward0(Node):
@@ -391,6 +492,17 @@ def _operands_rev(a, b):
     return x, y
 
 
+def scalar_as(value, dtype):
+    """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it."""
+    if dtype.kind in "iu" and not isinstance(value, (int, np.integer)):
+        v = float(value)
+        info = np.iinfo(dtype)
+        if not info.min <= v <= info.max:  # NaN and inf included
+            raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without "
+                               "overflow")
+    return np.asarray(value, dtype=dtype)
+
+
 class MaskedFillBackward0(Node):
     """out = a with a scalar ``value`` where mask;  da = g where not mask."""
 
@@ -400,7 +512,7 @@ class MaskedFillBackward0(Node):
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
         v = value._data if isinstance(value, Tensor) else value
-        return np.where(self.mask, np.asarray(v, dtype=a._data.dtype), a._data)
+        return np.where(self.mask, scalar_as(v, a._data.dtype), a._data)
 
     def backward(self, m, g):
         zero = m.zeros_like(g)

@@ -12,6 +12,7 @@ import numpy as np
 from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
 
+from .. import _fp
 from .._tensor import Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
@@ -84,7 +85,9 @@ def scalar_operator(cls, ufunc, general=_none):
             s = scalar_array(value, data.dtype)
             if s is None:
                 return general(a, value)
+        token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data, s)
+        _fp.restore(token)
         if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
             data = _asarray(data)
         out = _new(Tensor)
@@ -132,7 +135,9 @@ def tensor_operator(cls, ufunc, saves, general):
         dt = ad.dtype
         if bd.dtype is not dt or dt.kind != "f" or ad.shape != bd.shape:
             return general(a, b)
+        token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(ad, bd)
+        _fp.restore(token)
         if type(data) is not _ndarray:  # 0-d inputs give a NumPy scalar
             data = _asarray(data)
         out = _new(Tensor)
@@ -192,7 +197,9 @@ def unary_function(cls, general=_none):
         data = a._data
         if data.dtype.kind != "f":
             return general(a)
+        token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data)
+        _fp.restore(token)
         if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
             data = _asarray(data)
         out = _new(Tensor)

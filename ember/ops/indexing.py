@@ -56,27 +56,47 @@ class IndexPutZerosBackward(Node):
         return (m.index(grad, self.index),)
 
 
-# torch names a basic-indexing node after the last step it applies (full slices are skipped)
+# torch names a basic-indexing node after the last step it applies; inside a tuple, slices that
+# cover a whole dim are skipped (a lone slice is always SliceBackward0)
 _UnsqueezeIndex = type("UnsqueezeBackward0", (SliceBackward0,), {"__doc__": "a[None]"})
 _AliasIndex = type("AliasBackward0", (SliceBackward0,), {"__doc__": "a[...]"})
 
 
-def _basic_node(index):
-    items = index if isinstance(index, tuple) else (index,)
-    for item in reversed(items):
-        if item is Ellipsis or (isinstance(item, slice) and item == slice(None)):
+def _basic_node(index, shape):
+    if type(index) is not tuple:
+        if isinstance(index, slice):
+            return SliceBackward0
+        index = (index,)
+    dims = _item_dims(index, len(shape))
+    for item, d in zip(reversed(index), reversed(dims)):
+        if item is Ellipsis or (isinstance(item, slice) and item.indices(shape[d]) == (
+                0, shape[d], 1)):
             continue
         if item is None:
             return _UnsqueezeIndex
         return SliceBackward0 if isinstance(item, slice) else SelectBackward0
-    return SliceBackward0 if any(isinstance(i, slice) for i in items) else _AliasIndex
+    return _AliasIndex
+
+
+def _item_dims(index, ndim):
+    """The input dim each item of a basic index reads (None for None and Ellipsis)."""
+    used = sum(1 for item in index if item is not None and item is not Ellipsis)
+    dims, d = [], 0
+    for item in index:
+        if item is Ellipsis:
+            d += ndim - used
+            dims.append(None)
+        else:
+            dims.append(None if item is None else d)
+            d += item is not None
+    return dims
 
 
 def getitem(a, index):
     """a[index]: basic indexing returns a view, advanced indexing a copy."""
     index, basic = normalize_index(index)
     if basic:
-        return as_view(_basic_node(index).apply(a, index=index), a)
+        return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
     return IndexBackward0.apply(a, index=index)
 
 
@@ -167,6 +187,7 @@ class ScatterBackward0(Node):
         else:
             x[pos] = s
         self.accumulate = reduce == "add"
+        self.src_shape = src._data.shape if isinstance(src, Tensor) else None
         return x
 
     def backward(self, m, g):
@@ -174,8 +195,13 @@ class ScatterBackward0(Node):
         if not self.accumulate:
             mask = np.ones(g.shape, dtype=bool)
             mask[_scatter_positions(self.index, self.dim)] = False
-            ga = g * mask
-        gs = m.gather(g, self.dim, self.index) if self.next_functions[1][0] else None
+            ga = m.where(mask, g, m.zeros_like(g))  # 0, not g * 0 (-0.0 where g < 0)
+        gs = None
+        if self.next_functions[1][0] is not None:
+            gs = m.gather(g, self.dim, self.index)
+            if self.src_shape != self.index.shape:  # src entries beyond index's get no gradient
+                part = tuple(slice(0, n) for n in self.index.shape)
+                gs = m.index_into_zeros(gs, self.src_shape, part, False)
         return ga, gs
 
 

@@ -4,13 +4,24 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .indexing import CopySlices
+from .shape import AsStridedBackward0
+
+_new = object.__new__
 
 
 def check_inplace(a, view=False):
-    """torch's rule: a leaf that requires grad can't be modified in place while recording."""
-    if a._grad_fn is None and a._requires_grad and grad_mode._state.enabled:
-        raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires grad is "
-                           "being used in an in-place operation.")
+    """torch's rule: a leaf that requires grad (or a view of one) can't be modified in place
+    while recording."""
+    if not grad_mode._state.enabled:
+        return
+    base = a._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        view = True
+    elif not (a._grad_fn is None and a._requires_grad):
+        return
+    raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires grad is "
+                       "being used in an in-place operation.")
 
 
 def _check_cast(result_dtype, target_dtype):
@@ -36,8 +47,55 @@ def commit_inplace(a, new):
     if new._grad_fn is not None:
         node = new._grad_fn
         node._dtypes = (a._data.dtype,)
-        a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
+        if a._base is None or not _rebase_view(a, new):
+            a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
     return a
+
+
+def _rebase_view(view, new):
+    """After an in-place write through ``view``: the base's history becomes CopySlices (its old
+    history with ``new`` put at the view's elements), the view's a re-read of the base."""
+    base = view._base
+    index = _view_index(view._data, base._data)
+    if index is None:  # not laid out inside its base after all: recorded as a plain tensor
+        return False
+    copy = _new(CopySlices)
+    copy._saved, copy.index = (), index
+    copy._attach(base._data, (_alias(base), new))
+    base._grad_fn, base._output_nr, base._requires_grad = copy, 0, True
+    select = _new(AsStridedBackward0)
+    select._saved, select.shape, select.index = (), base._data.shape, index
+    select._attach(view._data, (base,))
+    view._grad_fn, view._output_nr, view._requires_grad = select, 0, True
+    return True
+
+
+def _span(array):
+    """The lowest and highest element offsets ``array`` reaches from its first element."""
+    item = array.itemsize
+    low = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0) // item
+    high = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0) // item
+    return low, high
+
+
+def _view_index(view, base):
+    """The elements of ``view`` as an advanced index into ``base`` (one memory, any strides)."""
+    item = base.itemsize
+    low, high = _span(base)
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    view_low, view_high = _span(view)
+    if view.itemsize != item or view.size == 0 or offset + view_low < low or \
+            offset + view_high > high:
+        return None
+    positions = np.full(high - low + 1, -1, np.intp)  # base's memory: each element's flat index
+    step = positions.itemsize // item
+
+    def laid_out(array, start):
+        strides = tuple(s * step for s in array.strides)
+        return np.lib.stride_tricks.as_strided(positions[start:], array.shape, strides)
+    laid_out(base, -low)[...] = np.arange(base.size).reshape(base.shape)
+    found = laid_out(view, offset - low).copy()
+    return None if (found < 0).any() else np.unravel_index(found, base.shape)
 
 
 def _alias(a):

@@ -1,4 +1,6 @@
 """Reductions (sum, mean, prod, max/min, var/std, logsumexp, norm) and their derivatives."""
+import warnings
+
 import numpy as np
 
 from .. import _dtype
@@ -26,7 +28,19 @@ def _dims(x, dim):
         out.append(d % m if n else 0)
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
-    return tuple(sorted(out))
+    return tuple(sorted(out)) if n else ()  # a 0-d tensor takes dim 0 / -1: nothing to reduce
+
+
+def check_nonempty(x, dims, op):
+    """torch refuses max/min/argmax-like reductions over a dim of size 0."""
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def check_floating(x, message):
+    if x.dtype.kind != "f":
+        raise RuntimeError(message.format(_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)))
 
 
 def _kept_shape(shape, dims):
@@ -86,6 +100,8 @@ class MeanBackward1(Node):
                                f"{_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}")
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         self.count = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
+        if self.count == 0:  # NaN, without NumPy's "Mean of empty slice" warning
+            return np.true_divide(np.sum(x, axis=self.dims, keepdims=keepdim), 0)
         return np.mean(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g):
@@ -156,19 +172,25 @@ class AmaxBackward0(Node):
 
     def forward(self, a, dim=(), keepdim=False):
         x = a._data
-        if x.size == 0:
-            raise RuntimeError(f"{type(self).__name__[:4].lower()}(): Expected reduction dim to "
-                               "be specified for input.numel() == 0.")
+        name = type(self).__name__[:4].lower()
+        if x.size == 0 and dim in ((), None):
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim if dim != () else None), keepdim
+        check_nonempty(x, self.dims, name)
         return self._np(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g, a, out):
         o = _expand_back(m, out, self.shape, self.dims, self.keepdim)
-        mask = m.data(a) == m.data(o)
+        mask = self._winners(m.data(a), m.data(o))
         count = np.sum(mask, axis=self.dims, keepdims=True)
         share = (mask / count).astype(m.data(g).dtype)
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * share,)
+
+    @staticmethod
+    def _winners(x, out):
+        return x == out
 
 
 class AminBackward0(AmaxBackward0):
@@ -178,11 +200,17 @@ class AminBackward0(AmaxBackward0):
 
 
 class MaxBackward1(AmaxBackward0):
-    """out = max of all elements (ties share the gradient)."""
+    """out = max of all elements (ties share the gradient; a NaN result: the NaNs share it)."""
+
+    @staticmethod
+    def _winners(x, out):
+        return np.isnan(x) if np.isnan(out).any() else x == out
 
 
 class MinBackward1(AminBackward0):
-    """out = min of all elements (ties share the gradient)."""
+    """out = min of all elements (ties share the gradient; a NaN result: the NaNs share it)."""
+
+    _winners = staticmethod(MaxBackward1._winners)
 
 
 class MaxBackward0(Node):
@@ -194,6 +222,7 @@ class MaxBackward0(Node):
         x = a._data
         self.dim = _dims(x, dim)[0] if x.ndim else 0
         self.shape, self.keepdim = x.shape, keepdim
+        check_nonempty(x, (self.dim,) if x.ndim else (), type(self).__name__[:3].lower())
         if x.ndim == 0:
             self.indices = np.zeros((), dtype=np.int64)
             return x.copy()
@@ -221,10 +250,18 @@ class VarBackward0(Node):
 
     def forward(self, a, dim=None, correction=1, keepdim=False):
         x = a._data
+        check_floating(x, "std and var only support floating point and complex dtypes")
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         n = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
         self.denominator = max(n - correction, 0)
+        if self.denominator == 0:  # torch's warning instead of NumPy's
+            warnings.warn(f"{type(self).__name__[:3].lower()}(): degrees of freedom is <= 0. "
+                          "Correction should be strictly less than the reduction factor (input "
+                          "numel divided by output numel).", UserWarning, stacklevel=4)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return np.var(x, axis=self.dims, ddof=correction, keepdims=keepdim)
         return np.var(x, axis=self.dims, ddof=correction, keepdims=keepdim)
 
     def backward(self, m, g, a):
@@ -279,6 +316,8 @@ class LinalgVectorNormBackward0(Node):
 
     def forward(self, a, p=2, dim=None, keepdim=False):
         x = a._data
+        check_floating(x, "linalg.vector_norm: Expected a floating point or complex tensor as "
+                          "input. Got {}")
         self.save(a)
         self.p, self.shape, self.dims, self.keepdim = p, x.shape, _dims(x, dim), keepdim
         ax = np.abs(x)

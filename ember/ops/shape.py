@@ -20,12 +20,6 @@ def _dim(ndim, d):
     return d % m
 
 
-def _share_version(out, a):
-    """Views share their base's version counter, so in-place writes are seen through both."""
-    out._vc = a._vc
-    return out
-
-
 class ViewBackward0(Node):
     """out = a viewed as ``shape``;  da = g reshaped back."""
 
@@ -178,7 +172,7 @@ class FlipBackward0(Node):
 
     def forward(self, a, dims):
         self.dims = tuple(_dim(a._data.ndim, d) for d in dims)
-        return np.flip(a._data, self.dims)
+        return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
 
     def backward(self, m, g):
         return (m.flip(g, self.dims),)
@@ -188,11 +182,19 @@ class SliceBackward0(Node):
     """out = a[index] (basic indexing: a view);  da = zeros with g placed at index."""
 
     def forward(self, a, index):
-        self.shape, self.index = a._data.shape, index
-        return a._data[index]
+        x = a._data
+        self.shape, self.index = x.shape, index
+        out = x[index]
+        if type(out) is not np.ndarray:  # an int per dim gives a NumPy scalar (a copy) ...
+            out = x[(index if type(index) is tuple else (index,)) + (Ellipsis,)]  # ... not so
+        return out
 
     def backward(self, m, g):
         return (m.index_into_zeros(g, self.shape, self.index, False),)
+
+
+class AsStridedBackward0(SliceBackward0):
+    """A view re-read from its base after an in-place write through it: base[index]."""
 
 
 class SelectBackward0(SliceBackward0):
@@ -216,10 +218,15 @@ class CatBackward0(Node):
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
-        ref = next((a for a in arrays if a.ndim), arrays[0])
+        ref = next((a for a in arrays if a.shape != (0,)), arrays[0])
         self.dim = _dim(ref.ndim, dim)
         for i, a in enumerate(arrays):
-            if a.ndim != ref.ndim and not (a.ndim == 1 and a.shape[0] == 0):
+            if a.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                                   "concatenated")
+            if a.ndim == 1 and a.shape[0] == 0:  # torch's legacy empty tensor: skipped
+                continue
+            if a.ndim != ref.ndim:
                 raise RuntimeError(f"Tensors must have same number of dimensions: got "
                                    f"{ref.ndim} and {a.ndim}")
             for d in range(ref.ndim):
@@ -266,5 +273,9 @@ def _promoted(arrays):
 
 
 def as_view(out, a):
-    """Mark ``out`` as a view of ``a`` (shared version counter)."""
-    return _share_version(out, a) if isinstance(out, Tensor) else out
+    """Mark ``out`` as a view of ``a``: shared version counter, ``_base`` the memory's owner."""
+    if isinstance(out, Tensor):
+        out._vc = a._vc
+        base = a._base
+        out._base = a if base is None else base
+    return out

@@ -10,18 +10,19 @@ def direction(p, g, weight_decay, maximize):
     return np.negative(g, out=np.empty_like(g)) if maximize else g
 
 
+# Every check is written ``not low <= value``, so that NaN is refused too (``nan < 0`` is False).
 def check_lr(lr):
-    if lr < 0.0:
+    if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
 def check_eps(eps):
-    if eps < 0.0:
+    if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
 
 
 def check_weight_decay(weight_decay):
-    if weight_decay < 0.0:
+    if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 

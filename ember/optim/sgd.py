@@ -45,8 +45,8 @@ class SGD(Optimizer):
         if hasattr(lr, "numel") and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         _common.check_lr(lr)
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
+        _common.check_range("momentum", momentum)
+        _common.check_range("dampening", dampening, low=-float("inf"))  # refuses NaN only
         _common.check_weight_decay(weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
