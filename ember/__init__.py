@@ -103,3 +103,26 @@ def __getattr__(name):
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+# The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
+from . import linalg  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.matrix_ops import (  # noqa: E402
+    addmm,
+    baddbmm,
+    clamp_max,
+    clamp_min,
+    diag,
+    diagonal,
+    lerp,
+    meshgrid,
+    outer,
+    repeat_interleave,
+    roll,
+    tril,
+    triu,
+)
+from .ops.scan import cumprod, cumsum  # noqa: E402
+from .ops.sorting import argsort, sort, topk  # noqa: E402
+
+det, inverse, ger = linalg.det, linalg.inv, outer
