@@ -5,6 +5,7 @@ from . import _dtype
 from .ops import api
 from .ops import linalg_extra as X
 from .ops.linalg_extra import LinAlgError  # noqa: F401  (public, as torch.linalg.LinAlgError)
+from .ops.out import with_out
 from .ops.reduction import LinalgVectorNormBackward0
 from .ops.shape import _dim
 
@@ -23,10 +24,10 @@ def _cast(x, dtype, name):
     return api.to_dtype(x, dtype)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """(sum |x|^ord)^(1/ord) over dim (all elements when None); ord may be inf, -inf or 0."""
-    X.check_float(x._data, "linalg.vector_norm")
-    x = _cast(x, dtype, "linalg.vector_norm")
+    X.check_float(input._data, "linalg.vector_norm")
+    x = _cast(input, dtype, "linalg.vector_norm")
     dim = None if dim is None or (not isinstance(dim, int) and not len(dim)) else dim
     if ord == 0 or ord == -math.inf:
         return X._VectorNormExtremes.apply(x, p=ord, dim=dim, keepdim=keepdim)
@@ -49,10 +50,10 @@ def _matrix_dims(A, dim):
     return d0, d1
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 1, -1, inf, -inf, 2 or -2 norm of the matrices over dims ``dim``."""
-    X.check_float(A._data, "linalg.matrix_norm")
-    A = _cast(A, dtype, "linalg.matrix_norm")
+    X.check_float(input._data, "linalg.matrix_norm")
+    A = _cast(input, dtype, "linalg.matrix_norm")
     d0, d1 = _matrix_dims(A, dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
@@ -107,3 +108,7 @@ def det(A):
     """The determinant of each square matrix."""
     return X.LinalgDetBackward0.apply(A)
 
+
+
+for _name in ("vector_norm", "matrix_norm", "norm", "inv", "solve", "det", "svdvals"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
