@@ -108,16 +108,22 @@ def with_out(fn, name=None, factory=False):
             return written
         return _write(result, outs[0])
 
+    signature = _signature_with_out(fn)
+    if signature is not None:
+        wrapper.__signature__ = signature
+    return wrapper
+
+
+def _signature_with_out(fn):
+    """fn's signature with a keyword-only ``out=None`` (for help() and inspect)."""
     try:
         sig = inspect.signature(fn)
-        params = [p for p in sig.parameters.values() if p.name != "out"]
-        out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
-        at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
-        wrapper.__signature__ = sig.replace(parameters=params[:at] + [out_param] + params[at:])
     except (TypeError, ValueError):
-        pass
-    wrapper.__wrapped_out__ = True
-    return wrapper
+        return None
+    params = [p for p in sig.parameters.values() if p.name != "out"]
+    out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
+    return sig.replace(parameters=params[:at] + [out_param] + params[at:])
 
 
 def install(namespace, names, factories=()):
