@@ -11,6 +11,7 @@ def _parse(equation, operands):
     """Each operand's labels (ellipsis dims become their own labels, aligned from the right),
     and the output labels."""
     equation = equation.replace(" ", "")
+    _check_subscripts(equation)
     inputs, arrow, output = equation.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(operands):
@@ -30,12 +31,31 @@ def _parse(equation, operands):
         labels.append(term.replace("...", dots))
     dots = "".join(chr(_ELLIPSIS_BASE + i) for i in range(widest))
     if arrow:
+        _check_output(output, labels)
         out = output.replace("...", dots)
     else:
         counts = {c: "".join(labels).count(c) for c in "".join(labels)}
         out = dots + "".join(sorted(c for c, n in counts.items()
                                     if n == 1 and ord(c) < _ELLIPSIS_BASE))
     return labels, out
+
+
+def _check_output(output, labels):
+    named = output.replace("...", "")
+    for c in named:
+        if named.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                               "output")
+        if not any(c in ls for ls in labels):
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation "
+                               "for any input operand")
+
+
+def _check_subscripts(equation):
+    for i, c in enumerate(equation):
+        if not (c.isascii() and c.isalpha()) and c not in ".,->":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation "
+                               "string, subscripts must be in [a-zA-Z]")
 
 
 def _sizes(labels, operands):
