@@ -15,14 +15,14 @@ from ._tensor_methods import UNARY as _UNARY
 from ._tensor_str import set_printoptions
 from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwise_and,
                       bitwise_not, bitwise_or, bitwise_xor, bmm, broadcast_to, cat, chunk, clamp,
-                      clone, concat, concatenate, count_nonzero, div, eq, equal, expand, flatten,
+                      clone, concat, count_nonzero, div, eq, equal, expand, flatten,
                       flip, floor_divide, gather, ge, greater, greater_equal, gt, index_select,
                       isclose, isfinite, isinf, isnan, le, less, less_equal, logical_and,
                       logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
                       masked_select, matmul, max, maximum, mean, min, minimum, mm, mul, narrow, ne,
                       neg, nonzero, norm, not_equal, permute, pow, prod, remainder, repeat,
                       reshape, rsub, scatter, scatter_add, select, split, squeeze, stack, std,
-                      sub, sum, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze,
+                      sub, sum, swapdims, t, transpose, unbind, unflatten, unsqueeze,
                       var, where)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
@@ -37,9 +37,8 @@ strided = "strided"
 contiguous_format = preserve_format = channels_last = "memory_format"
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
-subtract, multiply, divide, true_divide, negative = sub, mul, div, div, neg
+subtract, multiply, divide, negative = sub, mul, div, neg
 clip = clamp
-dot = mv = matmul
 __version__ = "0.1.0"
 
 
@@ -103,3 +102,42 @@ def __getattr__(name):
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+# The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
+from . import linalg  # noqa: E402
+from .ops.aliases import concatenate, det, dot, inverse, mv, swapaxes, true_divide  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.matrix_ops import (  # noqa: E402
+    addmm,
+    baddbmm,
+    clamp_max,
+    clamp_min,
+    diag,
+    diagonal,
+    lerp,
+    meshgrid,
+    outer,
+    repeat_interleave,
+    roll,
+    tril,
+    triu,
+)
+from .ops.out import install as _install_out  # noqa: E402
+from .ops.scan import cumprod, cumsum  # noqa: E402
+from .ops.sorting import argsort, sort, topk  # noqa: E402
+
+ger = outer
+# torch's functions that take out=: the result is written into the given tensor and returned
+_install_out(globals(), (
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+    "remainder", "pow", "neg", "negative", "clamp", "clip", "clamp_min", "clamp_max", "where",
+    "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "matmul", "mm", "bmm", "dot", "mv",
+    "outer", "ger", "addmm", "baddbmm", "lerp", "cat", "concat", "concatenate", "stack", "sum",
+    "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "std", "var", "logsumexp",
+    "norm", "all", "any", "sort", "topk", "cumsum", "cumprod", "tril", "triu", "diag", "inverse",
+    "gather", "index_select", "masked_select", "nonzero", "erf", "normal", "bernoulli",
+    "multinomial", *[n for n in _UNARY if n != "negative"]), factories=(
+    "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn",
+    "randint", "randperm"))

@@ -226,3 +226,22 @@ def _activation(name):
 ACTIVATIONS = {name: _activation(name) for name in ("softmax", "log_softmax", "erf")}
 for _name, _fn in ACTIVATIONS.items():
     setattr(Tensor, _name, _fn)
+
+
+def _bind_math_methods():
+    """Tensor methods of the issue-14 math API (sorting, scans, triangles, linalg)."""
+    from . import linalg
+    from .ops import matrix_ops, scan, sorting
+    methods = {name: getattr(module, name) for module, names in (
+        (sorting, ("sort", "argsort", "topk")), (scan, ("cumsum", "cumprod")),
+        (matrix_ops, ("tril", "triu", "diag", "diagonal", "outer", "lerp", "addmm", "baddbmm",
+                      "clamp_min", "clamp_max", "roll", "repeat_interleave"))) for name in names}
+    methods.update(ger=matrix_ops.outer, det=linalg.det, inverse=linalg.inv)
+    for name in ("tril", "triu", "cumsum", "cumprod", "lerp", "addmm", "baddbmm", "clamp_min",
+                 "clamp_max"):
+        methods[name + "_"] = _inplace_unary(methods[name])
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+
+
+_bind_math_methods()

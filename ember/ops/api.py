@@ -469,8 +469,8 @@ def expand(input, *sizes):
     return S.as_view(S.ExpandBackward0.apply(input, shape=S._shape_arg(sizes)), input)
 
 
-def broadcast_to(input, shape):
-    return expand(input, *shape)
+def broadcast_to(input, size):
+    return expand(input, *size)
 
 
 def repeat(input, *repeats):

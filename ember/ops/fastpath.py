@@ -186,17 +186,17 @@ def _unrecorded(out, a):
 
 
 def unary_function(cls, general=_none):
-    """``op(a)``: ``cls.ufunc(a)`` recorded as ``cls`` for a floating tensor ``a``, else
-    ``general(a)`` (by default None: the caller takes its slow path)."""
+    """``op(input)``: ``cls.ufunc(input)`` recorded as ``cls`` for a floating tensor, else
+    ``general(input)`` (by default None: the caller takes its slow path)."""
     ufunc, saves_output, saves_input = cls.ufunc, cls.saves_output, cls.saves_input
     fast_cls = _fast_unary_class(cls)
 
-    def op(a):
-        if type(a) is not Tensor or _graph._anomaly_mode:
-            return general(a)
-        data = a._data
+    def op(input):
+        if type(input) is not Tensor or _graph._anomaly_mode:
+            return general(input)
+        data = input._data
         if data.dtype.kind != "f":
-            return general(a)
+            return general(input)
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data)
         _fp.restore(token)
@@ -204,16 +204,16 @@ def unary_function(cls, general=_none):
             data = _asarray(data)
         out = _new(Tensor)
         out._data, out._vc = data, [0]
-        if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
-            return _unrecorded(out, a)
+        if not (input._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
+            return _unrecorded(out, input)
         node = _new(fast_cls)
         node._seq = next(_sequence)
-        fn = a._grad_fn
+        fn = input._grad_fn
         if fn is None:
-            fn = a._accumulator()
+            fn = input._accumulator()
             node.next_functions = ((fn, 0),)
         else:
-            node.next_functions = ((fn, a._output_nr),)
+            node.next_functions = ((fn, input._output_nr),)
         if len(fn._shapes) == 1:
             node._shapes, node._dtypes = fn._shapes, fn._dtypes
         else:
@@ -223,7 +223,7 @@ def unary_function(cls, general=_none):
             kept._data, kept._vc, kept.requires_grad = data, out._vc, True
             node._saved, node._versions = (kept,), _ZERO_VERSION
         elif saves_input:
-            node._saved, node._versions = (a,), (a._vc[0],)
+            node._saved, node._versions = (input,), (input._vc[0],)
         else:
             node._saved = ()
         out._requires_grad, out._grad_fn = True, node

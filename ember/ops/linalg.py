@@ -99,10 +99,12 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "in
             "bool": "bool"}
 
 
-def matmul(a, b):
+def matmul(input, other):
     """Matrix product with torch.matmul's 1-D promotion and batch broadcasting."""
+    a, b = input, other
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(b).__name__}")
+        name, bad = ("input", a) if not isinstance(a, Tensor) else ("other", b)
+        raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(bad).__name__}")
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         return MmBackward0.apply(a, b)
@@ -117,15 +119,17 @@ def matmul(a, b):
     return UnsafeViewBackward0.apply(a, b)
 
 
-def mm(a, b):
+def mm(input, mat2):
     """2-D matrix product."""
+    a, b = input, mat2
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
     return MmBackward0.apply(a, b)
 
 
-def bmm(a, b):
+def bmm(input, mat2):
     """Batched (3-D) matrix product."""
+    a, b = input, mat2
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3
                            else "batch2 must be a 3D tensor")

@@ -321,3 +321,9 @@ from opinfo_nn import NN_OPS  # noqa: E402  (the nn table builds on the helpers 
 OPS += NN_OPS
 BY_NAME = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "duplicate op names in the table"
+
+from opinfo_math import MATH_OPS  # noqa: E402  (issue 14's math API)
+
+OPS += MATH_OPS
+BY_NAME = {op.name: op for op in OPS}
+assert len(BY_NAME) == len(OPS), "duplicate op names in the table"

@@ -1,0 +1,347 @@
+"""Matrix-shaped primitives and their composites: tril/triu, diag/diagonal, addmm/baddbmm, outer,
+lerp, clamp_min/clamp_max, roll, repeat_interleave and meshgrid."""
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from . import shape as S
+from .elementwise import ClampBackward0, ClampBackward1
+from .linalg import _check_matmul
+
+
+# ----------------------------------------------------------------- triangles
+class TrilBackward0(Node):
+    """out = a with the elements above diagonal k zeroed;  da = g zeroed the same way."""
+
+    _np = staticmethod(np.tril)
+
+    def forward(self, a, diagonal=0):
+        x = a._data
+        if x.ndim < 2:
+            raise RuntimeError(f"{type(self).__name__[:4].lower()}: input tensor must have at "
+                               "least 2 dimensions")
+        self.keep = self._np(np.ones(x.shape[-2:], dtype=bool), diagonal)
+        return self._np(x, diagonal)
+
+    def backward(self, m, g):
+        return (g * self.keep,)
+
+
+class TriuBackward0(TrilBackward0):
+    """out = a with the elements below diagonal k zeroed."""
+
+    _np = staticmethod(np.triu)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zero."""
+    return TrilBackward0.apply(input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zero."""
+    return TriuBackward0.apply(input, diagonal=diagonal)
+
+
+# ----------------------------------------------------------------- diagonals
+def _diagonal_index(shape, offset, d1, d2):
+    """Integer index arrays picking diagonal ``offset`` of dims d1, d2: the result has the other
+    dims in order, then the diagonal (numpy's and torch's layout)."""
+    rows = np.arange(max(0, min(shape[d1] + min(offset, 0), shape[d2] - max(offset, 0))))
+    others = [d for d in range(len(shape)) if d not in (d1, d2)]
+    ndim = len(others) + 1
+    index = [None] * len(shape)
+    for p, d in enumerate(others):
+        index[d] = np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - 1 - p))
+    index[d1] = rows - min(offset, 0)
+    index[d2] = rows + max(offset, 0)
+    return tuple(index)
+
+
+class DiagonalBackward0(Node):
+    """out = a view of diagonal ``offset`` of dims d1, d2;  da = zeros with g on that diagonal."""
+
+    def forward(self, a, offset=0, dim1=0, dim2=1):
+        x = a._data
+        d1, d2 = S._dim(x.ndim, dim1), S._dim(x.ndim, dim2)
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        self.shape, self.index = x.shape, _diagonal_index(x.shape, offset, d1, d2)
+        y = np.moveaxis(x, (d1, d2), (-2, -1))
+        y = y[..., :, offset:] if offset >= 0 else y[..., -offset:, :]
+        n = max(0, min(y.shape[-2], y.shape[-1]))
+        return np.lib.stride_tricks.as_strided(  # a writable view, as torch's diagonal
+            y, y.shape[:-2] + (n,), y.strides[:-2] + (y.strides[-2] + y.strides[-1],))
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, False),)
+
+
+class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (torch's name for diag(matrix))
+    """out = a copy of diagonal k of a matrix (torch.diag of a 2-D tensor)."""
+
+    def forward(self, a, offset=0, dim1=0, dim2=1):
+        return super().forward(a, offset, dim1, dim2).copy()
+
+
+class DiagEmbedBackward0(Node):
+    """out = a square matrix with vector a on diagonal k;  da = that diagonal of g."""
+
+    def forward(self, a, diagonal=0):
+        x = a._data
+        n = x.shape[0] + abs(diagonal)
+        out = np.zeros((n, n), dtype=x.dtype)
+        self.index = _diagonal_index(out.shape, diagonal, 0, 1)
+        out[self.index] = x
+        return out
+
+    def backward(self, m, g):
+        return (m.index(g, self.index),)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the diagonal ``offset`` of dims dim1 and dim2, as the last dim."""
+    return S.as_view(DiagonalBackward0.apply(input, offset=offset, dim1=dim1, dim2=dim2), input)
+
+
+def diag(input, diagonal=0):
+    """Vector -> square matrix with it on diagonal k; matrix -> its diagonal k (a copy)."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        return DiagEmbedBackward0.apply(input, diagonal=diagonal)
+    if ndim == 2:
+        return DiagonalBackward0_copy.apply(input, offset=diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+# ----------------------------------------------------------------- products
+class AddmmBackward0(Node):
+    """out = beta * input + alpha * (mat1 @ mat2);  dinput = beta * g,
+    dmat1 = alpha * g @ mat2^T, dmat2 = alpha * mat1^T @ g."""
+
+    def forward(self, input, mat1, mat2, beta=1, alpha=1):
+        x, y = mat1._data, mat2._data
+        _check_matmul(x, y, "addmm")
+        self.beta, self.alpha = beta, alpha
+        self.save(mat1, mat2)
+        product = np.matmul(x, y)
+        if alpha != 1:
+            product = product * np.asarray(alpha, product.dtype)
+        if beta == 0:  # torch ignores input then (its NaN and inf do not propagate)
+            return np.broadcast_to(product, np.broadcast_shapes(product.shape, input.shape)).copy()
+        bias = input._data if beta == 1 else input._data * np.asarray(beta, product.dtype)
+        return product + bias
+
+    def backward(self, m, g, mat1, mat2):
+        need = [f is not None for f, _ in self.next_functions]
+        gin = (g if self.beta == 1 else g * self.beta) if need[0] else None
+        ga = m.matmul(g, m.mT(mat2)) if need[1] else None
+        gb = m.matmul(m.mT(mat1), g) if need[2] else None
+        if self.alpha != 1:
+            ga = ga * self.alpha if ga is not None else None
+            gb = gb * self.alpha if gb is not None else None
+        return gin, ga, gb
+
+
+class BaddbmmBackward0(AddmmBackward0):
+    """out = beta * input + alpha * (batch1 @ batch2), batched over the first dim."""
+
+
+def _need_ndim(tensors, names, ndim):
+    for t, name in zip(tensors, names):
+        if t._data.ndim != ndim:
+            raise RuntimeError(f"{name} must be a {'matrix' if ndim == 2 else '3D tensor'}")
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    _need_ndim((mat1, mat2), ("mat1", "mat2"), 2)
+    return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * bmm(batch1, batch2)."""
+    _need_ndim((batch1, batch2), ("batch1", "batch2"), 3)
+    return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def outer(input, vec2):
+    """Outer product of two vectors (torch records it as a broadcast multiply)."""
+    for t, name in ((input, "self"), (vec2, "vec2")):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
+                               f"{t._data.ndim}-D")
+    from .api import mul, reshape
+    return mul(reshape(input, (-1, 1)), vec2)
+
+
+# ----------------------------------------------------------------- interpolation and bounds
+def _lerp(start, end, weight):
+    """torch's two-sided formula: exact at weight 0 and 1."""
+    diff = end - start
+    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+class LerpBackward0(Node):
+    """out = start + w * (end - start), scalar w;  dstart = g * (1 - w), dend = g * w."""
+
+    def forward(self, start, end, weight):
+        self.weight = weight
+        x = start._data
+        return _lerp(x, end._data, np.asarray(weight, x.dtype)).astype(x.dtype, copy=False)
+
+    def backward(self, m, g):
+        return g * (1 - self.weight), g * self.weight
+
+
+class LerpBackward1(Node):
+    """out = start + w * (end - start), tensor w;  dw = g * (end - start) as well."""
+
+    def forward(self, start, end, weight):
+        self.save(start, end, weight)
+        return _lerp(start._data, end._data, weight._data)
+
+    def backward(self, m, g, start, end, weight):
+        return g * m.one_minus(weight), g * weight, g * (end - start)
+
+
+def lerp(input, end, weight):
+    """input + weight * (end - input), weight a number or a tensor (broadcasting)."""
+    if isinstance(weight, Tensor):
+        return LerpBackward1.apply(input, end, weight)
+    return LerpBackward0.apply(input, end, weight)
+
+
+class ClampMinBackward0(ClampBackward1):
+    """out = max(a, min) for a number min;  da = g where a >= min."""
+
+    def forward(self, a, min):
+        return super().forward(a, min=min)
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """out = min(a, max) for a number max;  da = g where a <= max."""
+
+    def forward(self, a, max):
+        return super().forward(a, max=max)
+
+
+class ClampMinBackward1(ClampBackward0):
+    """out = max(a, min) for a tensor min;  dmin = g where a < min."""
+
+    def forward(self, a, min):
+        return super().forward(a, min, None)
+
+    def backward(self, m, g, a, lo, hi):
+        return super().backward(m, g, a, lo, hi)[:2]
+
+
+class ClampMaxBackward1(ClampBackward0):
+    """out = min(a, max) for a tensor max;  dmax = g where a > max."""
+
+    def forward(self, a, max):
+        return super().forward(a, None, max)
+
+    def backward(self, m, g, a, lo, hi):
+        grads = super().backward(m, g, a, lo, hi)
+        return grads[0], grads[2]
+
+
+def clamp_min(input, min):
+    """max(input, min), element-wise."""
+    cls = ClampMinBackward1 if isinstance(min, Tensor) else ClampMinBackward0
+    return cls.apply(input, min)
+
+
+def clamp_max(input, max):
+    """min(input, max), element-wise."""
+    cls = ClampMaxBackward1 if isinstance(max, Tensor) else ClampMaxBackward0
+    return cls.apply(input, max)
+
+
+# ----------------------------------------------------------------- rearrangements
+class RollBackward0(Node):
+    """out = a shifted cyclically along dims (flattened when dims is None);  da = g rolled back."""
+
+    def forward(self, a, shifts, dims=None):
+        x = a._data
+        shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        dims = dims if dims is None or not isinstance(dims, int) else (dims,)
+        if dims is not None and len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               f"dims:{len(dims)}")
+        if dims is None and len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        self.shifts = shifts
+        self.dims = None if dims is None else tuple(S._dim(x.ndim, d) for d in dims)
+        if self.dims is None:
+            return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        return np.roll(x, shifts, axis=self.dims)
+
+    def backward(self, m, g):
+        back = tuple(-s for s in self.shifts)
+        if m.is_graph:
+            return (RollBackward0.apply(g, shifts=back, dims=self.dims),)
+        if self.dims is None:
+            return (np.roll(g.reshape(-1), back[0]).reshape(g.shape),)
+        return (np.roll(g, back, axis=self.dims),)
+
+
+def roll(input, shifts, dims=None):
+    """Shift elements cyclically along dims (over the flattened tensor when dims is None)."""
+    return RollBackward0.apply(input, shifts=shifts, dims=dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (an int, or one count per element) along dim."""
+    from . import api
+    if repeats is None:  # repeat_interleave(counts): indices repeated by their counts
+        counts = input._data
+        return Tensor._make(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))
+    if dim is None:
+        input, dim = api.flatten(input), 0
+    d = S._dim(input._data.ndim, dim)
+    if isinstance(repeats, Tensor) and repeats._data.ndim:
+        counts, size = repeats._data, input._data.shape[d]
+        if counts.shape[0] != size and counts.shape[0] != 1:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.shape[0]} and input.size({d}) = "
+                               f"{size}")
+        index = np.repeat(np.arange(size), np.broadcast_to(counts, (size,)))
+        return api.index_select(input, d, Tensor._make(index.astype(np.int64)))
+    n = int(repeats)
+    shape = input._data.shape
+    wide = api.expand(api.unsqueeze(input, d + 1), shape[:d + 1] + (n,) + shape[d + 1:])
+    return api.reshape(api.contiguous(wide), shape[:d] + (shape[d] * n,) + shape[d + 1:])
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors ('ij': matrix indexing, 'xy': Cartesian)."""
+    from . import api
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t!r}")
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(order) > 1:
+        order[0], order[1] = 1, 0
+    shape = [0] * len(tensors)
+    for i, t in enumerate(tensors):
+        shape[order[i]] = t._data.size
+    out = []
+    for i, t in enumerate(tensors):
+        view = [1] * len(tensors)
+        view[order[i]] = -1
+        out.append(api.expand(api.reshape(t, view), shape))
+    return tuple(out)

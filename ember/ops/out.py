@@ -1,0 +1,134 @@
+"""``out=``: one wrapper gives a public function torch's out argument (write the result into a
+given tensor, resizing it as torch does, and return that tensor)."""
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from .inplace import _NAMES, _check_cast
+
+
+def _tensors(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from _tensors(v)
+
+
+def _check_autograd(name, args, kwargs, outs):
+    """torch refuses out= while recording a graph that any argument (or out) takes part in."""
+    if not grad_mode._state.enabled:
+        return
+    if any(t._requires_grad for t in _tensors((*args, *kwargs.values(), *outs))):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
+def _write(result, out):
+    """Copy ``result`` into ``out`` (resized when its shape differs) and bump its version."""
+    data = result._data
+    _check_cast(data.dtype, out._data.dtype)
+    if out._data.shape != data.shape:
+        if out._data.size:
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out._data.shape)}, which does not match the required output "
+                          f"shape {list(data.shape)}. This behavior is deprecated, and in a "
+                          "future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing "
+                          "it, inplace, to zero elements with t.resize_(0).", UserWarning,
+                          stacklevel=4)
+        out._data = np.empty(data.shape, out._data.dtype)
+    np.copyto(out._data, data, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+def _factory_dtype(name, kwargs, out):
+    """Factories build in out's dtype; an explicit different dtype is an error, as in torch."""
+    dtype = kwargs.get("dtype")
+    if dtype is None:
+        kwargs["dtype"] = out.dtype
+    elif str(dtype) != str(out.dtype):
+        from .. import _dtype
+        have = _NAMES[_dtype.to_numpy_dtype(dtype).name]
+        raise RuntimeError(f"dtype {have} does not match dtype of out parameter "
+                           f"({_NAMES[out._data.dtype.name]})")
+
+
+# torch's argument parser takes NumPy's names for these arguments too (torch.sum(x, axis=0))
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                "x2": "other"}
+
+
+def _parameter_names(fn):
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+def _rename_numpy_keywords(kwargs, accepted):
+    for key in [k for k in kwargs if k in _NUMPY_NAMES and k not in accepted]:
+        if _NUMPY_NAMES[key] in accepted and _NUMPY_NAMES[key] not in kwargs:
+            kwargs[_NUMPY_NAMES[key]] = kwargs.pop(key)
+
+
+def with_out(fn, name=None, factory=False):
+    """``fn`` with a keyword-only ``out``: a tensor (or a tuple for (values, indices) results)
+    that receives the result and is returned. NumPy's keyword names (axis, keepdims, x) are
+    taken as torch takes them."""
+    name = name or fn.__name__
+    accepted = _parameter_names(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        if kwargs:
+            _rename_numpy_keywords(kwargs, accepted)
+        if out is None:
+            return fn(*args, **kwargs)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                                f"{type(o).__name__}")
+        _check_autograd(name, args, kwargs, outs)
+        if factory:
+            _factory_dtype(name, kwargs, outs[0])
+        result = fn(*args, **kwargs)
+        if isinstance(result, tuple):
+            if len(outs) != len(result):
+                raise RuntimeError(f"{name}(): expected out= to be a tuple of {len(result)} "
+                                   f"tensors, got {len(outs)}")
+            written = type(result)(_write(r, o) for r, o in zip(result, outs))
+            written.__dict__.update(getattr(result, "__dict__", {}))
+            return written
+        return _write(result, outs[0])
+
+    signature = _signature_with_out(fn)
+    if signature is not None:
+        wrapper.__signature__ = signature
+    return wrapper
+
+
+def _signature_with_out(fn):
+    """fn's signature with a keyword-only ``out=None`` (for help() and inspect)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = [p for p in sig.parameters.values() if p.name != "out"]
+    out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
+    return sig.replace(parameters=params[:at] + [out_param] + params[at:])
+
+
+def install(namespace, names, factories=()):
+    """Replace each named function in ``namespace`` by its out= form."""
+    for n in names:
+        namespace[n] = with_out(namespace[n], n)
+    for n in factories:
+        namespace[n] = with_out(namespace[n], n, factory=True)

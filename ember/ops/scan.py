@@ -1,0 +1,82 @@
+"""Scans along a dim: cumsum and cumprod (torch's zero-safe cumprod gradient)."""
+import numpy as np
+
+from .. import _dtype
+from ..autograd.graph import Node
+from .shape import _dim
+
+
+def _prepare(a, dim, dtype):
+    x = a._data
+    if dtype is not None:
+        x = x.astype(_dtype.to_numpy_dtype(dtype))
+    elif x.dtype.kind in "bui" and x.dtype != np.int64:
+        x = x.astype(np.int64)  # torch scans bools and small ints as int64
+    return x, _dim(x.ndim, dim)
+
+
+class CumsumBackward0(Node):
+    """out[i] = sum of a[:i+1] along dim;  da = reverse cumulative sum of g."""
+
+    def forward(self, a, dim, dtype=None):
+        x, self.dim = _prepare(a, dim, dtype)
+        return np.cumsum(x, axis=self.dim) if x.ndim else x.copy()
+
+    def backward(self, m, g):
+        if not g.ndim:
+            return (g,)
+        return (_reverse_cumsum(m, g, self.dim),)
+
+
+def _cumsum(m, x, dim):
+    return CumsumBackward0.apply(x, dim=dim) if m.is_graph else np.cumsum(x, axis=dim)
+
+
+def _reverse_cumsum(m, x, dim):
+    return m.flip(_cumsum(m, m.flip(x, (dim,)), dim), (dim,))
+
+
+class CumprodBackward0(Node):
+    """out[i] = prod of a[:i+1] along dim;  da[i] = sum_{j>=i} g[j] * out[j] / a[i], computed
+    without the division where a slice holds a zero."""
+
+    saves_output = True
+
+    def forward(self, a, dim, dtype=None):
+        x, self.dim = _prepare(a, dim, dtype)
+        self.save(a)
+        return np.cumprod(x, axis=self.dim) if x.ndim else x.copy()
+
+    def backward(self, m, g, a, out):
+        if not g.ndim:
+            return (g,)
+        if not (m.data(a) == 0).any():
+            return (_reverse_cumsum(m, g * out, self.dim) / a,)
+        return (_cumprod_grad_with_zeros(m, g, a, self.dim),)
+
+
+def _cumprod_grad_with_zeros(m, g, a, dim):
+    """da[i] = (prod a[:i]) * s[i], where s[i] = g[i] + a[i+1] * s[i+1] (s[n-1] = g[n-1]):
+    no division, so exact where a holds zeros; differentiable under create_graph."""
+    n = a.shape[dim]
+    lead = (slice(None),) * dim
+
+    def at(x, i):
+        return m.index(x, lead + (i,))
+
+    before = m.cat([m.ones_like(m.index(a, lead + (slice(0, 1),))),
+                    m.cumprod(m.index(a, lead + (slice(0, n - 1),)), dim)], dim)
+    s = [at(g, n - 1)]
+    for i in range(n - 2, -1, -1):
+        s.append(at(g, i) + at(a, i + 1) * s[-1])
+    return before * m.stack(s[::-1], dim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim``."""
+    return CumsumBackward0.apply(input, dim=dim, dtype=dtype)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim``."""
+    return CumprodBackward0.apply(input, dim=dim, dtype=dtype)

@@ -1,0 +1,88 @@
+"""Sorting primitives: sort, argsort and topk (values with their int64 indices)."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from .api import _ValuesIndices
+from .shape import _dim
+
+
+def _order(x, dim, descending):
+    """Stable sorting indices along ``dim``; descending keeps equal elements in input order and
+    puts NaN first, as torch does."""
+    if not descending:
+        return np.argsort(x, axis=dim, kind="stable")
+    flipped = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
+    return x.shape[dim] - 1 - np.flip(flipped, dim)
+
+
+class SortBackward0(Node):
+    """values of sort along dim;  da = g scattered back to where each value came from."""
+
+    def forward(self, a, dim=-1, descending=False, k=None):
+        x = a._data
+        flat = x.reshape(1) if x.ndim == 0 else x
+        self.shape, self.dim = flat.shape, _dim(flat.ndim, dim)
+        order = _order(flat, self.dim, descending)
+        if k is not None:
+            order = np.take(order, np.arange(k), axis=self.dim)
+        self.indices = order
+        values = np.take_along_axis(flat, order, axis=self.dim)
+        self.scalar = x.ndim == 0
+        return values.reshape(()) if self.scalar else values
+
+    def backward(self, m, g):
+        if self.scalar:
+            return (g,)
+        return (m.scatter_add_zeros(g, self.shape, self.dim, self.indices),)
+
+
+class SortBackward1(SortBackward0):
+    """sort called with ``stable=`` (torch's sort.stable overload)."""
+
+
+class TopkBackward0(SortBackward0):
+    """values of topk: the k largest (or smallest) along dim."""
+
+
+def _result(name, values, node_cls, a, **kwargs):
+    """values from the node plus its indices as a torch.return_types-like tuple."""
+    indices = values._grad_fn.indices if values._grad_fn is not None else None
+    if indices is None:  # made without a graph: sort again for the indices (cheap next to numpy)
+        node = node_cls.__new__(node_cls)
+        node.forward(a, **kwargs)
+        indices = node.indices
+    if a._data.ndim == 0:
+        indices = indices.reshape(())
+    result = _ValuesIndices((values, Tensor._make(indices.astype(np.int64))))
+    result._name = f"torch.return_types.{name}"
+    return result
+
+
+def sort(input, dim=-1, descending=False, *, stable=None):
+    """Sorted values and their indices along ``dim`` (equal elements keep their order)."""
+    cls = SortBackward0 if stable is None else SortBackward1
+    values = cls.apply(input, dim=dim, descending=descending)
+    return _result("sort", values, cls, input, dim=dim, descending=descending)
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """Indices that sort ``input`` along ``dim``."""
+    x = input._data
+    if x.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    return Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The k largest (smallest if not ``largest``) elements along dim, with their indices.
+
+    Always returned in sorted order; among equal values the earlier index is taken (torch's
+    choice between ties is unspecified)."""
+    x = input._data
+    size = x.shape[_dim(x.ndim, dim)] if x.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    kwargs = dict(dim=dim, descending=largest, k=k)
+    values = TopkBackward0.apply(input, **kwargs)
+    return _result("topk", values, TopkBackward0, input, **kwargs)

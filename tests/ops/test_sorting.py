@@ -1,0 +1,77 @@
+"""Sorting (ember/ops/sorting.py): sort, argsort, topk against torch, values and derivatives."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+R = np.random.default_rng(0)
+X34 = R.standard_normal((3, 4))
+TIES = np.array([[1.0, 3.0, 3.0, 1.0], [2.0, np.nan, 2.0, -1.0]])
+
+CASES = {
+    "sort": lambda L, x: L.sort(x).values,
+    "sort_dim0_desc": lambda L, x: L.sort(x, 0, descending=True)[0],
+    "sort_method": lambda L, x: x.sort(dim=-1, descending=True).values,
+    "sort_stable": lambda L, x: L.sort(x, stable=True, dim=1).values,
+    "topk": lambda L, x: L.topk(x, 2).values,
+    "topk_smallest_dim0": lambda L, x: x.topk(2, dim=0, largest=False)[0],
+    "topk_all": lambda L, x: L.topk(x, k=4).values,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_and_derivatives_match_torch(name):
+    check(CASES[name], X34)
+    check(CASES[name], X34.astype(np.float32), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("stable", [None, True])
+def test_sort_indices_with_ties_and_nan_match_torch(descending, stable):
+    kw = {} if stable is None else {"stable": stable}
+    e = ember.sort(ember.tensor(TIES), descending=descending, **kw)
+    t = torch.sort(torch.tensor(TIES), descending=descending, **kw)
+    close(e.values, t.values)
+    close(e.indices, t.indices)
+    close(ember.argsort(ember.tensor(TIES), descending=descending),
+          torch.argsort(torch.tensor(TIES), descending=descending))
+
+
+def test_integer_and_scalar_inputs():
+    ints = np.array([5, -2, 7, 7, 0])
+    for lib_e, lib_t in ((ember.sort, torch.sort), (lambda x: ember.topk(x, 3),
+                                                     lambda x: torch.topk(x, 3))):
+        e, t = lib_e(ember.tensor(ints)), lib_t(torch.tensor(ints))
+        close(e.values, t.values)
+        close(e.indices, t.indices)
+    e, t = ember.sort(ember.tensor(2.5)), torch.sort(torch.tensor(2.5))
+    close(e.values, t.values)
+    close(e.indices, t.indices)
+    close(ember.argsort(ember.tensor([3, 1, 2]), descending=True),
+          torch.argsort(torch.tensor([3, 1, 2]), descending=True))
+
+
+def test_topk_returns_values_and_indices_like_torch():
+    e, t = ember.topk(ember.tensor(X34), 3, dim=1), torch.topk(torch.tensor(X34), 3, dim=1)
+    close(e.indices, t.indices)
+    values, indices = e
+    assert values is e.values and indices is e.indices
+    assert repr(e).startswith("torch.return_types.topk(")
+    with ember.no_grad():
+        close(ember.topk(ember.tensor(X34, requires_grad=True), 1).indices,
+              torch.topk(torch.tensor(X34), 1).indices)
+
+
+@pytest.mark.parametrize("k", [5, -1])
+def test_topk_k_out_of_range(k):
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        torch.topk(torch.zeros(3, 4), k)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        ember.topk(ember.zeros(3, 4), k)
+
+
+def test_sort_dim_out_of_range():
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        ember.sort(ember.zeros(3, 4), 2)
