@@ -9,16 +9,11 @@ import time
 import numpy as np
 
 import ember
+from ember._atomic import atomic_write
+
+from ._args import UsageError
 
 CHECKPOINT_FORMAT = "ember-train/1"
-
-
-class UsageError(ValueError):
-    """Bad input to `ember train`: reported as one line, exit code 2."""
-
-
-class PeerFailed(UsageError):
-    """Another rank of an MPI launch rejected its input (that rank reports it): exit code 2."""
 
 
 def build_model(name, input_shape, n_classes):
@@ -89,15 +84,6 @@ def evaluate(model, x, y, batch=1024):
     return loss / len(x), correct / len(x)
 
 
-def _write_atomic(path, text):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write_metrics(out, history, test=None, config=None):
     fields = ["epoch", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "seconds",
               "samples"]
@@ -105,9 +91,9 @@ def write_metrics(out, history, test=None, config=None):
     writer = csv.DictWriter(buf, fields, lineterminator="\n")
     writer.writeheader()
     writer.writerows(history)
-    _write_atomic(os.path.join(out, "metrics.csv"), buf.getvalue())
+    atomic_write(os.path.join(out, "metrics.csv"), buf.getvalue())
     payload = {"config": config, "epochs": history, "test": test}
-    _write_atomic(os.path.join(out, "metrics.json"), json.dumps(payload, indent=2))
+    atomic_write(os.path.join(out, "metrics.json"), json.dumps(payload, indent=2))
 
 
 def plot_curves(out, history):
@@ -127,10 +113,11 @@ def plot_curves(out, history):
         ax.set_ylabel({"loss": "cross-entropy loss", "acc": "accuracy"}[key])
         ax.legend()
     fig.tight_layout()
-    tmp = os.path.join(out, f".curves.{os.getpid()}.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, os.path.join(out, "curves.png"))
+    try:
+        atomic_write(os.path.join(out, "curves.png"), lambda f: fig.savefig(f, format="png",
+                                                                           dpi=100))
+    finally:
+        plt.close(fig)
     return None
 
 
