@@ -1,9 +1,8 @@
 """`ember train`'s command line: the parser, defaults, and the checks that run before anything
 is written (bad input: one line on stderr, exit code 2)."""
 import argparse
-import os
+import math
 
-import ember
 from ember.distributed._launch import launched_rank
 
 
@@ -15,6 +14,7 @@ class PeerFailed(UsageError):
     """Another rank of an MPI launch rejected its input (that rank reports it): exit code 2."""
 
 
+MODELS = ("mlp", "cnn")
 OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop", "adagrad", "nadam", "radam", "adamax")
 SCHEDULERS = ("none", "step", "cosine", "exponential")
 DEFAULTS = {"model": "mlp", "optimizer": "adam", "lr": 1e-3, "momentum": 0.9, "weight_decay": 0.0,
@@ -34,7 +34,7 @@ def _train_parser(sub):
                        description="Train an MLP or CNN classifier; without --data it uses the "
                        "UCI digits shipped inside ember (nothing is downloaded). Under "
                        "`mpiexec -n N` it trains data-parallel on N ranks (rank 0 writes --out).")
-    p.add_argument("--model", choices=("mlp", "cnn"))
+    p.add_argument("--model", choices=MODELS)
     p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--lr", type=float)
     p.add_argument("--momentum", type=float, help="for sgd and rmsprop")
@@ -64,59 +64,39 @@ def build_parser():
     return parser
 
 
-def _check_values(cfg):
+_CHOICES = {"model": MODELS, "optimizer": OPTIMIZERS, "scheduler": SCHEDULERS}
+_REALS = ("lr", "momentum", "weight_decay", "val_fraction", "test_fraction")
+_INTEGERS = (("epochs", 1), ("batch_size", 1), ("seed", 0))
+_SEED_LIMIT = 2 ** 64  # torch.manual_seed's range (non-negative part)
+
+
+def flag(key):
+    return "--" + key.replace("_", "-")
+
+
+def check_values(cfg):
+    """Every setting in range (NaN and inf included), whether from the command line or from a
+    checkpoint's config."""
+    for key, choices in _CHOICES.items():
+        if cfg[key] not in choices:
+            raise UsageError(f"{flag(key)} must be one of {', '.join(choices)}, got {cfg[key]!r}")
+    for key in _REALS:
+        value = cfg[key]
+        if type(value) not in (int, float) or not math.isfinite(value):
+            raise UsageError(f"{flag(key)} must be a finite number, got {value!r}")
     for key in ("lr", "momentum", "weight_decay"):
         if cfg[key] < 0:
-            raise _usage(f"--{key.replace('_', '-')} must be >= 0, got {cfg[key]}")
-    for key in ("epochs", "batch_size"):
-        if cfg[key] < 1:
-            raise _usage(f"--{key.replace('_', '-')} must be >= 1, got {cfg[key]}")
+            raise UsageError(f"{flag(key)} must be >= 0, got {cfg[key]}")
+    for key, low in _INTEGERS:
+        if type(cfg[key]) is not int or cfg[key] < low:
+            raise UsageError(f"{flag(key)} must be >= {low}, got {cfg[key]!r}")
+    if cfg["seed"] >= _SEED_LIMIT:
+        raise UsageError(f"--seed must be < 2**64, got {cfg['seed']}")
     fractions = cfg["val_fraction"], cfg["test_fraction"]
     if min(fractions) <= 0 or sum(fractions) >= 1:
-        raise _usage("--val-fraction and --test-fraction must be > 0 and sum to less than 1")
+        raise UsageError("--val-fraction and --test-fraction must be > 0 and sum to less than 1")
+    for key in ("data", "target"):
+        if cfg[key] is not None and not isinstance(cfg[key], str):
+            raise UsageError(f"{flag(key)} must be a string, got {cfg[key]!r}")
     if cfg["target"] and not (cfg["data"] or "").lower().endswith((".csv", ".csv.gz", ".npz")):
-        raise _usage("--target needs --data FILE.csv (or FILE.npz)")
-
-
-def _usage(message):
-    return UsageError(message)
-
-
-def _default_out():
-    n = 1
-    while os.path.exists(os.path.join("runs", f"train{n}")):
-        n += 1
-    return os.path.join("runs", f"train{n}")
-
-
-def resolve(args):
-    """Merge command line, checkpoint and defaults; validate before anything is written."""
-    given = {k: getattr(args, k) for k in DEFAULTS if getattr(args, k) is not None}
-    ckpt, where = None, None
-    if args.resume:
-        where = args.resume if isinstance(args.resume, str) else (
-            os.path.join(args.out, "last.ckpt") if args.out else None)
-        if where is None:
-            raise _usage("--resume needs --out DIR (or a checkpoint path)")
-        if not os.path.isfile(where):
-            raise _usage(f"no checkpoint to resume: '{where}' does not exist")
-        try:
-            ckpt = ember.load(where)
-        except (RuntimeError, OSError) as error:
-            raise _usage(str(error)) from None
-        if not isinstance(ckpt, dict) or ckpt.get("format") != "ember-train/1":
-            raise _usage(f"'{where}' is not a checkpoint written by `ember train`")
-    cfg = dict(DEFAULTS, **(ckpt["config"] if ckpt else {}))
-    for key, value in given.items():
-        if ckpt and key != "epochs" and value != cfg[key]:
-            raise _usage(f"--{key.replace('_', '-')} {value} differs from the checkpoint's "
-                         f"{cfg[key]!r} ('{where}'); a resumed run keeps its settings")
-        cfg[key] = value
-    _check_values(cfg)
-    out = args.out or (os.path.dirname(where) if where else _default_out())
-    if not ckpt and os.path.exists(os.path.join(out, "last.ckpt")):
-        raise _usage(f"'{out}' already holds a run; pass --resume to continue it or choose "
-                     "another --out")
-    return cfg, ckpt, where, out
-
-
+        raise UsageError("--target needs --data FILE.csv (or FILE.npz)")

@@ -14,6 +14,7 @@ from ember._atomic import atomic_write
 from ._args import UsageError
 
 CHECKPOINT_FORMAT = "ember-train/1"
+OUTPUTS = ("best.ckpt", "last.ckpt", "metrics.csv", "metrics.json", "curves.png")
 
 
 def build_model(name, input_shape, n_classes):
@@ -26,6 +27,9 @@ def build_model(name, input_shape, n_classes):
         raise UsageError(f"--model cnn needs images (N, H, W) or a square number of features; "
                          f"got samples of shape {tuple(input_shape)}")
     c, h, w = input_shape
+    if h < 4 or w < 4:
+        raise UsageError(f"--model cnn needs images of at least 4x4 pixels (it pools twice by 2); "
+                         f"got {h}x{w}")
     return nn.Sequential(nn.Conv2d(c, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(32 * (h // 4) * (w // 4), n_classes))
@@ -210,13 +214,29 @@ class Run:
             self.optimizer.load_state_dict(ckpt["optimizer"])
             if self.scheduler is not None:
                 self.scheduler.load_state_dict(ckpt["scheduler"])
-        except (RuntimeError, KeyError, ValueError, TypeError) as error:
+            self.generator.set_state(ckpt["loader_rng"])
+            ember.set_rng_state(ckpt["global_rng"])
+        except (RuntimeError, KeyError, ValueError, TypeError, AttributeError) as error:
             first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
             raise UsageError(f"checkpoint '{where}' does not fit this model/data: "
                              f"{first}") from None
-        self.generator.set_state(ckpt["loader_rng"])
-        ember.set_rng_state(ckpt["global_rng"])
         self.epoch, self.history, self.best = ckpt["epoch"], ckpt["history"], ckpt["best"]
+        if self.scheduler is not None and ckpt["config"]["epochs"] != self.cfg["epochs"]:
+            self._replan()
+
+    def _replan(self):
+        """Put the schedule where a run planned for cfg['epochs'] from the start would be after
+        this many epochs (step sizes and cosine lengths depend on the number of epochs): replay
+        that run's schedule on a stand-in parameter."""
+        stand_in = [ember.nn.Parameter(ember.zeros(1))]
+        optimizer = build_optimizer(self.cfg, stand_in)
+        scheduler = build_scheduler(self.cfg, optimizer)
+        for _ in range(self.epoch):
+            optimizer.step()  # no gradient: changes nothing, keeps the step order torch wants
+            scheduler.step()
+        self.scheduler.load_state_dict(scheduler.state_dict())
+        for group, lr in zip(self.optimizer.param_groups, scheduler.get_last_lr()):
+            group["lr"] = lr
 
     def fit(self, out, quiet=False, say=print):
         """Train the remaining epochs; under MPI every rank trains, rank 0 alone prints/writes."""
@@ -272,15 +292,41 @@ class Run:
         ember.save(state, os.path.join(out, "last.ckpt"))
 
     def finish(self, out, say):
-        best = ember.load(os.path.join(out, "best.ckpt"))
-        self.model.load_state_dict(best["model"])
+        """Test the best model, write the final metrics and curves."""
+        tested = self.best["epoch"]
+        if os.path.exists(os.path.join(out, "best.ckpt")):
+            self.model.load_state_dict(ember.load(os.path.join(out, "best.ckpt"))["model"])
+        else:  # resumed elsewhere without the best model's file, and no better epoch since
+            tested = self.epoch
+            say(f"best.ckpt (epoch {self.best['epoch']}) is not in {out}: testing the last "
+                f"model (epoch {self.epoch})")
         test_loss, test_acc = evaluate(self.model, *self.splits["test"])
-        test = {"loss": test_loss, "acc": test_acc, "best_epoch": self.best["epoch"],
+        test = {"loss": test_loss, "acc": test_acc, "best_epoch": tested,
                 "samples": len(self.splits["test"][1])}
         write_metrics(out, self.history, test=test, config=self.cfg)
         note = plot_curves(out, self.history)
         if note:
             say(note)
         say(f"test accuracy {test_acc:.4f} (loss {test_loss:.4f}) with the best model "
-            f"(epoch {self.best['epoch']}); outputs in {out}")
+            f"(epoch {tested}); outputs in {out}")
         return test
+
+
+def outputs_complete(out, epoch):
+    """Whether ``out`` holds the final outputs of a run of ``epoch`` epochs (a run killed after
+    its last checkpoint but before these lacks some)."""
+    try:
+        with open(os.path.join(out, "metrics.json")) as f:
+            metrics = json.load(f)
+        done = metrics["test"] is not None and len(metrics["epochs"]) == epoch
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return done and (os.path.exists(os.path.join(out, "curves.png")) or _no_matplotlib())
+
+
+def _no_matplotlib():
+    try:
+        import matplotlib  # noqa: F401  (an optional extra: only whether it is there)
+    except ImportError:
+        return True
+    return False
