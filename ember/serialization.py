@@ -6,12 +6,15 @@ import os
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _module_io
 from ._atomic import atomic_write
 from ._checkpoint_file import CODE_OF, MAX_DEPTH, CheckpointError, depth_error, parse_json, read
+from ._module_io import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 _FORMAT = "ember.save/1"  # the __metadata__ key holding the structure; absent in foreign files
-__all__ = ["save", "load", "CheckpointError", "MAX_DEPTH"]
+
+__all__ = ["save", "load", "CheckpointError", "MAX_DEPTH", "add_safe_globals", "safe_globals",
+           "get_safe_globals", "clear_safe_globals"]
 
 
 def _array_name(array, tensor):
@@ -39,8 +42,13 @@ class _Encoder:
             return obj if math.isfinite(obj) else {"float": repr(obj)}
         if isinstance(obj, Tensor):
             return self._tensor(obj, path)
-        if isinstance(obj, (dict, list, tuple)):
+        if isinstance(obj, (dict, list, tuple, set, frozenset)):
             return self._container(obj, path, depth + 1)
+        from .nn import Module
+        if isinstance(obj, Module):
+            if depth + 1 > MAX_DEPTH:
+                raise depth_error(f"ember.save: the object (at '{'.'.join(path) or '<root>'}')")
+            return _module_io.encode(self, obj, path, depth + 1)
         return self._other(obj)
 
     def _container(self, obj, path, depth):
@@ -50,8 +58,10 @@ class _Encoder:
             kind = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
             return {kind: [[self.node(k, path + ("#key",), depth),
                             self.node(v, path + (str(k),), depth)] for k, v in obj.items()]}
-        kind = "list" if isinstance(obj, list) else "tuple"
-        return {kind: [self.node(v, path + (str(i),), depth) for i, v in enumerate(obj)]}
+        kind = {list: "list", tuple: "tuple", set: "set", frozenset: "set"}.get(type(obj))
+        kind = kind or ("list" if isinstance(obj, list) else "tuple")
+        items = sorted(obj, key=repr) if kind == "set" else obj  # a set's order: not kept
+        return {kind: [self.node(v, path + (str(i),), depth) for i, v in enumerate(items)]}
 
     def _tensor(self, t, path):
         node = self._array(t._data, path, t)
@@ -81,8 +91,7 @@ class _Encoder:
     def _other(obj):
         if isinstance(obj, _dtype.dtype):
             return {"dtype": obj.name}
-        hint = (" (save module.state_dict() instead of the module)"
-                if hasattr(obj, "state_dict") else "")
+        hint = (" (save module.state_dict() instead)" if hasattr(obj, "state_dict") else "")
         raise TypeError(f"ember.save: cannot store an object of type {type(obj).__name__}: only "
                         "tensors, NumPy arrays, numbers, strings, None and dicts/lists/tuples of "
                         f"them are saved (never pickled){hint}")
@@ -92,16 +101,19 @@ class _Decoder:
     """Rebuilds the object from the JSON skeleton and the arrays, one container level at a
     time (at most MAX_DEPTH deep); resolves only what ember itself defines."""
 
-    def __init__(self, arrays, name):
+    def __init__(self, arrays, name, weights_only=True):
         self.arrays, self.name, self.made = arrays, name, {}
+        self.weights_only = weights_only is not False  # torch's default: True
 
     def node(self, node, depth=0):
         if not isinstance(node, dict):
             return node
         (kind, value), = [(k, v) for k, v in node.items() if k in _KINDS]
-        if kind in ("dict", "odict", "list", "tuple"):
+        if kind in ("dict", "odict", "list", "tuple", "set", "module"):
             if depth >= MAX_DEPTH:
                 raise depth_error(f"ember.load: '{self.name}'")
+            if kind == "module":
+                return _module_io.decode(self, node, depth + 1)
             return self._container(kind, value, depth + 1)
         leaf = {"tensor": self._tensor, "float": self._float, "dtype": self._dtype}[kind]
         return leaf(node, value)
@@ -111,7 +123,7 @@ class _Decoder:
             pairs = ((self.node(k, depth), self.node(v, depth)) for k, v in value)
             return collections.OrderedDict(pairs) if kind == "odict" else dict(pairs)
         items = [self.node(x, depth) for x in value]
-        return items if kind == "list" else tuple(items)
+        return {"list": list, "tuple": tuple, "set": set}[kind](items)
 
     def _float(self, node, text):
         if text not in ("nan", "inf", "-inf"):
@@ -142,7 +154,7 @@ class _Decoder:
         return Tensor._make(array, node.get("requires_grad", False))
 
 
-_KINDS = ("tensor", "float", "dtype", "dict", "odict", "list", "tuple")
+_KINDS = ("tensor", "float", "dtype", "dict", "odict", "list", "tuple", "set", "module")
 
 
 def _writer(arrays, metadata):
@@ -179,14 +191,14 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         write(f)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}.
 
     Only the header is read before it is checked (size bound, then JSON); dtypes resolve through
     ember's own dtype table; nothing is ever unpickled."""
     arrays, metadata, name = read(f)
-    decoder = _Decoder(arrays, name)
+    decoder = _Decoder(arrays, name, weights_only)
     if _FORMAT not in metadata:
         return {k: decoder._make({}, v, k) for k, v in arrays.items()}
     try:
