@@ -3,26 +3,27 @@ import collections
 import json
 import math
 import os
-import pickle
-import tempfile
 
 import numpy as np
 
+from . import _dtype, _module_io
+from ._atomic import atomic_write
+from ._checkpoint_file import CODE_OF, MAX_DEPTH, CheckpointError, depth_error, parse_json, read
+from ._module_io import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+
 _FORMAT = "ember.save/1"  # the __metadata__ key holding the structure; absent in foreign files
-_PICKLE_HINT = ("ember never unpickles (loading a pickle can run arbitrary code); in PyTorch, "
-                "re-save it with safetensors.torch.save_file(state_dict, path)")
+
+__all__ = ["save", "load", "CheckpointError", "MAX_DEPTH", "add_safe_globals", "safe_globals",
+           "get_safe_globals", "clear_safe_globals"]
 
 
-def _safetensors():
-    """The safetensors package (an optional extra), or an ImportError saying how to get it."""
-    try:
-        import safetensors
-        import safetensors.numpy
-    except ImportError:
-        raise ImportError("ember.save/ember.load store checkpoints with the safetensors package, "
-                          "which is not installed: pip install 'ember[train]' (or pip install "
-                          "safetensors)") from None
-    return safetensors
+def _array_name(array, tensor):
+    """The dtype name (a key of CODE_OF) an array is stored under; TypeError if none fits."""
+    found = _dtype._FROM_NP.get(array.dtype)
+    name = found.name if found is not None else array.dtype.name
+    if name not in CODE_OF or (tensor and found is None):
+        raise TypeError(f"ember.save: cannot store an array of dtype {array.dtype}")
+    return name
 
 
 class _Encoder:
@@ -31,24 +32,36 @@ class _Encoder:
     def __init__(self):
         self.arrays, self._key_of = {}, {}
 
-    def node(self, obj, path):
+    def node(self, obj, path, depth=0):
         from ._tensor import Tensor
         if obj is None or isinstance(obj, (bool, int, str)):
             return obj
+        if isinstance(obj, (np.ndarray, np.generic)):  # before float: np.float64 is a float
+            return dict(self._array(np.asarray(obj), path, obj), numpy=isinstance(obj, np.ndarray))
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"float": repr(obj)}
         if isinstance(obj, Tensor):
             return self._tensor(obj, path)
-        if isinstance(obj, (np.ndarray, np.generic)):
-            return dict(self._array(np.asarray(obj), path, obj), numpy=isinstance(obj, np.ndarray))
+        if isinstance(obj, (dict, list, tuple, set, frozenset)):
+            return self._container(obj, path, depth + 1)
+        from .nn import Module
+        if isinstance(obj, Module):
+            if depth + 1 > MAX_DEPTH:
+                raise depth_error(f"ember.save: the object (at '{'.'.join(path) or '<root>'}')")
+            return _module_io.encode(self, obj, path, depth + 1)
+        return self._other(obj)
+
+    def _container(self, obj, path, depth):
+        if depth > MAX_DEPTH:
+            raise depth_error(f"ember.save: the object (at '{'.'.join(path) or '<root>'}')")
         if isinstance(obj, dict):
             kind = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
-            return {kind: [[self.node(k, path + ("#key",)), self.node(v, path + (str(k),))]
-                           for k, v in obj.items()]}
-        if isinstance(obj, (list, tuple)):
-            kind = "list" if isinstance(obj, list) else "tuple"
-            return {kind: [self.node(v, path + (str(i),)) for i, v in enumerate(obj)]}
-        return self._other(obj)
+            return {kind: [[self.node(k, path + ("#key",), depth),
+                            self.node(v, path + (str(k),), depth)] for k, v in obj.items()]}
+        kind = {list: "list", tuple: "tuple", set: "set", frozenset: "set"}.get(type(obj))
+        kind = kind or ("list" if isinstance(obj, list) else "tuple")
+        items = sorted(obj, key=repr) if kind == "set" else obj  # a set's order: not kept
+        return {kind: [self.node(v, path + (str(i),), depth) for i, v in enumerate(items)]}
 
     def _tensor(self, t, path):
         node = self._array(t._data, path, t)
@@ -58,9 +71,13 @@ class _Encoder:
         return node
 
     def _array(self, array, path, owner):
-        if array.dtype.kind not in "biuf":
-            raise TypeError(f"ember.save: cannot store an array of dtype {array.dtype} "
-                            f"(at '{'.'.join(path) or '<root>'}')")
+        from ._tensor import Tensor
+        try:
+            _array_name(array, isinstance(owner, Tensor))
+        except TypeError as error:
+            raise TypeError(f"{error} (at '{'.'.join(path) or '<root>'}')") from None
+        if array.dtype.byteorder == ">":  # safetensors is little-endian
+            array = array.astype(array.dtype.newbyteorder("<"))
         if id(owner) in self._key_of:  # the same object twice (e.g. tied weights): stored once
             return {"tensor": self._key_of[id(owner)]}
         key = ".".join(path) or "tensor"
@@ -72,89 +89,90 @@ class _Encoder:
 
     @staticmethod
     def _other(obj):
-        from ._dtype import dtype
-        if isinstance(obj, dtype):
-            return {"dtype": str(obj).split(".")[-1]}
-        hint = (" (save module.state_dict() instead of the module)"
-                if hasattr(obj, "state_dict") else "")
+        if isinstance(obj, _dtype.dtype):
+            return {"dtype": obj.name}
+        hint = (" (save module.state_dict() instead)" if hasattr(obj, "state_dict") else "")
         raise TypeError(f"ember.save: cannot store an object of type {type(obj).__name__}: only "
                         "tensors, NumPy arrays, numbers, strings, None and dicts/lists/tuples of "
                         f"them are saved (never pickled){hint}")
 
 
-def _decode(node, arrays, made):
-    if not isinstance(node, dict):
-        return node
-    (kind, value), = [(k, v) for k, v in node.items() if k in _DECODERS]
-    return _DECODERS[kind](node, value, arrays, made)
+class _Decoder:
+    """Rebuilds the object from the JSON skeleton and the arrays, one container level at a
+    time (at most MAX_DEPTH deep); resolves only what ember itself defines."""
 
+    def __init__(self, arrays, name, weights_only=True):
+        self.arrays, self.name, self.made = arrays, name, {}
+        self.weights_only = weights_only is not False  # torch's default: True
 
-def _decode_tensor(node, key, arrays, made):
-    from ._tensor import Tensor
-    if key not in made:
-        array = arrays[key]
+    def node(self, node, depth=0):
+        if not isinstance(node, dict):
+            return node
+        (kind, value), = [(k, v) for k, v in node.items() if k in _KINDS]
+        if kind in ("dict", "odict", "list", "tuple", "set", "module"):
+            if depth >= MAX_DEPTH:
+                raise depth_error(f"ember.load: '{self.name}'")
+            if kind == "module":
+                return _module_io.decode(self, node, depth + 1)
+            return self._container(kind, value, depth + 1)
+        leaf = {"tensor": self._tensor, "float": self._float, "dtype": self._dtype}[kind]
+        return leaf(node, value)
+
+    def _container(self, kind, value, depth):
+        if kind in ("dict", "odict"):
+            pairs = ((self.node(k, depth), self.node(v, depth)) for k, v in value)
+            return collections.OrderedDict(pairs) if kind == "odict" else dict(pairs)
+        items = [self.node(x, depth) for x in value]
+        return {"list": list, "tuple": tuple, "set": set}[kind](items)
+
+    def _float(self, node, text):
+        if text not in ("nan", "inf", "-inf"):
+            raise ValueError(f"bad float {text!r}")
+        return float(text)
+
+    def _dtype(self, node, name):
+        found = _dtype._NAMES.get(name) if isinstance(name, str) else None
+        if found is None:
+            raise ValueError(f"unknown dtype {name!r}")
+        return found
+
+    def _tensor(self, node, key):
+        if key not in self.made:
+            self.made[key] = self._make(node, self.arrays[key], key)
+        return self.made[key]
+
+    def _make(self, node, array, key):
+        from ._tensor import Tensor
         if node.get("numpy") is not None:
-            made[key] = array if node["numpy"] else array[()]
-        elif node.get("parameter"):
+            return array if node["numpy"] else array[()]
+        if array.dtype not in _dtype._FROM_NP:
+            raise CheckpointError(f"ember.load: '{self.name}' holds tensor '{key}' as "
+                                  f"{array.dtype}, which ember tensors cannot hold")
+        if node.get("parameter"):
             from .nn import Parameter
-            made[key] = Parameter(Tensor._make(array), node.get("requires_grad", True))
-        else:
-            made[key] = Tensor._make(array, node.get("requires_grad", False))
-    return made[key]
+            return Parameter(Tensor._make(array), node.get("requires_grad", True))
+        return Tensor._make(array, node.get("requires_grad", False))
 
 
-def _decode_dtype(node, name, arrays, made):
-    from . import _dtype
-    return getattr(_dtype, "bool_" if name == "bool" else name)
+_KINDS = ("tensor", "float", "dtype", "dict", "odict", "list", "tuple", "set", "module")
 
 
-_DECODERS = {
-    "tensor": _decode_tensor,
-    "float": lambda node, v, a, m: float(v),
-    "dict": lambda node, v, a, m: {_decode(k, a, m): _decode(x, a, m) for k, x in v},
-    "odict": lambda node, v, a, m: collections.OrderedDict(
-        (_decode(k, a, m), _decode(x, a, m)) for k, x in v),
-    "list": lambda node, v, a, m: [_decode(x, a, m) for x in v],
-    "tuple": lambda node, v, a, m: tuple(_decode(x, a, m) for x in v),
-    "dtype": _decode_dtype,
-}
+def _writer(arrays, metadata):
+    """A function writing the safetensors file of ``arrays`` (any dtype of CODE_OF, BF16
+    included) to a binary file: 8-byte header length, JSON header padded to 8 bytes, data."""
+    header, offset = {"__metadata__": metadata}, 0
+    for key, array in arrays.items():
+        header[key] = {"dtype": CODE_OF[_array_name(array, False)], "shape": list(array.shape),
+                       "data_offsets": [offset, offset + array.nbytes]}
+        offset += array.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
 
-
-def _to_bytes(obj):
-    st_save = _safetensors().numpy.save
-    encoder = _Encoder()
-    structure = encoder.node(obj, ())
-    return st_save(encoder.arrays, metadata={_FORMAT: json.dumps(structure)})
-
-
-def _fsync_dir(directory):
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # e.g. platforms that cannot open directories
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path, blob, chunk=1 << 24):
-    """Write to a temporary file beside ``path``, fsync, then rename over it: all or nothing."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            view = memoryview(blob)
-            for start in range(0, len(view), chunk):
-                f.write(view[start:start + chunk])
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(directory)
+    def write(f):
+        f.write(len(text).to_bytes(8, "little") + text)
+        for array in arrays.values():
+            f.write(array.reshape(-1).view(np.uint8).data)
+    return write
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
@@ -162,65 +180,29 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     """Save tensors, state_dicts and nested containers of them to a path or a binary file.
 
     The file is a valid safetensors file (any safetensors reader sees the tensors, named by their
-    dotted path); the structure is JSON in its metadata. Saving to a path is atomic."""
-    blob = _to_bytes(obj)
+    dotted path); the structure is JSON in its metadata. Saving to a path is atomic (see
+    ember._atomic.atomic_write: symlinks followed, the file's mode kept)."""
+    encoder = _Encoder()
+    structure = encoder.node(obj, ())
+    write = _writer(encoder.arrays, {_FORMAT: json.dumps(structure)})
     if isinstance(f, (str, os.PathLike)):
-        _atomic_write(os.fspath(f), blob)
+        atomic_write(f, write)
     else:
-        f.write(blob)
+        write(f)
 
 
-def _read(f):
-    if isinstance(f, (str, os.PathLike)):
-        name = os.fspath(f)
-        if not os.path.exists(name):
-            raise FileNotFoundError(f"ember.load: no such file: '{name}'")
-        with open(name, "rb") as fh:
-            return fh.read(), name
-    return f.read(), getattr(f, "name", "<file object>")
-
-
-class CheckpointError(RuntimeError, pickle.UnpicklingError):
-    """An unreadable checkpoint. Both a RuntimeError and an UnpicklingError, because torch.load
-    raises one or the other for the same bad file (truncated zip vs. not a zip at all)."""
-
-
-def _check_header(blob, name):
-    safetensors_like = blob[8:9] == b"{"  # its 8-byte length may start with 0x80 or "PK"
-    if not safetensors_like and (blob[:2] == b"PK" or blob[:1] == b"\x80"):
-        raise CheckpointError(f"ember.load: '{name}' is a pickle/zip checkpoint (as torch.save "
-                              f"writes), not a safetensors file; {_PICKLE_HINT}")
-    if len(blob) < 8:
-        raise CheckpointError(f"ember.load: '{name}' is truncated or not a checkpoint "
-                              f"({len(blob)} bytes)")
-    size = int.from_bytes(blob[:8], "little")
-    if size > len(blob) - 8:
-        raise CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file "
-                              f"(header says {size} bytes, the file has {len(blob) - 8} after "
-                              "the length)")
-    try:
-        return json.loads(blob[8:8 + size].decode("utf-8")).get("__metadata__") or {}
-    except (UnicodeDecodeError, ValueError, AttributeError) as error:
-        raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
-                              f"(bad header: {error})") from None
-
-
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
-    """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}."""
-    from ._tensor import Tensor
-    st = _safetensors()
-    SafetensorError, st_load = st.SafetensorError, st.numpy.load
-    blob, name = _read(f)
-    metadata = _check_header(blob, name)
-    try:
-        arrays = st_load(blob)
-    except SafetensorError as error:
-        raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt ({error})") from None
+    """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}.
+
+    Only the header is read before it is checked (size bound, then JSON); dtypes resolve through
+    ember's own dtype table; nothing is ever unpickled."""
+    arrays, metadata, name = read(f)
+    decoder = _Decoder(arrays, name, weights_only)
     if _FORMAT not in metadata:
-        return {k: Tensor._make(v) for k, v in arrays.items()}
+        return {k: decoder._make({}, v, k) for k, v in arrays.items()}
     try:
-        return _decode(json.loads(metadata[_FORMAT]), arrays, {})
-    except (ValueError, KeyError, TypeError) as error:
+        return decoder.node(parse_json(metadata[_FORMAT], f"ember.load: '{name}'"))
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise CheckpointError(f"ember.load: '{name}' has a corrupt structure record "
                               f"({type(error).__name__}: {error})") from None

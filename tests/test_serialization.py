@@ -199,6 +199,8 @@ def test_kill_during_save_keeps_previous_checkpoint(tmp_path):
     got = ember.load(path)  # intact: the previous checkpoint or a complete new one
     assert got["version"] in (1, 2)
     assert got["w"].numel() == (10 if got["version"] == 1 else 2 ** 26)
+    ember.save({"version": 3}, path)  # the next save removes the killed writer's temporary
+    assert os.listdir(tmp_path) == ["ckpt.pt"] and ember.load(path) == {"version": 3}
 
 
 def _training_setup(seed=0):

@@ -2,6 +2,7 @@
 import csv
 import gzip
 import os
+import zlib
 
 import numpy as np
 
@@ -23,24 +24,69 @@ def _need_file(path):
         raise DataError(f"no such file: '{path}'")
 
 
+def _numeric_labels(values, where):
+    """Class indices of numeric labels; DataError for missing (NaN) or continuous values."""
+    values = np.asarray(values, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise DataError(f"{where} has missing or infinite labels ({float(values[bad[0]])} in "
+                        f"row {bad[0] + 1}); every sample needs a class label")
+    fractional = np.flatnonzero(values != np.round(values))
+    if fractional.size:
+        example = float(values[fractional[0]])
+        raise DataError(f"{where} holds continuous values (e.g. {example!r}), not class labels: "
+                        "ember train trains classifiers; labels must be integers or class names")
+    return np.unique(values, return_inverse=True)
+
+
 def _labels_to_classes(values, where):
     """Map label values (numbers or strings) to 0..k-1 in sorted order."""
-    try:
-        numeric = np.array([float(v) for v in values])
-        classes, index = np.unique(numeric, return_inverse=True)
-    except ValueError:
-        classes, index = np.unique(np.array(values, dtype=str), return_inverse=True)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        classes, index = _numeric_labels(values, where)
+    else:
+        text = [str(v).strip() for v in values]
+        if "" in text:
+            raise DataError(f"{where} has an empty label in row {text.index('') + 1}; every "
+                            "sample needs a class label")
+        try:
+            numbers = [float(v) for v in text]
+        except ValueError:
+            classes, index = np.unique(np.array(text), return_inverse=True)
+        else:
+            classes, index = _numeric_labels(numbers, where)
     if len(classes) < 2:
         raise DataError(f"{where} has {len(classes)} distinct label value(s); need at least 2")
     return index.astype(np.int64)
 
 
+def _read_rows(path):
+    """The non-empty rows of a (gzipped) UTF-8 CSV file; a BOM is dropped, as pandas does."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f)
+        try:
+            return [r for r in reader if r]
+        except csv.Error as error:
+            raise DataError(f"'{path}' line {reader.line_num}: {error}") from None
+
+
+def _read_bytes(path, read):
+    """``read(path)``, with unreadable text or gzip data reported as DataError."""
+    try:
+        return read(path)
+    except UnicodeDecodeError as error:
+        raise DataError(f"'{path}' is not UTF-8 text (byte {error.object[error.start]:#04x} at "
+                        f"offset {error.start}); save it as UTF-8") from None
+    except gzip.BadGzipFile:
+        raise DataError(f"'{path}' is not a gzip file, though its name ends in .gz") from None
+    except (EOFError, zlib.error) as error:
+        raise DataError(f"'{path}' is a truncated or corrupt gzip file ({error})") from None
+
+
 def load_csv(path, target):
     """A CSV file with a header row; ``target`` names the label column, the rest are features."""
     _need_file(path)
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", newline="") as f:
-        rows = [r for r in csv.reader(f) if r]
+    rows = _read_bytes(path, _read_rows)
     if len(rows) < 2:
         raise DataError(f"'{path}' needs a header row and at least one data row")
     header, body = [h.strip() for h in rows[0]], rows[1:]
@@ -63,9 +109,8 @@ def load_csv(path, target):
             except ValueError:
                 raise DataError(f"non-numeric value '{cell}' in column '{name}' at line {r} of "
                                 f"'{path}'") from None
-    if not np.all(np.isfinite(features)):
-        raise DataError(f"'{path}' has missing or infinite feature values (NaN/inf)")
-    return features, _labels_to_classes([row[t].strip() for row in body], f"column '{target}'")
+    _finite(features, f"'{path}': the features")
+    return features, _labels_to_classes([row[t] for row in body], f"column '{target}'")
 
 
 def _npz_pair(arrays, path):
@@ -90,23 +135,53 @@ def load_npz(path, target=None):
         if key not in arrays.files:
             raise DataError(f"array '{key}' not found in '{path}' (arrays: "
                             f"{', '.join(arrays.files)})")
-    x, y = arrays[x_key], arrays[y_key]
+    x, y = _npz_array(arrays, x_key, path), _npz_array(arrays, y_key, path)
     if x_key == "x_train" and "x_test" in arrays.files and "y_test" in arrays.files:
-        x, y = np.concatenate([x, arrays["x_test"]]), np.concatenate([y, arrays["y_test"]])
+        x = np.concatenate([x, _npz_array(arrays, "x_test", path)])
+        y = np.concatenate([y, _npz_array(arrays, "y_test", path)])
     if x.dtype.kind not in "biuf":
         raise DataError(f"features '{x_key}' in '{path}' are not numeric (dtype {x.dtype})")
+    if x.ndim < 2:
+        raise DataError(f"features '{x_key}' in '{path}' have shape {x.shape}; they need one "
+                        "row per sample (2-D: samples x features, or 3-D: images)")
     if len(x) != len(y) or y.ndim != 1:
         raise DataError(f"'{path}': {x_key} has {len(x)} rows but {y_key} has shape {y.shape}")
-    return x.astype(np.float32), _labels_to_classes(list(y), f"'{y_key}' in '{path}'")
+    _finite(x, f"features '{x_key}' in '{path}'")
+    return x.astype(np.float32), _labels_to_classes(y, f"'{y_key}' in '{path}'")
+
+
+def _npz_array(arrays, key, path):
+    try:
+        return arrays[key]
+    except ValueError as error:
+        if "allow_pickle" in str(error):
+            raise DataError(f"array '{key}' in '{path}' holds Python objects (dtype object), "
+                            "which ember never unpickles; save numeric arrays") from None
+        raise DataError(f"cannot read array '{key}' of '{path}': {error}") from None
+    except (OSError, EOFError, zlib.error) as error:  # a damaged member of the zip
+        raise DataError(f"cannot read array '{key}' of '{path}': {error}") from None
+
+
+def _finite(x, where):
+    bad = np.argwhere(~np.isfinite(x))
+    if bad.size:
+        raise DataError(f"{where} have missing or infinite values (NaN/inf), e.g. in row "
+                        f"{bad[0][0] + 1}")
+
+
+def _read_blob(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return f.read()
 
 
 def _read_idx(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        blob = f.read()
+    blob = _read_bytes(path, _read_blob)
     if len(blob) < 4 or blob[:2] != b"\x00\x00" or blob[2] != 0x08:
         raise DataError(f"'{path}' is not an unsigned-byte IDX file (bad magic number)")
     ndim = blob[3]
+    if ndim < 1 or len(blob) < 4 + 4 * ndim:
+        raise DataError(f"'{path}' is truncated or damaged: its header is incomplete")
     dims = [int.from_bytes(blob[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
     data = np.frombuffer(blob, dtype=np.uint8, offset=4 + 4 * ndim)
     if data.size != int(np.prod(dims)):

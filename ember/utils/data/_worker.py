@@ -1,15 +1,16 @@
 """The DataLoader's worker processes: the loop each runs, worker info, and error forwarding."""
 import os
-import queue
 import random
 import sys
+import threading
+import time
 import traceback
 
 import numpy as np
 
 from .dataset import fetch
 
-_POLL_SECONDS = 1.0  # how often a waiting worker checks that its parent is still alive
+_POLL_SECONDS = 1.0  # how often a worker checks that its parent is alive (and the parent waits)
 _worker_info = None
 
 
@@ -98,10 +99,23 @@ def seed_worker(seed):
     np.random.seed(np.random.SeedSequence(seed % (1 << 64)).generate_state(4))
 
 
-def worker_loop(fetcher, index_queue, result_queue, base_seed, init_fn, worker_id, num_workers):
-    """Runs in a worker: take tasks from ``index_queue``, put ``(task_id, data)`` on results."""
+def _watch_parent(parent):
+    """A worker's watchdog thread: exit the process once the parent is gone, whatever the main
+    thread is blocked in (a result write nobody will read, a queue read, __getitem__)."""
+    while os.getppid() == parent:
+        time.sleep(_POLL_SECONDS)
+    os._exit(0)
+
+
+def worker_loop(fetcher, index_queue, result_conn, base_seed, init_fn, worker_id, num_workers,
+                inherited=()):
+    """Runs in a worker: take tasks from ``index_queue``, send ``(task_id, data)`` on its own
+    pipe ``result_conn``. ``inherited`` are the other workers' pipe ends a fork copied here:
+    closed, so that this worker's death shows the parent an end of file on its pipe."""
     global _worker_info
-    parent = os.getppid()
+    for conn in inherited:
+        conn.close()
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     seed = base_seed + worker_id
     seed_worker(seed)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, fetcher.dataset)
@@ -113,20 +127,32 @@ def worker_loop(fetcher, index_queue, result_queue, base_seed, init_fn, worker_i
     except Exception:
         init_error = ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")
     while True:
-        try:
-            task = index_queue.get(timeout=_POLL_SECONDS)
-        except queue.Empty:
-            if os.getppid() != parent:
-                return  # the main process is gone: nobody will read our results
-            continue
+        task = index_queue.get()
         if task is None:
             break
         if task == "reset":
             fetcher.reset()
             continue
         task_id, index = task
-        result_queue.put((task_id, _run_task(fetcher, index, init_error, worker_id)))
-    result_queue.cancel_join_thread()
+        if not _send(result_conn, task_id, _run_task(fetcher, index, init_error, worker_id),
+                     worker_id):
+            break  # the parent closed our pipe: it no longer wants results
+    result_conn.close()
+
+
+def _send(conn, task_id, result, worker_id):
+    """Send one result; an unpicklable one is replaced by its error. False once the pipe broke."""
+    try:
+        try:
+            conn.send((task_id, result))
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        except Exception:
+            conn.send((task_id, ExceptionWrapper(
+                sys.exc_info(), f"sending a batch from DataLoader worker process {worker_id}")))
+    except OSError:
+        return False
+    return True
 
 
 def _run_task(fetcher, index, init_error, worker_id):

@@ -1,8 +1,9 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes."""
 import multiprocessing
-import queue
+import signal
 import time
 import weakref
+from multiprocessing import connection
 
 from . import _worker
 from ._collate import default_collate, default_convert
@@ -152,22 +153,32 @@ class _MultiProcessIter:
         context = loader.multiprocessing_context
         if context is None or isinstance(context, str):
             context = multiprocessing.get_context(context)
-        self._result_queue = context.Queue()
-        fetcher = loader._make_fetcher()
-        for worker_id in range(loader.num_workers):
+        self._start_workers(context, loader._make_fetcher())
+        self._finalizer = weakref.finalize(self, _stop_workers, self._workers,
+                                           self._index_queues, self._readers)
+        self._next_task = 0
+        self._start_epoch()
+
+    def _start_workers(self, context, fetcher):
+        loader = self._loader
+        # one pipe per worker (not a shared queue): a worker killed mid-send cannot leave a lock
+        # held or a half message in a channel others use, and its death is an end of file
+        pipes = [context.Pipe(duplex=False) for _ in range(loader.num_workers)]
+        forked = context.get_start_method() == "fork"
+        self._readers = [reader for reader, _ in pipes]
+        for worker_id, (_, writer) in enumerate(pipes):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
+            inherited = [c for pipe in pipes for c in pipe if c is not writer] if forked else []
             process = context.Process(
                 target=_worker.worker_loop, daemon=True,
-                args=(fetcher, index_queue, self._result_queue, self._base_seed,
-                      loader.worker_init_fn, worker_id, loader.num_workers))
+                args=(fetcher, index_queue, writer, self._base_seed, loader.worker_init_fn,
+                      worker_id, loader.num_workers, inherited))
             process.start()
             self._workers.append(process)
             self._index_queues.append(index_queue)
-        self._finalizer = weakref.finalize(self, _stop_workers, self._workers,
-                                           self._index_queues, self._result_queue)
-        self._next_task = 0
-        self._start_epoch()
+        for _, writer in pipes:
+            writer.close()  # the worker holds the only write end
 
     def _start_epoch(self):
         self._sampler_iter = iter(self._loader._index_sampler)
@@ -225,21 +236,30 @@ class _MultiProcessIter:
     def _wait_for(self, task_id):
         started = time.monotonic()
         while task_id not in self._results:
-            try:
-                got_id, data = self._result_queue.get(timeout=_worker._POLL_SECONDS)
-            except queue.Empty:
+            ready = connection.wait(self._readers, timeout=_worker._POLL_SECONDS)
+            if not ready:
                 self._check_workers(started)
-                continue
-            if got_id in self._pending:  # results of an abandoned epoch are dropped
-                self._results[got_id] = data
+            for reader in ready:
+                try:
+                    got_id, data = reader.recv()
+                except (EOFError, OSError):  # its worker died, maybe in the middle of a send
+                    self._worker_died(self._readers.index(reader))
+                if got_id in self._pending:  # results of an abandoned epoch are dropped
+                    self._results[got_id] = data
         return self._results.pop(task_id)
 
+    def _worker_died(self, worker_id):
+        """Raise torch's error for a dead worker: 'exited unexpectedly', caused by how it died."""
+        process = self._workers[worker_id]
+        process.join(timeout=5)
+        self._shutdown_workers(force=True)
+        raise RuntimeError(f"DataLoader worker (pid(s) {process.pid}) exited "
+                           "unexpectedly") from _death_cause(process)
+
     def _check_workers(self, started):
-        dead = [str(w.pid) for w in self._workers if not w.is_alive()]
-        if dead:
-            self._shutdown_workers(force=True)
-            raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited "
-                               "unexpectedly")
+        for worker_id, process in enumerate(self._workers):
+            if not process.is_alive():
+                self._worker_died(worker_id)
         timeout = self._loader.timeout
         if timeout > 0 and time.monotonic() - started > timeout:
             self._shutdown_workers(force=True)
@@ -249,14 +269,30 @@ class _MultiProcessIter:
         """Ask workers to stop (or, after a failure, stop them at once) and reap them."""
         if self._finalizer.detach() is None:
             return  # already stopped
-        _stop_workers(self._workers, self._index_queues, self._result_queue, force)
+        _stop_workers(self._workers, self._index_queues, self._readers, force)
 
 
-def _stop_workers(workers, index_queues, result_queue, force=False):
-    """Send each worker its stop signal, wait briefly, then terminate stragglers.
+def _death_cause(process):
+    """How a worker died, in torch's words (None while unknown)."""
+    code = process.exitcode
+    if code is not None and code < 0:
+        return RuntimeError(f"DataLoader worker (pid {process.pid}) is killed by signal: "
+                            f"{signal.strsignal(-code)}. ")
+    if code:
+        return RuntimeError(f"DataLoader worker (pid {process.pid}) exited unexpectedly with "
+                            f"exit code {code}. Details are lost due to multiprocessing. "
+                            "Rerunning with num_workers=0 may give better error trace.")
+    return None
+
+
+def _stop_workers(workers, index_queues, readers, force=False):
+    """Close the result pipes (a worker blocked sending a result then stops), send each worker
+    its stop signal, wait briefly, then terminate stragglers.
 
     Runs from ``weakref.finalize`` too (not ``__del__``): the finalizer keeps the queues alive,
     while ``__del__`` on a garbage cycle may see them already closed."""
+    for reader in readers:
+        reader.close()
     for q in index_queues:
         try:
             q.put(None)
@@ -268,6 +304,6 @@ def _stop_workers(workers, index_queues, result_queue, force=False):
         if w.is_alive():
             w.terminate()
             w.join(timeout=5)
-    for q in index_queues + [result_queue]:
+    for q in index_queues:
         q.cancel_join_thread()
         q.close()

@@ -11,7 +11,7 @@ import pytest
 import ember
 from ember.cli import main
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def train(*argv):
@@ -56,7 +56,7 @@ def _assert_same_run(a, b):
 
 
 def test_resume_after_interrupt_is_bit_identical(tmp_path, monkeypatch, capsys):
-    from ember import _train
+    from ember.cli import _run as _train
     args = ["--epochs", 3, "--batch-size", 64, "--optimizer", "sgd", "--lr", 0.05,
             "--scheduler", "cosine"]
     a, b = tmp_path / "a", tmp_path / "b"

@@ -9,14 +9,14 @@ import time
 
 import numpy as np
 import pytest
+from distributed._launch import ROOT, mpiexec, run_command
 
 import ember
-from ember import _train, _train_mpi
-from ember.cli import DEFAULTS
+from ember.cli import DEFAULTS, _run
 from ember.datasets import load_source
 from ember.utils.data import DistributedSampler
 
-from ._launch import ROOT, mpiexec, run_command, run_mpi
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workers", "train_cli.py")
 
 # SGD without momentum: averaging two per-rank mean gradients of equal-size batches is exactly
 # the gradient of the concatenated batch, so one process can replay the run.
@@ -28,6 +28,12 @@ def run_ember(n, *argv, timeout=120, cwd=ROOT):
     """``mpiexec -n n python -m ember train ARGV`` with a hard timeout; (code, stdout, stderr)."""
     cmd = [mpiexec(), "-n", str(n), sys.executable, "-m", "ember", "train", *map(str, argv)]
     return run_command(cmd, timeout, cwd=cwd, what=f"mpiexec -n {n} ember train")
+
+
+def run_worker(args, timeout):
+    """workers/train_cli.py on 2 ranks: (code, stdout, stderr)."""
+    cmd = [mpiexec(), "-n", "2", sys.executable, WORKER, *map(str, args)]
+    return run_command(cmd, timeout, what="mpiexec -n 2 train_cli.py")
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +63,10 @@ def _replay_on_one_process(epochs, batch, ranks=2):
     """Single-process SGD on each step's batch = rank 0's batch followed by rank 1's."""
     cfg = dict(DEFAULTS, optimizer="sgd", lr=0.1, momentum=0.0, batch_size=batch)
     x, y = load_source(None, None)
-    train_x, train_y = _train.prepare_data(cfg, x, y)["train"]
+    train_x, train_y = _run.prepare_data(cfg, x, y)["train"]
     ember.manual_seed(cfg["seed"])
-    model = _train.build_model("mlp", tuple(train_x.shape[1:]), 10)
-    optimizer = _train.build_optimizer(cfg, model.parameters())
+    model = _run.build_model("mlp", tuple(train_x.shape[1:]), 10)
+    optimizer = _run.build_optimizer(cfg, model.parameters())
     losses = []
     for epoch in range(epochs):
         shares = []
@@ -111,8 +117,7 @@ def test_bad_input_exits_2_on_every_rank(tmp_path):
      "test 1259/179/359 vs 1259/179/359, epoch 0 vs 0, or different values); every rank must "
      "read the same --data and --resume")])
 def test_input_rejected_by_any_rank_returns_2_on_every_rank(tmp_path, mode, argv, message):
-    code, out, err = run_mpi("train_cli.py", 2, [mode, *argv, "--out", tmp_path / "o"],
-                             timeout=60)
+    code, out, err = run_worker([mode, *argv, "--out", tmp_path / "o"], timeout=60)
     assert code == 2 and out.count("EXIT 2") == 2, (out, err)  # main() returned 2 on both
     assert err.strip() == f"ember train: error: {message}"
     assert not (tmp_path / "o").exists()
@@ -125,8 +130,8 @@ def test_input_rejected_by_any_rank_returns_2_on_every_rank(tmp_path, mode, argv
 ])
 def test_failure_during_training_ends_the_job(tmp_path, mode, message):
     start = time.monotonic()
-    code, out, err = run_mpi("train_cli.py", 2, [mode, "--epochs", 3, "--batch-size", 128,
-                                                 "--quiet", "--out", tmp_path], timeout=60)
+    code, out, err = run_worker([mode, "--epochs", 3, "--batch-size", 128, "--quiet", "--out",
+                                 tmp_path], timeout=60)
     assert code != 0 and "EXIT" not in out and message in err, (out, err)
     assert "epoch   1/3" in out and "epoch   2/3" not in out
     assert time.monotonic() - start < 45
@@ -146,35 +151,6 @@ def test_resume_on_two_ranks_equals_the_uninterrupted_run(two_ranks, tmp_path):
         np.testing.assert_array_equal(a["model"][key].numpy(), b["model"][key].numpy(), key)
     drop = lambda history: [{k: v for k, v in h.items() if k != "seconds"} for h in history]
     assert drop(a["history"]) == drop(b["history"])
-
-
-def _openblas_threads():
-    import ctypes
-    import re
-    with open("/proc/self/maps") as maps:
-        paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps.read())))
-    getters = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-               "openblas_get_num_threads")
-    found = [getattr(lib, n) for lib in map(ctypes.CDLL, paths) for n in getters
-             if hasattr(lib, n)]
-    return [get() for get in found]
-
-
-def test_blas_threads_are_shared_between_the_ranks_of_a_machine(monkeypatch):
-    """Under mpiexec each rank gets cores // local ranks BLAS threads unless the user set some."""
-    if sys.platform != "linux" or not _openblas_threads():
-        pytest.skip("NumPy's BLAS is not a (loaded) OpenBLAS on Linux")
-    before = _openblas_threads()
-    try:
-        assert _train_mpi.limit_blas_threads(1) >= 1 and set(_openblas_threads()) == {1}
-    finally:
-        _train_mpi.limit_blas_threads(before[0])
-    assert _openblas_threads() == before
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
-    monkeypatch.setenv("MPI_LOCALNRANKS", "3")
-    assert _train_mpi._threads_per_rank() == 2
-    monkeypatch.setenv("MPI_LOCALNRANKS", "16")
-    assert _train_mpi._threads_per_rank() == 1
 
 
 def test_one_process_counts_every_train_sample(tmp_path, capsys):

@@ -8,7 +8,8 @@ import itertools
 import os
 import sys
 
-from ember import _train, cli, datasets
+from ember import cli, datasets
+from ember.cli import _run
 
 
 def fail_on_rank_1(mode):
@@ -27,7 +28,7 @@ def fail_on_rank_1(mode):
             raise datasets.DataError("permission denied: 'digits' (on this rank only)")
         datasets.load_source = unreadable
         return
-    real = _train._train_epoch
+    real = _run._train_epoch
 
     def failing(model, loader, optimizer, epoch, epochs, quiet):
         if epoch < 2:
@@ -35,7 +36,7 @@ def fail_on_rank_1(mode):
         # one synchronized step first: rank 0 is then past its epoch-1 summary
         real(model, itertools.islice(loader, 1), optimizer, epoch, epochs, quiet)
         raise RuntimeError("rank 1 failed in epoch 2") if mode == "raise" else KeyboardInterrupt
-    _train._train_epoch = failing
+    _run._train_epoch = failing
 
 
 if __name__ == "__main__":

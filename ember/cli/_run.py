@@ -9,16 +9,12 @@ import time
 import numpy as np
 
 import ember
+from ember._atomic import atomic_write
+
+from ._args import UsageError
 
 CHECKPOINT_FORMAT = "ember-train/1"
-
-
-class UsageError(ValueError):
-    """Bad input to `ember train`: reported as one line, exit code 2."""
-
-
-class PeerFailed(UsageError):
-    """Another rank of an MPI launch rejected its input (that rank reports it): exit code 2."""
+OUTPUTS = ("best.ckpt", "last.ckpt", "metrics.csv", "metrics.json", "curves.png")
 
 
 def build_model(name, input_shape, n_classes):
@@ -31,6 +27,9 @@ def build_model(name, input_shape, n_classes):
         raise UsageError(f"--model cnn needs images (N, H, W) or a square number of features; "
                          f"got samples of shape {tuple(input_shape)}")
     c, h, w = input_shape
+    if h < 4 or w < 4:
+        raise UsageError(f"--model cnn needs images of at least 4x4 pixels (it pools twice by 2); "
+                         f"got {h}x{w}")
     return nn.Sequential(nn.Conv2d(c, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(32 * (h // 4) * (w // 4), n_classes))
@@ -89,15 +88,6 @@ def evaluate(model, x, y, batch=1024):
     return loss / len(x), correct / len(x)
 
 
-def _write_atomic(path, text):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write_metrics(out, history, test=None, config=None):
     fields = ["epoch", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "seconds",
               "samples"]
@@ -105,9 +95,9 @@ def write_metrics(out, history, test=None, config=None):
     writer = csv.DictWriter(buf, fields, lineterminator="\n")
     writer.writeheader()
     writer.writerows(history)
-    _write_atomic(os.path.join(out, "metrics.csv"), buf.getvalue())
+    atomic_write(os.path.join(out, "metrics.csv"), buf.getvalue())
     payload = {"config": config, "epochs": history, "test": test}
-    _write_atomic(os.path.join(out, "metrics.json"), json.dumps(payload, indent=2))
+    atomic_write(os.path.join(out, "metrics.json"), json.dumps(payload, indent=2))
 
 
 def plot_curves(out, history):
@@ -127,10 +117,11 @@ def plot_curves(out, history):
         ax.set_ylabel({"loss": "cross-entropy loss", "acc": "accuracy"}[key])
         ax.legend()
     fig.tight_layout()
-    tmp = os.path.join(out, f".curves.{os.getpid()}.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, os.path.join(out, "curves.png"))
+    try:
+        atomic_write(os.path.join(out, "curves.png"), lambda f: fig.savefig(f, format="png",
+                                                                           dpi=100))
+    finally:
+        plt.close(fig)
     return None
 
 
@@ -223,13 +214,29 @@ class Run:
             self.optimizer.load_state_dict(ckpt["optimizer"])
             if self.scheduler is not None:
                 self.scheduler.load_state_dict(ckpt["scheduler"])
-        except (RuntimeError, KeyError, ValueError, TypeError) as error:
+            self.generator.set_state(ckpt["loader_rng"])
+            ember.set_rng_state(ckpt["global_rng"])
+        except (RuntimeError, KeyError, ValueError, TypeError, AttributeError) as error:
             first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
             raise UsageError(f"checkpoint '{where}' does not fit this model/data: "
                              f"{first}") from None
-        self.generator.set_state(ckpt["loader_rng"])
-        ember.set_rng_state(ckpt["global_rng"])
         self.epoch, self.history, self.best = ckpt["epoch"], ckpt["history"], ckpt["best"]
+        if self.scheduler is not None and ckpt["config"]["epochs"] != self.cfg["epochs"]:
+            self._replan()
+
+    def _replan(self):
+        """Put the schedule where a run planned for cfg['epochs'] from the start would be after
+        this many epochs (step sizes and cosine lengths depend on the number of epochs): replay
+        that run's schedule on a stand-in parameter."""
+        stand_in = [ember.nn.Parameter(ember.zeros(1))]
+        optimizer = build_optimizer(self.cfg, stand_in)
+        scheduler = build_scheduler(self.cfg, optimizer)
+        for _ in range(self.epoch):
+            optimizer.step()  # no gradient: changes nothing, keeps the step order torch wants
+            scheduler.step()
+        self.scheduler.load_state_dict(scheduler.state_dict())
+        for group, lr in zip(self.optimizer.param_groups, scheduler.get_last_lr()):
+            group["lr"] = lr
 
     def fit(self, out, quiet=False, say=print):
         """Train the remaining epochs; under MPI every rank trains, rank 0 alone prints/writes."""
@@ -285,15 +292,41 @@ class Run:
         ember.save(state, os.path.join(out, "last.ckpt"))
 
     def finish(self, out, say):
-        best = ember.load(os.path.join(out, "best.ckpt"))
-        self.model.load_state_dict(best["model"])
+        """Test the best model, write the final metrics and curves."""
+        tested = self.best["epoch"]
+        if os.path.exists(os.path.join(out, "best.ckpt")):
+            self.model.load_state_dict(ember.load(os.path.join(out, "best.ckpt"))["model"])
+        else:  # resumed elsewhere without the best model's file, and no better epoch since
+            tested = self.epoch
+            say(f"best.ckpt (epoch {self.best['epoch']}) is not in {out}: testing the last "
+                f"model (epoch {self.epoch})")
         test_loss, test_acc = evaluate(self.model, *self.splits["test"])
-        test = {"loss": test_loss, "acc": test_acc, "best_epoch": self.best["epoch"],
+        test = {"loss": test_loss, "acc": test_acc, "best_epoch": tested,
                 "samples": len(self.splits["test"][1])}
         write_metrics(out, self.history, test=test, config=self.cfg)
         note = plot_curves(out, self.history)
         if note:
             say(note)
         say(f"test accuracy {test_acc:.4f} (loss {test_loss:.4f}) with the best model "
-            f"(epoch {self.best['epoch']}); outputs in {out}")
+            f"(epoch {tested}); outputs in {out}")
         return test
+
+
+def outputs_complete(out, epoch):
+    """Whether ``out`` holds the final outputs of a run of ``epoch`` epochs (a run killed after
+    its last checkpoint but before these lacks some)."""
+    try:
+        with open(os.path.join(out, "metrics.json")) as f:
+            metrics = json.load(f)
+        done = metrics["test"] is not None and len(metrics["epochs"]) == epoch
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return done and (os.path.exists(os.path.join(out, "curves.png")) or _no_matplotlib())
+
+
+def _no_matplotlib():
+    try:
+        import matplotlib  # noqa: F401  (an optional extra: only whether it is there)
+    except ImportError:
+        return True
+    return False

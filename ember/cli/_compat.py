@@ -2,6 +2,10 @@
 import importlib
 import inspect
 
+from ember._atomic import atomic_write
+
+from ._args import UsageError
+
 START, END = "<!-- compat:start -->", "<!-- compat:end -->"
 # (torch path, ember module, what to list)
 AREAS = [("torch", "ember", "functions"), ("torch.Tensor", "ember", "tensor"),
@@ -56,8 +60,6 @@ def compat_command(path=None):
     with open(path) as f:
         text = f.read()
     if START not in text or END not in text:
-        from ._train import UsageError
         raise UsageError(f"'{path}' has no {START} ... {END} markers")
-    with open(path, "w") as f:
-        f.write(replace_in(text))
+    atomic_write(path, replace_in(text))
     return 0

@@ -1,26 +1,10 @@
-"""`ember train` under `mpiexec -n N`: detect the launch, join the ranks, agree on bad input."""
-import os
-
+"""`ember train` under `mpiexec -n N`: join the ranks, agree on bad input before training."""
 import numpy as np
 
 import ember
+from ember.distributed._launch import launched_rank, launched_size, share_blas_threads
 
-from ._train import PeerFailed, UsageError
-
-_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
-_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")
-
-
-def launched_size():
-    """The number of ranks mpiexec says it started (1 outside mpiexec); MPI is not started."""
-    sizes = [int(v) for v in map(os.environ.get, _SIZE_VARS) if v and v.isdigit()]
-    return max(sizes, default=1)
-
-
-def launched_rank():
-    """This process's rank according to mpiexec's environment (0 outside mpiexec)."""
-    ranks = [int(v) for v in map(os.environ.get, _RANK_VARS) if v and v.isdigit()]
-    return ranks[0] if ranks else 0
+from ._args import PeerFailed, UsageError
 
 
 def join_world():
@@ -37,43 +21,8 @@ def join_world():
         dist.init_process_group("mpi")
     if dist.get_world_size() < 2:
         return None
-    if not any(os.environ.get(v) for v in _THREAD_VARS):  # the user's setting wins
-        limit_blas_threads(_threads_per_rank())
+    share_blas_threads()
     return dist
-
-
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-_LOCAL_SIZE_VARS = ("MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE")
-_BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
-                 "openblas_set_num_threads")
-
-
-def _threads_per_rank():
-    """This machine's usable cores shared by the ranks on it (at least 1 each)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    local = [int(v) for v in map(os.environ.get, _LOCAL_SIZE_VARS) if v and v.isdigit()]
-    return max(1, (cores or 1) // max(local or [launched_size()]))
-
-
-def limit_blas_threads(threads):
-    """Set the thread count of the OpenBLAS libraries loaded in this process (NumPy's); ranks
-    sharing a machine otherwise each start one BLAS thread per core and slow down ~10x.
-    Returns the libraries changed (0 where none is found, e.g. not Linux or not OpenBLAS)."""
-    import ctypes
-    import re
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps.read())))
-    except OSError:
-        return 0
-    changed = 0
-    for path in paths:
-        lib = ctypes.CDLL(path)
-        setter = next((getattr(lib, n) for n in _BLAS_SETTERS if hasattr(lib, n)), None)
-        if setter is not None:
-            setter(ctypes.c_int(threads))
-            changed += 1
-    return changed
 
 
 def fingerprint(run):

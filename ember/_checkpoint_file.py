@@ -1,0 +1,213 @@
+"""The safetensors file under ember.load: read header first (bounded, checked) and the body only
+after, with dtypes resolved through ember's dtype name table. Nothing here ever unpickles."""
+import json
+import os
+import pickle
+import pickletools
+import re
+import stat
+
+import numpy as np
+
+from . import _dtype
+
+MAX_HEADER = 100_000_000  # bytes: the safetensors format's own bound on its JSON header
+MAX_DEPTH = 100  # containers nested in a checkpoint: ember.save refuses, ember.load rejects beyond
+_JSON_DEPTH = 3 * MAX_DEPTH + 1  # a container costs <= 3 JSON levels: {"dict": [[k, v]]}
+_SNIFF = 1 << 16  # bytes read to recognise what a non-safetensors file is
+_PICKLE_HINT = ("ember never unpickles (loading a pickle can run arbitrary code); in PyTorch, "
+                "re-save it with safetensors.torch.save_file(state_dict, path)")
+
+# safetensors dtype code -> dtype name: ember's names (looked up in ember's dtype table), and
+# uint16/32/64, which ember holds only as NumPy arrays (ember tensors have no such dtypes)
+CODES = {"BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "I32": "int32",
+         "I64": "int64", "F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64",
+         "U16": "uint16", "U32": "uint32", "U64": "uint64"}
+CODE_OF = {name: code for code, name in CODES.items()}
+NUMPY_ONLY = frozenset({"uint16", "uint32", "uint64"})
+
+
+class CheckpointError(RuntimeError, pickle.UnpicklingError):
+    """An unreadable checkpoint. Both a RuntimeError and an UnpicklingError, because torch.load
+    raises one or the other for the same bad file (truncated zip vs. not a zip at all)."""
+
+
+def depth_error(where):
+    return CheckpointError(f"{where} nests containers deeper than the limit of {MAX_DEPTH} "
+                           "levels that ember.save and ember.load share")
+
+
+def numpy_dtype(name):
+    """The NumPy dtype of a dtype name from CODES, or None when this ember cannot hold it."""
+    if name in NUMPY_ONLY:
+        return np.dtype(name)
+    found = _dtype._NAMES.get(name)
+    return None if found is None else found.np
+
+
+def _unsupported(key, code, name):
+    if code == "BF16":
+        return CheckpointError(f"ember.load: '{name}' holds tensor '{key}' in bfloat16 (BF16), "
+                               "which needs ember.bfloat16, backed by the ml_dtypes package: "
+                               "pip install ml_dtypes")
+    known = ", ".join(c for c in CODES if numpy_dtype(CODES[c]) is not None)
+    return CheckpointError(f"ember.load: '{name}' holds tensor '{key}' of dtype {code}, which "
+                           f"ember does not support (it reads {known})")
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def json_depth(text):
+    """How deeply ``text``'s JSON nests, without parsing it (so no recursion at any depth)."""
+    chars = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), np.uint8)
+    steps = np.isin(chars, (ord("["), ord("{"))).astype(np.int64)
+    steps -= np.isin(chars, (ord("]"), ord("}")))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def parse_json(text, where):
+    """json.loads with ember's nesting limit checked first (CheckpointError beyond it)."""
+    if json_depth(text) > _JSON_DEPTH:
+        raise depth_error(where)
+    return json.loads(text)
+
+
+# what a pickle can begin with: a protocol mark, or (protocols 0 and 1) a value or a MARK
+_PICKLE_STARTS = frozenset({"PROTO", "MARK", "EMPTY_DICT", "EMPTY_LIST", "EMPTY_TUPLE", "GLOBAL",
+                            "NONE", "INT", "BININT", "BININT1", "BININT2", "LONG", "FLOAT",
+                            "BINFLOAT", "STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE",
+                            "BINUNICODE"})
+
+
+def _looks_like_pickle(prefix):
+    """True for pickles of any protocol (0 and 1 have no magic number: parse a few opcodes)."""
+    ops = 0
+    try:
+        for opcode, _, _ in pickletools.genops(prefix):
+            if ops == 0 and opcode.name not in _PICKLE_STARTS:
+                return False
+            ops += 1
+            if opcode.name == "STOP" or ops >= 3:
+                return True
+    except (ValueError, UnicodeDecodeError):  # not opcodes, or cut off by the prefix
+        pass
+    return False
+
+
+def _not_safetensors(fh, head, name):
+    prefix = head + fh.read(_SNIFF)
+    if prefix[:2] == b"PK" or _looks_like_pickle(prefix):
+        return CheckpointError(f"ember.load: '{name}' is a pickle/zip checkpoint (as torch.save "
+                               f"writes), not a safetensors file; {_PICKLE_HINT}")
+    if len(prefix) < 9:
+        return CheckpointError(f"ember.load: '{name}' is truncated or not a checkpoint "
+                               f"({len(prefix)} bytes)")
+    return CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file (it "
+                           "does not begin with an 8-byte header length and a JSON header)")
+
+
+def _read_into(fh, view):
+    """Fill ``view`` from ``fh``; the number of bytes read (short at the end of the file)."""
+    got = 0
+    while got < len(view):
+        if hasattr(fh, "readinto"):
+            n = fh.readinto(view[got:])
+        else:
+            chunk = fh.read(len(view) - got)
+            n = len(chunk)
+            view[got:got + n] = chunk
+        if not n:
+            break
+        got += n
+    return got
+
+
+def _read_header(fh, name, file_size):
+    head = fh.read(9)
+    if len(head) < 9 or head[8:9] != b"{":
+        raise _not_safetensors(fh, head, name)
+    size = int.from_bytes(head[:8], "little")
+    available = None if file_size is None else file_size - 8
+    if size > MAX_HEADER or (available is not None and size > available):
+        raise CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file "
+                              f"(header says {size} bytes, "
+                              + (f"the file has {available} after the length)"
+                                 if available is not None else f"the limit is {MAX_HEADER})"))
+    text = bytearray(size)
+    text[:1] = b"{"
+    got = 1 + _read_into(fh, memoryview(text)[1:])
+    if got < size:
+        raise CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file "
+                              f"(header says {size} bytes, the file has {got} after the length)")
+    try:
+        header = parse_json(text.decode("utf-8"), f"ember.load: '{name}'")
+    except (UnicodeDecodeError, ValueError) as error:
+        raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
+                              f"(bad header: {error})") from None
+    return header, 8 + size
+
+
+def _entry(key, info, name):
+    """(numpy dtype, shape, begin, end) of one header entry, checked."""
+    try:
+        code, shape, (begin, end) = info["dtype"], info["shape"], info["data_offsets"]
+        valid = (isinstance(code, str) and all(type(n) is int and n >= 0 for n in shape)
+                 and type(begin) is int and type(end) is int and 0 <= begin <= end)
+    except (KeyError, TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
+                              f"(bad header entry for '{key}')")
+    dtype = numpy_dtype(CODES.get(code))
+    if dtype is None:
+        raise _unsupported(key, code, name)
+    if end - begin != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        raise CheckpointError(f"ember.load: '{name}' is corrupt: tensor '{key}' of shape "
+                              f"{tuple(shape)} does not fill its {end - begin} bytes")
+    return dtype, tuple(shape), begin, end
+
+
+def _layout(header, name):
+    """{key: (dtype, shape, begin, end)} and the body's length; the tensors must tile it."""
+    entries = {k: _entry(k, v, name) for k, v in header.items() if k != "__metadata__"}
+    body = 0
+    for _, _, begin, end in sorted(entries.values(), key=lambda e: (e[2], e[3])):
+        if begin != body:
+            raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
+                                  "(tensor data overlap or leave gaps)")
+        body = end
+    return entries, body
+
+
+def _read_open(fh, name, file_size):
+    header, start = _read_header(fh, name, file_size)
+    metadata = header.get("__metadata__") or {}
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"ember.load: '{name}' is corrupt (bad __metadata__)")
+    entries, length = _layout(header, name)
+    if file_size is not None and file_size != start + length:
+        raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt (its header "
+                              f"describes {start + length} bytes, the file has {file_size})")
+    body = bytearray(length)
+    got = _read_into(fh, memoryview(body))
+    if got < length:
+        raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt (the data has "
+                              f"{got} of its {length} bytes)")
+    arrays = {k: np.frombuffer(body, dtype, int(np.prod(shape, dtype=np.int64)), begin)
+              .reshape(shape) for k, (dtype, shape, begin, _) in entries.items()}
+    return arrays, metadata
+
+
+def read(f):
+    """({key: ndarray}, metadata, name) from a path or a binary file object."""
+    if not isinstance(f, (str, os.PathLike)):
+        name = getattr(f, "name", "<file object>")
+        return (*_read_open(f, name, None), name)
+    name = os.fspath(f)
+    if not os.path.exists(name):
+        raise FileNotFoundError(f"ember.load: no such file: '{name}'")
+    with open(name, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        size = info.st_size if stat.S_ISREG(info.st_mode) else None
+        return (*_read_open(fh, name, size), name)
