@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _dtype
+from ._device import check_device
 from ._tensor import Tensor
 from .random import _gen, _rng
 
@@ -227,5 +228,19 @@ def _like(fn):
     return like
 
 
+def _on_cpu(fn):
+    """``fn`` with its ``device=`` checked: naming a device other than the CPU fails as torch."""
+    def checked(*args, device=None, **kwargs):
+        if device is not None:
+            check_device(device)
+        return fn(*args, **kwargs)
+    checked.__name__, checked.__qualname__, checked.__doc__ = fn.__name__, fn.__name__, fn.__doc__
+    checked.__wrapped__ = fn
+    return checked
+
+
+tensor, as_tensor, zeros, ones, empty, full, eye, arange, linspace, rand, randn, randint, \
+    randperm = (_on_cpu(f) for f in (tensor, as_tensor, zeros, ones, empty, full, eye, arange,
+                                     linspace, rand, randn, randint, randperm))
 zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like = (
-    _like(f) for f in (zeros, ones, empty, full, rand, randn, randint))
+    _on_cpu(_like(f)) for f in (zeros, ones, empty, full, rand, randn, randint))

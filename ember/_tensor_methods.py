@@ -1,7 +1,10 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import numbers
+
 import numpy as np
 
 from . import _dtype
+from ._device import check_device
 from ._tensor import Tensor
 from .ops import api
 from .ops import elementwise as E
@@ -56,10 +59,22 @@ def _reflect(fn):
     return lambda self, other: fn(other, self)
 
 
+_COMPARABLE = (Tensor, numbers.Number, np.generic, np.ndarray)
+
+
+def _comparison(fn):
+    """``t == x`` and friends: NotImplemented for non-numeric objects (``t == None`` is False)."""
+    def operator(self, other):
+        return fn(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+    operator.__name__ = fn.__name__
+    return operator
+
+
 def _to(self, *args, **kwargs):
     """Cast to a dtype (devices other than 'cpu' are refused); ``to(other)`` takes its dtype."""
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
+    check_device(kwargs.get("device"))
     for a in args:
         if isinstance(a, (_dtype.dtype, type, np.dtype)) or (
                 isinstance(a, str) and a in _dtype._NAMES):
@@ -67,8 +82,7 @@ def _to(self, *args, **kwargs):
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif a is not None and not isinstance(a, bool):
-            from ._tensor import device
-            device(a)  # validates: only cpu
+            check_device(a)
     if dtype is None:
         return self if not copy else api.clone(self)
     return api.to_dtype(self, dtype, copy)
@@ -200,8 +214,9 @@ def _operators():
         "__matmul__": api.matmul, "__rmatmul__": _reflect(api.matmul),
         "__neg__": unary_function(E.NegBackward0, api.neg),
         "__pos__": lambda self: self, "__abs__": UNARY["abs"],
-        "__eq__": api.eq, "__ne__": api.ne, "__lt__": api.lt, "__le__": api.le,
-        "__gt__": api.gt, "__ge__": api.ge,
+        "__eq__": _comparison(api.eq), "__ne__": _comparison(api.ne),
+        "__lt__": _comparison(api.lt), "__le__": _comparison(api.le),
+        "__gt__": _comparison(api.gt), "__ge__": _comparison(api.ge),
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
         "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
         "__invert__": api.bitwise_not,
