@@ -69,8 +69,22 @@ def _parse(spec, index):
     return name, index
 
 
+_default = [None]  # set_default_device's device (None: the CPU)
+
+
+def set_default_device(where):
+    """The device factories use when given none; anything but the CPU fails on first use."""
+    _default[0] = None if where is None else device(where)
+
+
+def get_default_device():
+    return _default[0] if _default[0] is not None else device("cpu")
+
+
 def check_device(where):
-    """Raise torch's CPU-build error unless ``where`` (a device, name or None) is the CPU."""
+    """Raise torch's CPU-build error unless ``where`` (a device, name, or None for the default
+    device) is the CPU."""
+    where = where if where is not None else _default[0]
     if where is None:
         return
     kind = device(where).type

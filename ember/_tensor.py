@@ -113,7 +113,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # "V": bfloat16 (ml_dtypes)
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -142,14 +142,14 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place; returns self."""
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self

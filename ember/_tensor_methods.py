@@ -89,10 +89,14 @@ def _to(self, *args, **kwargs):
 
 
 def _type(self, dtype=None, non_blocking=False):
+    """The legacy type name, or a cast to a dtype / FloatTensor-style type (or its name)."""
     if dtype is None:
         from .autograd.graph import _type_name
-        return _type_name(self.dtype.name)
-    return _to(self, dtype)
+        return _type_name(self._data.dtype)
+    from ._legacy import _TensorType, by_name
+    if isinstance(dtype, str) and by_name(dtype) is not None:
+        dtype = by_name(dtype)
+    return _to(self, dtype.dtype if isinstance(dtype, _TensorType) else dtype)
 
 
 def _new_factory(fn):
@@ -121,6 +125,14 @@ def _uniform_(self, a=0.0, b=1.0, generator=None):
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     from .random import _gen
     self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
+    self._vc[0] += 1
+    return self
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with Exp(lambd) draws (torch's stream)."""
+    from .random import _gen
+    self._data[...] = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
     self._vc[0] += 1
     return self
 
@@ -178,10 +190,9 @@ def _bind():
     methods["H"] = methods["T"]
     methods["to"] = _to
     methods["type"] = _type
-    for name, dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
-                     ("long", "int64"), ("int", "int32"), ("short", "int16"), ("bool", "bool"),
-                     ("byte", "uint8"), ("char", "int8")):
-        methods[name] = (lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
+    for dt in _dtype._ALL:  # t.float(), t.long(), t.bfloat16(), ...
+        methods[dt.scalar_name.lower()] = (
+            lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
     methods["cpu"] = lambda self, memory_format=None: self
     methods["cuda"] = lambda self, *a, **k: _to(self, "cuda")
     methods["new_zeros"] = _new_factory(C.zeros)
@@ -190,6 +201,7 @@ def _bind():
     methods["new_tensor"] = _new_tensor
     methods["new_full"] = _new_full
     methods["uniform_"], methods["normal_"], methods["random_"] = _uniform_, _normal_, _random_
+    methods["exponential_"] = _exponential_
     methods.update(_operators())
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

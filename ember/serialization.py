@@ -105,7 +105,7 @@ def _decode_tensor(node, key, arrays, made):
 
 def _decode_dtype(node, name, arrays, made):
     from . import _dtype
-    return getattr(_dtype, "bool_" if name == "bool" else name)
+    return _dtype._by_name(name)
 
 
 _DECODERS = {
