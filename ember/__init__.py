@@ -1,8 +1,10 @@
 """ember: PyTorch's training core in Python over NumPy. Use as ``import ember as torch``."""
 from ._tensor import Size, Tensor, device  # noqa: I001  (Tensor first: the rest builds on it)
+from ._device import get_default_device, set_default_device
 from . import _dtype
-from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8,
-                     int16, int32, int64, promote_types, set_default_dtype, uint8)
+from ._dtype import (bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64,
+                     get_default_dtype, iinfo, int8, int16, int32, int64, promote_types,
+                     set_default_dtype, uint8)
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
@@ -25,18 +27,16 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       sub, sum, swapdims, t, transpose, unbind, unflatten, unsqueeze,
                       var, where)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._legacy import TYPES as _LEGACY_TYPES
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
-float = float32
-double = float64
-half = float16
-long = int64
-int = int32
-short = int16
+globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
 cfloat = None
 strided = "strided"
 contiguous_format = preserve_format = channels_last = "memory_format"
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
+globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 subtract, multiply, divide, negative = sub, mul, div, neg
 clip = clamp
 __version__ = "0.1.0"
@@ -69,29 +69,10 @@ def set_num_threads(n):
     """Accepted for compatibility; NumPy's BLAS threads are set by the environment."""
 
 
-class _NoCuda:
-    """torch.cuda stand-in: there is no GPU backend yet."""
-
-    @staticmethod
-    def is_available():
-        return False
-
-    @staticmethod
-    def device_count():
-        return 0
-
-    @staticmethod
-    def manual_seed(seed_value):
-        return None
-
-    manual_seed_all = manual_seed
-
-
-cuda = _NoCuda()
-
 # Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
-_LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli")
+_LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
+                 "backends", "accelerator", "onnx")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
 
 

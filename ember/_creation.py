@@ -2,8 +2,10 @@
 import numpy as np
 
 from . import _dtype
+from ._device import _default as _default_device
+from ._device import check_device
 from ._tensor import Tensor
-from .random import _gen, _rng
+from .random import _gen
 
 
 def _np_dtype(dtype, default=None):
@@ -28,7 +30,7 @@ def _infer(data):
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "biuf":
+    elif arr.dtype.kind not in "biufV":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
 
@@ -75,7 +77,7 @@ def _tensor_data(data, dtype):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr = _tensor_data(data, dtype)
-    if requires_grad and arr.dtype.kind != "f":
+    if requires_grad and arr.dtype.kind not in "fV":  # "V": bfloat16
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     return Tensor._make(arr, bool(requires_grad))
@@ -224,13 +226,30 @@ def bernoulli(input, p=None, *, generator=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
-    """Sample category indices with probabilities proportional to ``input`` rows."""
-    probs = input._data.astype(np.float64)
+    """Sample category indices with probabilities proportional to ``input`` rows (torch's
+    random stream: see Generator.multinomial)."""
+    probs = input._data
+    _check_multinomial(probs, num_samples, replacement)
     rows = probs.reshape(-1, probs.shape[-1])
-    rng = _rng(generator)
-    out = np.stack([rng.choice(rows.shape[1], num_samples, replace=replacement, p=r / r.sum())
-                    for r in rows])
+    out = _gen(generator).multinomial(rows, num_samples, replacement)
     return Tensor._make(out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def _check_multinomial(probs, num_samples, replacement):
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_dtype.of_numpy(probs.dtype).scalar_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(probs.reshape(-1, probs.shape[-1]).sum(axis=1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 def _like(fn):
@@ -247,5 +266,19 @@ def _like(fn):
     return like
 
 
+def _on_cpu(fn):
+    """``fn`` with its ``device=`` checked: naming a device other than the CPU fails as torch."""
+    def checked(*args, device=None, **kwargs):
+        if device is not None or _default_device[0] is not None:
+            check_device(device)
+        return fn(*args, **kwargs)
+    checked.__name__, checked.__qualname__, checked.__doc__ = fn.__name__, fn.__name__, fn.__doc__
+    checked.__wrapped__ = fn
+    return checked
+
+
+tensor, as_tensor, zeros, ones, empty, full, eye, arange, linspace, rand, randn, randint, \
+    randperm = (_on_cpu(f) for f in (tensor, as_tensor, zeros, ones, empty, full, eye, arange,
+                                     linspace, rand, randn, randint, randperm))
 zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like = (
-    _like(f) for f in (zeros, ones, empty, full, rand, randn, randint))
+    _on_cpu(_like(f)) for f in (zeros, ones, empty, full, rand, randn, randint))

@@ -5,19 +5,24 @@ import numpy as np
 class dtype:
     """A tensor element type (``ember.float32`` ...), mapped onto a NumPy dtype."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category")
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category",
+                 "scalar_name", "c_name")
 
-    def __init__(self, name, np_dtype, category):
-        self.name = name
-        self.np = np.dtype(np_dtype)
+    def __init__(self, name, np_dtype, category, scalar_name, c_name):
+        self.name, self.scalar_name, self.c_name = name, scalar_name, c_name
+        if np_dtype is not None:
+            self.np = np.dtype(np_dtype)
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "if"
-        self.itemsize = self.np.itemsize
+        self.is_signed = category == 2 or name.startswith("int")
+        self.itemsize = np.dtype(np_dtype or np.uint16).itemsize  # bfloat16: 2 bytes
         self._category = category  # 0 bool, 1 integer, 2 floating
 
     @property
     def is_complex(self):
         return False
+
+    def to_real(self):
+        return self
 
     def __repr__(self):
         return f"ember.{self.name}"
@@ -26,26 +31,70 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-bool_ = dtype("bool", np.bool_, 0)
-uint8 = dtype("uint8", np.uint8, 1)
-int8 = dtype("int8", np.int8, 1)
-int16 = dtype("int16", np.int16, 1)
-int32 = dtype("int32", np.int32, 1)
-int64 = dtype("int64", np.int64, 1)
-float16 = dtype("float16", np.float16, 2)
-float32 = dtype("float32", np.float32, 2)
-float64 = dtype("float64", np.float64, 2)
+class _OptionalDtype(dtype):
+    """A dtype whose NumPy type comes from an optional package, imported on first use."""
 
-_ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
-_FROM_NP = {d.np: d for d in _ALL}
+    __slots__ = ("_loaded",)
+
+    def __init__(self, name, np_dtype, category, scalar_name, c_name):
+        super().__init__(name, None, category, scalar_name, c_name)
+        self._loaded = None
+
+    @property
+    def np(self):
+        if self._loaded is None:
+            self._loaded = _load_bfloat16()
+        return self._loaded
+
+
+# The one table of element types. scalar_name is torch's ScalarType name (error messages, the
+# legacy FloatTensor-style names and the Tensor.float()-style methods, lower-cased); c_name is
+# the C++ type torch's kernels name in some messages; alias is the extra torch.<alias> name.
+#        name        NumPy type  category scalar_name C++ name         alias
+_TABLE = (("bool",     np.bool_,   0, "Bool",     "bool",           None),
+          ("uint8",    np.uint8,   1, "Byte",     "unsigned char",  None),
+          ("int8",     np.int8,    1, "Char",     "signed char",    None),
+          ("int16",    np.int16,   1, "Short",    "short int",      "short"),
+          ("int32",    np.int32,   1, "Int",      "int",            "int"),
+          ("int64",    np.int64,   1, "Long",     "long int",       "long"),
+          ("float16",  np.float16, 2, "Half",     "c10::Half",      "half"),
+          ("bfloat16", None,       2, "BFloat16", "c10::BFloat16",  None),
+          ("float32",  np.float32, 2, "Float",    "float",          "float"),
+          ("float64",  np.float64, 2, "Double",   "double",         "double"))
+
+_ALL = tuple((dtype if row[1] is not None else _OptionalDtype)(*row[:5]) for row in _TABLE)
+bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 = _ALL
+ALIASES = {row[5]: d for row, d in zip(_TABLE, _ALL) if row[5]}  # torch.float, torch.long, ...
+_FROM_NP = {d.np: d for d in _ALL if d is not bfloat16}
 _NAMES = {d.name: d for d in _ALL}
-_NAMES.update({"half": float16, "float": float32, "double": float64, "long": int64,
-               "int": int32, "short": int16, "bool_": bool_})
+_NAMES.update(ALIASES)
+_NAMES["bool_"] = bool_
 _state = {"default": float32}
 
 
 def _by_name(name):
+    """The dtype called ``name`` ('float32', 'bfloat16', 'long', ...) in the table."""
     return _NAMES[name]
+
+
+def _load_ml_dtypes():
+    try:
+        import ml_dtypes  # optional: NumPy has no bfloat16 of its own
+    except ImportError:
+        raise ImportError("ember.bfloat16 needs the ml_dtypes package: "
+                          "pip install 'ember[bf16]'") from None
+    return ml_dtypes
+
+
+def _load_bfloat16():
+    npd = np.dtype(_load_ml_dtypes().bfloat16)
+    _FROM_NP[npd] = bfloat16
+    return npd
+
+
+def of_numpy(np_dtype):
+    """The table's entry for an ndarray's dtype (its names: scalar_name, c_name)."""
+    return _FROM_NP[np.dtype(np_dtype)]
 
 
 def from_numpy_dtype(np_dtype):
@@ -53,6 +102,9 @@ def from_numpy_dtype(np_dtype):
     try:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
+        if np.dtype(np_dtype).name == "bfloat16":  # an ml_dtypes array before first use
+            bfloat16.np  # noqa: B018  (loads and registers it)
+            return bfloat16
         raise TypeError(
             f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
             "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
@@ -105,9 +157,7 @@ def promote_types(a, b):
     a, b = as_dtype(a), as_dtype(b)
     if a is b:
         return a
-    if a._category != b._category:
-        return a if a._category > b._category else b
-    return _FROM_NP[np.promote_types(a.np, b.np)]
+    return _FROM_NP[_np_promote(a.np, b.np)]
 
 
 def result_np_dtype(a, b):
@@ -147,7 +197,7 @@ def _result_from_operands(operands):
 
 
 def _cat(npd):
-    return 0 if npd.kind == "b" else (2 if npd.kind == "f" else 1)
+    return 0 if npd.kind == "b" else (2 if npd.kind in "fV" else 1)  # "V": bfloat16
 
 
 def _category_default(scalar_dtype, current):
@@ -159,4 +209,45 @@ def _category_default(scalar_dtype, current):
 def _np_promote(a, b):
     if _cat(a) != _cat(b):
         return a if _cat(a) > _cat(b) else b
+    if a.kind == "V" or b.kind == "V":  # bfloat16: with float16 both widen to float32
+        if a == b:
+            return a
+        other = b if a.kind == "V" else a
+        return other if other.itemsize > 2 else np.dtype(np.float32)
     return np.promote_types(a, b)
+
+
+class finfo:
+    """Machine limits of a floating dtype (torch.finfo): bits, eps, max, min, tiny, ..."""
+
+    def __init__(self, type=None):
+        d = as_dtype(type if type is not None else _state["default"])
+        if not d.is_floating_point:
+            raise TypeError(f"torch.finfo() requires a floating point input type. Use "
+                            f"torch.iinfo to handle '{d.name}'")
+        info = _load_ml_dtypes().finfo(d.np) if d is bfloat16 else np.finfo(d.np)
+        self.dtype, self.bits = d.name, d.itemsize * 8
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (torch.iinfo): bits, min, max."""
+
+    def __init__(self, type):
+        d = as_dtype(type)
+        if d.is_floating_point:
+            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            f"handle '{d.name}'")
+        info = np.iinfo(d.np) if d is not bool_ else np.iinfo(np.uint8)
+        self.dtype, self.bits = d.name, d.itemsize * 8
+        self.min, self.max = int(info.min), int(info.max)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

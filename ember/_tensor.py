@@ -4,6 +4,7 @@ import weakref
 import numpy as np
 
 from . import _dtype
+from ._device import check_device, device
 
 _FROM_NP = _dtype._FROM_NP
 
@@ -19,35 +20,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-
-class device:
-    """Where a tensor's memory lives; 'cpu' (NumPy) today, designed for 'cuda' (CuPy) later."""
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if ":" in type:
-            type, index = type.split(":")[0], int(type.split(":")[1])
-        if type != "cpu":
-            raise RuntimeError(f"ember supports only the 'cpu' device for now, got '{type}'")
-        self.type, self.index = type, index
-
-    def __repr__(self):
-        return f"device(type='{self.type}')"
-
-    def __str__(self):
-        return self.type
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type
-
-    def __hash__(self):
-        return hash(self.type)
 
 
 _CPU = device("cpu")
@@ -70,6 +42,7 @@ class Tensor:
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         from ._creation import _tensor_data  # the legacy torch.Tensor(...) constructor
+        check_device(device)
         if len(args) == 1 and not isinstance(args[0], int):
             data = _tensor_data(args[0], dtype or _dtype.get_default_dtype())
         else:
@@ -141,7 +114,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # "V": bfloat16 (ml_dtypes)
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -170,14 +143,14 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place; returns self."""
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self

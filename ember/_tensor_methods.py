@@ -1,7 +1,10 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import numbers
+
 import numpy as np
 
 from . import _dtype
+from ._device import check_device
 from ._tensor import Tensor
 from .ops import api
 from .ops import elementwise as E
@@ -56,10 +59,22 @@ def _reflect(fn):
     return lambda self, other: fn(other, self)
 
 
+_COMPARABLE = (Tensor, numbers.Number, np.generic, np.ndarray)
+
+
+def _comparison(fn):
+    """``t == x`` and friends: NotImplemented for non-numeric objects (``t == None`` is False)."""
+    def operator(self, other):
+        return fn(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+    operator.__name__ = fn.__name__
+    return operator
+
+
 def _to(self, *args, **kwargs):
     """Cast to a dtype (devices other than 'cpu' are refused); ``to(other)`` takes its dtype."""
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
+    check_device(kwargs.get("device"))
     for a in args:
         if isinstance(a, (_dtype.dtype, type, np.dtype)) or (
                 isinstance(a, str) and a in _dtype._NAMES):
@@ -67,18 +82,21 @@ def _to(self, *args, **kwargs):
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif a is not None and not isinstance(a, bool):
-            from ._tensor import device
-            device(a)  # validates: only cpu
+            check_device(a)
     if dtype is None:
         return self if not copy else api.clone(self)
     return api.to_dtype(self, dtype, copy)
 
 
 def _type(self, dtype=None, non_blocking=False):
+    """The legacy type name, or a cast to a dtype / FloatTensor-style type (or its name)."""
     if dtype is None:
         from .autograd.graph import _type_name
-        return _type_name(self.dtype.name)
-    return _to(self, dtype)
+        return _type_name(self._data.dtype)
+    from ._legacy import _TensorType, by_name
+    if isinstance(dtype, str) and by_name(dtype) is not None:
+        dtype = by_name(dtype)
+    return _to(self, dtype.dtype if isinstance(dtype, _TensorType) else dtype)
 
 
 def _new_factory(fn):
@@ -107,6 +125,14 @@ def _uniform_(self, a=0.0, b=1.0, generator=None):
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     from .random import _gen
     self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
+    self._vc[0] += 1
+    return self
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with Exp(lambd) draws (torch's stream)."""
+    from .random import _gen
+    self._data[...] = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
     self._vc[0] += 1
     return self
 
@@ -164,10 +190,9 @@ def _bind():
     methods["H"] = methods["T"]
     methods["to"] = _to
     methods["type"] = _type
-    for name, dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
-                     ("long", "int64"), ("int", "int32"), ("short", "int16"), ("bool", "bool"),
-                     ("byte", "uint8"), ("char", "int8")):
-        methods[name] = (lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
+    for dt in _dtype._ALL:  # t.float(), t.long(), t.bfloat16(), ...
+        methods[dt.scalar_name.lower()] = (
+            lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
     methods["cpu"] = lambda self, memory_format=None: self
     methods["cuda"] = lambda self, *a, **k: _to(self, "cuda")
     methods["new_zeros"] = _new_factory(C.zeros)
@@ -176,6 +201,7 @@ def _bind():
     methods["new_tensor"] = _new_tensor
     methods["new_full"] = _new_full
     methods["uniform_"], methods["normal_"], methods["random_"] = _uniform_, _normal_, _random_
+    methods["exponential_"] = _exponential_
     methods.update(_operators())
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
@@ -200,8 +226,9 @@ def _operators():
         "__matmul__": api.matmul, "__rmatmul__": _reflect(api.matmul),
         "__neg__": unary_function(E.NegBackward0, api.neg),
         "__pos__": lambda self: self, "__abs__": UNARY["abs"],
-        "__eq__": api.eq, "__ne__": api.ne, "__lt__": api.lt, "__le__": api.le,
-        "__gt__": api.gt, "__ge__": api.ge,
+        "__eq__": _comparison(api.eq), "__ne__": _comparison(api.ne),
+        "__lt__": _comparison(api.lt), "__le__": _comparison(api.le),
+        "__gt__": _comparison(api.gt), "__ge__": _comparison(api.ge),
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
         "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
         "__invert__": api.bitwise_not,

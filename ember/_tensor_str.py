@@ -57,12 +57,16 @@ class _Formatter:
 
 
 def _summary_values(arr):
-    if arr.size <= _OPTS["threshold"]:
-        return arr.reshape(-1)
+    """The values the printout shows (they alone pick the format, as in torch)."""
+    return arr.reshape(-1) if arr.size <= _OPTS["threshold"] else _shown(arr)
+
+
+def _shown(arr):
     e = _OPTS["edgeitems"]
     if arr.ndim == 1:
-        return np.concatenate([arr[:e], arr[-e:]])
-    return np.concatenate([_summary_values(a) for a in list(arr[:e]) + list(arr[-e:])])
+        return arr if arr.shape[0] <= 2 * e else np.concatenate([arr[:e], arr[-e:]])
+    rows = arr if arr.shape[0] <= 2 * e else list(arr[:e]) + list(arr[-e:])
+    return np.concatenate([_shown(a) for a in rows])
 
 
 def _vector(arr, fmt, indent, summarize):
@@ -103,7 +107,7 @@ def tensor_repr(t, prefix="tensor("):
         body = "[]"
     else:
         summarize = arr.size > _OPTS["threshold"]
-        floating = arr.dtype.kind == "f"
+        floating = arr.dtype.kind in "fV"  # "V": bfloat16
         values = _summary_values(arr)
         if arr.dtype == np.bool_:
             fmt = _Formatter(np.array(["True" if v else "False" for v in values]), False)
@@ -115,4 +119,18 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + ", ".join([body] + suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _add_suffixes(text, suffixes, indent):
+    """Append ", suffix" each, starting a new line where it would pass the line width."""
+    parts = [text]
+    line = len(text) - text.rfind("\n") + 1  # torch's count: the last line's length + 2
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > _OPTS["linewidth"]:
+            parts.append(",\n" + " " * indent + suffix)
+            line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line += len(suffix) + 2
+    return "".join(parts) + ")"

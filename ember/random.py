@@ -120,6 +120,32 @@ class Generator:
         u = (self._bits.random_raw(probs.size) & np.uint64(_MASK24)) * 2.0 ** -24
         return u.reshape(probs.shape) < probs.astype(np.float32)
 
+    def exponential(self, shape, np_dtype, lambd=1.0):
+        """Exp(lambd) as torch's exponential_: (-1 / lambd) * log1p(-u) from 53-bit uniforms,
+        rounded to float32 first for float16 (the order torch's CPU kernel rounds in)."""
+        x = (-1.0 / lambd) * np.log1p(-self._doubles(int(np.prod(shape))))
+        if np.dtype(np_dtype) == np.float16:
+            x = x.astype(np.float32)
+        return x.astype(np_dtype).reshape(shape)
+
+    def multinomial(self, rows, num_samples, replacement):
+        """Category indices for each row of weights (2-D, validated), as torch's CPU kernel.
+
+        Without replacement, or for one sample: the largest ``w / q`` with q ~ Exp(1) drawn for
+        every weight (Gumbel-max, exponentiated). With replacement: per row, one 53-bit uniform
+        per sample searched in the row's cumulative sums, normalised in the weights' dtype.
+        """
+        if not replacement or num_samples == 1:
+            keys = rows / self.exponential(rows.shape, rows.dtype)
+            return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        acc = np.float32 if rows.dtype == np.float16 else rows.dtype
+        cumulative = np.cumsum(rows, axis=1, dtype=acc)
+        cumulative /= cumulative[:, -1:]
+        cumulative[:, -1] = 1  # the last bucket takes every draw, whatever rounding did
+        draws = self._doubles(rows.shape[0] * num_samples).reshape(rows.shape[0], num_samples)
+        return np.stack([np.searchsorted(c.astype(np.float64), d, side="left")
+                         for c, d in zip(cumulative, draws)])
+
     def integers(self, low, high, shape):
         """Integers in [low, high) as torch's random_(from, to): raw % range + low."""
         span = int(high) - int(low)

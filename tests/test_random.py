@@ -93,3 +93,60 @@ def test_bernoulli_and_dropout_masks_match_torch():
     x = np.linspace(-2, 2, 24).astype(np.float32)
     e, t = _both(lambda lib: lib.nn.functional.rrelu(lib.tensor(x), training=True), 5)
     np.testing.assert_allclose(e, t, rtol=1e-6)
+
+
+def _weights(seed, shape):
+    rng = np.random.default_rng(seed)
+    return rng.random(shape) * (rng.random(shape) > 0.3) + 1e-3  # some near-zero categories
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(7,), (3, 12), (1, 300)], ids=str)
+@pytest.mark.parametrize("num_samples,replacement", [(1, False), (1, True), (5, True),
+                                                     (5, False), (40, True)])
+def test_multinomial_draws_torch_stream(dtype, shape, num_samples, replacement):
+    if not replacement and num_samples > shape[-1]:
+        pytest.skip("more samples than categories")
+    for seed in range(20):
+        w = _weights(seed, shape)
+
+        def draw(lib):
+            out = lib.multinomial(lib.tensor(w, dtype=getattr(lib, dtype)), num_samples,
+                                  replacement)
+            return out, lib.rand(3)  # the generator's state after it matches too
+
+        ember.manual_seed(seed)
+        torch.manual_seed(seed)
+        (e, e_next), (t, t_next) = draw(ember), draw(torch)
+        assert e.tolist() == t.tolist() and e.dtype == ember.int64, (seed, w)
+        assert e_next.tolist() == t_next.tolist()
+
+
+def test_multinomial_half_with_replacement_and_generator():
+    for seed in range(10):
+        w = _weights(seed, (4, 9))
+        e = ember.multinomial(ember.tensor(w, dtype=ember.float16), 6, True,
+                              generator=ember.Generator().manual_seed(seed))
+        t = torch.multinomial(torch.tensor(w, dtype=torch.float16), 6, True,
+                              generator=torch.Generator().manual_seed(seed))
+        assert e.tolist() == t.tolist()
+
+
+def test_exponential_draws_match_torch():
+    for dtype in ("float16", "float32", "float64"):
+        e, t = _both(lambda lib: lib.empty(500, dtype=getattr(lib, dtype)).exponential_(), 3)
+        np.testing.assert_array_equal(e, t)
+        e, t = _both(lambda lib: lib.empty(5, dtype=getattr(lib, dtype)).exponential_(2.5), 4)
+        np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("args", [
+    ([1.0, 2.0], 3), ([0.0, 0.0], 1), ([-1.0, 2.0], 1), ([float("nan"), 2.0], 1, True),
+    ([[[1.0]]], 1), ([1, 2], 1), ([0.0, 0.0], 2, True), ([1.0, 2.0], 0), (1.0, 1)], ids=str)
+def test_multinomial_errors_as_torch(args):
+    data, rest = args[0], args[1:]
+    with pytest.raises(RuntimeError) as t_err:
+        torch.multinomial(torch.tensor(data), *rest)
+    with pytest.raises(RuntimeError) as e_err:
+        ember.multinomial(ember.tensor(data), *rest)
+    assert str(e_err.value) == str(t_err.value)

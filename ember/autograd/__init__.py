@@ -18,9 +18,10 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Node
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable",
            "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
            "Node", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "explain_grad", "GradExplanation"]
+           "is_anomaly_check_nan_enabled", "explain_grad", "GradExplanation", "Variable"]

@@ -1,17 +1,17 @@
 """The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
 import itertools
 
+from .. import _dtype
+
 _sequence = itertools.count()
 _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
 _new = object.__new__
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 
-def _type_name(dtype_name):
-    return "ember." + _TYPE_NAMES.get(dtype_name, "Tensor")
+def _type_name(np_dtype):
+    """torch's legacy type name of an array's dtype ("ember.FloatTensor")."""
+    return f"ember.{_dtype.of_numpy(np_dtype).scalar_name}Tensor"
 
 
 # The kinds of ops.fastpath's nodes (Node._fast), whose plain backward the engine runs inline:
@@ -213,7 +213,7 @@ class Node:
             where = f", which is output {item._output_nr} of {_op_name(item._grad_fn)},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_type_name(str(data.dtype))} {list(data.shape)}]{where} is "
+            f"inplace operation: [{_type_name(data.dtype)} {list(data.shape)}]{where} is "
             f"at version {item._vc[0]}; expected version {version} instead. Hint: enable anomaly "
             "detection to find the operation that failed to compute its gradient, with "
             "ember.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -8,7 +8,6 @@ from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
 from ..ops import loss_ops as L
-from ..ops.inplace import _NAMES as _DTYPE_WORDS
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div",
@@ -136,7 +135,7 @@ def _check_weight(input, weight):
 def _check_class_target(input, target, weight):
     if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{_DTYPE_WORDS[target.dtype.name]}")
+                           f"{target.dtype.scalar_name}")
     if input.ndim == 2 and target.ndim != 1:
         if target.ndim == 2 and target.shape[0] != input.shape[0]:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "

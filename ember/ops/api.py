@@ -10,7 +10,6 @@ from . import indexing as I
 from . import reduction as R
 from . import shape as S
 from .fastpath import binary_operator, unary_function
-from .inplace import _NAMES as _INPLACE_NAMES
 from .inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .linalg import bmm, matmul, mm  # noqa: F401  (re-exported)
 
@@ -603,7 +602,7 @@ def to_dtype(input, dtype, copy=False):
     npd = _dtype.to_numpy_dtype(dtype)
     if npd == input._data.dtype and not copy:
         return input
-    if npd.kind != "f" or not input._requires_grad:
+    if npd.kind not in "fV" or not input._requires_grad:  # "V": bfloat16
         token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
         try:
             return Tensor._make(input._data.astype(npd))
@@ -655,7 +654,7 @@ def _inplace_binary(name, op):
         if not needs_graph(self, other) and not kwargs:
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
-                                   f"{_INPLACE_NAMES[self._data.dtype.name]}")
+                                   f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
             return fast_binary_inplace(self, ufunc, other, alpha if name in "addsub" else None)
         if name in ("add", "sub"):
             return apply_inplace(self, op, other, alpha=alpha)

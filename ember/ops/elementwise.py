@@ -26,6 +26,8 @@ def _operands(a, b):
     kind = ad.dtype.kind
     if kind == "f" or (kind in "iu" and type(b) is not float) or (kind == "b" and type(b) is bool):
         return ad, b
+    if kind == "V":  # bfloat16 (ml_dtypes) promotes a Python scalar to float32: keep bfloat16
+        return ad, ad.dtype.type(b)
     dt = _dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b])
     return ad.astype(dt), b
 
@@ -113,7 +115,7 @@ class DivBackward0(Node):
         x, y = _operands(a, b)
         self.save(a, b)
         if rounding_mode is None:
-            if x.dtype.kind != "f":  # integer true division gives the default float dtype
+            if x.dtype.kind not in "fV":  # integer true division gives the default float dtype
                 dt = _dtype.get_default_dtype().np
                 x = x.astype(dt)
                 y = y.astype(dt) if isinstance(y, np.ndarray) else y

@@ -27,12 +27,10 @@ def check_inplace(a, view=False):
 def _check_cast(result_dtype, target_dtype):
     src, dst = _dtype.from_numpy_dtype(result_dtype), _dtype.from_numpy_dtype(target_dtype)
     if src._category > dst._category:
-        raise RuntimeError(f"result type {_NAMES[src.name]} can't be cast to the desired output "
-                           f"type {_NAMES[dst.name]}")
+        raise RuntimeError(f"result type {src.scalar_name} can't be cast to the desired output "
+                           f"type {dst.scalar_name}")
 
 
-_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def commit_inplace(a, new):

@@ -1,6 +1,7 @@
 """Matrix products: mm, bmm, mv, dot and the general broadcasting matmul."""
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node, broadcast_message
 
@@ -40,8 +41,8 @@ class MmBackward0(Node):
         _check_matmul(x, y, "matmul")
         if x.dtype != y.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_C_NAMES.get(x.dtype.name, x.dtype.name)} != "
-                               f"{_C_NAMES.get(y.dtype.name, y.dtype.name)}")
+                               f"{_dtype.of_numpy(x.dtype).c_name} != "
+                               f"{_dtype.of_numpy(y.dtype).c_name}")
         self.save(a, b)
         if x.ndim > 2 and y.ndim == 2:  # one GEMM over all leading dims (NumPy loops per matrix)
             return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
@@ -94,9 +95,6 @@ class CloneBackward0(MmBackward0):
     """out = matrix @ batch of matrices (torch's last step there is a clone)."""
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}
 
 
 def matmul(input, other):

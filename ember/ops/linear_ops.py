@@ -1,17 +1,16 @@
 """nn.Linear's primitive: out = x @ W^T + b in one node (W^T a view, the bias added in place)."""
 import numpy as np
 
+from .. import _dtype
 from ..autograd.graph import Node
 from .linalg import _check_matmul
-
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
 
 
 def _check_linear(x, w):
     if x.dtype != w.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{_DTYPE_NAMES.get(x.dtype.name, x.dtype.name)} and "
-                           f"{_DTYPE_NAMES.get(w.dtype.name, w.dtype.name)}")
+                           f"{_dtype.of_numpy(x.dtype).scalar_name} and "
+                           f"{_dtype.of_numpy(w.dtype).scalar_name}")
 
 
 class AddmmBackward0(Node):

@@ -6,11 +6,11 @@ weights are plain arrays there.
 """
 import numpy as np
 
+from .. import _dtype
 from ..autograd.graph import Node
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _log_softmax_np, _sigmoid, _softplus_np
 from .elementwise import _operands
-from .inplace import _NAMES as _DTYPE_WORDS
 
 
 def reduce_array(loss, reduction):
@@ -96,8 +96,8 @@ class BinaryCrossEntropyBackward0(Node):
     def forward(self, input, target, weight=None, reduction="mean"):
         x, y = input._data, target._data
         if x.dtype != y.dtype:
-            raise RuntimeError(f"Found dtype {_DTYPE_WORDS[y.dtype.name]} but expected "
-                               f"{_DTYPE_WORDS[x.dtype.name]}")
+            raise RuntimeError(f"Found dtype {_dtype.of_numpy(y.dtype).scalar_name} but "
+                               f"expected {_dtype.of_numpy(x.dtype).scalar_name}")
         if ((x < 0) | (x > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
         self.save(input, target)

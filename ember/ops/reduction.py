@@ -6,10 +6,6 @@ import numpy as np
 from .. import _dtype
 from ..autograd.graph import Node
 
-_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                 "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
-                 "float64": "Double"}
-
 
 def _dims(x, dim):
     """Normalise ``dim`` (None, int, or tuple) to a sorted tuple of non-negative axes."""
@@ -97,7 +93,7 @@ class MeanBackward1(Node):
         if x.dtype.kind != "f":
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                                f"a floating point or complex dtype. Got: "
-                               f"{_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}")
+                               f"{_dtype.of_numpy(x.dtype).scalar_name}")
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         self.count = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
         if self.count == 0:  # NaN, without NumPy's "Mean of empty slice" warning

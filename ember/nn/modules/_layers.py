@@ -20,7 +20,14 @@ __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Dropout1d"
            "RNNCellBase", "Embedding"]
 
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
-from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from .transformer import (  # noqa: E402
+           Transformer,
+           TransformerDecoder,
+           TransformerDecoderLayer,
+           TransformerEncoder,
+           TransformerEncoderLayer,
+)
 
 __all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoder",
-            "TransformerEncoderLayer"]
+            "TransformerEncoderLayer", "Transformer", "TransformerDecoder",
+            "TransformerDecoderLayer"]

@@ -3,7 +3,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _dtype
-from ..._tensor import Tensor, device
+from ..._device import check_device, device
+from ..._tensor import Tensor
 from ...autograd import grad_mode
 
 
@@ -135,7 +136,7 @@ def _parse_to(args, kwargs):
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, device)):
-            device(a)  # validates: only 'cpu' exists
+            check_device(a)
     return dtype
 
 

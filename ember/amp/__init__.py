@@ -1,0 +1,5 @@
+"""torch.amp: autocast and GradScaler (see their modules for what ember does with them)."""
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
+from .grad_scaler import GradScaler
+
+__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled"]

@@ -1,0 +1,59 @@
+"""torch.autocast: the context manager and decorator scripts wrap their forward pass in.
+
+ember does not change dtypes under autocast: every op computes in its inputs' dtype. torch on
+the CPU runs matmul/linear/conv in bfloat16 inside ``autocast('cpu')``, so results there differ
+from torch's by bfloat16 rounding. A 'cuda' autocast is disabled with torch's warning, as on a
+CPU-only torch build. The state is kept so that ``is_autocast_enabled`` answers as torch.
+"""
+import functools
+import warnings
+
+_enabled = {}  # device type -> enabled
+_dtypes = {}  # device type -> dtype
+
+
+def _default_dtype(device_type):
+    from .. import _dtype
+    return _dtype.bfloat16 if device_type == "cpu" else _dtype.float16
+
+
+class autocast:
+    """Mixed-precision region for ``device_type`` (a context manager or a decorator)."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if enabled and device_type == "cuda":
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                          UserWarning, stacklevel=2)
+            enabled = False
+        self.device = device_type
+        self.fast_dtype = dtype if dtype is not None else _default_dtype(device_type)
+        self._enabled = bool(enabled)
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append((_enabled.get(self.device, False), _dtypes.get(self.device)))
+        _enabled[self.device] = self._enabled
+        _dtypes[self.device] = self.fast_dtype
+        return self
+
+    def __exit__(self, *exc):
+        _enabled[self.device], _dtypes[self.device] = self._saved.pop()
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def is_autocast_enabled(device_type="cuda"):
+    """Whether an enabled autocast region for ``device_type`` is active."""
+    return _enabled.get(device_type, False)
+
+
+def get_autocast_dtype(device_type):
+    return _dtypes.get(device_type) or _default_dtype(device_type)

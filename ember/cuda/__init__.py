@@ -1,0 +1,33 @@
+"""torch.cuda stand-in: there is no GPU back end; queries answer as torch on a CPU-only build."""
+from . import amp  # noqa: F401
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+def manual_seed(seed):
+    """Accepted and ignored: there are no CUDA generators."""
+
+
+manual_seed_all = manual_seed
+
+
+def synchronize(device=None):
+    """Nothing to wait for."""
+
+
+def empty_cache():
+    """Nothing to free."""
+
+
+def current_device():
+    raise AssertionError("Torch not compiled with CUDA enabled")

@@ -1,0 +1,118 @@
+"""The dtype table (ember/_dtype.py): names, promotion, finfo/iinfo and bfloat16, vs torch 2.13."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+         "float64"]
+
+
+@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("b", NAMES)
+def test_promote_types_matches_torch(a, b):
+    e = ember.promote_types(getattr(ember, a), getattr(ember, b))
+    assert e.name == str(torch.promote_types(getattr(torch, a), getattr(torch, b)))[6:]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_table_names_match_torch(name):
+    e, t = getattr(ember, name), getattr(torch, name)
+    assert (e.is_floating_point, e.is_signed, e.itemsize) == \
+        (t.is_floating_point, t.is_signed, t.itemsize)
+    x_t = torch.zeros(1, dtype=t)
+    assert ember.zeros(1, dtype=e).type() == x_t.type().replace("torch.", "ember.")
+    method = e.scalar_name.lower()
+    assert getattr(ember.ones(2), method)().dtype is e and hasattr(x_t, method)
+    assert isinstance(ember.zeros(1, dtype=e), getattr(ember, f"{e.scalar_name}Tensor"))
+
+
+def test_aliases_come_from_the_table():
+    for alias in ("float", "double", "half", "long", "int", "short"):
+        assert getattr(ember, alias).name == str(getattr(torch, alias))[6:]
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64"])
+def test_finfo_matches_torch(name):
+    e, t = ember.finfo(getattr(ember, name)), torch.finfo(getattr(torch, name))
+    for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+        assert getattr(e, field) == getattr(t, field), field
+    assert e.dtype == t.dtype
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])
+def test_iinfo_matches_torch(name):
+    e, t = ember.iinfo(getattr(ember, name)), torch.iinfo(getattr(torch, name))
+    assert (e.bits, e.min, e.max, e.dtype) == (t.bits, t.min, t.max, t.dtype)
+    with pytest.raises(TypeError):
+        ember.finfo(getattr(ember, name))
+
+
+# ---------------------------------------------------------------- bfloat16
+def _bits(x):
+    return x.view(torch.int16).numpy() if isinstance(x, torch.Tensor) else \
+        x.numpy().view(np.int16)
+
+
+def _values(seed, n=4000):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
+
+
+@pytest.mark.parametrize("source", ["float32", "float64", "float16"])
+def test_bfloat16_casts_round_as_torch(source):
+    x = _values(0)
+    if source == "float16":
+        x = np.clip(x, -6e4, 6e4)
+    e = ember.tensor(x, dtype=getattr(ember, source))
+    t = torch.tensor(x, dtype=getattr(torch, source))
+    np.testing.assert_array_equal(_bits(e.to(ember.bfloat16)), _bits(t.to(torch.bfloat16)))
+    np.testing.assert_array_equal(_bits(e.bfloat16()), _bits(t.bfloat16()))
+    back = e.bfloat16().float()
+    np.testing.assert_array_equal(back.numpy(), t.bfloat16().float().numpy())
+    assert back.dtype is ember.float32
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_bfloat16_arithmetic_is_bit_exact(op):
+    x, y = np.clip(_values(1), -1e30, 1e30), np.clip(_values(2), -1e30, 1e30)
+    with np.errstate(all="ignore"):
+        e = getattr(ember, op)(ember.tensor(x).bfloat16(), ember.tensor(y).bfloat16())
+    t = getattr(torch, op)(torch.tensor(x).bfloat16(), torch.tensor(y).bfloat16())
+    assert e.dtype is ember.bfloat16
+    np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+def test_bfloat16_mixed_operands_promote_as_torch():
+    x = np.linspace(-3, 3, 7)
+    for other in ("float16", "float32", "float64", "int64"):
+        e = ember.tensor(x).bfloat16() * ember.tensor(x).to(getattr(ember, other))
+        t = torch.tensor(x).bfloat16() * torch.tensor(x).to(getattr(torch, other))
+        assert e.dtype.name == str(t.dtype)[6:]
+        np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
+    e, t = ember.tensor(x).bfloat16() * 2, torch.tensor(x).bfloat16() * 2
+    assert e.dtype is ember.bfloat16 and e.float().tolist() == t.float().tolist()
+
+
+def test_bfloat16_prints_as_torch():
+    x = [1.1, 2.7, -3.3e-3, 250.0]
+    assert repr(ember.tensor(x).bfloat16()) == \
+        repr(torch.tensor(x).bfloat16()).replace("torch.", "ember.")
+    assert ember.tensor(x).bfloat16().is_floating_point()
+
+
+def test_bfloat16_without_ml_dtypes_names_the_extra(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text("import sys\nsys.modules['ml_dtypes'] = None\nimport ember\n"
+                      "x = ember.ones(2)\n"
+                      "try:\n    x.bfloat16()\nexcept ImportError as error:\n    print(error)\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "ml_dtypes" in done.stdout and "ember[bf16]" in done.stdout

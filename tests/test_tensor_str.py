@@ -1,0 +1,51 @@
+"""Printing (ember/_tensor_str.py) against torch 2.13: summaries and suffix wrapping."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def _same_repr(build):
+    e, t = build(ember), build(torch)
+    assert repr(e) == repr(t).replace("torch.", "ember."), (repr(e), repr(t))
+
+
+def _with_hidden(lib, shape, where, value):
+    x = lib.full(shape, 0.5)
+    x[where] = value
+    return x
+
+
+@pytest.mark.parametrize("shape,where", [((2, 784), (0, 400)), ((1500,), (700,)),
+                                         ((40, 40), (20, 20)), ((3, 10, 50), (1, 5, 25))],
+                         ids=str)
+@pytest.mark.parametrize("value", [1e-6, 1e9, 123.25])
+def test_summary_format_comes_from_shown_values(shape, where, value):
+    _same_repr(lambda lib: _with_hidden(lib, shape, where, value))
+    _same_repr(lambda lib: _with_hidden(lib, shape, (0,) * len(shape), value))  # shown
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 6, 7, 8, 9, 12, 20, 40, 2000])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_suffixes_wrap_past_the_line_width(n, dtype):
+    values = np.arange(n) * 1.2345
+
+    def build(lib):
+        leaf = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        return leaf * 2
+
+    _same_repr(build)
+    _same_repr(lambda lib: lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True))
+    _same_repr(lambda lib: lib.tensor(values.reshape(1, n), dtype=getattr(lib, dtype)) * 1)
+
+
+def test_wrapping_follows_the_line_width_option():
+    for lib in (ember, torch):
+        lib.set_printoptions(linewidth=50)
+    try:
+        _same_repr(lambda lib: lib.arange(6.0, requires_grad=True) * 3)
+        _same_repr(lambda lib: lib.arange(6, dtype=lib.int32))
+    finally:
+        for lib in (ember, torch):
+            lib.set_printoptions(profile="default")
