@@ -4,7 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import grad_mode
 from . import graph as _graph
-from .graph import Node, _edge
+from .graph import FREED, Node, _edge
 
 
 class FunctionCtx:
@@ -70,6 +70,12 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, *grads):
         return self._function.backward(self, *grads)
+
+    def _release(self):
+        """Only the tensors of save_for_backward: what user code put on ctx stays, as torch."""
+        if self._saved:
+            self._saved = FREED
+            self._versions = None
 
 
 def _array_of(r):
@@ -140,19 +146,16 @@ def _wrap_output(node, out, args, record):
 
 
 def _connect(node, args, outs):
-    node.next_functions = tuple(_edge(a) for a in args)
     non_diff = node.__dict__.get("_non_diff", ())
-    node._shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
-    node._dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
     for i, o in enumerate(outs):
         if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
             o._grad_fn, o._output_nr, o._requires_grad = node, i, True
             if id(o) in node.__dict__.get("_dirty", ()):
-                o._vc[0] += 1
-    to_save = node.__dict__.pop("_to_save", ())
-    if to_save:
-        node._saved = tuple(to_save)
-        node._versions = tuple(t._vc[0] if t is not None else None for t in to_save)
+                o._vc[0] += 1  # before the saved versions are taken: saving it is fine
+    shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
+    dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
+    node._record(tuple(_edge(a) for a in args), tuple(node.__dict__.pop("_to_save", ())),
+                 outputs=(shapes, dtypes))
 
 
 class InplaceFunction(Function):
