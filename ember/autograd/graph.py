@@ -51,6 +51,7 @@ class Node:
     _tensor_pre_hooks = None
     _retained = None
     _special = False  # True once any hook or retain_grad is registered: the engine's slow path
+    _cached = False  # True when forward left attributes on the node (see _record): _release
 
     def __init__(self):
         self.next_functions = ()
@@ -120,6 +121,8 @@ class Node:
         """
         self._seq = next(_sequence)
         self.next_functions = edges
+        if like is None and self.__dict__:  # (a fast path's node has no forward: no cache)
+            self._cached = True  # its release must look for array caches
         if out is None:
             self._shapes, self._dtypes = outputs
         else:
@@ -213,8 +216,11 @@ class Node:
             outs = (outs,)
         if self._hooks is not None:
             outs = self._post_hooks(outs, grad if type(grad) is list else [grad], graph_mode)
-        if not retain and (saved or self.__dict__):  # (nothing saved, no cache: nothing to do)
-            self._release()
+        if not retain:
+            if self._cached:
+                self._release()
+            elif saved:
+                self._saved = FREED  # all that _release does without caches (the common case)
         return outs
 
     def _unpack(self, graph_mode):
@@ -258,7 +264,7 @@ class Node:
         """Free what backward needed (backward without retain_graph): the saved values and
         every array cache the forward left on the node (statistics, indices, masks...), so
         nothing outlives the backward but the graph's shape; a second backward then raises."""
-        cache = self.__dict__
+        cache = self.__dict__ if self._cached else None
         dropped = False
         if cache:
             for key, value in cache.items():
