@@ -8,6 +8,7 @@ from numpy import ndarray as _ndarray
 from .._tensor import Tensor
 from . import anomaly
 from . import graph as _graph_module
+from .graph import _type_name
 
 
 class Run:
@@ -106,6 +107,7 @@ def _pre_hooks(node, grads, create_graph):
                 continue
             res = fn(as_tensor(grads[nr]))
             if res is not None:
+                _check_hook_result(fn, res, grads[nr])
                 grads[nr] = res if create_graph else res._data
     if node._pre_hooks:
         for fn in node._pre_hooks:
@@ -114,6 +116,19 @@ def _pre_hooks(node, grads, create_graph):
                 grads = [g if g is None or create_graph else g._data for g in res]
     _retain_grads(node, grads)
     return grads
+
+
+def _check_hook_result(fn, res, grad):
+    """A tensor hook may replace the gradient only by a tensor of its shape and dtype."""
+    if not isinstance(res, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+    name = getattr(fn, "__name__", type(fn).__name__)
+    old = grad._data if isinstance(grad, Tensor) else grad
+    if res._data.shape != old.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if res._data.dtype != old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{_type_name(str(old.dtype))} got {_type_name(str(res._data.dtype))})")
 
 
 def _retain_grads(node, grads):

@@ -12,10 +12,10 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep tensors (or None) for backward; in-place changes to them are detected."""
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                                f"{i} is of type {type(t).__name__}")
         self._to_save = tensors
 
     def mark_non_differentiable(self, *tensors):
@@ -66,7 +66,24 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
                                    f"of gradients (expected {n}, got {len(result)})")
-        return tuple(r if r is None or m.is_graph else _array_of(r) for r in result)
+        return tuple(self._checked(i, r, m) for i, r in enumerate(result))
+
+    def _checked(self, i, grad, m):
+        """The gradient for input ``i``, as the engine takes it; torch's checks first."""
+        if grad is None:
+            return None
+        if not self._tensor_inputs[i]:
+            raise RuntimeError(f"function {type(self).__name__} returned a gradient different "
+                               f"than None at position {i + 1}, but the corresponding forward "
+                               "input was not a Variable")
+        if not isinstance(grad, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+        nxt, nr = self.next_functions[i]
+        if nxt is not None and not _expandable(nxt._shapes[nr], grad._data.shape):
+            raise RuntimeError(f"Function {type(self).__name__} returned an invalid gradient at "
+                               f"index {i} - got {list(grad._data.shape)} but expected shape "
+                               f"compatible with {list(nxt._shapes[nr])}")
+        return grad if m.is_graph else grad._data
 
     def apply(self, *grads):
         return self._function.backward(self, *grads)
@@ -78,8 +95,11 @@ class BackwardCFunction(Node, FunctionCtx):
             self._versions = None
 
 
-def _array_of(r):
-    return r._data if isinstance(r, Tensor) else np.asarray(r)
+def _expandable(shape, grad_shape):
+    """Whether a gradient of ``grad_shape`` sums back to ``shape`` (shape broadcasts to it)."""
+    if len(shape) > len(grad_shape):
+        return False
+    return all(s == g or s == 1 for s, g in zip(shape[::-1], grad_shape[::-1]))
 
 
 class FunctionMeta(type):
@@ -113,6 +133,7 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         node = cls._backward_cls()
         node._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        node._tensor_inputs = tuple(isinstance(a, Tensor) for a in args)
         with grad_mode.no_grad():
             if _overrides_setup(cls):
                 outputs = cls.forward(*args, **kwargs)
