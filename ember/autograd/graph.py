@@ -141,11 +141,14 @@ class Node:
             self._versions = None
         elif len(saved) == 1:  # a unary op's input or output (the common cases, without a loop)
             t = saved[0]
-            self._versions = (t._vc[0],) if isinstance(t, _VERSIONED) else None
+            if type(t) is SavedOutput:
+                self._versions = (t._vc[0],)
+            else:
+                self._versions = (_saved_version(t),) if isinstance(t, _Tensor) else None
         elif saved[0] is None and len(saved) == 2 and not isinstance(saved[1], _VERSIONED):
             self._versions = None  # a tensor-scalar op's (None, scalar)
         else:
-            versions = [t._vc[0] if isinstance(t, _VERSIONED) else None for t in saved]
+            versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
             self._versions = tuple(versions) if versions.count(None) < len(versions) else None
 
     def name(self):
@@ -352,6 +355,18 @@ def _restore_output(saved, node):
 _NO_EDGE = (None, 0)
 
 
+def _saved_version(t):
+    """The version of a tensor saved for backward; inference tensors cannot be saved."""
+    version = t._vc
+    if type(version) is InferenceVersion:
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you can "
+            "make a clone to get a normal tensor and use it in autograd, or use "
+            "`torch.no_grad()` instead of `torch.inference_mode()`.")
+    return version[0]
+
+
 def _as_tensor(g):
     return g if g is None or isinstance(g, _Tensor) else _Tensor._make(g)
 
@@ -424,6 +439,7 @@ from numpy import ndarray as _ndarray  # noqa: E402
 
 from .._tensor import Tensor as _Tensor  # noqa: E402
 from . import grad_mode as _grad_mode  # noqa: E402
+from .grad_mode import InferenceVersion  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402
 
 _VERSIONED = (_Tensor, SavedOutput)

@@ -135,6 +135,8 @@ def binary_operator(cls, ufunc, saves, general=_none):
 
 def _unrecorded(out, a):
     out._requires_grad, out._grad_fn = False, None
+    if _grad_state.inference:
+        out._vc = _grad_mode.new_version()
     if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
         out.__dict__["_no_grad_origin"] = True
     return out

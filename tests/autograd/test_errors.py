@@ -2,6 +2,7 @@
 no tensor), custom Functions returning bad gradients or saving non-tensors, inference tensors in
 a recorded graph. Each case runs on ember and torch: same exception type, same message (the
 'torch.' of type names read 'ember.')."""
+import numpy as np
 import pytest
 import torch
 
@@ -88,3 +89,42 @@ def test_save_for_backward_of_a_number():
         x = lib.ones(3, requires_grad=True)
         _function(lib, lambda lib, g: (g, None), save=lambda x: (x, 3)).apply(x, 2.0)
     _same_as_torch(case)
+
+
+def _inference_tensor(lib):
+    with lib.inference_mode():
+        return lib.ones(3)
+
+
+INFERENCE_MISUSE = {
+    "saved_by_mul": lambda lib, a: (a * lib.ones(3, requires_grad=True)).sum().backward(),
+    "saved_by_mm": lambda lib, a: (a.reshape(1, 3) @ lib.ones(3, 2, requires_grad=True)),
+    "add_": lambda lib, a: a.add_(1),
+    "mul_": lambda lib, a: a.mul_(lib.ones(3)),
+    "requires_grad_": lambda lib, a: a.requires_grad_(True),
+}
+
+
+@pytest.mark.parametrize("name", list(INFERENCE_MISUSE))
+def test_inference_tensors_stay_out_of_autograd(name):
+    _same_as_torch(lambda lib: INFERENCE_MISUSE[name](lib, _inference_tensor(lib)))
+
+
+def test_inplace_on_an_inference_tensor_changes_nothing_when_refused():
+    a = _inference_tensor(ember)
+    with pytest.raises(RuntimeError):
+        a.add_(1)
+    assert a.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_inference_tensors_work_inside_inference_mode_and_through_unsaved_ops():
+    def run(lib):
+        a = _inference_tensor(lib)
+        with lib.inference_mode():
+            a.add_(1)
+        w = lib.ones(3, requires_grad=True)
+        (w.sin() + a.exp()).sum().backward()  # a is not saved: allowed
+        return a.tolist(), w.grad.tolist()
+    (e_a, e_grad), (t_a, t_grad) = run(ember), run(torch)
+    assert e_a == t_a
+    np.testing.assert_allclose(e_grad, t_grad, rtol=1e-6)
