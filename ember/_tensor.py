@@ -54,7 +54,7 @@ class Tensor:
         self._data = data
         self._requires_grad = requires_grad
         self._grad_fn = grad_fn
-        self._vc = [0]
+        self._vc = _new_version()
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
@@ -63,7 +63,7 @@ class Tensor:
         t._data = data
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
-        t._vc = [0]
+        t._vc = _new_version()
         return t
 
     # ----- metadata -----
@@ -146,6 +146,9 @@ class Tensor:
         if value and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if value and type(self._vc) is InferenceVersion and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -382,3 +385,6 @@ def _rebuild(cls, data, requires_grad, grad, extra):
 
 
 from . import autograd as _autograd  # noqa: E402  (the autograd package imports this module)
+from .autograd.grad_mode import InferenceVersion  # noqa: E402  (autograd imports this module)
+from .autograd.grad_mode import _state as _grad_state  # noqa: E402
+from .autograd.grad_mode import new_version as _new_version  # noqa: E402

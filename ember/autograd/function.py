@@ -4,7 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import grad_mode
 from . import graph as _graph
-from .graph import Node, _edge
+from .graph import FREED, Node, _edge
 
 
 class FunctionCtx:
@@ -12,10 +12,10 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep tensors (or None) for backward; in-place changes to them are detected."""
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                                f"{i} is of type {type(t).__name__}")
         self._to_save = tensors
 
     def mark_non_differentiable(self, *tensors):
@@ -66,14 +66,40 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number "
                                    f"of gradients (expected {n}, got {len(result)})")
-        return tuple(r if r is None or m.is_graph else _array_of(r) for r in result)
+        return tuple(self._checked(i, r, m) for i, r in enumerate(result))
+
+    def _checked(self, i, grad, m):
+        """The gradient for input ``i``, as the engine takes it; torch's checks first."""
+        if grad is None:
+            return None
+        if not self._tensor_inputs[i]:
+            raise RuntimeError(f"function {type(self).__name__} returned a gradient different "
+                               f"than None at position {i + 1}, but the corresponding forward "
+                               "input was not a Variable")
+        if not isinstance(grad, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+        nxt, nr = self.next_functions[i]
+        if nxt is not None and not _expandable(nxt._shapes[nr], grad._data.shape):
+            raise RuntimeError(f"Function {type(self).__name__} returned an invalid gradient at "
+                               f"index {i} - got {list(grad._data.shape)} but expected shape "
+                               f"compatible with {list(nxt._shapes[nr])}")
+        return grad if m.is_graph else grad._data
 
     def apply(self, *grads):
         return self._function.backward(self, *grads)
 
+    def _release(self):
+        """Only the tensors of save_for_backward: what user code put on ctx stays, as torch."""
+        if self._saved:
+            self._saved = FREED
+            self._versions = None
 
-def _array_of(r):
-    return r._data if isinstance(r, Tensor) else np.asarray(r)
+
+def _expandable(shape, grad_shape):
+    """Whether a gradient of ``grad_shape`` sums back to ``shape`` (shape broadcasts to it)."""
+    if len(shape) > len(grad_shape):
+        return False
+    return all(s == g or s == 1 for s, g in zip(shape[::-1], grad_shape[::-1]))
 
 
 class FunctionMeta(type):
@@ -107,6 +133,7 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         node = cls._backward_cls()
         node._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        node._tensor_inputs = tuple(isinstance(a, Tensor) for a in args)
         with grad_mode.no_grad():
             if _overrides_setup(cls):
                 outputs = cls.forward(*args, **kwargs)
@@ -140,19 +167,16 @@ def _wrap_output(node, out, args, record):
 
 
 def _connect(node, args, outs):
-    node.next_functions = tuple(_edge(a) for a in args)
     non_diff = node.__dict__.get("_non_diff", ())
-    node._shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
-    node._dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
     for i, o in enumerate(outs):
         if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
             o._grad_fn, o._output_nr, o._requires_grad = node, i, True
             if id(o) in node.__dict__.get("_dirty", ()):
-                o._vc[0] += 1
-    to_save = node.__dict__.pop("_to_save", ())
-    if to_save:
-        node._saved = tuple(to_save)
-        node._versions = tuple(t._vc[0] if t is not None else None for t in to_save)
+                o._vc[0] += 1  # before the saved versions are taken: saving it is fine
+    shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
+    dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
+    node._record(tuple(_edge(a) for a in args), tuple(node.__dict__.pop("_to_save", ())),
+                 outputs=(shapes, dtypes))
 
 
 class InplaceFunction(Function):

@@ -31,6 +31,32 @@ _count_lock = threading.Lock()
 _state = _GradState()
 
 
+class InferenceVersion(list):
+    """The version counter of a tensor made in inference mode, which marks it as such: torch
+    refuses to update it in place outside inference mode (every in-place op bumps the counter)
+    and to save it for backward (``Node._record``)."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index, value):
+        check_inplace(self)
+        list.__setitem__(self, index, value)
+
+
+def check_inplace(version):
+    """Raise torch's error for an in-place update of an inference tensor (its counter) now."""
+    if type(version) is InferenceVersion and not _state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
+def new_version():
+    """A new tensor's version counter: marks it an inference tensor inside inference mode."""
+    return InferenceVersion((0,)) if _state.inference else [0]
+
+
 def is_grad_enabled():
     """True when operations are being recorded for autograd (per thread)."""
     return _state.enabled

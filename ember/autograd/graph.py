@@ -14,13 +14,6 @@ def _type_name(np_dtype):
     return f"ember.{_dtype.of_numpy(np_dtype).scalar_name}Tensor"
 
 
-# The kinds of ops.fastpath's nodes (Node._fast), whose plain backward the engine runs inline:
-PASS = 1  # da = g (a + s, a - s): nothing saved
-SCALAR = 2  # da = _formula(g, s) (a * s, a / s): saved (None, s)
-PLAIN = 3  # da = _formula(g) (-a): nothing saved
-SAVED_ONE = 4  # da = _formula(g, x), x the saved input or output (version-checked)
-
-
 class _Freed(tuple):
     """A node's saved values once a backward has freed them: empty, and told apart from ()."""
 
@@ -58,7 +51,7 @@ class Node:
     _tensor_pre_hooks = None
     _retained = None
     _special = False  # True once any hook or retain_grad is registered: the engine's slow path
-    _fast = 0  # ops.fastpath's node classes: their kind (PASS, ...), run inline by the engine
+    _cached = False  # True when forward left attributes on the node (see _record): _release
 
     def __init__(self):
         self.next_functions = ()
@@ -107,8 +100,7 @@ class Node:
         return out
 
     def _attach(self, data, inputs):
-        """Record this node in the graph: edges to the inputs, output metadata, saved versions."""
-        self._seq = next(_sequence)
+        """Record this node for ``data`` computed from ``inputs``; return the output tensor."""
         edges = []
         for t in inputs:  # _edge, inlined: this runs once per recorded op
             if isinstance(t, _Tensor) and t._requires_grad:
@@ -116,20 +108,51 @@ class Node:
                 edges.append((fn, t._output_nr) if fn is not None else (t._accumulator(), 0))
             else:
                 edges.append(_NO_EDGE)
-        self.next_functions = tuple(edges)
-        self._shapes = (data.shape,)
-        self._dtypes = (data.dtype,)
         out = _new(_Tensor)
-        out._data, out._requires_grad, out._grad_fn, out._vc = data, True, self, [0]
-        saved = self._saved
-        if saved or self.saves_output:
-            if self.saves_output:
-                saved = self._saved = saved + (SavedOutput(out),)
-            versions = []
-            for t in saved:
-                versions.append(t._vc[0] if isinstance(t, _VERSIONED) else None)
-            self._versions = tuple(versions)
+        out._data, out._vc = data, [0]
+        self._record(tuple(edges), self._saved, out)
         return out
+
+    def _record(self, edges, saved, out=None, like=None, outputs=None):
+        """The one way a node enters the graph (ops, fast paths, Function, module hooks).
+
+        ``edges``: one (node, output_nr) per input; ``saved``: tensors (version-checked at
+        backward) or plain values. ``out``: the op's one output, which gets this node as grad_fn
+        (and is saved too when ``saves_output``); its shape and dtype are taken from ``like``, an
+        input's node, when the op keeps them (a fast path's cheap way), else from its data.
+        ``outputs``: the (shapes, dtypes) of a node with several outputs, linked by the caller.
+        """
+        self._seq = next(_sequence)
+        self.next_functions = edges
+        if like is None and self.__dict__:  # (a fast path's node has no forward: no cache)
+            self._cached = True  # its release must look for array caches
+        if out is None:
+            self._shapes, self._dtypes = outputs
+        else:
+            if like is not None and len(like._shapes) == 1:
+                self._shapes, self._dtypes = like._shapes, like._dtypes
+            else:
+                data = out._data
+                self._shapes, self._dtypes = (data.shape,), (data.dtype,)
+            out._requires_grad, out._grad_fn = True, self
+            if self.saves_output:
+                kept = _new(SavedOutput)
+                kept._data, kept._vc, kept.requires_grad = out._data, out._vc, True
+                saved += (kept,)
+        self._saved = saved
+        if not saved:
+            self._versions = None
+        elif len(saved) == 1:  # a unary op's input or output (the common cases, without a loop)
+            t = saved[0]
+            if type(t) is SavedOutput:
+                self._versions = (t._vc[0],)
+            else:
+                self._versions = (_saved_version(t),) if isinstance(t, _Tensor) else None
+        elif saved[0] is None and len(saved) == 2 and not isinstance(saved[1], _VERSIONED):
+            self._versions = None  # a tensor-scalar op's (None, scalar)
+        else:
+            versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
+            self._versions = tuple(versions) if versions.count(None) < len(versions) else None
 
     def name(self):
         """The class name, as torch's ``grad_fn.name()``."""
@@ -176,15 +199,51 @@ class Node:
     def backward(self, m, grad, *saved):
         raise NotImplementedError(f"{self.name()} has no backward")
 
-    def _unpack(self, graph_mode):
-        """The saved values for backward: arrays, or tensors that record the graph."""
+    def _run_backward(self, m, grad, graph_mode, retain):
+        """The one way this node's backward runs: its saved values unpacked (version-checked),
+        ``backward``, its post-hooks, then its own release unless the graph is retained.
+        ``grad``: the bare gradient of a one-output node, else one slot per output. Returns a
+        tuple: one gradient (or None) per input edge."""
         saved = self._saved
         if not saved:
             if saved is FREED:
-                _raise_freed()
+                _raise_freed()  # an earlier backward freed the graph
+            outs = self.backward(m, grad)
+        elif self._versions is None:  # plain values only: nothing to check
+            outs = self.backward(m, grad, *saved)
+        elif len(saved) == 1 and not graph_mode:  # _unpack's common case, without its call
+            item, version = saved[0], self._versions[0]
+            if item._vc[0] != version:
+                self._raise_modified(item, version)
+            outs = self.backward(m, grad, item._data)
+        else:
+            outs = self.backward(m, grad, *self._unpack(graph_mode))
+        if type(outs) is not tuple:
+            outs = (outs,)
+        if self._hooks is not None:
+            outs = self._post_hooks(outs, grad if type(grad) is list else [grad], graph_mode)
+        if not retain:
+            if self._cached:
+                self._release()
+            elif saved:
+                self._saved = FREED  # all that _release does without caches (the common case)
+        return outs
+
+    def _unpack(self, graph_mode):
+        """The saved values for backward: arrays, or tensors that record the graph."""
+        saved = self._saved
+        if saved is FREED:
+            _raise_freed()
+        versions = self._versions
+        if versions is None:  # plain values only
             return saved
+        if len(saved) == 1 and not graph_mode:  # the common case, without the loop
+            item, version = saved[0], versions[0]
+            if item._vc[0] != version:
+                self._raise_modified(item, version)
+            return (item._data,)
         out = []
-        for item, version in zip(saved, self._versions):
+        for item, version in zip(saved, versions):
             if version is None:
                 out.append(item)
                 continue
@@ -198,11 +257,29 @@ class Node:
                 out.append(item)
         return out
 
+    def _post_hooks(self, outs, grads, graph_mode):
+        """Hooks registered with ``register_hook``: fn(grad_inputs, grad_outputs)."""
+        for fn in self._hooks:
+            res = fn(tuple(_as_tensor(g) for g in outs), tuple(_as_tensor(g) for g in grads))
+            if res is not None:
+                outs = tuple(r._data if isinstance(r, _Tensor) and not graph_mode else r
+                             for r in res)
+        return outs
+
     def _release(self):
-        """Free the saved values (backward without retain_graph)."""
-        if self._saved:
+        """Free what backward needed (backward without retain_graph): the saved values and
+        every array cache the forward left on the node (statistics, indices, masks...), so
+        nothing outlives the backward but the graph's shape; a second backward then raises."""
+        cache = self.__dict__ if self._cached else None
+        dropped = False
+        if cache:
+            for key, value in cache.items():
+                if _holds_array(value):
+                    cache[key] = None
+                    dropped = True
+        if self._saved or dropped:
             self._saved = FREED
-            self._versions = ()
+            self._versions = None
 
     def _raise_modified(self, item, version):
         data = item._data
@@ -279,7 +356,34 @@ def _restore_output(saved, node):
 
 
 _NO_EDGE = (None, 0)
-UNVERSIONED_PAIR = (None, None)  # the versions of two saved plain values (engine: skip checks)
+
+
+def _saved_version(t):
+    """The version of a tensor saved for backward; inference tensors cannot be saved."""
+    version = t._vc
+    if type(version) is InferenceVersion:
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you can "
+            "make a clone to get a normal tensor and use it in autograd, or use "
+            "`torch.no_grad()` instead of `torch.inference_mode()`.")
+    return version[0]
+
+
+def _as_tensor(g):
+    return g if g is None or isinstance(g, _Tensor) else _Tensor._make(g)
+
+
+def _holds_array(value):
+    """Whether a node attribute keeps array memory alive (an array, a tensor, or a list or
+    tuple holding one)."""
+    if isinstance(value, _ARRAYS):
+        return True
+    if type(value) is tuple or type(value) is list:
+        for item in value:
+            if _holds_array(item):
+                return True
+    return False
 
 
 def _edge(t):
@@ -300,6 +404,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._shapes = (variable._data.shape,)
         self._dtypes = (variable._data.dtype,)
+
+    def _release(self):
+        """A leaf's sink keeps its variable: nothing of a backward is cached here."""
 
     def name(self):
         """torch gives the leaf sink its C++ qualified name."""
@@ -336,6 +443,8 @@ from numpy import ndarray as _ndarray  # noqa: E402
 from .. import _fp  # noqa: E402
 from .._tensor import Tensor as _Tensor  # noqa: E402
 from . import grad_mode as _grad_mode  # noqa: E402
+from .grad_mode import InferenceVersion  # noqa: E402
 from .grad_mode import _state as _grad_state  # noqa: E402
 
 _VERSIONED = (_Tensor, SavedOutput)
+_ARRAYS = (_ndarray, _Tensor)

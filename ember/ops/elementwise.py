@@ -351,8 +351,8 @@ def _refuse_bool(name):
     raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def _zeros(m, g, a):
-    return m.zeros_like(g)
+def _zeros(m, g):
+    return m.zeros_like(g)  # a step function: nothing saved, as torch
 
 
 ExpBackward0 = _unary("ExpBackward0", np.exp, lambda m, g, y: g * y, "output", "y = e^x; dx = g*y")
@@ -370,11 +370,11 @@ TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "
 TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
                       "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
-SignBackward0 = _unary("SignBackward0", _sign, _zeros, doc="sign; 0 at NaN, as torch")
-FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros)
-CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros)
-RoundBackward0 = _unary("RoundBackward0", np.round, _zeros)
-TruncBackward0 = _unary("TruncBackward0", np.trunc, _zeros)
+SignBackward0 = _unary("SignBackward0", _sign, _zeros, None, "sign; 0 at NaN, as torch")
+FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros, None)
+CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros, None)
+RoundBackward0 = _unary("RoundBackward0", np.round, _zeros, None)
+TruncBackward0 = _unary("TruncBackward0", np.trunc, _zeros, None)
 ReciprocalBackward0 = _unary("ReciprocalBackward0", np.reciprocal,
                              lambda m, g, y: -g * y * y, "output")
 AsinBackward0 = _unary("AsinBackward0", np.arcsin, lambda m, g, x: g / m.sqrt(1 - x * x))

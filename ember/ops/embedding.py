@@ -72,10 +72,6 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             s = s + bias
         return _softmax_rows(m, s)
 
-    def _release(self):
-        self.p = None  # the probabilities go with the saved tensors (kept under retain_graph)
-        super()._release()
-
     def backward(self, m, g, q, k, v, bias):
         need = [nx is not None for nx, _ in self.next_functions]
         p = self.probabilities(m, q, k, bias) if m.is_graph else self.p

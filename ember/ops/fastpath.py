@@ -6,8 +6,6 @@ machinery and record the same graph (same grad_fn names, edges, saved values and
 with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor subclasses with
 their own state) falls back to the general path, so the results are the same either way.
 """
-import functools
-
 import numpy as np
 from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
@@ -17,20 +15,9 @@ from .._tensor import Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import (
-    PASS,
-    PLAIN,
-    SAVED_ONE,
-    SCALAR,
-    UNVERSIONED_PAIR,
-    SavedOutput,
-    _sequence,
-)
-from ._math import _ONES, array_math
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
-_ZERO_VERSION = (0,)  # an op's fresh output is at version 0 when it is saved
 
 # A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
 # wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
@@ -68,11 +55,10 @@ def scalar_operator(cls, ufunc, general=_none):
     scalar, else ``general(a, value)`` (by default None: the caller takes its slow path).
 
     The node saves (None, scalar) as the general path would for ``a`` op scalar: torch keeps the
-    scalar (so a second backward without retain_graph fails) and not ``a``. The recording is
-    inlined: this runs once per op.
+    scalar (so a second backward without retain_graph fails) and not ``a``. The output keeps
+    ``a``'s shape and dtype (the scalar is cast to it), so the node takes them from ``a``'s node.
     """
     saves = cls.saves_scalar
-    fast_cls = _fast_scalar_class(cls, ufunc)
 
     def op(a, value):
         if type(value) is not float and type(value) is not int or type(a) is not Tensor \
@@ -94,23 +80,9 @@ def scalar_operator(cls, ufunc, general=_none):
         out._data, out._vc = data, [0]
         if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, a)
-        node = _new(fast_cls)
-        node._seq = next(_sequence)
         fn = a._grad_fn
-        if fn is None:
-            fn = a._accumulator()
-            node.next_functions = ((fn, 0), _NO_EDGE)
-        else:
-            node.next_functions = ((fn, a._output_nr), _NO_EDGE)
-        if len(fn._shapes) == 1:  # the output's shape and dtype are the input's (see below)
-            node._shapes, node._dtypes = fn._shapes, fn._dtypes
-        else:
-            node._shapes, node._dtypes = (data.shape,), (data.dtype,)
-        if saves:
-            node._saved, node._versions = (None, s), UNVERSIONED_PAIR
-        else:
-            node._saved = ()
-        out._requires_grad, out._grad_fn = True, node
+        edge = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+        _new(cls)._record((edge, _NO_EDGE), (None, s) if saves else (), out, edge[0])
         return out
     return op
 
@@ -145,8 +117,6 @@ def tensor_operator(cls, ufunc, saves, general):
         ra, rb = a._requires_grad, b._requires_grad
         if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, a if ra else b)
-        node = _new(cls)
-        node._seq = next(_sequence)
         if ra:
             fn = a._grad_fn
             ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
@@ -157,17 +127,7 @@ def tensor_operator(cls, ufunc, saves, general):
             eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
         else:
             eb = _NO_EDGE
-        node.next_functions = (ea, eb)
-        fn = (ea if ra else eb)[0]
-        if len(fn._shapes) == 1:  # the output's shape and dtype are the inputs'
-            node._shapes, node._dtypes = fn._shapes, fn._dtypes
-        else:
-            node._shapes, node._dtypes = (data.shape,), (dt,)
-        if saves:
-            node._saved, node._versions = (a, b), (a._vc[0], b._vc[0])
-        else:
-            node._saved = ()
-        out._requires_grad, out._grad_fn = True, node
+        _new(cls)._record((ea, eb), (a, b) if saves else (), out, (ea if ra else eb)[0])
         return out
     return op
 
@@ -180,6 +140,8 @@ def binary_operator(cls, ufunc, saves, general=_none):
 
 def _unrecorded(out, a):
     out._requires_grad, out._grad_fn = False, None
+    if _grad_state.inference:
+        out._vc = _grad_mode.new_version()
     if a._requires_grad:  # grad mode is off: marked for autograd.explain_grad, as Node.apply
         out.__dict__["_no_grad_origin"] = True
     return out
@@ -188,8 +150,7 @@ def _unrecorded(out, a):
 def unary_function(cls, general=_none):
     """``op(input)``: ``cls.ufunc(input)`` recorded as ``cls`` for a floating tensor, else
     ``general(input)`` (by default None: the caller takes its slow path)."""
-    ufunc, saves_output, saves_input = cls.ufunc, cls.saves_output, cls.saves_input
-    fast_cls = _fast_unary_class(cls)
+    ufunc, saves_input = cls.ufunc, cls.saves_input
 
     def op(input):
         if type(input) is not Tensor or _graph._anomaly_mode:
@@ -206,84 +167,8 @@ def unary_function(cls, general=_none):
         out._data, out._vc = data, [0]
         if not (input._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, input)
-        node = _new(fast_cls)
-        node._seq = next(_sequence)
         fn = input._grad_fn
-        if fn is None:
-            fn = input._accumulator()
-            node.next_functions = ((fn, 0),)
-        else:
-            node.next_functions = ((fn, input._output_nr),)
-        if len(fn._shapes) == 1:
-            node._shapes, node._dtypes = fn._shapes, fn._dtypes
-        else:
-            node._shapes, node._dtypes = (data.shape,), (data.dtype,)
-        if saves_output:
-            kept = _new(SavedOutput)
-            kept._data, kept._vc, kept.requires_grad = data, out._vc, True
-            node._saved, node._versions = (kept,), _ZERO_VERSION
-        elif saves_input:
-            node._saved, node._versions = (input,), (input._vc[0],)
-        else:
-            node._saved = ()
-        out._requires_grad, out._grad_fn = True, node
+        edge = (fn, input._output_nr) if fn is not None else (input._accumulator(), 0)
+        _new(cls)._record((edge,), (input,) if saves_input else (), out, edge[0])
         return out
     return op
-
-
-# ----- the engine's side of the fast path -----
-# A node made here has one input edge (the tensor operand; any second edge is the scalar's
-# (None, 0)), and its output has its input's shape and dtype (a float tensor with a scalar cast
-# to its dtype, or a float function of one tensor): so the node shares its input node's
-# (_shapes, _dtypes) tuples, and its gradient for that input always has the input's shape and
-# dtype (the engine passes it on unchecked). Its class is a subclass of the op's class with the
-# same name (so grad_fn prints, names and isinstance checks are torch's) that tells the engine
-# how to run its plain backward inline: ``_fast`` is its kind (autograd.graph's PASS, SCALAR,
-# PLAIN, SAVED_ONE) and ``_formula`` the array formula. Hooks, anomaly mode and create_graph
-# take the general path (``backward``).
-
-
-def _fast_class(cls, kind, formula=None):
-    return type(cls.__name__, (cls,), {
-        "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-        "__doc__": cls.__doc__, "_fast": kind, "_formula": staticmethod(formula)})
-
-
-@functools.cache  # one fast class per op class, however many operators share it
-def _fast_scalar_class(cls, ufunc):
-    if not cls.saves_scalar:
-        return _fast_class(cls, PASS)
-    formula = {np.multiply: np.multiply, np.true_divide: np.true_divide}[ufunc]  # g*s, g/s
-    return _fast_class(cls, SCALAR, formula)
-
-
-def _tanh_grad(g, y):  # g * (1 - y*y), in place on the temporary
-    t = y * y
-    one = _ONES.get(t.dtype)
-    if one is None or type(t) is not _ndarray:  # a 0-d product is a NumPy scalar
-        return g * (1 - t)
-    return np.multiply(g, np.subtract(one, t, out=t), out=t)
-
-
-def _sigmoid_grad(g, y):  # (g * y) * (1 - y)
-    gy = g * y
-    one = _ONES.get(y.dtype)
-    if one is None or type(gy) is not _ndarray:
-        return gy * (1 - y)
-    return np.multiply(gy, np.subtract(one, y), out=gy)
-
-
-_ARRAY_FORMULAS = {"TanhBackward0": _tanh_grad, "SigmoidBackward0": _sigmoid_grad}
-
-
-@functools.cache
-def _fast_unary_class(cls):
-    if not (cls.saves_output or cls.saves_input):
-        return _fast_class(cls, PLAIN, {np.negative: np.negative}[cls.ufunc])
-    formula = _ARRAY_FORMULAS.get(cls.__name__)
-    if formula is None:
-        backward = cls.backward  # the class's formula(m, g, saved) as a plain function
-
-        def formula(g, x):
-            return backward(array_math, g, x)
-    return _fast_class(cls, SAVED_ONE, formula)

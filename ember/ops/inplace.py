@@ -35,6 +35,7 @@ def _check_cast(result_dtype, target_dtype):
 
 def commit_inplace(a, new):
     """Write ``new`` into ``a``'s memory and make ``new``'s grad_fn the history of ``a``."""
+    grad_mode.check_inplace(a._vc)  # before the write (the version bump would raise after it)
     data = new._data
     _check_cast(data.dtype, a._data.dtype)
     if data.shape != a._data.shape:
@@ -123,6 +124,7 @@ def apply_inplace(a, op, *args, **kwargs):
 
 def fast_binary_inplace(a, ufunc, b, alpha=None):
     """a op= b directly into a's memory when no gradient is recorded (the optimizer's path)."""
+    grad_mode.check_inplace(a._vc)
     if isinstance(b, Tensor):
         bd = b._data
         if bd.dtype != a._data.dtype:

@@ -52,10 +52,6 @@ class _Normalize(Node):
         xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
         return xhat, invstd
 
-    def _release(self):
-        self.xhat = self.invstd = None  # cached statistics go with the saved tensors, so that
-        super()._release()              # backward(retain_graph=True) can run again
-
     def backward(self, m, g, x, weight):
         need = [nx is not None for nx, _ in self.next_functions]
         if m.is_graph:

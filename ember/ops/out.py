@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from .inplace import _NAMES, _check_cast
+from .inplace import _check_cast
 
 
 def _tensors(values):
@@ -53,10 +54,9 @@ def _factory_dtype(name, kwargs, out):
     if dtype is None:
         kwargs["dtype"] = out.dtype
     elif str(dtype) != str(out.dtype):
-        from .. import _dtype
-        have = _NAMES[_dtype.to_numpy_dtype(dtype).name]
+        have = _dtype.as_dtype(dtype).scalar_name
         raise RuntimeError(f"dtype {have} does not match dtype of out parameter "
-                           f"({_NAMES[out._data.dtype.name]})")
+                           f"({_dtype.of_numpy(out._data.dtype).scalar_name})")
 
 
 # torch's argument parser takes NumPy's names for these arguments too (torch.sum(x, axis=0))

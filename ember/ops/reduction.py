@@ -36,7 +36,7 @@ def check_nonempty(x, dims, op):
 
 def check_floating(x, message):
     if x.dtype.kind != "f":
-        raise RuntimeError(message.format(_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)))
+        raise RuntimeError(message.format(_dtype.of_numpy(x.dtype).scalar_name))
 
 
 def _kept_shape(shape, dims):

@@ -9,6 +9,31 @@ import ember
 from ember.autograd.graph import Node
 
 
+def _swap_halves(lib, a):
+    top, bottom = a.chunk(2, dim=1)  # one node with two outputs
+    return lib.cat([bottom * 2.0, top.exp()], dim=1)
+
+
+def _pick(rng, values):
+    return values[int(rng.integers(len(values)))]
+
+
+# The random ops, by kind: f(lib, rng, a, values, leaves); rng is drawn in the same order for
+# ember and torch, so both build the same graph.
+_OPS = [
+    lambda lib, rng, a, values, leaves: a * float(rng.uniform(0.5, 1.5)),
+    lambda lib, rng, a, values, leaves: a + 0.25 if rng.random() < 0.5 else a - 0.5,
+    lambda lib, rng, a, values, leaves: a.tanh() if rng.random() < 0.5 else -a,
+    lambda lib, rng, a, values, leaves: a.sigmoid() if rng.random() < 0.5 else (a / 3.0).sin(),
+    lambda lib, rng, a, values, leaves: a * _pick(rng, values),
+    lambda lib, rng, a, values, leaves: a + _pick(rng, leaves) * 0.5,
+    lambda lib, rng, a, values, leaves: a - a.sum(0, keepdim=True) * 0.1,
+    lambda lib, rng, a, values, leaves: _swap_halves(lib, a),
+    lambda lib, rng, a, values, leaves: (a * 0.3).exp() * leaves[0],
+    lambda lib, rng, a, values, leaves: values[-1] + a,
+]
+
+
 def _random_graph(lib, seed, hooks=None, log=None):
     """A random DAG over three float64 leaves; returns (leaves, loss).
 
@@ -23,28 +48,7 @@ def _random_graph(lib, seed, hooks=None, log=None):
     values = [leaves[0] * 1.0 + leaves[1] + leaves[2]]  # (3, 4)
     for i in range(int(rng.integers(8, 30))):
         a = values[int(rng.integers(len(values)))]
-        kind = int(rng.integers(10))
-        if kind == 0:
-            v = a * float(rng.uniform(0.5, 1.5))
-        elif kind == 1:
-            v = a + 0.25 if rng.random() < 0.5 else a - 0.5
-        elif kind == 2:
-            v = a.tanh() if rng.random() < 0.5 else -a
-        elif kind == 3:
-            v = a.sigmoid() if rng.random() < 0.5 else (a / 3.0).sin()
-        elif kind == 4:
-            v = a * values[int(rng.integers(len(values)))]
-        elif kind == 5:
-            v = a + leaves[int(rng.integers(3))] * 0.5
-        elif kind == 6:
-            v = a - a.sum(0, keepdim=True) * 0.1
-        elif kind == 7:
-            top, bottom = a.chunk(2, dim=1)
-            v = lib.cat([bottom * 2.0, top.exp()], dim=1)
-        elif kind == 8:
-            v = (a * 0.3).exp() * leaves[0]
-        else:
-            v = values[-1] + a
+        v = _OPS[int(rng.integers(len(_OPS)))](lib, rng, a, values, leaves)
         if hooks is not None and i in hooks:
             v.register_hook(lambda g, i=i: log.append(("t", i)))
         values.append(v)

@@ -41,9 +41,8 @@ def _identity(tensors, callback):
     """New tensors (same memory and version counter) whose gradients reach ``callback``."""
     node = BackwardHookFunctionBackward()
     node.callback = callback
-    node.next_functions = tuple(_edge(t) for t in tensors)
-    node._shapes = tuple(t._data.shape for t in tensors)
-    node._dtypes = tuple(t._data.dtype for t in tensors)
+    node._record(tuple(_edge(t) for t in tensors), (), outputs=(
+        tuple(t._data.shape for t in tensors), tuple(t._data.dtype for t in tensors)))
     outs = []
     for i, t in enumerate(tensors):
         out = Tensor._make(t._data, True, node)

@@ -1,0 +1,126 @@
+"""Every node frees what its backward needed once a backward has run without retain_graph: its
+saved values and every array cache its forward left on it (statistics, indices, masks,
+probabilities). Checked generically over every op of the OpInfo tables (tests/reliability), by
+inspecting each node of the graph, and against torch: a second backward raises exactly where
+torch's does, with torch's message."""
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.autograd.graph import AccumulateGrad
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "reliability"))
+from opinfo import OPS  # noqa: E402  (the shared op table lives beside the reliability tests)
+
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+
+def _cases():
+    for op in OPS:
+        for sample in op.samples[:2]:
+            yield pytest.param(op, sample, id=f"{op.name}-{sample.tag}")
+
+
+def _inputs(lib, sample):
+    arrays = [np.asarray(a) for a in sample.args]
+    return [lib.tensor(a.copy(), requires_grad=a.dtype.kind == "f") for a in arrays]
+
+
+def _loss(lib, op, sample):
+    """The op's outputs summed to one scalar, or None when nothing needs a gradient."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        out = op.fn(lib, *_inputs(lib, sample))
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    parts = [o.sum() for o in outs if isinstance(o, lib.Tensor) and o.requires_grad]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else lib.stack(parts).sum()
+
+
+def _nodes(root):
+    seen, stack = {}, [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack.extend(n for n, _ in node.next_functions)
+    return [n for n in seen.values() if type(n) is not AccumulateGrad]
+
+
+def _arrays_in(value, depth=0):
+    """The arrays an attribute keeps alive (written apart from the engine's own check)."""
+    if isinstance(value, np.ndarray) and value.size:
+        return [value]
+    if isinstance(value, ember.Tensor) and value._data.size:
+        return [value._data]
+    if isinstance(value, (tuple, list)) and depth < 3:
+        return [a for v in value for a in _arrays_in(v, depth + 1)]
+    return []
+
+
+def _kept(node):
+    """What ``node`` still holds for a backward: saved values and array attributes."""
+    kept = [type(s).__name__ for s in node._saved if s is not None]
+    kept += [name for name, v in vars(node).items() if _arrays_in(v)]
+    return kept
+
+
+def _second_backward_error(loss):
+    try:
+        loss.backward()
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize("op,sample", list(_cases()))
+def test_backward_releases_every_node(op, sample):
+    loss = _loss(ember, op, sample)
+    if loss is None:
+        pytest.skip("no gradient")
+    nodes = _nodes(loss.grad_fn)
+    with np.errstate(all="ignore"):
+        loss.backward()
+    held = {type(n).__name__: _kept(n) for n in nodes if _kept(n)}
+    assert not held, f"still held after backward: {held}"
+    t_loss = _loss(torch, op, sample)
+    t_loss.backward()
+    expected = _second_backward_error(t_loss)
+    with np.errstate(all="ignore"):
+        got = _second_backward_error(loss)
+    if expected is None:
+        assert got is None, f"torch backpropagates a second time, ember raised: {got}"
+    else:
+        assert got is not None and got.startswith(SECOND_TIME), got
+
+
+def test_retain_graph_keeps_caches_until_the_last_backward():
+    x = ember.randn(4, 6, dtype=ember.float64, requires_grad=True)
+    y = ember.nn.functional.layer_norm(x, (6,))
+    loss = (y * y).sum()
+    node = y.grad_fn
+    loss.backward(retain_graph=True)
+    assert _kept(node)
+    loss.backward()
+    assert not _kept(node)
+    with pytest.raises(RuntimeError, match=SECOND_TIME):
+        loss.backward()
+
+
+def test_table_reaches_the_nodes_that_cache_arrays():
+    """The node classes named by issue 15 are among those the table drives."""
+    reached = set()
+    for op in OPS:
+        loss = _loss(ember, op, op.samples[0])
+        if loss is not None:
+            reached.update(type(n).__name__ for n in _nodes(loss.grad_fn))
+    for name in ("NativeLayerNormBackward0", "NativeBatchNormBackward0", "GeluBackward0",
+                 "MaxPool2DWithIndicesBackward0"):
+        assert name in reached, name
