@@ -18,9 +18,9 @@ def _cast(x, dtype, name):
         return x
     have, want = x._data.dtype, _dtype.to_numpy_dtype(dtype)
     if have.kind == want.kind == "f" and have.itemsize > want.itemsize:
-        raise RuntimeError(f"{name}: the dtype of the input ({X.C_NAMES[have.name]}) should be "
-                           f"convertible without narrowing to the specified dtype "
-                           f"({X.C_NAMES[want.name]})")
+        have, want = _dtype.of_numpy(have).scalar_name, _dtype.of_numpy(want).scalar_name
+        raise RuntimeError(f"{name}: the dtype of the input ({have}) should be convertible "
+                           f"without narrowing to the specified dtype ({want})")
     return api.to_dtype(x, dtype)
 
 

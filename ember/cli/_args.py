@@ -74,6 +74,14 @@ def flag(key):
     return "--" + key.replace("_", "-")
 
 
+def _check_integers(cfg):
+    for key, low in _INTEGERS:
+        if type(cfg[key]) is not int or cfg[key] < low:
+            raise UsageError(f"{flag(key)} must be >= {low}, got {cfg[key]!r}")
+    if cfg["seed"] >= _SEED_LIMIT:
+        raise UsageError(f"--seed must be < 2**64, got {cfg['seed']}")
+
+
 def check_values(cfg):
     """Every setting in range (NaN and inf included), whether from the command line or from a
     checkpoint's config."""
@@ -87,11 +95,7 @@ def check_values(cfg):
     for key in ("lr", "momentum", "weight_decay"):
         if cfg[key] < 0:
             raise UsageError(f"{flag(key)} must be >= 0, got {cfg[key]}")
-    for key, low in _INTEGERS:
-        if type(cfg[key]) is not int or cfg[key] < low:
-            raise UsageError(f"{flag(key)} must be >= {low}, got {cfg[key]!r}")
-    if cfg["seed"] >= _SEED_LIMIT:
-        raise UsageError(f"--seed must be < 2**64, got {cfg['seed']}")
+    _check_integers(cfg)
     fractions = cfg["val_fraction"], cfg["test_fraction"]
     if min(fractions) <= 0 or sum(fractions) >= 1:
         raise UsageError("--val-fraction and --test-fraction must be > 0 and sum to less than 1")

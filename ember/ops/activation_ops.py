@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from ..autograd.graph import Node
 from .elementwise import _sigmoid as _np_sigmoid
-from .inplace import _NAMES
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -463,7 +463,7 @@ def _floating_only(a, dim, name):
     if x.dtype.kind != "f":
         last = "lastdim_" if dim == max(x.ndim - 1, 0) else ""
         raise NotImplementedError(f'"{name}_{last}kernel_impl" not implemented for '
-                                  f"'{_NAMES[x.dtype.name]}'")
+                                  f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
     return x
 
 

@@ -2,11 +2,9 @@
 the vector norms of order 0 and -inf."""
 import numpy as np
 
+from .. import _dtype
 from ..autograd.graph import Node
 from .reduction import LinalgVectorNormBackward0, _expand_back, _prod_others
-
-C_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
 
 
 class LinAlgError(RuntimeError):
@@ -16,7 +14,7 @@ class LinAlgError(RuntimeError):
 def check_float(x, name):
     if x.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{C_NAMES.get(x.dtype.name, x.dtype.name)}")
+                           f"{_dtype.of_numpy(x.dtype).scalar_name}")
 
 
 def check_square(x, name):

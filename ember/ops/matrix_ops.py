@@ -22,11 +22,11 @@ class TrilBackward0(Node):
         if x.ndim < 2:
             raise RuntimeError(f"{type(self).__name__[:4].lower()}: input tensor must have at "
                                "least 2 dimensions")
-        self.keep = self._np(np.ones(x.shape[-2:], dtype=bool), diagonal)
+        self.diagonal = diagonal  # a number, as torch saves: a second backward may run
         return self._np(x, diagonal)
 
     def backward(self, m, g):
-        return (g * self.keep,)
+        return (g * self._np(np.ones(g.shape[-2:], dtype=bool), self.diagonal),)
 
 
 class TriuBackward0(TrilBackward0):
@@ -68,7 +68,7 @@ class DiagonalBackward0(Node):
         d1, d2 = S._dim(x.ndim, dim1), S._dim(x.ndim, dim2)
         if d1 == d2:
             raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-        self.shape, self.index = x.shape, _diagonal_index(x.shape, offset, d1, d2)
+        self.shape, self.where = x.shape, (offset, d1, d2)  # plain values, as torch saves
         y = np.moveaxis(x, (d1, d2), (-2, -1))
         y = y[..., :, offset:] if offset >= 0 else y[..., -offset:, :]
         n = max(0, min(y.shape[-2], y.shape[-1]))
@@ -76,7 +76,8 @@ class DiagonalBackward0(Node):
             y, y.shape[:-2] + (n,), y.strides[:-2] + (y.strides[-2] + y.strides[-1],))
 
     def backward(self, m, g):
-        return (m.index_into_zeros(g, self.shape, self.index, False),)
+        index = _diagonal_index(self.shape, *self.where)
+        return (m.index_into_zeros(g, self.shape, index, False),)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (torch's name for diag(matrix))
@@ -93,12 +94,12 @@ class DiagEmbedBackward0(Node):
         x = a._data
         n = x.shape[0] + abs(diagonal)
         out = np.zeros((n, n), dtype=x.dtype)
-        self.index = _diagonal_index(out.shape, diagonal, 0, 1)
-        out[self.index] = x
+        self.diagonal = diagonal  # a number, as torch saves: a second backward may run
+        out[_diagonal_index(out.shape, diagonal, 0, 1)] = x
         return out
 
     def backward(self, m, g):
-        return (m.index(g, self.index),)
+        return (m.index(g, _diagonal_index(g.shape, self.diagonal, 0, 1)),)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
