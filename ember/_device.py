@@ -69,12 +69,13 @@ def _parse(spec, index):
     return name, index
 
 
+_device_class = device  # set_default_device's parameter is named device, as torch's
 _default = [None]  # set_default_device's device (None: the CPU)
 
 
-def set_default_device(where):
+def set_default_device(device):
     """The device factories use when given none; anything but the CPU fails on first use."""
-    _default[0] = None if where is None else device(where)
+    _default[0] = None if device is None else _device_class(device)
 
 
 def get_default_device():

@@ -16,7 +16,9 @@ EXTRAS = {"bitwise_not": {"other"}, "logical_not": {"other"}, "scatter": {"value
           "normal": {"size", "dtype"}, "bernoulli": {"p"}, "std": {"unbiased"},
           "var": {"unbiased"}, "nonzero": {"as_tuple"}, "tensor": {"pin_memory"}}
 KNOWN = {"promote_types": "in ember/_dtype.py (another area): parameters a, b, torch type1, type2",
-         "set_num_threads": "torch's parameter is named 'int'"}
+         "set_num_threads": "torch's parameter is named 'int'",
+         "is_autocast_enabled": "torch's schema lists only the no-argument overload; its Python "
+                                "binding also takes device_type, as ember does"}
 
 
 def _public(module, torch_module, prefix=""):

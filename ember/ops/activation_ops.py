@@ -60,6 +60,8 @@ def _np_erf(x):
     """erf, vectorised: t P(t^2) for |x| <= 2, 1 - exp(-t^2) Q(t) up to 6 (float32: 4, where
     erf rounds to 1), computed in float32 for float32 input (3x faster than float64). The
     tail branch runs only on the elements beyond 2."""
+    if x.ndim == 0:  # NumPy gives scalars for 0-d results; the in-place passes need arrays
+        return _np_erf(x.reshape(1)).reshape(())
     low = x.dtype in (np.float32, np.float16)
     small_poly, large_poly, top = _erf_polys(32 if low else 64)
     dt = np.float32 if low else np.float64

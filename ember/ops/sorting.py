@@ -80,6 +80,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     Always returned in sorted order; among equal values the earlier index is taken (torch's
     choice between ties is unspecified)."""
     x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     size = x.shape[_dim(x.ndim, dim)] if x.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
