@@ -1,5 +1,10 @@
-"""The safetensors file under ember.load: read header first (bounded, checked) and the body only
-after, with dtypes resolved through ember's dtype name table. Nothing here ever unpickles."""
+"""The safetensors file under ember.save/ember.load, written and parsed by the safetensors package.
+
+Before the package reads a file, a cheap pre-check of its header protects the user: pickles are
+named (ember never unpickles), the 8-byte header length is bounded, the JSON header is parsed
+with a nesting limit, only dtypes of ember's table pass, and the file's size must be what the
+header describes, so a huge or endless non-checkpoint file is refused after its header alone.
+Arrays come out through ember's dtype table (BF16 via ml_dtypes)."""
 import json
 import os
 import pickle
@@ -107,23 +112,20 @@ def _not_safetensors(fh, head, name):
                            "does not begin with an 8-byte header length and a JSON header)")
 
 
-def _read_into(fh, view):
-    """Fill ``view`` from ``fh``; the number of bytes read (short at the end of the file)."""
-    got = 0
-    while got < len(view):
-        if hasattr(fh, "readinto"):
-            n = fh.readinto(view[got:])
-        else:
-            chunk = fh.read(len(view) - got)
-            n = len(chunk)
-            view[got:got + n] = chunk
-        if not n:
+def _read_exact(fh, size):
+    """Up to ``size`` bytes of ``fh`` (fewer only at the end of the file), in bounded reads."""
+    chunks, got = [], 0
+    while got < size:
+        chunk = fh.read(min(size - got, 1 << 24))
+        if not chunk:
             break
-        got += n
-    return got
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def _read_header(fh, name, file_size):
+    """(header dict, the raw 8-byte length + header bytes): read only after the bound check."""
     head = fh.read(9)
     if len(head) < 9 or head[8:9] != b"{":
         raise _not_safetensors(fh, head, name)
@@ -134,20 +136,22 @@ def _read_header(fh, name, file_size):
                               f"(header says {size} bytes, "
                               + (f"the file has {available} after the length)"
                                  if available is not None else f"the limit is {MAX_HEADER})"))
-    text = bytearray(size)
-    text[:1] = b"{"
-    got = 1 + _read_into(fh, memoryview(text)[1:])
-    if got < size:
+    raw = head + _read_exact(fh, size - 1)
+    if len(raw) < 8 + size:
         raise CheckpointError(f"ember.load: '{name}' is truncated or not a safetensors file "
-                              f"(header says {size} bytes, the file has {got} after the length)")
+                              f"(header says {size} bytes, the file has {len(raw) - 8} after "
+                              "the length)")
     try:
-        header = parse_json(text.decode("utf-8"), f"ember.load: '{name}'")
+        header = parse_json(raw[8:].decode("utf-8"), f"ember.load: '{name}'")
     except (UnicodeDecodeError, ValueError) as error:
         raise CheckpointError(f"ember.load: '{name}' is corrupt or not a safetensors file "
                               f"(bad header: {error})") from None
-    return header, 8 + size
+    return header, raw
 
 
+# Pre-check of the header's entries. The package checks offsets and shapes again when it parses;
+# these give ember's clear messages before any of the body is read, refuse dtypes outside ember's
+# table, and yield the body's length, which the file's size must match.
 def _entry(key, info, name):
     """(numpy dtype, shape, begin, end) of one header entry, checked."""
     try:
@@ -181,22 +185,58 @@ def _layout(header, name):
 
 
 def _read_open(fh, name, file_size):
-    header, start = _read_header(fh, name, file_size)
+    """The pre-check (header only), then the safetensors package parses the whole file."""
+    st = package()
+    header, raw = _read_header(fh, name, file_size)
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
         raise CheckpointError(f"ember.load: '{name}' is corrupt (bad __metadata__)")
     entries, length = _layout(header, name)
-    if file_size is not None and file_size != start + length:
+    if file_size is not None and file_size != len(raw) + length:
         raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt (its header "
-                              f"describes {start + length} bytes, the file has {file_size})")
-    body = bytearray(length)
-    got = _read_into(fh, memoryview(body))
-    if got < length:
+                              f"describes {len(raw) + length} bytes, the file has {file_size})")
+    data = raw + _read_exact(fh, length)
+    if len(data) < len(raw) + length:
         raise CheckpointError(f"ember.load: '{name}' is truncated or corrupt (the data has "
-                              f"{got} of its {length} bytes)")
-    arrays = {k: np.frombuffer(body, dtype, int(np.prod(shape, dtype=np.int64)), begin)
-              .reshape(shape) for k, (dtype, shape, begin, _) in entries.items()}
-    return arrays, metadata
+                              f"{len(data) - len(raw)} of its {length} bytes)")
+    try:
+        parsed = st.deserialize(data)
+    except st.SafetensorError as error:
+        raise CheckpointError(f"ember.load: '{name}' is corrupt ({error})") from None
+    del data
+    return {key: _array(info, entries[key][0]) for key, info in parsed}, metadata
+
+
+def _array(info, dtype):
+    """A writable NumPy array of one tensor the package parsed (bytes in ``info["data"]``)."""
+    array = np.frombuffer(info["data"], dtype).reshape(info["shape"])
+    return array if array.flags.writeable else array.copy()
+
+
+def package():
+    """The safetensors package (the "train" extra), or an ImportError saying how to get it."""
+    try:
+        import safetensors
+    except ImportError:
+        raise ImportError("ember.save/ember.load store checkpoints with the safetensors package, "
+                          "which is not installed: pip install 'ember[train]' (or pip install "
+                          "safetensors)") from None
+    return safetensors
+
+
+def _spec(st, name, array):
+    """The package's description of one C-contiguous little-endian array stored as ``name``."""
+    if hasattr(st, "TensorSpec"):  # safetensors >= 0.8: by address; ``array`` must stay alive
+        return st.TensorSpec(dtype=name, shape=list(array.shape), data_ptr=array.ctypes.data,
+                             data_len=array.nbytes)
+    return {"dtype": name, "shape": list(array.shape), "data": array.tobytes()}
+
+
+def serialize(arrays, metadata):
+    """The bytes of the safetensors file of ``arrays`` ({key: (dtype name of CODES, array)}),
+    built by the safetensors package (BF16 arrays of ml_dtypes included)."""
+    st = package()
+    return st.serialize({k: _spec(st, n, a) for k, (n, a) in arrays.items()}, metadata=metadata)
 
 
 def read(f):

@@ -8,7 +8,15 @@ import numpy as np
 
 from . import _dtype, _module_io
 from ._atomic import atomic_write
-from ._checkpoint_file import CODE_OF, MAX_DEPTH, CheckpointError, depth_error, parse_json, read
+from ._checkpoint_file import (
+    CODE_OF,
+    MAX_DEPTH,
+    CheckpointError,
+    depth_error,
+    parse_json,
+    read,
+    serialize,
+)
 from ._module_io import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 _FORMAT = "ember.save/1"  # the __metadata__ key holding the structure; absent in foreign files
@@ -157,46 +165,30 @@ class _Decoder:
 _KINDS = ("tensor", "float", "dtype", "dict", "odict", "list", "tuple", "set", "module")
 
 
-def _writer(arrays, metadata):
-    """A function writing the safetensors file of ``arrays`` (any dtype of CODE_OF, BF16
-    included) to a binary file: 8-byte header length, JSON header padded to 8 bytes, data."""
-    header, offset = {"__metadata__": metadata}, 0
-    for key, array in arrays.items():
-        header[key] = {"dtype": CODE_OF[_array_name(array, False)], "shape": list(array.shape),
-                       "data_offsets": [offset, offset + array.nbytes]}
-        offset += array.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-
-    def write(f):
-        f.write(len(text).to_bytes(8, "little") + text)
-        for array in arrays.values():
-            f.write(array.reshape(-1).view(np.uint8).data)
-    return write
-
-
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
     """Save tensors, state_dicts and nested containers of them to a path or a binary file.
 
-    The file is a valid safetensors file (any safetensors reader sees the tensors, named by their
-    dotted path); the structure is JSON in its metadata. Saving to a path is atomic (see
+    The file is written by the safetensors package (any safetensors reader sees the tensors, named
+    by their dotted path); the structure is JSON in its metadata. Saving to a path is atomic (see
     ember._atomic.atomic_write: symlinks followed, the file's mode kept)."""
     encoder = _Encoder()
     structure = encoder.node(obj, ())
-    write = _writer(encoder.arrays, {_FORMAT: json.dumps(structure)})
+    arrays = {k: (_array_name(a, False), a) for k, a in encoder.arrays.items()}
+    data = serialize(arrays, {_FORMAT: json.dumps(structure)})
     if isinstance(f, (str, os.PathLike)):
-        atomic_write(f, write)
+        atomic_write(f, data)
     else:
-        write(f)
+        f.write(data)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}.
 
-    Only the header is read before it is checked (size bound, then JSON); dtypes resolve through
-    ember's own dtype table; nothing is ever unpickled."""
+    Only the header is read before it is checked (size bound, then JSON, dtypes, file size); then
+    the safetensors package parses the file; dtypes resolve through ember's own dtype table;
+    nothing is ever unpickled."""
     arrays, metadata, name = read(f)
     decoder = _Decoder(arrays, name, weights_only)
     if _FORMAT not in metadata:
