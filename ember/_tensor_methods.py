@@ -6,6 +6,7 @@ import numpy as np
 from . import _dtype
 from ._device import check_device
 from ._tensor import Tensor
+from .autograd.grad_mode import check_inplace
 from .ops import api
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
@@ -117,6 +118,7 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
     from .random import _gen
+    check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).uniform(self._data.shape, self._data.dtype, a, b)
     self._vc[0] += 1
     return self
@@ -124,6 +126,7 @@ def _uniform_(self, a=0.0, b=1.0, generator=None):
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     from .random import _gen
+    check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
     self._vc[0] += 1
     return self
@@ -132,6 +135,7 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
 def _exponential_(self, lambd=1.0, *, generator=None):
     """Fill with Exp(lambd) draws (torch's stream)."""
     from .random import _gen
+    check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
     self._vc[0] += 1
     return self
@@ -148,6 +152,7 @@ def _random_(self, from_=0, to=None, *, generator=None):
             to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
     elif to is None:
         from_, to = 0, from_
+    check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).integers(from_, to, self._data.shape)
     self._vc[0] += 1
     return self

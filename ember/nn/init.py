@@ -51,6 +51,7 @@ def _calculate_correct_fan(tensor, mode):
 
 def _fill(tensor, values):
     """Write ``values`` into the tensor's memory outside autograd (bumping its version)."""
+    grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the write
     with grad_mode.no_grad():
         tensor._data[...] = values
         tensor._vc[0] += 1

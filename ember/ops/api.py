@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype, _fp
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
@@ -691,6 +692,7 @@ def zero_(self):
 def fill_(self, value):
     """Fill with ``value`` in place."""
     if not needs_graph(self, value):
+        grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         self._data[...] = value._data if isinstance(value, Tensor) else E.scalar_as(
             value, self._data.dtype)
         self._vc[0] += 1
@@ -705,6 +707,7 @@ def copy_(self, src, non_blocking=False):
     """Copy src (broadcast) into self in place."""
     src = _t(src)
     if not needs_graph(self, src):
+        grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         try:
             np.copyto(self._data, np.broadcast_to(src._data, self._data.shape),
                       casting="unsafe")

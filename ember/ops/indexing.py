@@ -131,6 +131,7 @@ def setitem(a, index, value):
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph:
         v = value._data if isinstance(value, Tensor) else value
+        grad_mode.check_inplace(a._vc)  # an inference tensor refuses before the write
         a._data[index] = v
         a._vc[0] += 1
         return
