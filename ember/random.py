@@ -6,11 +6,13 @@ cached second normal of the scalar path), so a seeded script draws the same numb
 """
 import json
 import math
+import sys
 
 import numpy as np
 
 _DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
+_VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
 
 
 def _mt_key(seed):
@@ -112,8 +114,25 @@ class Generator:
         return out
 
     def bernoulli(self, shape, p):
-        """0/1 draws as torch's bernoulli_(p): a 53-bit uniform below p (p a number)."""
-        return self._doubles(int(np.prod(shape))).reshape(shape) < p
+        """0/1 draws as torch's bernoulli_(p): a 53-bit uniform below p (p a number).
+
+        u = bits * 2**-53 < p  <=>  bits < ceil(p * 2**53), so the draws are compared as
+        integers: the 21 high bits (from the first 32-bit draw) decide, except where they equal
+        the threshold's, and there the low 32 bits do.
+        """
+        n = int(np.prod(shape))
+        raw = self._bits.random_raw(2 * n)
+        if not 0.0 < p < 1.0:  # u in [0, 1): all below p >= 1, none below p <= 0 or NaN
+            return np.full(shape, p >= 1.0)
+        threshold = math.ceil(p * 2.0 ** 53)
+        high, low = threshold >> 32, np.uint32(threshold & 0xFFFFFFFF)
+        words = raw.view(np.uint32)[_VALUE_WORD::2]  # (high draw, low draw) per value
+        top = np.bitwise_and(words[0::2], np.uint32(_MASK53 >> 32))
+        out = top < np.uint32(high)
+        tie = np.flatnonzero(top == high)
+        if tie.size:
+            out[tie] = words[2 * tie + 1] < low
+        return out.reshape(shape)
 
     def bernoulli_tensor(self, probs):
         """0/1 draws as torch.bernoulli(probs): a 24-bit uniform below float32(p), per element."""

@@ -150,3 +150,19 @@ def test_multinomial_errors_as_torch(args):
     with pytest.raises(RuntimeError) as e_err:
         ember.multinomial(ember.tensor(data), *rest)
     assert str(e_err.value) == str(t_err.value)
+
+
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+def test_bernoulli_at_threshold_ties_matches_torch(offset):
+    # p chosen so that p * 2**53 lands next to one drawn 53-bit value: its 21 high bits tie
+    # with the threshold's, and the low 32 bits decide
+    n, seed = 4096, 11
+    raw = ember.Generator().manual_seed(seed)._bits.random_raw(2 * n)
+    bits = ((int(raw[200]) & 0x1FFFFF) << 32) | int(raw[201])
+    p = (bits + offset) * 2.0 ** -53
+    torch.manual_seed(seed)
+    expected = torch.bernoulli(torch.empty(n, dtype=torch.float64), p).numpy()
+    ember.manual_seed(seed)
+    got = ember.bernoulli(ember.empty(n, dtype=ember.float64), p).numpy()
+    np.testing.assert_array_equal(got, expected)
+    assert got[100] == float(offset > 0)

@@ -22,10 +22,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         noise = np.zeros(input._data.shape, dtype)
     else:
-        keep = _gen(None).bernoulli(input._data.shape, 1.0 - p)  # torch's draws, in order
-        noise = keep.astype(dtype) / np.asarray(1.0 - p, dtype)
+        noise = _dropout_noise(input._data.shape, p, dtype)
     noise_t = Tensor._make(noise)
     return api.mul_(input, noise_t) if inplace else api.mul(input, noise_t)
+
+
+def _dropout_noise(shape, p, dtype):
+    """torch's dropout noise: bernoulli_(1 - p) draws (in order) divided by 1 - p in ``dtype``,
+    formed in one pass as draw * (1 / (1 - p)): for a 0/1 draw both give the same value."""
+    scale = np.asarray(1.0, dtype) / np.asarray(1.0 - p, dtype)
+    return np.multiply(_gen(None).bernoulli(shape, 1.0 - p), scale, dtype=dtype)
 
 
 def one_hot(tensor, num_classes=-1):

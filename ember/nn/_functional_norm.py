@@ -11,7 +11,8 @@ from ember.ops.normalization import (
     NativeGroupNormBackward0,
     NativeLayerNormBackward0,
 )
-from ember.random import _gen
+
+from ._functional_misc import _dropout_noise
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d",
            "dropout3d", "scaled_dot_product_attention"]
@@ -107,7 +108,7 @@ def _channel_dropout(input, p, training, inplace, name):
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     dtype = input._data.dtype
     if p < 1:  # torch's draws: bernoulli_(1 - p) over (N, C, 1, ...), then / (1 - p)
-        keep = _gen(None).bernoulli(shape, 1.0 - p).astype(dtype) / np.asarray(1.0 - p, dtype)
+        keep = _dropout_noise(shape, p, dtype)
     else:
         keep = np.zeros(shape, dtype)
     mask = ember.Tensor._make(keep)
@@ -177,8 +178,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     keep = None
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
-        keep = (_gen(None).bernoulli(shape, 1.0 - dropout_p).astype(dtype) /
-                np.asarray(1.0 - dropout_p, dtype))
+        keep = _dropout_noise(shape, dropout_p, dtype)
     node = attention_node(query, value, dropout_p,
                           bias is not None and bias.requires_grad)
     return node.apply(query, key, value, bias, scale=scale, keep=keep)

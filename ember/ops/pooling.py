@@ -64,6 +64,8 @@ def max_pool_forward(x, geom):
     Max is separable: reduce each row's kernel columns first, then the kernel rows. Taking the
     first strict maximum at each stage selects the first maximum in raster order, as torch.
     """
+    if _is_2x2(geom):
+        return _max_pool_2x2(x, geom.out_hw)
     xp = _pad(x, geom, -np.inf)
     (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.stride, geom.dilation
     oh, ow = geom.out_hw
@@ -78,6 +80,25 @@ def max_pool_forward(x, geom):
         _select(arg, row_arg == i, col_arg[..., r, :])
     arg += row_arg * kw
     return best, arg
+
+
+def _is_2x2(geom):
+    return (geom.kernel == geom.stride == (2, 2) and geom.dilation == (1, 1)
+            and geom.padded_hw == geom.in_hw)
+
+
+def _max_pool_2x2(x, out_hw):
+    """The same separable choice for disjoint 2x2 windows on the four corner views, with the
+    kernel offset 2*lower + right formed from boolean comparisons (int8) instead of _select."""
+    oh, ow = out_hw
+    rows, cols = (slice(0, 2 * oh, 2), slice(1, 2 * oh, 2)), (slice(0, 2 * ow, 2),
+                                                            slice(1, 2 * ow, 2))
+    (a, b), (c, d) = [[x[..., r, q] for q in cols] for r in rows]
+    top, bottom = np.maximum(a, b), np.maximum(c, d)  # NaN propagates into the values
+    lower = np.greater(bottom, top)
+    arg = np.where(lower, np.greater(d, c), np.greater(b, a)).view(np.int8)
+    arg += lower.view(np.int8) << 1
+    return np.maximum(top, bottom, out=top), arg
 
 
 def _first_max(views):

@@ -30,3 +30,20 @@ def test_max_pool_return_indices():
     t_out, t_idx = torch.nn.MaxPool2d(2, return_indices=True)(torch.tensor(x))
     assert np.array_equal(e_idx.numpy(), t_idx.numpy())
     np.testing.assert_array_equal(e_out.numpy(), t_out.numpy())
+
+
+@pytest.mark.parametrize("shape,ceil_mode", [((2, 3, 8, 8), False), ((2, 3, 7, 9), False),
+                                             ((3, 7, 9), True)])
+def test_max_pool_2x2_ties_match_torch(shape, ceil_mode):
+    # few distinct values: most windows hold tied maxima; torch picks the first in raster order
+    x = np.random.default_rng(0).integers(0, 3, shape).astype(np.float32)
+    g = np.random.default_rng(1).standard_normal(
+        torch.nn.functional.max_pool2d(torch.tensor(x), 2, ceil_mode=ceil_mode).shape)
+    results = []
+    for lib in (torch, ember):
+        xt = lib.tensor(x, requires_grad=True)
+        out, idx = lib.nn.functional.max_pool2d(xt, 2, ceil_mode=ceil_mode, return_indices=True)
+        out.backward(lib.tensor(g.astype(np.float32)))
+        results.append((out.detach().numpy(), idx.numpy(), xt.grad.numpy()))
+    for got, expected in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, expected)
