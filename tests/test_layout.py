@@ -18,8 +18,6 @@ ALLOWED = {
     "ember/nn/modules/_hooks.py": "tests/nn/modules/test_module.py",
     # state_dict / load_state_dict / Module.to: the state tests of the Module suite
     "ember/nn/modules/_state.py": "tests/nn/modules/test_module.py",
-    # RNNCell/LSTMCell/GRUCell: test_cells in the recurrent-layer suite
-    "ember/nn/modules/rnn_cells.py": "tests/nn/modules/test_rnn.py",
     # gradient buckets and DistributedDataParallel: need several MPI ranks
     "ember/nn/parallel/_buckets.py": "tests/distributed/test_ddp.py",
     "ember/nn/parallel/distributed.py": "tests/distributed/test_ddp.py",
