@@ -16,8 +16,6 @@ PACKAGES = ["ember/nn", "ember/optim", "ember/utils/data"]
 ALLOWED = {
     # forward/backward hooks and RemovableHandle: the hook tests of the Module suite
     "ember/nn/modules/_hooks.py": "tests/nn/modules/test_module.py",
-    # state_dict / load_state_dict / Module.to: the state tests of the Module suite
-    "ember/nn/modules/_state.py": "tests/nn/modules/test_module.py",
     # gradient buckets and DistributedDataParallel: need several MPI ranks
     "ember/nn/parallel/_buckets.py": "tests/distributed/test_ddp.py",
     "ember/nn/parallel/distributed.py": "tests/distributed/test_ddp.py",
