@@ -76,3 +76,11 @@ def check(fn, *inputs, grad=True, second=True, rtol=1e-5, atol=1e-6, torch_fn=No
     t_gg = torch.autograd.grad(t_s, t_diff, allow_unused=True)
     close([g for g in e_gg], [g for g in t_gg], rtol * 10, atol * 10, "second derivative")
     return e_out
+
+
+def kinkless(shape, seed=0):
+    """Float64 normal draws (x2) kept away from 0, the kink of relu-like functions, where
+    one-sided derivatives differ."""
+    x = np.random.default_rng(seed).standard_normal(shape) * 2
+    x[np.abs(x) < 1e-3] = 0.5
+    return x

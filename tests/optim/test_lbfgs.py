@@ -1,9 +1,20 @@
-"""LBFGS specifics beyond the table: its errors and the early exit on a zero gradient."""
+"""LBFGS: the optimizer table's rows for it against torch 2.13 (trajectory and save/load; it has no
+per-tensor path, so no fused-equals-per-tensor test), its errors and the early exit on a zero
+gradient."""
 import numpy as np
 import pytest
 import torch
+from _table import table_tests
 
 import ember
+
+CASES = [
+    ("LBFGS", dict(lr=0.5, max_iter=4), 1),
+    ("LBFGS", dict(lr=1, max_iter=5, history_size=3, line_search_fn="strong_wolfe"), 1),
+    ("LBFGS", dict(lr=0.2, max_iter=6, max_eval=7, tolerance_grad=1e-4, history_size=2), 1),
+]
+
+test_trajectory_matches_torch, _, test_save_load_continue = table_tests(CASES)
 
 
 def _w(lib):

@@ -1,5 +1,5 @@
-"""nn.utils: clip_grad_norm_/clip_grad_value_ and parameters_to_vector/vector_to_parameters
-against torch on the same gradients."""
+"""nn.utils: clip_grad_norm_/clip_grad_value_/get_total_norm/clip_grads_with_norm_ against torch on
+the same gradients."""
 import math
 
 import numpy as np
@@ -56,20 +56,6 @@ def test_clip_grad_value_matches_torch():
     torch.nn.utils.clip_grad_value_(t_params, 1.5)
     for pe, pt in zip(e_params, t_params):
         np.testing.assert_array_equal(pe.grad.numpy(), pt.grad.numpy())
-
-
-def test_parameters_to_vector_and_back():
-    e_params, t_params = _pairs()
-    ve = utils.parameters_to_vector(e_params)
-    vt = torch.nn.utils.parameters_to_vector(t_params)
-    np.testing.assert_array_equal(ve.detach().numpy(), vt.detach().numpy())
-    new = np.arange(ve.numel(), dtype=np.float32)
-    utils.vector_to_parameters(ember.tensor(new), e_params)
-    torch.nn.utils.vector_to_parameters(torch.tensor(new), t_params)
-    for pe, pt in zip(e_params, t_params):
-        np.testing.assert_array_equal(pe.detach().numpy(), pt.detach().numpy())
-    with pytest.raises(TypeError, match="expected ember.Tensor, but got: list"):
-        utils.vector_to_parameters([1.0], e_params)
 
 
 def test_get_total_norm_and_clip_grads_with_norm_match_torch():

@@ -1,0 +1,65 @@
+"""The extra functional losses (soft margin, hinge, Poisson/Gaussian NLL, triplet, multi-label and
+multi-margin): values and gradients against torch over reductions."""
+import numpy as np
+import pytest
+from loss_inputs import REDUCTIONS, rng
+from loss_inputs import normal as _x
+from oracle import check
+
+import ember
+
+# composite in ember, single nodes in torch: compared through a trailing "+ 0" (same node name)
+EXTRA = [
+    ("soft_margin_loss", lambda lib, x, y, r: lib.nn.functional.soft_margin_loss(
+        x, lib.sign(y), reduction=r)),
+    ("hinge_embedding_loss", lambda lib, x, y, r: lib.nn.functional.hinge_embedding_loss(
+        x, lib.sign(y), margin=0.7, reduction=r)),
+    ("poisson_nll_log", lambda lib, x, y, r: lib.nn.functional.poisson_nll_loss(
+        x, y.abs() * 3, reduction=r)),
+    ("poisson_nll_full", lambda lib, x, y, r: lib.nn.functional.poisson_nll_loss(
+        x.abs() + 0.1, y.abs() * 3, log_input=False, full=True, reduction=r)),
+    ("gaussian_nll", lambda lib, x, y, r: lib.nn.functional.gaussian_nll_loss(
+        x, y, (y * x).abs() + 0.05, reduction=r)),
+    ("gaussian_nll_full", lambda lib, x, y, r: lib.nn.functional.gaussian_nll_loss(
+        x, y, (y[:, :1]).abs(), full=True, reduction=r)),
+    ("triplet", lambda lib, x, y, r: lib.nn.functional.triplet_margin_loss(
+        x, y, x * 0.5 - y, reduction=r)),
+    ("triplet_swap", lambda lib, x, y, r: lib.nn.functional.triplet_margin_loss(
+        x, y, x * 0.5 - y, margin=2.0, p=1, swap=True, reduction=r)),
+    ("multilabel_soft_margin", lambda lib, x, y, r: lib.nn.functional.multilabel_soft_margin_loss(
+        x, (y > 0).to(x.dtype), reduction=r)),
+]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name,fn", EXTRA, ids=[e[0] for e in EXTRA])
+def test_extra_losses_match_torch(name, fn, reduction):
+    target_grad = name != "soft_margin_loss"  # torch: not differentiable in its target
+    check(lambda lib, x, y: fn(lib, x, y, reduction) + 0, _x(4, 3), _x(4, 3), rtol=1e-9,
+          atol=1e-12, second=False, grad_inputs=[True, target_grad])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"p": 2, "margin": 0.5}, {"weight": True}], ids=str)
+def test_multi_margin_loss_matches_torch(options, reduction):
+    target = np.array([0, 2, 1, 2])
+    weight = rng.uniform(0.5, 2.0, 3) if options.get("weight") else None
+    kw = {k: v for k, v in options.items() if k != "weight"}
+
+    def fn(lib, x):
+        w = lib.tensor(weight) if weight is not None else None
+        return lib.nn.functional.multi_margin_loss(x, lib.tensor(target), weight=w,
+                                                   reduction=reduction, **kw) + 0
+    check(fn, _x(4, 3), rtol=1e-10, atol=1e-12, second=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_matches_torch(reduction):
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [2, -1, 0, 0]])
+
+    def fn(lib, x):
+        return lib.nn.functional.multilabel_margin_loss(x, lib.tensor(target),
+                                                        reduction=reduction) + 0
+    check(fn, _x(3, 4), rtol=1e-10, atol=1e-12, second=False)
+    e = ember.nn.MultiLabelMarginLoss()(ember.tensor(_x(4)), ember.tensor([1, -1, 0, 0]))
+    assert e.ndim == 0

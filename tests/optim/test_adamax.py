@@ -1,0 +1,11 @@
+"""Adamax (ember/optim/adamax.py): the optimizer table's rows for it, against torch 2.13 (see
+_table.table_tests)."""
+from _table import table_tests
+
+CASES = [
+    ("Adamax", dict(lr=0.01), 2),
+    ("Adamax", dict(lr=0.01, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.1, maximize=True), 1),
+]
+
+test_trajectory_matches_torch, test_fused_equals_per_tensor, test_save_load_continue = \
+    table_tests(CASES)

@@ -1,0 +1,12 @@
+"""RAdam (ember/optim/radam.py): the optimizer table's rows for it, against torch 2.13 (see
+_table.table_tests)."""
+from _table import table_tests
+
+CASES = [
+    ("RAdam", dict(lr=0.01), 2),
+    ("RAdam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1), 1),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True), 1),
+]
+
+test_trajectory_matches_torch, test_fused_equals_per_tensor, test_save_load_continue = \
+    table_tests(CASES)
