@@ -19,7 +19,8 @@ __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Dropout1d"
            "MaxPool2d", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell",
            "RNNCellBase", "Embedding"]
 
-from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402
+from .linear import NonDynamicallyQuantizableLinear  # noqa: E402
 from .transformer import (  # noqa: E402
            Transformer,
            TransformerDecoder,

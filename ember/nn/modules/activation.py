@@ -2,6 +2,7 @@
 from ... import _creation
 from .. import _functional_activation as F
 from ..parameter import Parameter
+from .attention import MultiheadAttention  # noqa: F401  (torch.nn.modules.activation's)
 from .module import Module
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",

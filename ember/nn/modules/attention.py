@@ -9,12 +9,8 @@ from ...ops import api
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under torch's name for the attention output projection."""
 
 
 def _float_mask(mask, name, dtype):
