@@ -5,6 +5,7 @@ add_safe_globals, or weights_only=False)."""
 import contextlib
 import importlib
 import sys
+import types
 
 _allowed = {}  # (module name, qualified name) -> class: what add_safe_globals allowed
 _HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
@@ -90,6 +91,28 @@ def resolve(module_name, qualname, weights_only, where):
         raise CheckpointError(f"ember.load: '{where}' names {name} as a module class, but it "
                               "is not an nn.Module class here (or its module is not imported)")
     return cls
+
+
+def function_name(obj):
+    """[module, qualname] of one of ember's own functions (stored by name), else None."""
+    module_name, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", "")
+    if not (isinstance(obj, types.FunctionType) and isinstance(module_name, str)
+            and (module_name == "ember" or module_name.startswith("ember."))):
+        return None
+    return [module_name, qualname] if _lookup(module_name, qualname, True) is obj else None
+
+
+def resolve_function(name, where):
+    """The ember function a checkpoint names; only ember's own functions are ever resolved."""
+    from ._checkpoint_file import CheckpointError
+    if isinstance(name, list) and len(name) == 2 and all(isinstance(n, str) for n in name):
+        module_name, qualname = name
+        if module_name == "ember" or module_name.startswith("ember."):
+            found = _lookup(module_name, qualname, True)
+            if isinstance(found, types.FunctionType):
+                return found
+    raise CheckpointError(f"ember.load: '{where}' names {name!r} as a function, which is not "
+                          "one of ember's own (only those are rebuilt)")
 
 
 def decode(decoder, value, depth):

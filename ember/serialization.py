@@ -99,6 +99,9 @@ class _Encoder:
     def _other(obj):
         if isinstance(obj, _dtype.dtype):
             return {"dtype": obj.name}
+        name = _module_io.function_name(obj)
+        if name is not None:  # e.g. a TransformerEncoderLayer's activation, F.relu
+            return {"function": name}
         hint = (" (save module.state_dict() instead)" if hasattr(obj, "state_dict") else "")
         raise TypeError(f"ember.save: cannot store an object of type {type(obj).__name__}: only "
                         "tensors, NumPy arrays, numbers, strings, None and dicts/lists/tuples of "
@@ -123,7 +126,8 @@ class _Decoder:
             if kind == "module":
                 return _module_io.decode(self, node, depth + 1)
             return self._container(kind, value, depth + 1)
-        leaf = {"tensor": self._tensor, "float": self._float, "dtype": self._dtype}[kind]
+        leaf = {"tensor": self._tensor, "float": self._float, "dtype": self._dtype,
+                "function": self._function}[kind]
         return leaf(node, value)
 
     def _container(self, kind, value, depth):
@@ -137,6 +141,9 @@ class _Decoder:
         if text not in ("nan", "inf", "-inf"):
             raise ValueError(f"bad float {text!r}")
         return float(text)
+
+    def _function(self, node, name):
+        return _module_io.resolve_function(name, self.name)
 
     def _dtype(self, node, name):
         found = _dtype._NAMES.get(name) if isinstance(name, str) else None
@@ -162,7 +169,8 @@ class _Decoder:
         return Tensor._make(array, node.get("requires_grad", False))
 
 
-_KINDS = ("tensor", "float", "dtype", "dict", "odict", "list", "tuple", "set", "module")
+_KINDS = ("tensor", "float", "dtype", "function", "dict", "odict", "list", "tuple", "set",
+          "module")
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,

@@ -135,3 +135,33 @@ def test_modules_with_hooks_are_refused(tmp_path):
     with pytest.raises(TypeError, match="cannot store module Linear with hooks"):
         ember.save(model, tmp_path / "h.pt")
     assert not (tmp_path / "h.pt").exists()
+
+
+def test_a_module_holding_an_ember_function_round_trips(tmp_path):
+    """TransformerEncoderLayer keeps F.relu as an attribute (torch pickles it by reference):
+    ember stores ember's own functions by name and rebuilds only those."""
+    ember.manual_seed(0)
+    layer = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    x = ember.randn(3, 2, 8)
+    path = tmp_path / "layer.pt"
+    ember.save(layer, path)
+    back = ember.load(path)
+    assert back.activation is ember.nn.functional.relu
+    assert ember.equal(back(x), layer(x))
+
+
+def test_a_function_that_is_not_embers_is_refused(tmp_path):
+    def mine(x):
+        return x
+    with pytest.raises(TypeError, match="cannot store an object of type function"):
+        ember.save({"f": mine}, tmp_path / "f.pt")
+    import json
+
+    import safetensors.numpy
+    arrays = {"w": np.zeros(1, np.float32)}
+    for name in (["os", "system"], ["ember._module_io", "importlib"], "x"):
+        structure = {"dict": [["f", {"function": name}]]}
+        blob = safetensors.numpy.save(arrays, metadata={ember.serialization._FORMAT: json.dumps(structure)})
+        (tmp_path / "c.pt").write_bytes(blob)
+        with pytest.raises(CheckpointError, match="not one of ember's own"):
+            ember.load(tmp_path / "c.pt")
