@@ -18,11 +18,12 @@ def _key(cls):
 
 
 def add_safe_globals(safe_globals):
-    """Allow ember.load to rebuild modules of these classes (torch.serialization's name)."""
+    """Allow ember.load to rebuild modules of these classes, and these functions held by
+    modules (torch.serialization's name)."""
     for item in safe_globals:
         cls = item[0] if isinstance(item, tuple) else item
-        if not isinstance(cls, type):
-            raise TypeError(f"add_safe_globals expects classes, got {item!r}")
+        if not isinstance(cls, (type, types.FunctionType)):
+            raise TypeError(f"add_safe_globals expects classes or functions, got {item!r}")
         _allowed[_key(cls)] = cls
 
 
@@ -107,12 +108,15 @@ def resolve_function(name, where):
     from ._checkpoint_file import CheckpointError
     if isinstance(name, list) and len(name) == 2 and all(isinstance(n, str) for n in name):
         module_name, qualname = name
+        allowed = _allowed.get((module_name, qualname))
+        if isinstance(allowed, types.FunctionType):
+            return allowed
         if module_name == "ember" or module_name.startswith("ember."):
             found = _lookup(module_name, qualname, True)
             if isinstance(found, types.FunctionType):
                 return found
     raise CheckpointError(f"ember.load: '{where}' names {name!r} as a function, which is not "
-                          "one of ember's own (only those are rebuilt)")
+                          "one of ember's own nor allowed by add_safe_globals/safe_globals")
 
 
 def decode(decoder, value, depth):

@@ -163,5 +163,19 @@ def test_a_function_that_is_not_embers_is_refused(tmp_path):
         structure = {"dict": [["f", {"function": name}]]}
         blob = safetensors.numpy.save(arrays, metadata={ember.serialization._FORMAT: json.dumps(structure)})
         (tmp_path / "c.pt").write_bytes(blob)
-        with pytest.raises(CheckpointError, match="not one of ember's own"):
+        with pytest.raises(CheckpointError, match="not one of ember's own nor allowed"):
             ember.load(tmp_path / "c.pt")
+
+
+def test_safe_globals_take_functions_as_torch(tmp_path):
+    """torch.serialization.safe_globals accepts functions (pytorch/examples lists F.relu)."""
+    ember.manual_seed(0)
+    layer = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    ember.save(layer, tmp_path / "layer.pt")
+    allowed = [ember.nn.functional.relu, ember.nn.TransformerEncoderLayer]
+    with ember.serialization.safe_globals(allowed):
+        assert ember.load(tmp_path / "layer.pt").activation is ember.nn.functional.relu
+    with torch.serialization.safe_globals([torch.nn.functional.relu]):
+        pass  # torch takes a function too
+    with pytest.raises(TypeError, match="expects classes or functions"):
+        ember.serialization.add_safe_globals([3])
