@@ -64,13 +64,6 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
                 "x2": "other"}
 
 
-def _parameter_names(fn):
-    try:
-        return frozenset(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return frozenset()
-
-
 def _rename_numpy_keywords(kwargs, accepted):
     for key in [k for k in kwargs if k in _NUMPY_NAMES and k not in accepted]:
         if _NUMPY_NAMES[key] in accepted and _NUMPY_NAMES[key] not in kwargs:
@@ -82,7 +75,11 @@ def with_out(fn, name=None, factory=False):
     that receives the result and is returned. NumPy's keyword names (axis, keepdims, x) are
     taken as torch takes them."""
     name = name or fn.__name__
-    accepted = _parameter_names(fn)
+    try:
+        signature = inspect.signature(fn)  # read once at import: names, and help()'s out=
+    except (TypeError, ValueError):
+        signature = None
+    accepted = frozenset(signature.parameters) if signature is not None else frozenset()
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
@@ -108,18 +105,13 @@ def with_out(fn, name=None, factory=False):
             return written
         return _write(result, outs[0])
 
-    signature = _signature_with_out(fn)
     if signature is not None:
-        wrapper.__signature__ = signature
+        wrapper.__signature__ = _signature_with_out(signature)
     return wrapper
 
 
-def _signature_with_out(fn):
-    """fn's signature with a keyword-only ``out=None`` (for help() and inspect)."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
+def _signature_with_out(sig):
+    """The signature with a keyword-only ``out=None`` (for help() and inspect)."""
     params = [p for p in sig.parameters.values() if p.name != "out"]
     out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
     at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
