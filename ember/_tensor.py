@@ -4,7 +4,11 @@ import weakref
 import numpy as np
 
 from . import _dtype
+from ._autograd_state import InferenceVersion
+from ._autograd_state import _state as _grad_state
+from ._autograd_state import new_version as _new_version
 from ._device import check_device, device
+from ._tensor_str import tensor_repr
 
 _FROM_NP = _dtype._FROM_NP
 
@@ -41,7 +45,7 @@ class Tensor:
     _base = None  # a view's base: the tensor that owns the memory (None for non-views)
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
-        from ._creation import _tensor_data  # the legacy torch.Tensor(...) constructor
+        from ._creation import _tensor_data  # legacy torch.Tensor(...); _creation builds on Tensor
         check_device(device)
         if len(args) == 1 and not isinstance(args[0], int):
             data = _tensor_data(args[0], dtype or _dtype.get_default_dtype())
@@ -234,7 +238,8 @@ class Tensor:
     def _accumulator(self):
         acc = self._acc() if self._acc is not None else None
         if acc is None:
-            acc = _autograd.graph.AccumulateGrad(self)
+            from .autograd.graph import AccumulateGrad  # late binding up: autograd builds on Tensor
+            acc = AccumulateGrad(self)
             self._acc = weakref.ref(acc)
         return acc
 
@@ -268,14 +273,15 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        from .autograd.graph import _RemovableHandle
+        from .autograd.graph import _RemovableHandle  # late binding up: autograd builds on Tensor
         hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""
-        _autograd.engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        from .autograd.engine import backward  # late binding up: autograd builds on Tensor
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing this memory and version counter, cut from the graph."""
@@ -346,7 +352,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -383,8 +388,3 @@ def _rebuild(cls, data, requires_grad, grad, extra):
     t.__dict__.update(extra)
     return t
 
-
-from . import autograd as _autograd  # noqa: E402  (the autograd package imports this module)
-from .autograd.grad_mode import InferenceVersion  # noqa: E402  (autograd imports this module)
-from .autograd.grad_mode import _state as _grad_state  # noqa: E402
-from .autograd.grad_mode import new_version as _new_version  # noqa: E402

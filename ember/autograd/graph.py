@@ -1,7 +1,14 @@
 """The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
 import itertools
 
-from .. import _dtype
+from numpy import asarray as _asarray
+from numpy import ndarray as _ndarray
+
+from .. import _autograd_state as _grad_mode
+from .. import _dtype, _fp
+from .._autograd_state import InferenceVersion
+from .._autograd_state import _state as _grad_state
+from .._tensor import Tensor as _Tensor
 
 _sequence = itertools.count()
 _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
@@ -436,15 +443,6 @@ class _RemovableHandle:
     def __exit__(self, *exc):
         self.remove()
 
-
-from numpy import asarray as _asarray  # noqa: E402
-from numpy import ndarray as _ndarray  # noqa: E402
-
-from .. import _fp  # noqa: E402
-from .._tensor import Tensor as _Tensor  # noqa: E402
-from . import grad_mode as _grad_mode  # noqa: E402
-from .grad_mode import InferenceVersion  # noqa: E402
-from .grad_mode import _state as _grad_state  # noqa: E402
 
 _VERSIONED = (_Tensor, SavedOutput)
 _ARRAYS = (_ndarray, _Tensor)

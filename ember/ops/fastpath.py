@@ -10,11 +10,11 @@ import numpy as np
 from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
 
+from .. import _autograd_state as _grad_mode
 from .. import _fp
+from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor
-from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
-from ..autograd.grad_mode import _state as _grad_state
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
