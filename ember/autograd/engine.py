@@ -3,8 +3,7 @@ import numpy as np
 
 from .. import _fp
 from .._tensor import Tensor
-from ..ops import _math  # NumPy only (ops is a namespace package): no import cycle
-from . import grad_mode
+from . import _math, grad_mode
 from . import graph as _graph_module
 from ._run import Run, deliver, observed
 from ._walk import walk_exact, walk_frontier

@@ -3,8 +3,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
-from ._math import sign as _sign
 
 _SCALARS = (int, float, bool)
 

@@ -1,8 +1,8 @@
 """Embedding lookup and scaled dot-product attention primitives."""
 import numpy as np
 
+from ..autograd._math import array_math
 from ..autograd.graph import Node
-from ._math import array_math
 
 
 class EmbeddingBackward0(Node):

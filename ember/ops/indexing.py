@@ -48,7 +48,7 @@ class IndexPutZerosBackward(Node):
     """out = zeros(shape) with g put (summed if ``accumulate``) at index;  dg = out_grad[index]."""
 
     def forward(self, g, shape, index, accumulate):
-        from ._math import array_math
+        from ..autograd._math import array_math
         self.index = index
         return array_math.index_into_zeros(g._data, shape, index, accumulate)
 

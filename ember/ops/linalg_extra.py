@@ -141,7 +141,7 @@ class LinalgDetBackward0(Node):
 def _cofactor(x):
     """det(A) * A^-T, defined for singular A: U diag(prod of the other singular values) Vh,
     signed by det(U) det(Vh)."""
-    from ._math import array_math
+    from ..autograd._math import array_math
     u, s, vh = np.linalg.svd(x)
     others = _prod_others(array_math, s, s.ndim - 1)
     sign = np.linalg.det(u) * np.linalg.det(vh)

@@ -11,8 +11,8 @@ differentiable; otherwise the forward's arrays are reused.
 """
 import numpy as np
 
+from ..autograd._math import array_math
 from ..autograd.graph import Node
-from ._math import array_math
 
 
 def _stats(m, xs, axes, eps):

@@ -75,7 +75,7 @@ class SumToSizeBackward(SumBackward1):
     this node SumBackward1."""
 
     def forward(self, a, size):
-        from ._math import _sum_to
+        from ..autograd._math import _sum_to
         self.shape = a._data.shape
         return _sum_to(a._data, tuple(size))
 

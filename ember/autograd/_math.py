@@ -5,6 +5,8 @@ A formula such as ``g * m.cos(x)`` runs on arrays for an ordinary backward, and 
 """
 import numpy as np
 
+from .._creation import as_tensor, zeros
+
 
 def _sum_to(g, shape):
     """Sum a broadcast gradient back to ``shape``."""
@@ -133,7 +135,7 @@ class _TensorMath:
     is_graph = True
 
     def __getattr__(self, name):
-        import ember
+        import ember  # late binding up: the tensor math is the public API built on autograd
         alias = {"maximum": "maximum", "broadcast_to": "broadcast_to", "transpose": "transpose"}
         fn = getattr(ember, alias.get(name, name))
         setattr(self, name, fn)
@@ -152,7 +154,7 @@ class _TensorMath:
         if g._data.shape != shape:
             g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
         if g._data.dtype != dtype:
-            from .api import to_dtype
+            from ..ops.api import to_dtype  # late binding up: ops build on autograd
             g = to_dtype(g, dtype)
         return g
 
@@ -170,7 +172,7 @@ class _TensorMath:
 
     @staticmethod
     def index_into_zeros(g, shape, index, accumulate):
-        from .indexing import IndexPutZerosBackward
+        from ..ops.indexing import IndexPutZerosBackward  # late binding up: ops build on autograd
         return IndexPutZerosBackward.apply(g, shape=shape, index=index, accumulate=accumulate)
 
     @staticmethod
@@ -179,13 +181,11 @@ class _TensorMath:
 
     @staticmethod
     def scatter_add_zeros(g, shape, dim, index):
-        import ember
-        return ember.zeros(shape, dtype=g.dtype).scatter_add(dim, ember.as_tensor(index), g)
+        return zeros(shape, dtype=g.dtype).scatter_add(dim, as_tensor(index), g)
 
     @staticmethod
     def gather(x, dim, index):
-        import ember
-        return x.gather(dim, ember.as_tensor(index))
+        return x.gather(dim, as_tensor(index))
 
 
 tensor_math = _TensorMath()
