@@ -1,5 +1,7 @@
 """Legacy typed constructors (torch.FloatTensor, LongTensor, ...) and their isinstance checks."""
 from . import _dtype
+from ._creation import empty, tensor
+from ._device import check_device
 from ._tensor import Size, Tensor
 
 
@@ -11,16 +13,13 @@ class _TensorType(type):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype
 
     def __call__(cls, *args, device=None):
-        from ._device import check_device
         check_device(device)
         if len(args) == 1 and isinstance(args[0], Tensor):
             return _same_dtype(cls, args[0])
         if not args or all(isinstance(a, int) for a in args) or \
                 (len(args) == 1 and isinstance(args[0], Size)):
-            from ._creation import empty
             return empty(*(args or (0,)), dtype=cls.dtype)
         if len(args) == 1:
-            from ._creation import tensor
             return tensor(args[0], dtype=cls.dtype)
         raise TypeError(f"{cls.__name__}() received an invalid combination of arguments")
 

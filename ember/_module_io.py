@@ -7,6 +7,9 @@ import importlib
 import sys
 import types
 
+from ._checkpoint_file import CheckpointError
+from .nn import Module
+
 _allowed = {}  # (module name, qualified name) -> class: what add_safe_globals allowed
 _HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
           "_state_dict_hooks", "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks",
@@ -74,8 +77,6 @@ def _lookup(module_name, qualname, own):
 
 def resolve(module_name, qualname, weights_only, where):
     """The class a checkpoint names, if it may be rebuilt; CheckpointError otherwise."""
-    from ._checkpoint_file import CheckpointError
-    from .nn import Module
     name = f"{module_name}.{qualname}"
     own = module_name == "ember" or module_name.startswith("ember.")
     cls = _allowed.get((module_name, qualname))
@@ -105,7 +106,6 @@ def function_name(obj):
 
 def resolve_function(name, where):
     """The ember function a checkpoint names; only ember's own functions are ever resolved."""
-    from ._checkpoint_file import CheckpointError
     if isinstance(name, list) and len(name) == 2 and all(isinstance(n, str) for n in name):
         module_name, qualname = name
         allowed = _allowed.get((module_name, qualname))
@@ -130,7 +130,6 @@ def decode(decoder, value, depth):
         raise ValueError("bad module state")
     module = cls.__new__(cls)
     module.__dict__.update(state)
-    from .nn import Module
     blank = vars(Module())  # the hook registries a module has, stored empty (not saved)
     for name in _HOOKS:
         if name in blank:

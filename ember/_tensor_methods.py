@@ -3,14 +3,19 @@ import numbers
 
 import numpy as np
 
-from . import _dtype
+from . import _creation as C
+from . import _dtype, linalg
+from ._creation import full, tensor
 from ._device import check_device
+from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
-from .ops import api
+from .autograd.graph import _type_name
+from .ops import activation_ops, api, matrix_ops, scan, sorting
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
+from .random import _gen
 
 
 def _unary(cls):
@@ -92,9 +97,7 @@ def _to(self, *args, **kwargs):
 def _type(self, dtype=None, non_blocking=False):
     """The legacy type name, or a cast to a dtype / FloatTensor-style type (or its name)."""
     if dtype is None:
-        from .autograd.graph import _type_name
         return _type_name(self._data.dtype)
-    from ._legacy import _TensorType, by_name
     if isinstance(dtype, str) and by_name(dtype) is not None:
         dtype = by_name(dtype)
     return _to(self, dtype.dtype if isinstance(dtype, _TensorType) else dtype)
@@ -107,17 +110,14 @@ def _new_factory(fn):
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from ._creation import tensor
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-    from ._creation import full
     return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from .random import _gen
     check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).uniform(self._data.shape, self._data.dtype, a, b)
     self._vc[0] += 1
@@ -125,7 +125,6 @@ def _uniform_(self, a=0.0, b=1.0, generator=None):
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from .random import _gen
     check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
     self._vc[0] += 1
@@ -134,7 +133,6 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     """Fill with Exp(lambd) draws (torch's stream)."""
-    from .random import _gen
     check_inplace(self._vc)  # an inference tensor refuses before the write
     self._data[...] = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
     self._vc[0] += 1
@@ -143,7 +141,6 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 
 def _random_(self, from_=0, to=None, *, generator=None):
     """Fill with integers from [from, to) (to=None: [0, 2^mantissa] or the dtype's range)."""
-    from .random import _gen
     if to is None and from_ == 0:
         kind, size = self._data.dtype.kind, self._data.dtype.itemsize
         if kind == "f":
@@ -159,7 +156,6 @@ def _random_(self, from_=0, to=None, *, generator=None):
 
 
 def _bind():
-    from . import _creation as C
     methods = dict(UNARY)
     for name in ("add", "sub", "mul", "div", "pow", "neg", "clamp", "masked_fill", "maximum",
                  "minimum", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
@@ -249,7 +245,6 @@ Tensor.__hash__ = lambda self: id(self)
 def _activation(name):
     """A Tensor method / top-level function whose primitive lives in ops.activation_ops."""
     def fn(input, *args, **kwargs):
-        from .ops import activation_ops
         return getattr(activation_ops, name)(input, *args, **kwargs)
     fn.__name__ = name
     return fn
@@ -262,8 +257,6 @@ for _name, _fn in ACTIVATIONS.items():
 
 def _bind_math_methods():
     """Tensor methods of the issue-14 math API (sorting, scans, triangles, linalg)."""
-    from . import linalg
-    from .ops import matrix_ops, scan, sorting
     methods = {name: getattr(module, name) for module, names in (
         (sorting, ("sort", "argsort", "topk")), (scan, ("cumsum", "cumprod")),
         (matrix_ops, ("tril", "triu", "diag", "diagonal", "outer", "lerp", "addmm", "baddbmm",

@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 
+from ._tensor import Tensor, device
+
 _DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
 _VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
@@ -54,7 +56,6 @@ class Generator:
 
     def get_state(self):
         """The generator state as a uint8 tensor (round-trips through set_state)."""
-        from ._tensor import Tensor
         state = self._bits.state["state"]
         blob = json.dumps({"key": state["key"].tolist(), "pos": int(state["pos"]),
                            "seed": self._seed, "cache": self._normal_cache}).encode()
@@ -70,7 +71,6 @@ class Generator:
 
     @property
     def device(self):
-        from ._tensor import device
         return device("cpu")
 
     # ----- torch's transformations of the raw stream -----

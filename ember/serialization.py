@@ -18,6 +18,8 @@ from ._checkpoint_file import (
     serialize,
 )
 from ._module_io import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from ._tensor import Tensor
+from .nn import Module, Parameter
 
 _FORMAT = "ember.save/1"  # the __metadata__ key holding the structure; absent in foreign files
 
@@ -41,7 +43,6 @@ class _Encoder:
         self.arrays, self._key_of = {}, {}
 
     def node(self, obj, path, depth=0):
-        from ._tensor import Tensor
         if obj is None or isinstance(obj, (bool, int, str)):
             return obj
         if isinstance(obj, (np.ndarray, np.generic)):  # before float: np.float64 is a float
@@ -52,7 +53,6 @@ class _Encoder:
             return self._tensor(obj, path)
         if isinstance(obj, (dict, list, tuple, set, frozenset)):
             return self._container(obj, path, depth + 1)
-        from .nn import Module
         if isinstance(obj, Module):
             if depth + 1 > MAX_DEPTH:
                 raise depth_error(f"ember.save: the object (at '{'.'.join(path) or '<root>'}')")
@@ -79,7 +79,6 @@ class _Encoder:
         return node
 
     def _array(self, array, path, owner):
-        from ._tensor import Tensor
         try:
             _array_name(array, isinstance(owner, Tensor))
         except TypeError as error:
@@ -157,14 +156,12 @@ class _Decoder:
         return self.made[key]
 
     def _make(self, node, array, key):
-        from ._tensor import Tensor
         if node.get("numpy") is not None:
             return array if node["numpy"] else array[()]
         if array.dtype not in _dtype._FROM_NP:
             raise CheckpointError(f"ember.load: '{self.name}' holds tensor '{key}' as "
                                   f"{array.dtype}, which ember tensors cannot hold")
         if node.get("parameter"):
-            from .nn import Parameter
             return Parameter(Tensor._make(array), node.get("requires_grad", True))
         return Tensor._make(array, node.get("requires_grad", False))
 

@@ -8,12 +8,13 @@ CPU-only torch build. The state is kept so that ``is_autocast_enabled`` answers 
 import functools
 import warnings
 
+from .. import _dtype
+
 _enabled = {}  # device type -> enabled
 _dtypes = {}  # device type -> dtype
 
 
 def _default_dtype(device_type):
-    from .. import _dtype
     return _dtype.bfloat16 if device_type == "cpu" else _dtype.float16
 
 

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import grad_mode
 from . import graph as _graph
+from .anomaly import on_function_forward
 from .graph import FREED, Node, _edge
 
 
@@ -147,7 +148,6 @@ class Function(metaclass=FunctionMeta):
         if record:
             _connect(node, args, outs)
         if _graph._anomaly_mode:
-            from .anomaly import on_function_forward
             on_function_forward(node, outs)
         return outs[0] if single else outs
 

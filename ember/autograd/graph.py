@@ -100,7 +100,7 @@ class Node:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     out = self._attach(data, inputs)
                     break
-        from .anomaly import on_forward
+        from .anomaly import on_forward  # anomaly builds on graph (a cycle); anomaly mode only
         on_forward(self, inputs, kwargs, data, out is not None)
         if out is None:
             out = _Tensor._make(data) if _grad_state.enabled else _made_without_grad(data, inputs)

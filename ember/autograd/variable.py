@@ -1,10 +1,11 @@
 """torch.autograd.Variable: the pre-0.4 wrapper; today every tensor is a Variable."""
 import warnings
 
+from .._tensor import Tensor
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, obj):
-        from .._tensor import Tensor
         return isinstance(obj, Tensor)
 
     def __call__(cls, data, requires_grad=False, volatile=False):

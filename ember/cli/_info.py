@@ -1,6 +1,8 @@
 """`ember info`: versions, the BLAS NumPy uses, thread settings."""
 import os
 
+import ember
+
 
 def info():
     """Print versions, NumPy's BLAS and thread settings."""
@@ -8,7 +10,6 @@ def info():
 
     import numpy as np
 
-    import ember
     print(f"ember {ember.__version__} ({os.path.dirname(ember.__file__)})")
     print(f"python {platform.python_version()} on {platform.platform()}")
     print(f"numpy {np.__version__}")

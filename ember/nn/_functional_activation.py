@@ -7,6 +7,7 @@ from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
 from ..ops.inplace import apply_inplace
+from ..random import _gen
 
 __all__ = ["rrelu", "rrelu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_",
            "relu", "relu_", "leaky_relu", "hardtanh", "relu6", "threshold", "elu", "selu", "celu",
@@ -41,7 +42,6 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope U(lower, upper) per element (training) or their mean."""
     if training:  # torch draws a double U(lower, upper) for each x <= 0, in order
-        from ..random import _gen
         negative = input._data <= 0
         slope = np.ones(input._data.shape, input._data.dtype)
         count = int(negative.sum())

@@ -1,4 +1,5 @@
 """nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers."""
+from .._creation import empty
 from .._tensor import Tensor
 from ..ops import fastpath as _fastpath
 
@@ -8,7 +9,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
@@ -39,7 +39,6 @@ class Buffer(Tensor):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         b = cls._make(data._data, data._requires_grad)
         b._vc = data._vc

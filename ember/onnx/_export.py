@@ -1,4 +1,6 @@
 """ONNX export by tracing leaf-module calls (see ember.onnx)."""
+from ..autograd import no_grad
+
 
 def _onnx():
     try:
@@ -93,7 +95,6 @@ def _trace(model, args):
     was_training = model.training
     model.train(False)  # exported as in eval mode (dropout off), as torch's default
     try:
-        from ..autograd import no_grad
         with no_grad():
             output = model(*args)
     finally:

@@ -82,14 +82,13 @@ def _float(a):
     """The input's array, as the default float dtype when it is an integer one."""
     x = a._data
     if x.dtype.kind != "f":
-        from .. import _dtype
         x = x.astype(_dtype.get_default_dtype().np)
     return x
 
 
 def _sigmoid(m, x):
     if m.is_graph:
-        import ember
+        import ember  # late binding up: ember.sigmoid is bound in _tensor_methods
         return ember.sigmoid(x)
     return _np_sigmoid(x)
 

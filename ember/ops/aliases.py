@@ -36,11 +36,11 @@ def concatenate(tensors, dim=0):
 
 def det(input):
     """Determinant of each square matrix (torch.linalg.det)."""
-    from .. import linalg
+    from .. import linalg  # late binding up: ember.linalg builds on ops
     return linalg.det(input)
 
 
 def inverse(input):
     """Inverse of each square matrix (torch.linalg.inv)."""
-    from .. import linalg
+    from .. import linalg  # late binding up: ember.linalg builds on ops
     return linalg.inv(input)

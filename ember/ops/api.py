@@ -4,6 +4,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype, _fp
+from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import elementwise as E
@@ -25,7 +26,6 @@ _fast_neg = unary_function(E.NegBackward0)
 def _t(x):
     if isinstance(x, Tensor):
         return x
-    from .._creation import tensor
     return tensor(x)
 
 

@@ -3,6 +3,8 @@ batched matrix products (so gradients, and their grad_fn names, come from those 
 import builtins
 
 from .._tensor import Tensor
+from .api import expand, matmul, mul, permute, reshape, sum
+from .matrix_ops import diagonal
 
 _ELLIPSIS_BASE = 0x2460  # labels standing for ellipsis dims (sorted before the letters)
 
@@ -72,7 +74,6 @@ def _sizes(labels, operands):
 
 def _take_diagonals(x, labels):
     """Repeated labels in one operand (e.g. 'ii') select the diagonal."""
-    from .matrix_ops import diagonal
     while len(set(labels)) != len(labels):
         c = next(c for c in labels if labels.count(c) > 1)
         p = labels.index(c)
@@ -83,7 +84,6 @@ def _take_diagonals(x, labels):
 
 
 def _sum_out(x, labels, keep):
-    from .api import sum
     dims = tuple(i for i, c in enumerate(labels) if c not in keep)
     if not dims:
         return x, labels
@@ -91,7 +91,6 @@ def _sum_out(x, labels, keep):
 
 
 def _permute(x, labels, order):
-    from .api import permute
     if labels == order:
         return x
     return permute(x, *[labels.index(c) for c in order])
@@ -99,7 +98,6 @@ def _permute(x, labels, order):
 
 def _align(x, labels, target):
     """x permuted to target's order and viewed with size-1 dims for labels it lacks."""
-    from .api import reshape
     x = _permute(x, labels, "".join(c for c in target if c in labels))
     shape = tuple(x._data.shape[[c for c in target if c in labels].index(c)]
                   if c in labels else 1 for c in target)
@@ -109,7 +107,6 @@ def _align(x, labels, target):
 def _contract(a, la, b, lb, keep, sizes, final):
     """One pairwise step: a broadcast multiply, or a batched matrix product over shared labels
     that no later step needs."""
-    from .api import expand, matmul, mul, reshape
     a, la = _sum_out(a, la, keep + lb)
     b, lb = _sum_out(b, lb, keep + la)
     batch = "".join(c for c in la if c in lb and c in keep)
@@ -143,7 +140,6 @@ def _contract(a, la, b, lb, keep, sizes, final):
 
 def einsum(equation, *operands):
     """Sum of products over the labelled dims, as numpy/torch einsum ('ij,jk->ik', '...ij')."""
-    from .api import permute
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     for t in operands:

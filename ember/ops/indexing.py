@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .shape import SelectBackward0, SliceBackward0, as_view
 
@@ -48,7 +49,6 @@ class IndexPutZerosBackward(Node):
     """out = zeros(shape) with g put (summed if ``accumulate``) at index;  dg = out_grad[index]."""
 
     def forward(self, g, shape, index, accumulate):
-        from ..autograd._math import array_math
         self.index = index
         return array_math.index_into_zeros(g._data, shape, index, accumulate)
 
@@ -125,7 +125,7 @@ class IndexPutBackward0(CopySlices):
 
 def setitem(a, index, value):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
-    from .inplace import check_inplace, commit_inplace
+    from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     index, basic = normalize_index(index)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))

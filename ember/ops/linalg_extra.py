@@ -3,6 +3,7 @@ the vector norms of order 0 and -inf."""
 import numpy as np
 
 from .. import _dtype
+from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .reduction import LinalgVectorNormBackward0, _expand_back, _prod_others
 
@@ -141,7 +142,6 @@ class LinalgDetBackward0(Node):
 def _cofactor(x):
     """det(A) * A^-T, defined for singular A: U diag(prod of the other singular values) Vh,
     signed by det(U) det(Vh)."""
-    from ..autograd._math import array_math
     u, s, vh = np.linalg.svd(x)
     others = _prod_others(array_math, s, s.ndim - 1)
     sign = np.linalg.det(u) * np.linalg.det(vh)

@@ -6,7 +6,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from . import api
 from . import shape as S
+from .api import mul, reshape
 from .elementwise import ClampBackward0, ClampBackward1
 from .linalg import _check_matmul
 
@@ -174,7 +176,6 @@ def outer(input, vec2):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
                                f"{t._data.ndim}-D")
-    from .api import mul, reshape
     return mul(reshape(input, (-1, 1)), vec2)
 
 
@@ -297,7 +298,6 @@ def roll(input, shifts, dims=None):
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element ``repeats`` times (an int, or one count per element) along dim."""
-    from . import api
     if repeats is None:  # repeat_interleave(counts): indices repeated by their counts
         counts = input._data
         return Tensor._make(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))
@@ -320,7 +320,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-D tensors ('ij': matrix indexing, 'xy': Cartesian)."""
-    from . import api
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:

@@ -6,6 +6,7 @@ kernel offsets, each a strided slice of the whole batch: no window copies.
 """
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd.graph import Node
 
 
@@ -276,6 +277,5 @@ class AdaptiveAvgPool2DBackward0(Node):
     def backward(self, m, g):
         ph, pw = self.ph, self.pw
         if m.is_graph:
-            from .._tensor import Tensor
             ph, pw = Tensor._make(ph), Tensor._make(pw)
         return (m.matmul(m.matmul(m.mT(ph), g), pw),)

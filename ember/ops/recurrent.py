@@ -9,7 +9,11 @@ Output: (L, N, H) hidden states, or (L, N, 2H) [h_t, c_t] for the LSTM.
 """
 import numpy as np
 
+from ..autograd import grad_mode
+from ..autograd.engine import grad
 from ..autograd.graph import Node
+from .api import cat, matmul, stack, unbind
+from .api import t as _t  # (the step loops below name their index t)
 
 
 def _sigmoid(x):
@@ -18,12 +22,11 @@ def _sigmoid(x):
 
 def reference(mode, proj, w_hh, b_hh, h0, c0, reverse):
     """The recurrence from differentiable tensor ops (the fused node's definition)."""
-    from .api import cat, matmul, stack, t, unbind
     steps = unbind(proj, 0)
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
     h, c, outs = h0, c0, [None] * len(steps)
     for step in order:
-        hh = matmul(h, t(w_hh)) if b_hh is None else matmul(h, t(w_hh)) + b_hh
+        hh = matmul(h, _t(w_hh)) if b_hh is None else matmul(h, _t(w_hh)) + b_hh
         if mode == "LSTM":
             i, f, g, o = (steps[step] + hh).chunk(4, 1)
             c = f.sigmoid() * c + i.sigmoid() * g.tanh()
@@ -97,8 +100,6 @@ class _Recurrence(Node):
         super()._release()  # backward with retain_graph=True runs again)
 
     def _graph_backward(self, g, proj, w_hh, b_hh, h0, c0):
-        from ..autograd import grad_mode
-        from ..autograd.engine import grad
         inputs = [proj, w_hh, b_hh, h0, c0]
         live = [t for t in inputs if t is not None and t.requires_grad]
         with grad_mode.enable_grad():

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from ..autograd._math import _sum_to
 from ..autograd.graph import Node
 
 
@@ -75,7 +76,6 @@ class SumToSizeBackward(SumBackward1):
     this node SumBackward1."""
 
     def forward(self, a, size):
-        from ..autograd._math import _sum_to
         self.shape = a._data.shape
         return _sum_to(a._data, tuple(size))
 

@@ -1,6 +1,8 @@
 """Shared pieces of the update rules and of the optimizers' argument checks."""
 import numpy as np
 
+from .._dtype import get_default_dtype, to_numpy_dtype
+
 
 def direction(p, g, weight_decay, maximize):
     """±g + weight_decay * p: ``g`` itself when nothing changes it, else a new array."""
@@ -70,7 +72,6 @@ def decay_(p, lr, weight_decay):
 
 def scalar_zero(value=0.0):
     """A 0-dim per-parameter counter in torch's scalar dtype (float32 unless default is 64)."""
-    from .._dtype import get_default_dtype, to_numpy_dtype
     dtype = np.float64 if to_numpy_dtype(get_default_dtype()) == np.float64 else np.float32
     return np.array(value, dtype=dtype)
 

@@ -1,6 +1,7 @@
 """Adagrad: per-coordinate learning rates from the running sum of squared gradients."""
 import numpy as np
 
+from .._tensor import Tensor
 from . import _common
 from .optimizer import Optimizer
 
@@ -40,7 +41,6 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        from .._tensor import Tensor
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = {k: Tensor._make(v)

@@ -6,6 +6,7 @@ from ... import _dtype
 from ..._device import check_device, device
 from ..._tensor import Tensor
 from ...autograd import grad_mode
+from ..parameter import Parameter
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -26,7 +27,7 @@ def _has_extra_state(module):
 
 
 def _module_class():
-    from .module import Module
+    from .module import Module  # module builds on _state (a cycle)
     return Module
 
 
@@ -108,7 +109,6 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
 
 
 def _copy_in(module, state_dict, expected, assign):
-    from ..parameter import Parameter
     with grad_mode.no_grad():
         for key, target in expected.items():
             if key not in state_dict:

@@ -85,7 +85,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        from .rnn import _rnn_step
+        from .rnn import _rnn_step  # rnn builds on rnn_cells (a cycle)
         x, (h,), batched = self._prepare(input, hx, 1)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
         out, _ = _rnn_step(*self._projections(x, h), h, mode)
@@ -99,7 +99,7 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
-        from .rnn import _lstm_step
+        from .rnn import _lstm_step  # rnn builds on rnn_cells (a cycle)
         x, (h, c), batched = self._prepare(input, hx, 2)
         _, (h, c) = _lstm_step(*self._projections(x, h), (h, c), "LSTM")
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
@@ -112,7 +112,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input, hx=None):
-        from .rnn import _gru_step
+        from .rnn import _gru_step  # rnn builds on rnn_cells (a cycle)
         x, (h,), batched = self._prepare(input, hx, 1)
         out, _ = _gru_step(*self._projections(x, h), h, "GRU")
         return out if batched else out.squeeze(0)

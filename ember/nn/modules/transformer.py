@@ -6,8 +6,10 @@ import numpy as np
 
 from ... import _creation, _dtype
 from .. import functional as F
+from .. import init
 from .attention import MultiheadAttention
 from .container import ModuleList
+from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
@@ -24,7 +26,6 @@ def _activation(activation):
 
 
 def _dropout_module(p):
-    from . import Dropout  # nn.Dropout lives with the activations/basic layers
     return Dropout(p)
 
 
@@ -214,7 +215,6 @@ class Transformer(Module):
         return _causal_mask(sz, dtype, device)
 
     def _reset_parameters(self):
-        from .. import init
         for p in self.parameters():
             if p.dim() > 1:
                 init.xavier_uniform_(p)

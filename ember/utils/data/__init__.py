@@ -31,6 +31,6 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
 def __getattr__(name):
     # DistributedSampler lives in distributed.py (the distributed area); loaded on first use
     if name == "DistributedSampler":
-        from .distributed import DistributedSampler
+        from .distributed import DistributedSampler  # lazy: loaded on first use (PEP 562)
         return DistributedSampler
     raise AttributeError(f"module 'ember.utils.data' has no attribute '{name}'")

@@ -4,12 +4,14 @@ import numbers
 
 import numpy as np
 
+from ..._tensor import Tensor
+from ...ops.api import stack
+
 _BAD_TYPE = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
              "found {}")
 
 
 def _tensor_cls():
-    from ..._tensor import Tensor
     return Tensor
 
 
@@ -19,7 +21,6 @@ def _is_namedtuple(obj):
 
 def _collate_tensors(batch):
     if any(t.requires_grad for t in batch):
-        from ...ops.api import stack
         return stack(list(batch), 0)
     return _tensor_cls()._make(np.stack([t._data for t in batch]))
 

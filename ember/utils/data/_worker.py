@@ -8,6 +8,7 @@ import traceback
 
 import numpy as np
 
+from ... import random as ember_random
 from .dataset import fetch
 
 _POLL_SECONDS = 1.0  # how often a worker checks that its parent is alive (and the parent waits)
@@ -93,7 +94,6 @@ class Fetcher:
 
 def seed_worker(seed):
     """Seed ember's default generator, Python's ``random`` and NumPy's global RNG for a worker."""
-    from ... import random as ember_random
     ember_random.manual_seed(seed)
     random.seed(seed)
     np.random.seed(np.random.SeedSequence(seed % (1 << 64)).generate_state(4))

@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 
+from ..._creation import randperm
+from ...random import default_generator
 from ._collate import _tensor_cls, default_collate
 
 
@@ -164,8 +166,6 @@ def _lengths_from_fractions(fractions, n):
 
 def random_split(dataset, lengths, generator=None):
     """Split ``dataset`` into non-overlapping random subsets of the given lengths or fractions."""
-    from ..._creation import randperm
-    from ...random import default_generator
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         for i, f in enumerate(lengths):

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from ... import distributed as dist
 from .sampler import Sampler
 
 
@@ -49,7 +50,6 @@ class DistributedSampler(Sampler):
 
 def _replicas_and_rank(num_replicas, rank):
     if num_replicas is None or rank is None:
-        from ... import distributed as dist
         if not dist.is_available():
             raise RuntimeError("Requires distributed package to be available")
         num_replicas = dist.get_world_size() if num_replicas is None else num_replicas

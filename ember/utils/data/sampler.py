@@ -1,5 +1,7 @@
 """Samplers: the order in which a DataLoader visits dataset indices, and how it groups them."""
 from ... import random as _random
+from ..._creation import multinomial
+from ..._tensor import Tensor
 
 
 def _draw_seed(generator=None):
@@ -110,8 +112,6 @@ class WeightedRandomSampler(Sampler):
         self.replacement, self.generator = replacement, generator
 
     def __iter__(self):
-        from ..._creation import multinomial
-        from ..._tensor import Tensor
         drawn = multinomial(Tensor._make(self.weights), self.num_samples, self.replacement,
                             generator=self.generator)
         yield from drawn.tolist()
