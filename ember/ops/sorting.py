@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .api import _ValuesIndices
+from .api.reductions import _ValuesIndices
 from .shape import _dim
 
 

@@ -1,0 +1,224 @@
+"""The public arithmetic, comparison and logic functions (ember.add, ember.eq, ...)."""
+import numpy as np
+
+from ... import _dtype
+from ..._creation import tensor
+from ..._tensor import Tensor
+from .. import elementwise as E
+from ..fastpath import binary_operator, unary_function
+
+# with a Python scalar or a tensor of the input's dtype and shape; None: take the general path
+_fast_add = binary_operator(E.AddBackward0, np.add, False)
+_fast_sub = binary_operator(E.SubBackward0, np.subtract, False)
+_fast_mul = binary_operator(E.MulBackward0, np.multiply, True)
+_fast_div = binary_operator(E.DivBackward0, np.true_divide, True)
+_fast_neg = unary_function(E.NegBackward0)
+
+
+def _t(x):
+    if isinstance(x, Tensor):
+        return x
+    return tensor(x)
+
+
+def add(input, other, *, alpha=1):
+    """input + alpha * other, broadcasting."""
+    if alpha == 1:
+        out = _fast_add(input, other)
+        if out is not None:
+            return out
+    if not isinstance(input, Tensor):
+        return E.AddBackward0.apply(other, input, alpha=1) if alpha == 1 else \
+            E.AddBackward0.apply(_t(input), other, alpha=alpha)
+    return E.AddBackward0.apply(input, other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """input - alpha * other, broadcasting."""
+    if alpha == 1:
+        out = _fast_sub(input, other)
+        if out is not None:
+            return out
+    if not isinstance(input, Tensor):
+        return rsub(other, input, alpha=alpha)
+    if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
+            other._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
+    return E.SubBackward0.apply(input, other, alpha=alpha)
+
+
+def _no_bool_sub(input, other):
+    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
+def rsub(input, other, *, alpha=1):
+    if input._data.dtype.kind == "b":
+        _no_bool_sub(input, other)
+    return E.RsubBackward1.apply(input, other, alpha=alpha)
+
+
+def mul(input, other):
+    """input * other, broadcasting."""
+    out = _fast_mul(input, other)
+    if out is not None:
+        return out
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return E.MulBackward0.apply(input, other)
+
+
+def div(input, other, *, rounding_mode=None):
+    """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if rounding_mode is None:
+        out = _fast_div(input, other)
+        if out is not None:
+            return out
+    if not isinstance(input, Tensor):
+        if rounding_mode is None:  # s / x is reciprocal(x) * s, as torch records it
+            return E.MulBackward0.apply(E.ReciprocalBackward0.apply(other), input)
+        input = _t(input)
+    cls = E.DivBackward0 if rounding_mode is None else E.DivBackward2
+    return cls.apply(input, other, rounding_mode=rounding_mode)
+
+
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other):
+    """Python-style modulus (sign of the divisor)."""
+    if not isinstance(input, Tensor):  # scalar % tensor: torch has no derivative for it
+        return E.NoDerivative.apply(_t(input), other, op="remainder")
+    if isinstance(other, Tensor):
+        return E.RemainderBackward1.apply(input, other)
+    return E.RemainderBackward0.apply(input, other)
+
+
+def pow(input, exponent):
+    """input ** exponent (either may be a scalar)."""
+    if not isinstance(input, Tensor):
+        return E.PowBackward2.apply(input, exponent)
+    if isinstance(exponent, Tensor):
+        return E.PowBackward1.apply(input, exponent)
+    return E.PowBackward0.apply(input, exponent)
+
+
+def neg(input):
+    out = _fast_neg(input)
+    if out is not None:
+        return out
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return E.NegBackward0.apply(input)
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to [min, max] (scalars, or tensors that also get gradients)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return E.ClampBackward0.apply(input, min, max)
+    return E.ClampBackward1.apply(input, min=min, max=max)
+
+
+def where(condition, input=None, other=None):
+    """Elements of input where condition holds, else of other; one argument: nonzero indices."""
+    if input is None and other is None:
+        return tuple(Tensor._make(i) for i in np.nonzero(_t(condition)._data))
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_dtype.from_numpy_dtype(cond.dtype)}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = _t(input)
+    return E.WhereBackward0.apply(cond, input, other)
+
+
+def masked_fill(input, mask, value):
+    """Replace elements where ``mask`` is True by ``value`` (a scalar or 0-dim tensor)."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        return E.MaskedFillBackward1.apply(input, mask, value)
+    return E.MaskedFillBackward0.apply(input, mask, value)
+
+
+def maximum(input, other):
+    return E.MaximumBackward0.apply(input, other)
+
+
+def minimum(input, other):
+    return E.MinimumBackward0.apply(input, other)
+
+
+def _compare(ufunc):
+    def compare(input, other):
+        x, y = E._operands(_t(input), other)
+        return Tensor._make(np.asarray(ufunc(x, y)))
+    compare.__name__ = ufunc.__name__
+    compare.__doc__ = f"Element-wise {ufunc.__name__} (bool result)."
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_compare(f) for f in (np.equal, np.not_equal, np.less, np.less_equal,
+                                                 np.greater, np.greater_equal))
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _logical(ufunc):
+    def logical(input, other=None):
+        if other is None:
+            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
+        return Tensor._make(np.asarray(ufunc(_t(input)._data, _t(other)._data)))
+    logical.__name__ = ufunc.__name__
+    return logical
+
+
+logical_and, logical_or, logical_xor, logical_not = (
+    _logical(f) for f in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not))
+
+
+def _bitwise(ufunc):
+    def bitwise(input, other=None):
+        if other is None:
+            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
+        x, y = E._operands(_t(input), other)
+        return Tensor._make(np.asarray(ufunc(x, y)))
+    return bitwise
+
+
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
+    _bitwise(f) for f in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert))
+
+
+def equal(input, other):
+    """True if both tensors have the same shape and elements."""
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
+
+
+def isnan(input):
+    return Tensor._make(np.isnan(input._data))
+
+
+def isinf(input):
+    return Tensor._make(np.isinf(input._data))
+
+
+def isfinite(input):
+    return Tensor._make(np.isfinite(input._data))

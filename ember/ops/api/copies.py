@@ -1,0 +1,140 @@
+"""Copies, casts and in-place writes: clone, contiguous, to_dtype, copy_, fill_, zero_, add_, ..."""
+import numpy as np
+
+from ... import _dtype, _fp
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from .. import elementwise as E
+from ..inplace import apply_inplace, fast_binary_inplace, needs_graph
+from .arithmetic import _t, add, div, mul, sub
+
+
+def contiguous(input, memory_format=None):
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+class CloneBackward0(E.Node):
+    """out = a copy of a;  da = g."""
+
+    def forward(self, a):
+        return a._data.copy()
+
+    def backward(self, m, g):
+        return (g,)
+
+
+class ToCopyBackward0(E.Node):
+    """out = a cast to another dtype;  da = g cast back (by the engine)."""
+
+    def forward(self, a, dtype):
+        return a._data.astype(dtype)
+
+    def backward(self, m, g):
+        return (g,)
+
+
+class CopyBackwards(E.Node):
+    """out = src broadcast to a's shape and dtype (copy_);  da = 0, dsrc = g."""
+
+    def forward(self, a, src):
+        try:
+            return np.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({list(a._data.shape)}) must match the "
+                               f"size of tensor b ({list(src._data.shape)})") from None
+
+    def backward(self, m, g):
+        return m.zeros_like(g), g
+
+
+def clone(input, *, memory_format=None):
+    return CloneBackward0.apply(input)
+
+
+def to_dtype(input, dtype, copy=False):
+    npd = _dtype.to_numpy_dtype(dtype)
+    if npd == input._data.dtype and not copy:
+        return input
+    if npd.kind not in "fV" or not input._requires_grad:  # "V": bfloat16
+        token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
+        try:
+            return Tensor._make(input._data.astype(npd))
+        finally:
+            _fp.restore(token)
+    return ToCopyBackward0.apply(input, dtype=npd)
+
+
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _inplace_binary(name, op):
+    ufunc = _UFUNCS[name]
+
+    def method(self, other, *, alpha=1, **kwargs):
+        if not needs_graph(self, other) and not kwargs:
+            if name == "div" and self._data.dtype.kind != "f":
+                raise RuntimeError("result type Float can't be cast to the desired output type "
+                                   f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
+            return fast_binary_inplace(self, ufunc, other, alpha if name in "addsub" else None)
+        if name in ("add", "sub"):
+            return apply_inplace(self, op, other, alpha=alpha)
+        return apply_inplace(self, op, other, **kwargs)
+    method.__name__ = name + "_"
+    return method
+
+
+add_, sub_, mul_, div_ = (_inplace_binary(n, f) for n, f in
+                          (("add", add), ("sub", sub), ("mul", mul), ("div", div)))
+
+
+class FillBackward2(E.Node):
+    """out = ``value`` everywhere (fill_ with a scalar);  da = 0."""
+
+    def forward(self, a, value):
+        return np.full(a._data.shape, value, dtype=a._data.dtype)
+
+    def backward(self, m, g):
+        return m.zeros_like(g), None
+
+
+class ZeroBackward0(FillBackward2):
+    """out = zeros (zero_);  da = 0."""
+
+
+def zero_(self):
+    """Fill with zeros in place."""
+    if not needs_graph(self):
+        return fill_(self, 0)
+    return apply_inplace(self, ZeroBackward0.apply, 0)
+
+
+def fill_(self, value):
+    """Fill with ``value`` in place."""
+    if not needs_graph(self, value):
+        grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
+        self._data[...] = value._data if isinstance(value, Tensor) else E.scalar_as(
+            value, self._data.dtype)
+        self._vc[0] += 1
+        return self
+    if not isinstance(value, Tensor):
+        return apply_inplace(self, FillBackward2.apply, value)
+    return apply_inplace(self, lambda a, v: E.MaskedFillBackward1.apply(
+        a, np.ones(a._data.shape, bool), v), value)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy src (broadcast) into self in place."""
+    src = _t(src)
+    if not needs_graph(self, src):
+        grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
+        try:
+            np.copyto(self._data, np.broadcast_to(src._data, self._data.shape),
+                      casting="unsafe")
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({self._data.shape}) must match the size "
+                               f"of tensor b ({src._data.shape})") from None
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, CopyBackwards.apply, src)

@@ -1,0 +1,162 @@
+"""The public reductions (ember.sum, ember.max, ember.var, ...)."""
+import numpy as np
+
+from ..._tensor import Tensor
+from .. import reduction as R
+from .. import shape as S
+from .arithmetic import maximum, minimum
+from .shapes import reshape
+
+
+def _dim_or_none(dim):
+    return None if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0) else dim
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over all elements or over ``dim`` (int or tuple)."""
+    dim = _dim_or_none(dim)
+    cls = R.SumBackward0 if dim is None else R.SumBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over all elements or over ``dim``."""
+    dim = _dim_or_none(dim)
+    cls = R.MeanBackward0 if dim is None else R.MeanBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over all elements or over one ``dim``."""
+    cls = R.ProdBackward0 if dim is None else R.ProdBackward1
+    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+
+
+class _ValuesIndices(tuple):
+    """(values, indices) as returned by max(dim)/min(dim)/sort/topk."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _minmax(full_cls, dim_cls, binary, name):
+    def reduce(input, dim=None, keepdim=False, *, out=None):
+        if isinstance(dim, Tensor):
+            return binary(input, dim)
+        if dim is None:
+            return full_cls.apply(input)
+        values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
+        node_indices = values._grad_fn.indices if values._grad_fn is not None else None
+        if node_indices is None:  # no graph: recompute indices
+            arg = np.argmax if name == "max" else np.argmin
+            x = input._data
+            node_indices = np.asarray(arg(x, axis=dim, keepdims=keepdim)) if x.ndim else \
+                np.zeros((), np.int64)
+        result = _ValuesIndices((values, Tensor._make(node_indices.astype(np.int64))))
+        result._name = f"torch.return_types.{name}"
+        return result
+    reduce.__name__ = name
+    reduce.__doc__ = f"{name} of all elements, (values, indices) along dim, or element-wise."
+    return reduce
+
+
+max = _minmax(R.MaxBackward1, R.MaxBackward0, maximum, "max")
+min = _minmax(R.MinBackward1, R.MinBackward0, minimum, "min")
+
+
+def amax(input, dim=(), keepdim=False):
+    return R.AmaxBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return R.AminBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element (flattened when dim is None)."""
+    return _arg_reduce(np.argmax, input, dim, keepdim, "argmax")
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _arg_reduce(np.argmin, input, dim, keepdim, "argmin")
+
+
+def _arg_reduce(fn, input, dim, keepdim, name):
+    x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
+        return Tensor._make(np.asarray(fn(x), dtype=np.int64))
+    dims = R._dims(x, dim)
+    R.check_nonempty(x, dims, name)
+    if not dims:  # a 0-d input
+        return Tensor._make(np.zeros((), dtype=np.int64))
+    return Tensor._make(np.asarray(fn(x, axis=dims[0], keepdims=keepdim), dtype=np.int64))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance with Bessel's correction by default (correction=1)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return R.VarBackward0.apply(input, dim=_dim_or_none(dim),
+                                correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation with Bessel's correction by default."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return R.StdBackward0.apply(input, dim=_dim_or_none(dim),
+                                correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) over dim, computed stably."""
+    return R.LogsumexpBackward0.apply(input, dim=dim, keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector p-norm over all elements or dim ('fro' = 2)."""
+    if p in ("fro", None):
+        p = 2
+    return R.LinalgVectorNormBackward0.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
+
+
+def sum_to_size(input, *size):
+    """Sum input down to a broadcast-compatible size (input itself when already that size)."""
+    size = S._shape_arg(size)
+    if tuple(size) == input._data.shape:
+        return input
+    lead = input._data.ndim - len(size)
+    if lead > 0:  # torch sums keeping dims, then views down to ``size``
+        return reshape(sum_to_size(input, (1,) * lead + size), size)
+    return R.SumToSizeBackward.apply(input, size=size)
+
+
+def all(input, dim=None, keepdim=False):
+    return Tensor._make(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False):
+    return Tensor._make(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+
+
+def count_nonzero(input, dim=None):
+    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))

@@ -1,0 +1,45 @@
+"""The public indexing functions: gather, scatter, index_select, masked_select, nonzero,
+``a[index]`` and ``a[index] = value``."""
+import numpy as np
+
+from ..._tensor import Tensor
+from .. import indexing as I
+
+
+def gather(input, dim, index):
+    return I.GatherBackward0.apply(input, dim=dim, index=index)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    src = src if src is not None else value
+    cls = I.ScatterBackward0 if isinstance(src, Tensor) else I.ScatterBackward1
+    return cls.apply(input, src, dim=dim, index=index, reduce=reduce)
+
+
+def scatter_add(input, dim, index, src):
+    return I.ScatterAddBackward0.apply(input, src, dim=dim, index=index)
+
+
+def index_select(input, dim, index):
+    return I.IndexSelectBackward0.apply(input, dim=dim, index=index)
+
+
+def masked_select(input, mask):
+    """The elements of input where the (broadcast) boolean mask is True, as a 1-D tensor."""
+    m = mask._data if mask.shape == input.shape else np.broadcast_to(mask._data, input.shape)
+    return I.MaskedSelectBackward0.apply(input, index=m)
+
+
+def nonzero(input, *, as_tuple=False):
+    idx = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
+    return Tensor._make(np.stack(idx, axis=1).astype(np.int64))
+
+
+def setitem(self, index, value):
+    I.setitem(self, index, value)
+
+
+def getitem(self, index):
+    return I.getitem(self, index)

@@ -1,0 +1,171 @@
+"""The public shape functions: views, reshapes, joins and splits (ember.reshape, ember.cat, ...)."""
+import builtins
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from .. import indexing as I
+from .. import shape as S
+
+
+def reshape(input, *shape):
+    """Same data in a new shape (a view when possible, else a copy: UnsafeViewBackward0)."""
+    shape = S._shape_arg(shape)
+    x = input._data
+    if x.flags.c_contiguous or S.view_possible(x, S._infer_shape(x.size, shape)):
+        return S.as_view(S.ViewBackward0.apply(input, shape=shape), input)
+    return S.UnsafeViewBackward0.apply(input, shape=shape)
+
+
+def view(input, *shape):
+    """A view with a new shape; errors when the memory layout does not allow one."""
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return Tensor._make(input._data.view(shape[0].np))
+    return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape), copy_ok=False), input)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims start_dim..end_dim into one."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, 1)
+    s, e = S._dim(len(shape), start_dim), S._dim(len(shape), end_dim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
+    return reshape(input, new)
+
+
+def unflatten(input, dim, sizes):
+    shape = input._data.shape
+    d = S._dim(len(shape), dim)
+    sizes = S._infer_shape(shape[d], sizes)
+    return reshape(input, shape[:d] + sizes + shape[d + 1:])
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, or those in dim)."""
+    shape = input._data.shape
+    if dim is None:
+        dims = [i for i, s in enumerate(shape) if s == 1]
+    else:
+        dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]
+    new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    cls = S.SqueezeBackward0 if dim is None else (
+        S.SqueezeBackward1 if isinstance(dim, int) else S.SqueezeBackward2)
+    return S.as_view(cls.apply(input, shape=new), input)
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim``."""
+    shape = input._data.shape
+    d = S._dim(len(shape) + 1, dim)
+    return S.as_view(S.UnsqueezeBackward0.apply(input, shape=shape[:d] + (1,) + shape[d:]), input)
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dims (a view)."""
+    return S.as_view(S.TransposeBackward0.apply(input, dim0=dim0, dim1=dim1), input)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    """Transpose a <=2-D tensor."""
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D")
+    return S.as_view(S.TBackward0.apply(input, dim0=0, dim1=-1), input)
+
+
+def permute(input, *dims):
+    return S.as_view(S.PermuteBackward0.apply(input, dims=S._shape_arg(dims)), input)
+
+
+def expand(input, *sizes):
+    return S.as_view(S.ExpandBackward0.apply(input, shape=S._shape_arg(sizes)), input)
+
+
+def broadcast_to(input, size):
+    return expand(input, *size)
+
+
+def repeat(input, *repeats):
+    return S.RepeatBackward0.apply(input, repeats=S._shape_arg(repeats))
+
+
+def flip(input, *dims):
+    """Reverse the order of elements along dims (a tuple, or several ints as torch's method)."""
+    dims = dims[0] if len(dims) == 1 else dims
+    return S.FlipBackward0.apply(input, dims=(dims,) if isinstance(dims, int) else tuple(dims))
+
+
+def narrow(input, dim, start, length):
+    d = S._dim(input._data.ndim, dim)
+    start = int(start) % input._data.shape[d] if start < 0 else int(start)
+    if start + length > input._data.shape[d]:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({input._data.shape[d]}).")
+    return I.getitem(input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def select(input, dim, index):
+    d = S._dim(input._data.ndim, dim)
+    return S.as_view(S.SelectBackward0.apply(input, index=(slice(None),) * d + (int(index),)),
+                     input)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size (or a list of sizes) along dim; the pieces are views."""
+    n = tensor._data.shape[S._dim(tensor._data.ndim, dim)]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got split_sizes="
+                               f"{sizes}")
+    d = S._dim(tensor._data.ndim, dim)
+    cls = S.SplitBackward0 if isinstance(split_size_or_sections, int) else \
+        S.SplitWithSizesBackward0
+    out, start = [], 0
+    for s in sizes:
+        index = (slice(None),) * d + (slice(start, start + s),)
+        out.append(S.as_view(cls.apply(tensor, index=index), tensor))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    n = input._data.shape[S._dim(input._data.ndim, dim)]
+    size = -(-n // chunks)
+    return split(input, size, dim) if size else (input,)
+
+
+def unbind(input, dim=0):
+    d = S._dim(input._data.ndim, dim)
+    return tuple(S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
+                 for i in range(input._data.shape[d]))
+
+
+def cat(tensors, dim=0):
+    """Concatenate along an existing dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    return S.CatBackward0.apply(*tensors, dim=dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    """Stack equal-shaped tensors along a new dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return S.StackBackward0.apply(*tensors, dim=dim)
