@@ -11,7 +11,7 @@ from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
 from .autograd.graph import _type_name
-from .ops import activation_ops, api, matrix_ops, scan, sorting
+from .ops import api, matrix_ops, scan, sorting
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
@@ -245,6 +245,7 @@ Tensor.__hash__ = lambda self: id(self)
 def _activation(name):
     """A Tensor method / top-level function whose primitive lives in ops.activation_ops."""
     def fn(input, *args, **kwargs):
+        from .ops import activation_ops  # lazy: ``import ember`` does not load the activations
         return getattr(activation_ops, name)(input, *args, **kwargs)
     fn.__name__ = name
     return fn
