@@ -38,12 +38,21 @@ class Generator:
         if seed < 0:
             seed += 1 << 64
         self._seed = seed
-        self._bits = np.random.MT19937()
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": _mt_key(seed), "pos": 624}}
-        self._rng = np.random.Generator(self._bits)  # for samplers without a torch twin
+        self.__dict__.pop("_bits", None)  # rebuilt from the seed on the next draw
+        self.__dict__.pop("_rng", None)
         self._normal_cache = None
         return self
+
+    def __getattr__(self, name):
+        # The Mersenne Twister is built on first use, so that ``import ember`` (which makes the
+        # default generator) does not load numpy.random.
+        if name not in ("_bits", "_rng"):
+            raise AttributeError(f"'Generator' object has no attribute '{name}'")
+        bits = np.random.MT19937()
+        bits.state = {"bit_generator": "MT19937", "state": {"key": _mt_key(self._seed), "pos": 624}}
+        bits = self.__dict__.setdefault("_bits", bits)  # atomic: racing threads share one
+        self.__dict__.setdefault("_rng", np.random.Generator(bits))  # for samplers w/o torch twin
+        return self.__dict__[name]
 
     def seed(self):
         """Reseed from the OS entropy pool; returns the new seed."""

@@ -166,3 +166,23 @@ def test_bernoulli_at_threshold_ties_matches_torch(offset):
     got = ember.bernoulli(ember.empty(n, dtype=ember.float64), p).numpy()
     np.testing.assert_array_equal(got, expected)
     assert got[100] == float(offset > 0)
+
+
+def test_import_does_not_load_numpy_random_and_the_lazy_stream_is_torchs():
+    """The default generator builds its Mersenne Twister on first draw (import time); a reseed
+    before that draw, or between draws, gives torch's stream all the same."""
+    import subprocess
+    import sys
+    code = ("import sys, ember; assert 'numpy.random' not in sys.modules; "
+            "g = ember.Generator(); g.manual_seed(7); g.manual_seed(11); "
+            "print([ember.rand(3, generator=g).tolist(), ember.rand(2).tolist()])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    g = torch.Generator().manual_seed(11)
+    torch.manual_seed(67280421310721)  # torch's default seed, also ember's
+    assert out.stdout.strip() == str([torch.rand(3, generator=g).tolist(),
+                                      torch.rand(2).tolist()])
+
+
+def test_generator_unknown_attribute_raises_attribute_error():
+    with pytest.raises(AttributeError, match="'Generator' object has no attribute 'nope'"):
+        ember.Generator().nope
