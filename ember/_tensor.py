@@ -27,6 +27,7 @@ class Size(tuple):
 
 
 _CPU = device("cpu")
+_autograd = None  # the ember.autograd package, bound by bind_autograd (see there)
 _new = object.__new__
 _AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base")
 
@@ -238,8 +239,7 @@ class Tensor:
     def _accumulator(self):
         acc = self._acc() if self._acc is not None else None
         if acc is None:
-            from .autograd.graph import AccumulateGrad  # late binding up: autograd builds on Tensor
-            acc = AccumulateGrad(self)
+            acc = _autograd.graph.AccumulateGrad(self)
             self._acc = weakref.ref(acc)
         return acc
 
@@ -280,8 +280,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""
-        from .autograd.engine import backward  # late binding up: autograd builds on Tensor
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing this memory and version counter, cut from the graph."""
@@ -388,3 +387,11 @@ def _rebuild(cls, data, requires_grad, grad, extra):
     t.__dict__.update(extra)
     return t
 
+
+def bind_autograd(package):
+    """Called once by ``ember.autograd`` as it loads: Tensor.backward and a leaf's AccumulateGrad
+    reach autograd through this late binding, since autograd builds on Tensor (a module-level
+    import here would be a cycle, and an import inside ``_accumulator`` costs on every new
+    graph)."""
+    global _autograd
+    _autograd = package

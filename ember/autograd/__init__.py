@@ -1,4 +1,7 @@
 """ember.autograd: reverse-mode automatic differentiation (backward, grad, Function, modes)."""
+import sys
+
+from .._tensor import bind_autograd
 from .anomaly import (
                       detect_anomaly,
                       is_anomaly_check_nan_enabled,
@@ -25,3 +28,5 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "on
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
            "Node", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "explain_grad", "GradExplanation", "Variable"]
+
+bind_autograd(sys.modules[__name__])  # Tensor.backward reaches the engine through this binding
