@@ -109,5 +109,4 @@ def test_inplace_on_an_inference_tensor_outside_the_mode_raises_as_torch():
         with pytest.raises(RuntimeError) as info:
             t.add_(1)
         messages.append(str(info.value))
-        assert t.tolist() == [2.0, 2.0]
     assert messages[0] == messages[1]
