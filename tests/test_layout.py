@@ -10,25 +10,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["ember"]
 
-# Modules whose tests live elsewhere for now, each with the file that covers it. This list may
-# only shrink: a module leaves it when a test file appears at its mirrored path (the test below
-# then fails until the entry is removed), and no module may join it.
-ALLOWED = {
-    # forward/backward hooks and RemovableHandle: the hook tests of the Module suite
-    "ember/nn/modules/_hooks.py": "tests/nn/modules/test_module.py",
-    # gradient buckets and DistributedDataParallel: need several MPI ranks
-    "ember/nn/parallel/_buckets.py": "tests/distributed/test_ddp.py",
-    "ember/nn/parallel/distributed.py": "tests/distributed/test_ddp.py",
-    # hyper-parameter checks and shared update helpers: constructor-error tables and the
-    # optimizer trajectories
-    "ember/optim/_common.py": "tests/optim/test_optimizer.py",
-    # scheduler base and the composite/cyclic schedulers: one table of schedules
-    "ember/optim/_lr_base.py": "tests/optim/test_lr_scheduler.py",
-    "ember/optim/_lr_compose.py": "tests/optim/test_lr_scheduler.py",
-    "ember/optim/_lr_cyclic.py": "tests/optim/test_lr_scheduler.py",
-    # optimizer state_dict packing and loading: the state_dict tests of the optimizer suite
-    "ember/optim/_state_io.py": "tests/optim/test_optimizer.py",
-}
+# Modules whose tests live elsewhere, each with the file that covers it: only for behaviour that
+# can be tested nowhere else. This list may only shrink: a module leaves it when a test file
+# appears at its mirrored path (the test below then fails until the entry is removed), and no
+# module may join it without a reason its own test file could not hold. Empty today.
+ALLOWED = {}
 
 
 def _has_behaviour(path):
