@@ -1,5 +1,5 @@
-"""The Optimizer base class: parameter groups, errors, zero_grad, closure, hooks, repr and
-pickling (state_dict / load_state_dict: tests/optim/test_state_io.py)."""
+"""The Optimizer base class: parameter groups, errors, zero_grad, closure, hooks and repr
+(state_dict, load_state_dict and pickling: tests/optim/test_state_io.py)."""
 import importlib
 import warnings
 
@@ -37,7 +37,7 @@ def test_constructor_errors_match_torch(index):
     assert error(lambda: make(ember, *pair(ember))) == expected
 
 
-def test_mixing_named_and_unnamed_groups_is_anerror():
+def test_mixing_named_and_unnamed_groups_is_an_error():
     for lib in (torch, ember):
         w, b = pair(lib)
         opt = lib.optim.SGD([("w", w)])
