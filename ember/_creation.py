@@ -158,6 +158,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in vals)
     default = _dtype.get_default_dtype().np if is_float else np.dtype(np.int64)
     npd = _np_dtype(dtype, default)

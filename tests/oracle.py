@@ -1,6 +1,7 @@
 """Shared test helper: run the same op in ember and in torch (the oracle) on copied inputs and
 compare forward values, gradients and gradients of gradients."""
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -84,3 +85,18 @@ def kinkless(shape, seed=0):
     x = np.random.default_rng(seed).standard_normal(shape) * 2
     x[np.abs(x) < 1e-3] = 0.5
     return x
+
+
+def pair(values, requires_grad=True, dtype=np.float64):
+    data = np.asarray(values, dtype=dtype)
+    return (ember.tensor(data, requires_grad=requires_grad),
+            torch.tensor(data, requires_grad=requires_grad))
+
+
+def both_raise(fn_e, fn_t, exc=RuntimeError):
+    """Both libraries raise ``exc`` with the same message (torch's 'torch.' names mapped)."""
+    with pytest.raises(exc) as te:
+        fn_t()
+    with pytest.raises(exc) as ee:
+        fn_e()
+    assert str(ee.value) == str(te.value).replace("torch.", "ember.")

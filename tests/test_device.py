@@ -79,3 +79,20 @@ def test_slice_with_zero_dim_tensor_bounds():
     e, t = ember.arange(20.0), torch.arange(20.0)
     assert e[i_e:i_e + 8].tolist() == t[i_t:i_t + 8].tolist()
     assert (ember.tensor(2) == None) is False  # noqa: E711
+
+
+def test_set_default_device():
+    ember.set_default_device("cpu")
+    assert repr(ember.get_default_device()) == repr(torch.get_default_device())
+    assert ember.zeros(2).device == ember.device("cpu")
+    ember.set_default_device("cuda")
+    torch.set_default_device("cuda")
+    try:
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            torch.zeros(1)
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            ember.zeros(1)
+    finally:
+        ember.set_default_device(None)
+        torch.set_default_device(None)
+    assert ember.zeros(1).tolist() == [0.0]

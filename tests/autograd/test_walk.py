@@ -1,6 +1,7 @@
-"""The engine's two walks: the frontier walk (no DFS; the common case) and the exact walk (hooks,
-targets, anomaly, create_graph). Both must run nodes in the same order, give the same bits, and
-match torch, on random graphs that mix the fast-path ops with general ones."""
+"""The engine's two walks (ember/autograd/_walk.py): the frontier walk (no DFS; the common case)
+and the exact walk (hooks, targets, anomaly, create_graph). Both must run nodes in the same order,
+give the same bits, and match torch, on random graphs that mix the fast-path ops with general
+ones; the walk is iterative and deterministic."""
 import numpy as np
 import pytest
 import torch
@@ -189,3 +190,39 @@ def test_backward_from_several_roots_sharing_nodes_matches_torch():
         lib.autograd.backward([r2, r1, h.sum()])
         grads.append(x.grad.tolist())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------- walk properties
+@pytest.mark.slow
+def test_long_chain_is_iterative():
+    x = ember.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.item() == 1.0
+
+
+def test_backward_is_deterministic():
+    order = []
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    for run in range(2):
+        a, b = x * 2, x * 3
+        a.register_hook(lambda g: order.append(("a", run)))
+        b.register_hook(lambda g: order.append(("b", run)))
+        (a * b).sum().backward()
+    assert [o[0] for o in order[:2]] == [o[0] for o in order[2:]]
+
+
+def test_hook_order_matches_torch():
+    logs = []
+    for lib in (torch, ember):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a, b = x * 2, x.exp()
+        c = a * b
+        for name, t in (("a", a), ("b", b), ("c", c), ("x", x)):
+            t.register_hook(lambda g, name=name: log.append(name))
+        (c.sum() + a.sum()).backward()
+        logs.append(log)
+    assert logs[0] == logs[1]

@@ -1,17 +1,14 @@
-"""`ember train` end to end: outputs, resume == uninterrupted, user data, every bad input."""
+"""A training run (ember/cli/_run.py) through `ember train`, end to end: every output, resume ==
+uninterrupted, user data, every bad input."""
 import gzip
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import ember
 from ember.cli import main
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def train(*argv):
@@ -173,18 +170,3 @@ def test_every_bad_input_is_one_line_exit_2_and_touches_nothing(tmp_path, done_r
         assert "Traceback" not in err and captured.out == ""
         assert sorted(os.listdir(tmp_path)) == listing, argv
     assert _snapshot(done_run) == before
-
-
-def test_console_entry_points(tmp_path):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    info = subprocess.run([sys.executable, "-m", "ember", "info"], capture_output=True,
-                          text=True, cwd=tmp_path, env=env, timeout=120)
-    assert info.returncode == 0
-    for word in ("ember 0.1.0", "numpy", "BLAS:", "CPU cores", "OMP_NUM_THREADS"):
-        assert word in info.stdout
-    bad = subprocess.run([sys.executable, "-m", "ember", "train", "--data", "nope.csv",
-                          "--target", "y"], capture_output=True, text=True, cwd=tmp_path,
-                         env=env, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.strip() == \
-        "ember train: error: no such file: 'nope.csv'"
-    assert not (tmp_path / "runs").exists()

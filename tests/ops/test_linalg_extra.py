@@ -1,7 +1,6 @@
-"""ember.linalg (ember/linalg.py, ember/ops/linalg_extra.py) against torch.linalg: norms,
-inv, solve, det; values, gradients, second derivatives, grad_fn names and errors."""
-import math
-
+"""The linear-algebra nodes (ember/ops/linalg_extra.py) through torch.linalg's functions: inv,
+solve, det and singular values (values, gradients, second derivatives, grad_fn names), the
+cofactor gradient of det at singular matrices, and LinAlgError for singular inputs."""
 import numpy as np
 import pytest
 import torch
@@ -17,25 +16,6 @@ B34 = R.standard_normal((2, 3, 4))
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
 
 CASES = {
-    "norm": (lambda L, x: L.linalg.norm(x), M34),
-    "norm_vector": (lambda L, x: L.linalg.norm(x[0]), M34),
-    "norm_ord1_matrix": (lambda L, x: L.linalg.norm(x, ord=1), M34),
-    "norm_inf_matrix": (lambda L, x: L.linalg.norm(x, math.inf), M34),
-    "norm_fro": (lambda L, x: L.linalg.norm(x, "fro"), M34),
-    "norm_dim": (lambda L, x: L.linalg.norm(x, dim=1, keepdim=True), B34),
-    "norm_ord3_dim": (lambda L, x: L.linalg.norm(x, 3, dim=-1), M34),
-    "norm_dims": (lambda L, x: L.linalg.norm(x, dim=(0, 2)), B34),
-    "vector_norm": (lambda L, x: L.linalg.vector_norm(x), B34),
-    "vector_norm_ord": (lambda L, x: L.linalg.vector_norm(x, ord=1.5, dim=(0, 1)), B34),
-    "vector_norm_inf": (lambda L, x: L.linalg.vector_norm(x, math.inf, dim=-1), M34),
-    "vector_norm_neg_inf": (lambda L, x: L.linalg.vector_norm(x, -math.inf, dim=-1), M34),
-    "vector_norm_0": (lambda L, x: L.linalg.vector_norm(x * (x > 0), 0), M34),
-    "vector_norm_neg2": (lambda L, x: L.linalg.vector_norm(x, -2, 1), M34),
-    "matrix_norm": (lambda L, x: L.linalg.matrix_norm(x), B34),
-    "matrix_norm_1": (lambda L, x: L.linalg.matrix_norm(x, 1), B34),
-    "matrix_norm_neg1_keep": (lambda L, x: L.linalg.matrix_norm(x, -1, keepdim=True), B34),
-    "matrix_norm_inf": (lambda L, x: L.linalg.matrix_norm(x, math.inf, dim=(2, 0)), B34),
-    "matrix_norm_neg_inf": (lambda L, x: L.linalg.matrix_norm(x, -math.inf), B34),
     "inv": (lambda L, x: L.linalg.inv(x), A),
     "inv_batched": (lambda L, x: L.linalg.inv(x), AB),
     "inverse": (lambda L, x: L.inverse(x) + x.inverse(), A),
@@ -93,13 +73,6 @@ def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix():
 
 
 ERRORS = [
-    (lambda L: L.linalg.inv(L.zeros(2, 3)), RuntimeError),
-    (lambda L: L.linalg.det(L.zeros(2, 3)), RuntimeError),
-    (lambda L: L.linalg.inv(L.eye(2, dtype=L.long)), RuntimeError),
-    (lambda L: L.linalg.vector_norm(L.zeros(3, dtype=L.long)), RuntimeError),
-    (lambda L: L.linalg.matrix_norm(L.zeros(3)), RuntimeError),
-    (lambda L: L.linalg.solve(L.eye(3), L.zeros(2)), RuntimeError),
-    (lambda L: L.linalg.norm(L.zeros(2, 2, 2), ord=1), RuntimeError),
     (lambda L: L.linalg.inv(L.tensor(SINGULAR)), "LinAlgError"),
     (lambda L: L.linalg.inv(L.zeros(2, 2)), "LinAlgError"),
     (lambda L: L.linalg.solve(L.zeros(3, 3), L.zeros(3)), "LinAlgError"),
@@ -117,17 +90,3 @@ def test_errors_match_torch(index):
     if kind == "LinAlgError":
         assert isinstance(te.value, torch.linalg.LinAlgError)
         assert isinstance(ee.value, ember.linalg.LinAlgError)
-
-
-def test_import_path_mirrors_torch():
-    import ember.linalg as linalg
-    from ember.linalg import vector_norm
-    assert linalg is ember.linalg and vector_norm is ember.linalg.vector_norm
-    x = M34.astype(np.float32)
-    close(ember.linalg.norm(ember.tensor(x), dtype=ember.float64),
-          torch.linalg.norm(torch.tensor(x), dtype=torch.float64))
-    with pytest.raises(RuntimeError) as te:
-        torch.linalg.vector_norm(torch.tensor(M34), dtype=torch.float32)
-    with pytest.raises(RuntimeError) as ee:
-        ember.linalg.vector_norm(ember.tensor(M34), dtype=ember.float32)
-    assert str(ee.value) == str(te.value)

@@ -1,4 +1,4 @@
-"""SummaryWriter (ember/utils/tensorboard/) writes TensorBoard event files that read back."""
+"""SummaryWriter (ember/utils/tensorboard/writer.py) writes TensorBoard event files that read back."""
 import glob
 import os
 import struct
@@ -65,7 +65,7 @@ def test_missing_tensorboardx_names_the_extra(tmp_path):
                       "from ember.utils.tensorboard import SummaryWriter\n"
                       "try:\n    SummaryWriter('runs')\nexcept ImportError as error:\n"
                       "    print(error)\n")
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           cwd=tmp_path, env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
     assert done.returncode == 0, done.stderr

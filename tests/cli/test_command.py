@@ -1,5 +1,6 @@
-"""`ember train` on bad input: one line on stderr naming the problem, exit code 2, and --out left
-uncreated; crafted data files, settings, output directories and damaged checkpoints."""
+"""The `ember train` command (ember/cli/_command.py) validates everything before writing: on bad
+input one line on stderr naming the problem, exit code 2, and --out left uncreated; crafted data
+files, settings, output directories and damaged checkpoints."""
 import gzip
 import json
 import os

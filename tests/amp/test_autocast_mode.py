@@ -1,0 +1,69 @@
+"""torch.autocast (ember/amp/autocast_mode.py): the enabled state and dtype answer as torch's,
+inside and outside nested regions, as a context manager and a decorator; 'cuda' is disabled with
+torch's warning; a bad device_type raises torch's ValueError."""
+import warnings
+
+import pytest
+import torch
+
+import ember
+
+
+def _state(lib, device="cpu"):
+    return lib.is_autocast_enabled(device), str(lib.get_autocast_dtype(device)).split(".")[1]
+
+
+def test_state_inside_and_outside_nested_regions_matches_torch():
+    seen = []
+    for lib in (torch, ember):
+        states = [_state(lib)]
+        with lib.autocast("cpu"):
+            states.append(_state(lib))
+            with lib.autocast("cpu", dtype=lib.float16, enabled=False):
+                states.append(_state(lib))
+            states.append(_state(lib))
+        states.append(_state(lib))
+        seen.append(states)
+    assert seen[0] == seen[1]
+    assert seen[1][1] == (True, "bfloat16") and seen[1][2][0] is False
+
+
+def test_default_dtypes_match_torch():
+    for device in ("cpu", "cuda"):
+        assert _state(ember, device) == _state(torch, device)
+
+
+def test_decorator_enables_only_during_the_call():
+    @ember.autocast("cpu")
+    def inside():
+        return ember.is_autocast_enabled("cpu")
+
+    assert inside() is True and ember.is_autocast_enabled("cpu") is False
+    assert inside.__name__ == "inside"
+
+
+def test_state_is_restored_when_the_region_raises():
+    with pytest.raises(KeyError):
+        with ember.autocast("cpu"):
+            raise KeyError
+    assert ember.is_autocast_enabled("cpu") is False
+
+
+def test_cuda_autocast_is_disabled_with_torchs_warning():
+    caught = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            with lib.autocast("cuda"):
+                assert lib.is_autocast_enabled("cuda") is False
+        caught.append([(w.category, str(w.message)) for w in got])
+    assert caught[0] == caught[1] != []
+
+
+def test_bad_device_type_raises_as_torch():
+    messages = []
+    for lib in (torch, ember):
+        with pytest.raises(ValueError) as info:
+            lib.autocast(1)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -1,0 +1,25 @@
+"""torch.backends.cudnn (ember/backends/cudnn.py): flags with torch's defaults, settable, and the
+queries of a build without cuDNN."""
+import torch
+
+import ember
+
+
+def test_flags_have_torch_defaults():
+    for name in ["allow_tf32", "benchmark", "deterministic", "enabled"]:
+        assert getattr(ember.backends.cudnn, name) == getattr(torch.backends.cudnn, name), name
+
+
+def test_flags_are_settable():
+    ember.backends.cudnn.benchmark = True
+    try:
+        assert ember.backends.cudnn.benchmark
+    finally:
+        ember.backends.cudnn.benchmark = False
+
+
+def test_queries_answer_as_a_cpu_build():
+    assert ember.backends.cudnn.is_available() == torch.backends.cudnn.is_available()
+    assert ember.backends.cudnn.version() == torch.backends.cudnn.version()
+    import ember.backends.cudnn as cudnn  # the import form scripts use
+    assert cudnn.is_available() is False

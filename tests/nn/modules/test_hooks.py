@@ -1,0 +1,103 @@
+"""Module hooks (ember/nn/modules/_hooks.py): forward pre-hooks and hooks (with kwargs, prepend,
+removal through RemovableHandle) and full backward (pre-)hooks, their order and warnings, against
+torch.nn."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def test_forward_hooks():
+    lin = ember.nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    h2 = lin.register_forward_hook(lambda m, args, out: calls.append(out.shape) or out + 1)
+    out = lin(ember.randn(3, 2))
+    np.testing.assert_allclose(out.detach().numpy(), (lin.bias + 1).detach().numpy()[None]
+                               .repeat(3, 0), rtol=1e-6)
+    assert calls == [ember.Size([3, 2])]
+    h1.remove()
+    h2.remove()
+    x = ember.randn(3, 2)
+    assert ember.equal(lin(x), ember.nn.functional.linear(x, lin.weight, lin.bias))
+    seen = []
+    lin.register_forward_pre_hook(lambda m, a, k: seen.append(k) or ((k["input"],), {}),
+                               with_kwargs=True)
+    lin.register_forward_hook(lambda m, a, k, o: seen.append("post"), with_kwargs=True)
+    lin(input=x)
+    assert seen == [{"input": x}, "post"]
+
+
+def test_hook_order_prepend():
+    lin = ember.nn.Identity()
+    order = []
+    lin.register_forward_hook(lambda m, a, o: order.append(1))
+    lin.register_forward_hook(lambda m, a, o: order.append(0), prepend=True)
+    lin(ember.ones(1))
+    assert order == [0, 1]
+
+
+def _backward_hook_log(lib, input_requires_grad):
+    lin = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor([[1.0, 2, 3], [4, 5, 6]]))
+        lin.bias.zero_()
+    log = []
+
+    def pre_hook(module, grad_output):
+        log.append(("pre", [tuple(g.shape) for g in grad_output]))
+        return (grad_output[0] * 3,)
+
+    def hook(module, grad_input, grad_output):
+        log.append(("hook", [None if g is None else g.tolist() for g in grad_input],
+                    [g.tolist() for g in grad_output]))
+        return (grad_input[0] * 2,) if grad_input[0] is not None else None
+    lin.register_full_backward_pre_hook(pre_hook)
+    handle = lin.register_full_backward_hook(hook)
+    x = lib.ones(4, 3, requires_grad=input_requires_grad)
+    y = lin(x)
+    y.sum().backward()
+    grads = (x.grad.tolist() if input_requires_grad else None, lin.weight.grad.tolist())
+    handle.remove()
+    lin(x).sum().backward()  # the removed hook no longer fires; the pre-hook still does
+    return log, grads, type(y.grad_fn).__name__
+
+
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_full_backward_hooks_match_torch(input_requires_grad):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e = _backward_hook_log(ember, input_requires_grad)
+        t = _backward_hook_log(torch, input_requires_grad)
+    assert e == t
+    fired_early = [w for w in caught if "Full backward hook is firing" in str(w.message)]
+    assert len(fired_early) == (0 if input_requires_grad else 4)
+
+
+def test_full_backward_hook_order_in_sequential_matches_torch():
+    orders = []
+    for lib in (ember, torch):
+        seq = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+        order = []
+        for name, mod in seq.named_children():
+            mod.register_full_backward_hook(lambda m, gi, go, n=name: order.append(n))
+        seq(lib.ones(2, 3, requires_grad=True)).sum().backward()
+        orders.append(order)
+    assert orders[0] == orders[1] == ["2", "1", "0"]
+
+
+def test_removable_handle_as_context_manager_and_removed_twice():
+    lin = ember.nn.Identity()
+    calls = []
+    with lin.register_forward_hook(lambda m, a, o: calls.append("in")):
+        lin(ember.ones(1))
+    lin(ember.ones(1))
+    assert calls == ["in"]
+    handle = lin.register_forward_hook(lambda m, a, o: calls.append("again"))
+    handle.remove()
+    handle.remove()  # a second remove is harmless, as torch's
+    lin(ember.ones(1))
+    assert calls == ["in"]
+

@@ -1,0 +1,53 @@
+"""The convolution primitive (ember/ops/conv.py): ConvolutionBackward0 for 1- and 2-D with
+stride, padding (also 'same'), dilation and groups, against torch: values, gradients of input,
+weight and bias, second derivatives (through the input- and weight-gradient nodes) and errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+CASES = {
+    "conv1d": (lambda L, x, w, b: _f(L).conv1d(x, w, b, stride=2, padding=1),
+               (2, 3, 9), (4, 3, 3), (4,)),
+    "conv2d": (lambda L, x, w, b: _f(L).conv2d(x, w, b), (2, 3, 6, 5), (4, 3, 3, 2), (4,)),
+    "conv2d_stride_pad_dilation": (
+        lambda L, x, w, b: _f(L).conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=2),
+        (1, 2, 7, 6), (3, 2, 3, 3), (3,)),
+    "conv2d_groups": (lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2),
+                      (2, 4, 5, 5), (6, 2, 3, 3), (6,)),
+    "conv2d_same": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding="same"),
+                    (1, 2, 5, 6), (2, 2, 3, 4), (2,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, *shapes = CASES[name]
+    check(fn, *[R.standard_normal(s) for s in shapes])
+
+
+def test_without_bias():
+    check(lambda L, x, w: _f(L).conv2d(x, w, stride=2), R.standard_normal((2, 3, 6, 6)),
+          R.standard_normal((2, 3, 2, 2)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: _f(L).conv2d(L.ones(1, 3, 5, 5), L.ones(2, 4, 3, 3)),
+    lambda L: _f(L).conv2d(L.ones(1, 3, 2, 2), L.ones(2, 3, 3, 3)),
+])
+def test_errors_match_torch(call):
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            call(lib)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

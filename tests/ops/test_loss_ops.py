@@ -1,0 +1,60 @@
+"""Loss primitives (ember/ops/loss_ops.py): the pointwise losses (mse, smooth L1, Huber), binary
+cross-entropy (with and without logits, weights, pos_weight) and NLL (1-D and 2-D targets,
+weights, ignore_index) in every reduction, against torch: values, gradients, second derivatives
+and grad_fn names; out-of-range targets raise as torch."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+A, B = R.standard_normal((4, 3)), R.standard_normal((4, 3))
+P, T01 = R.uniform(0.05, 0.95, (4, 3)), R.uniform(0, 1, (4, 3))
+LOGP = np.log(R.dirichlet(np.ones(5), 6))
+TARGET = np.array([0, 4, 2, 2, 1, 3])
+LOGP2D = np.ascontiguousarray(np.log(R.dirichlet(np.ones(3), (2, 4, 2))).transpose(0, 3, 1, 2))
+TARGET2D = R.integers(0, 3, (2, 4, 2))
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+def _cases(reduction):
+    return {
+        "mse": (lambda L, a, b: _f(L).mse_loss(a, b, reduction=reduction), A, B),
+        "smooth_l1": (lambda L, a, b: _f(L).smooth_l1_loss(a, b, reduction=reduction, beta=0.7),
+                      A, B),
+        "huber": (lambda L, a, b: _f(L).huber_loss(a, b, reduction=reduction, delta=0.6), A, B),
+        "bce": (lambda L, p, t: _f(L).binary_cross_entropy(p, t, reduction=reduction), P, T01),
+        "bce_weight": (lambda L, p, t: _f(L).binary_cross_entropy(
+            p, t, weight=L.tensor(A[0] ** 2), reduction=reduction), P, T01),
+        "bce_logits": (lambda L, a, t: _f(L).binary_cross_entropy_with_logits(
+            a, t, pos_weight=L.tensor([1.0, 2.0, 0.5], dtype=L.float64), reduction=reduction),
+            A, T01),
+        "nll": (lambda L, x: _f(L).nll_loss(x, L.tensor(TARGET), reduction=reduction), LOGP),
+        "nll_weight_ignore": (lambda L, x: _f(L).nll_loss(
+            x, L.tensor(TARGET), weight=L.tensor(np.arange(1.0, 6.0)), ignore_index=2,
+            reduction=reduction), LOGP),
+        "nll2d": (lambda L, x: _f(L).nll_loss(x, L.tensor(TARGET2D), reduction=reduction),
+                  LOGP2D),
+    }
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(_cases("mean")))
+def test_matches_torch(name, reduction):
+    fn, *inputs = _cases(reduction)[name]
+    grad_inputs = [True] + [name.startswith(("mse", "smooth", "huber"))] * (len(inputs) - 1)
+    check(fn, *inputs, grad_inputs=grad_inputs)
+
+
+def test_nll_target_out_of_range_raises_as_torch():
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises((IndexError, RuntimeError)) as info:
+            _f(lib).nll_loss(lib.tensor(LOGP), lib.tensor([0, 5, 1, 1, 1, 1]))
+        errors.append(info.type)
+    assert errors[0] == errors[1]

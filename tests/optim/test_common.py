@@ -1,0 +1,92 @@
+"""Shared pieces of the update rules and argument checks (ember/optim/_common.py): the direction
+±g + wd·p, torch's two-sided lerp and addcmul order (against torch's own ops), the
+decoupled decay, the scalar step dtype, tensor learning rates, and the checks' errors (NaN refused
+too) against torch's constructors."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.optim import _common as C
+
+R = np.random.default_rng(0)
+P = R.standard_normal(7).astype(np.float32)
+G = R.standard_normal(7).astype(np.float32)
+
+
+@pytest.mark.parametrize("weight_decay, maximize", [(0, False), (0, True), (0.1, False),
+                                                    (0.1, True)])
+def test_direction(weight_decay, maximize):
+    d = C.direction(P, G, weight_decay, maximize)
+    expected = (-G if maximize else G) + weight_decay * P
+    np.testing.assert_allclose(d, expected, rtol=1e-6)
+    assert (d is G) == (weight_decay == 0 and not maximize)  # g itself only when unchanged
+    assert d is not P
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.1, 0.5, 0.9, 1.0])
+def test_lerp_matches_torch_and_is_exact_at_the_ends(weight):
+    a = P.copy()
+    C.lerp_(a, G, weight)
+    np.testing.assert_allclose(a, torch.tensor(P).lerp_(torch.tensor(G), weight).numpy(),
+                               rtol=1e-6, atol=1e-7)  # torch's kernel may fuse (1 ulp)
+    if weight in (0.0, 1.0):
+        np.testing.assert_array_equal(a, P if weight == 0 else G)
+
+
+def test_add_square_is_torchs_addcmul_bit_for_bit():
+    v = np.abs(P).copy()
+    C.add_square_(v, G, 0.001)
+    t = torch.tensor(np.abs(P)).addcmul_(torch.tensor(G), torch.tensor(G), value=0.001)
+    np.testing.assert_array_equal(v, t.numpy())
+
+
+def test_decay_and_scalar_zero():
+    p = P.copy()
+    C.decay_(p, 0.1, 0.01)
+    np.testing.assert_array_equal(p, P * np.float32(1 - 0.1 * 0.01))
+    assert C.scalar_zero().dtype == np.float32 and C.scalar_zero(2.0) == 2.0
+    ember.set_default_dtype(ember.float64)
+    try:
+        assert C.scalar_zero().dtype == np.float64
+    finally:
+        ember.set_default_dtype(ember.float32)
+
+
+def test_as_float_reads_one_element_tensors():
+    assert C.as_float(ember.tensor(0.25)) == 0.25 and C.as_float(0.5) == 0.5
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        C.as_float(ember.tensor([0.1, 0.2]))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"lr": -1.0}, {"lr": math.nan}, {"eps": -1e-8}, {"weight_decay": -0.1},
+    {"betas": (1.0, 0.9)}, {"betas": (0.9, -0.1)}, {"betas": (math.nan, 0.9)},
+    {"foreach": True, "fused": True},
+])
+def test_checks_raise_torchs_errors(kwargs):
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises((ValueError, RuntimeError)) as info:
+            lib.optim.Adam([lib.zeros(2, requires_grad=True)], **kwargs)
+        errors.append((info.type, str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_check_range_refuses_nan():
+    C.check_range("alpha", 0.0)
+    with pytest.raises(ValueError, match="Invalid alpha value: nan"):
+        C.check_range("alpha", math.nan)
+
+
+def test_adam_moments_match_the_formulas():
+    state = {"exp_avg": np.zeros(7, np.float32), "exp_avg_sq": np.zeros(7, np.float32)}
+    p = P.copy()
+    d, m, v = C.adam_moments_(p, G, state, 0.1, (0.9, 0.999), 0.01, False, True)
+    np.testing.assert_array_equal(p, P * np.float32(1 - 0.1 * 0.01))  # decoupled decay first
+    assert d is G
+    np.testing.assert_allclose(m, 0.1 * G, rtol=1e-6)
+    np.testing.assert_allclose(v, 0.001 * G * G, rtol=1e-5)
+    assert m is state["exp_avg"] and v is state["exp_avg_sq"]

@@ -1,0 +1,27 @@
+"""torch.cuda (ember/cuda/__init__.py): queries answer as torch on a CPU-only build; seeding,
+synchronising and cache freeing are accepted; current_device fails as torch's does."""
+import pytest
+import torch
+
+import ember
+
+
+def test_queries_answer_as_torch():
+    assert ember.cuda.is_available() == torch.cuda.is_available() is False
+    assert ember.cuda.device_count() == torch.cuda.device_count() == 0
+    assert ember.cuda.is_bf16_supported() == torch.cuda.is_bf16_supported()
+
+
+def test_seed_sync_and_cache_calls_are_accepted():
+    state = ember.random.get_rng_state()
+    ember.cuda.manual_seed(0)
+    ember.cuda.manual_seed_all(0)
+    ember.cuda.synchronize()
+    ember.cuda.empty_cache()
+    assert ember.random.get_rng_state().equal(state)  # the CPU generator is untouched
+
+
+def test_current_device_fails_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            lib.cuda.current_device()

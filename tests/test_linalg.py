@@ -1,0 +1,85 @@
+"""ember.linalg (ember/linalg.py) against torch.linalg: vector/matrix norms and their dispatch,
+argument errors and the import path. The matrix functions' nodes (inv, solve, det, singular
+values) are tested in tests/ops/test_linalg_extra.py."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from oracle import check, close
+
+import ember
+
+R = np.random.default_rng(0)
+A = R.standard_normal((3, 3)) + 3 * np.eye(3)
+AB = R.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+M34 = R.standard_normal((3, 4))
+B34 = R.standard_normal((2, 3, 4))
+SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+
+CASES = {
+    "norm": (lambda L, x: L.linalg.norm(x), M34),
+    "norm_vector": (lambda L, x: L.linalg.norm(x[0]), M34),
+    "norm_ord1_matrix": (lambda L, x: L.linalg.norm(x, ord=1), M34),
+    "norm_inf_matrix": (lambda L, x: L.linalg.norm(x, math.inf), M34),
+    "norm_fro": (lambda L, x: L.linalg.norm(x, "fro"), M34),
+    "norm_dim": (lambda L, x: L.linalg.norm(x, dim=1, keepdim=True), B34),
+    "norm_ord3_dim": (lambda L, x: L.linalg.norm(x, 3, dim=-1), M34),
+    "norm_dims": (lambda L, x: L.linalg.norm(x, dim=(0, 2)), B34),
+    "vector_norm": (lambda L, x: L.linalg.vector_norm(x), B34),
+    "vector_norm_ord": (lambda L, x: L.linalg.vector_norm(x, ord=1.5, dim=(0, 1)), B34),
+    "vector_norm_inf": (lambda L, x: L.linalg.vector_norm(x, math.inf, dim=-1), M34),
+    "vector_norm_neg_inf": (lambda L, x: L.linalg.vector_norm(x, -math.inf, dim=-1), M34),
+    "vector_norm_0": (lambda L, x: L.linalg.vector_norm(x * (x > 0), 0), M34),
+    "vector_norm_neg2": (lambda L, x: L.linalg.vector_norm(x, -2, 1), M34),
+    "matrix_norm": (lambda L, x: L.linalg.matrix_norm(x), B34),
+    "matrix_norm_1": (lambda L, x: L.linalg.matrix_norm(x, 1), B34),
+    "matrix_norm_neg1_keep": (lambda L, x: L.linalg.matrix_norm(x, -1, keepdim=True), B34),
+    "matrix_norm_inf": (lambda L, x: L.linalg.matrix_norm(x, math.inf, dim=(2, 0)), B34),
+    "matrix_norm_neg_inf": (lambda L, x: L.linalg.matrix_norm(x, -math.inf), B34),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, x = CASES[name]
+    check(fn, x)
+    check(fn, x.astype(np.float32), rtol=1e-4, atol=1e-4)
+
+
+ERRORS = [
+    (lambda L: L.linalg.inv(L.zeros(2, 3)), RuntimeError),
+    (lambda L: L.linalg.det(L.zeros(2, 3)), RuntimeError),
+    (lambda L: L.linalg.inv(L.eye(2, dtype=L.long)), RuntimeError),
+    (lambda L: L.linalg.vector_norm(L.zeros(3, dtype=L.long)), RuntimeError),
+    (lambda L: L.linalg.matrix_norm(L.zeros(3)), RuntimeError),
+    (lambda L: L.linalg.solve(L.eye(3), L.zeros(2)), RuntimeError),
+    (lambda L: L.linalg.norm(L.zeros(2, 2, 2), ord=1), RuntimeError),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ERRORS)))
+def test_errors_match_torch(index):
+    call, kind = ERRORS[index]
+    with pytest.raises(RuntimeError) as te:
+        call(torch)
+    with pytest.raises(RuntimeError) as ee:
+        call(ember)
+    assert str(ee.value) == str(te.value)
+    if kind == "LinAlgError":
+        assert isinstance(te.value, torch.linalg.LinAlgError)
+        assert isinstance(ee.value, ember.linalg.LinAlgError)
+
+
+def test_import_path_mirrors_torch():
+    import ember.linalg as linalg
+    from ember.linalg import vector_norm
+    assert linalg is ember.linalg and vector_norm is ember.linalg.vector_norm
+    x = M34.astype(np.float32)
+    close(ember.linalg.norm(ember.tensor(x), dtype=ember.float64),
+          torch.linalg.norm(torch.tensor(x), dtype=torch.float64))
+    with pytest.raises(RuntimeError) as te:
+        torch.linalg.vector_norm(torch.tensor(M34), dtype=torch.float32)
+    with pytest.raises(RuntimeError) as ee:
+        ember.linalg.vector_norm(ember.tensor(M34), dtype=ember.float32)
+    assert str(ee.value) == str(te.value)

@@ -1,0 +1,15 @@
+"""torch.onnx (ember/onnx/__init__.py): the public names and is_in_onnx_export, which is False
+outside an export, as torch's (export itself: tests/onnx/test_export.py)."""
+import torch
+
+import ember
+
+
+def test_is_in_onnx_export_answers_as_torch():
+    assert ember.onnx.is_in_onnx_export() is torch.onnx.is_in_onnx_export() is False
+
+
+def test_public_names():
+    import ember.onnx as onnx
+    assert set(onnx.__all__) == {"export", "is_in_onnx_export"}
+    assert callable(onnx.export) and hasattr(torch.onnx, "export")
