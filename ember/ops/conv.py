@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import Node
 from . import _workspace
+from .normalization import _channel_total
 
 
 class Geometry:
@@ -67,14 +68,17 @@ def _im2col(x, kernel_hw, geom):
     return cols.reshape(geom.groups, -1, n * out_hw[0] * out_hw[1]), out_hw[1]
 
 
-def _crop_rows(y, o, n, out_hw, width):
-    """(G, O/G, N*OH*width) GEMM result -> (N, O, OH, OW), dropping full-width extras."""
-    y = y.reshape(o, n, out_hw[0], width)[..., :out_hw[1]]
-    return np.ascontiguousarray(y.transpose(1, 0, 2, 3))
+def _crop_rows(y, o, n, out_hw, width, bias=None):
+    """(G, O/G, N*OH*width) GEMM result -> (N, O, OH, OW), dropping full-width extras; the bias,
+    if any, is added in the same pass as the reordering copy."""
+    y = y.reshape(o, n, out_hw[0], width)[..., :out_hw[1]].transpose(1, 0, 2, 3)
+    if bias is None:
+        return np.ascontiguousarray(y)
+    return np.add(y, bias.reshape(1, o, 1, 1), out=np.empty(y.shape, dtype=y.dtype))
 
 
-def conv_forward(x, w, geom, cols=None):
-    """y = C(x, w): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+def conv_forward(x, w, geom, cols=None, bias=None):
+    """y = C(x, w) (+ bias): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
     x, w = _as4d(x, geom), _as4d(w, geom)
     n, o, g = x.shape[0], w.shape[0], geom.groups
     owned = cols is None
@@ -83,7 +87,7 @@ def conv_forward(x, w, geom, cols=None):
     y = np.matmul(w.reshape(g, o // g, -1), cols)  # (G, O/G, N*OH*width)
     if owned:
         _workspace.give(cols.base if cols.base is not None else cols)
-    return _back(_crop_rows(y, o, n, out_hw, width), geom)
+    return _back(_crop_rows(y, o, n, out_hw, width, bias), geom)
 
 
 def _grad_as_rows(grad, groups, width):
@@ -175,7 +179,9 @@ def _grad_weight(m, x, grad, w_shape, geom):
 
 
 def _bias_grad(m, grad):
-    return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+    if m.is_graph:
+        return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+    return _channel_total(grad).reshape(-1)
 
 
 _CACHE_LIMIT = 32 << 20  # bytes of im2col columns kept from forward for the weight gradient
@@ -188,20 +194,21 @@ class ConvolutionBackward0(Node):
         self.geom, self.transposed = geom, transposed
         self.x_shape, self.w_shape = x._data.shape, w._data.shape
         self._cols = None
+        bias = None if b is None else b._data
         if transposed:
             y = conv_grad_input(x._data, w._data, out_shape, geom)
+            if bias is not None:
+                y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
         elif w.requires_grad and _grad_state.enabled:
             cols = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
-            y = conv_forward(x._data, w._data, geom, cols)
+            y = conv_forward(x._data, w._data, geom, cols, bias)
             if cols[0].nbytes <= _CACHE_LIMIT:
                 self._cols = cols  # reused by the weight gradient
             else:  # kh*kw times the input: recompute in backward rather than hold it
                 _workspace.give(cols[0].base if cols[0].base is not None else cols[0])
         else:
-            y = conv_forward(x._data, w._data, geom)
+            y = conv_forward(x._data, w._data, geom, bias=bias)
         self.save(x, w)
-        if b is not None:
-            y += b._data.reshape((-1,) + (1,) * (y.ndim - 2))
         return y
 
     def backward(self, m, g, x, w):
