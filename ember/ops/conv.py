@@ -68,13 +68,30 @@ def _im2col(x, kernel_hw, geom):
     return cols.reshape(geom.groups, -1, n * out_hw[0] * out_hw[1]), out_hw[1]
 
 
-def _crop_rows(y, o, n, out_hw, width, bias=None):
-    """(G, O/G, N*OH*width) GEMM result -> (N, O, OH, OW), dropping full-width extras; the bias,
-    if any, is added in the same pass as the reordering copy."""
-    y = y.reshape(o, n, out_hw[0], width)[..., :out_hw[1]].transpose(1, 0, 2, 3)
+def _positions_first(k, out_hw):
+    """Whether to run the forward GEMM as cols^T @ w^T, (N*OH*OW, O) per group: BLAS runs that
+    orientation 20-30% faster for long columns (K = Cg*kh*kw >= 100) on small output planes;
+    with large planes the reordering copy from (N, OH, OW, O) costs more than it saves
+    (measured on 1 thread for the CIFAR/LeNet layers and 64-128 channel variants)."""
+    return k >= 100 and out_hw[0] * out_hw[1] <= 256
+
+
+def _crop_rows(y, o, n, out_hw, width, bias=None, positions_first=False):
+    """GEMM result (G, O/G, N*OH*width), or (G, N*OH*width, O/G) when ``positions_first``,
+    -> (N, O, OH, OW), dropping full-width extras; the bias, if any, is added in the same pass
+    as the reordering copy."""
+    g, (oh, ow) = y.shape[0], out_hw
+    if positions_first:
+        y = y.reshape(g, n, oh, width, o // g).transpose(1, 0, 4, 2, 3)
+    else:
+        y = y.reshape(g, o // g, n, oh, width).transpose(2, 0, 1, 3, 4)
+    out = np.empty((n, o, oh, ow), dtype=y.dtype)
+    dst = out.reshape(n, g, o // g, oh, ow)
     if bias is None:
-        return np.ascontiguousarray(y)
-    return np.add(y, bias.reshape(1, o, 1, 1), out=np.empty(y.shape, dtype=y.dtype))
+        np.copyto(dst, y[..., :ow])
+    else:
+        np.add(y[..., :ow], bias.reshape(1, g, o // g, 1, 1), out=dst)
+    return out
 
 
 def conv_forward(x, w, geom, cols=None, bias=None):
@@ -84,10 +101,15 @@ def conv_forward(x, w, geom, cols=None, bias=None):
     owned = cols is None
     cols, width = _im2col(x, w.shape[2:], geom) if owned else cols
     out_hw = geom.out_size(x.shape[2:], w.shape[2:])
-    y = np.matmul(w.reshape(g, o // g, -1), cols)  # (G, O/G, N*OH*width)
+    wg = w.reshape(g, o // g, -1)
+    flip = _positions_first(wg.shape[2], out_hw)
+    if flip:
+        y = np.matmul(cols.transpose(0, 2, 1), wg.transpose(0, 2, 1))  # (G, N*OH*width, O/G)
+    else:
+        y = np.matmul(wg, cols)  # (G, O/G, N*OH*width)
     if owned:
         _workspace.give(cols.base if cols.base is not None else cols)
-    return _back(_crop_rows(y, o, n, out_hw, width, bias), geom)
+    return _back(_crop_rows(y, o, n, out_hw, width, bias, flip), geom)
 
 
 def _grad_as_rows(grad, groups, width):
