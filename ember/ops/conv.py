@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import Node
 from . import _workspace
+from .normalization import _channel_total
 
 
 class Geometry:
@@ -67,23 +68,48 @@ def _im2col(x, kernel_hw, geom):
     return cols.reshape(geom.groups, -1, n * out_hw[0] * out_hw[1]), out_hw[1]
 
 
-def _crop_rows(y, o, n, out_hw, width):
-    """(G, O/G, N*OH*width) GEMM result -> (N, O, OH, OW), dropping full-width extras."""
-    y = y.reshape(o, n, out_hw[0], width)[..., :out_hw[1]]
-    return np.ascontiguousarray(y.transpose(1, 0, 2, 3))
+def _positions_first(k, out_hw):
+    """Whether to run the forward GEMM as cols^T @ w^T, (N*OH*OW, O) per group: BLAS runs that
+    orientation 20-30% faster for long columns (K = Cg*kh*kw >= 100) on small output planes;
+    with large planes the reordering copy from (N, OH, OW, O) costs more than it saves
+    (measured on 1 thread for the CIFAR/LeNet layers and 64-128 channel variants)."""
+    return k >= 100 and out_hw[0] * out_hw[1] <= 256
 
 
-def conv_forward(x, w, geom, cols=None):
-    """y = C(x, w): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+def _crop_rows(y, o, n, out_hw, width, bias=None, positions_first=False):
+    """GEMM result (G, O/G, N*OH*width), or (G, N*OH*width, O/G) when ``positions_first``,
+    -> (N, O, OH, OW), dropping full-width extras; the bias, if any, is added in the same pass
+    as the reordering copy."""
+    g, (oh, ow) = y.shape[0], out_hw
+    if positions_first:
+        y = y.reshape(g, n, oh, width, o // g).transpose(1, 0, 4, 2, 3)
+    else:
+        y = y.reshape(g, o // g, n, oh, width).transpose(2, 0, 1, 3, 4)
+    out = np.empty((n, o, oh, ow), dtype=y.dtype)
+    dst = out.reshape(n, g, o // g, oh, ow)
+    if bias is None:
+        np.copyto(dst, y[..., :ow])
+    else:
+        np.add(y[..., :ow], bias.reshape(1, g, o // g, 1, 1), out=dst)
+    return out
+
+
+def conv_forward(x, w, geom, cols=None, bias=None):
+    """y = C(x, w) (+ bias): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
     x, w = _as4d(x, geom), _as4d(w, geom)
     n, o, g = x.shape[0], w.shape[0], geom.groups
     owned = cols is None
     cols, width = _im2col(x, w.shape[2:], geom) if owned else cols
     out_hw = geom.out_size(x.shape[2:], w.shape[2:])
-    y = np.matmul(w.reshape(g, o // g, -1), cols)  # (G, O/G, N*OH*width)
+    wg = w.reshape(g, o // g, -1)
+    flip = _positions_first(wg.shape[2], out_hw)
+    if flip:
+        y = np.matmul(cols.transpose(0, 2, 1), wg.transpose(0, 2, 1))  # (G, N*OH*width, O/G)
+    else:
+        y = np.matmul(wg, cols)  # (G, O/G, N*OH*width)
     if owned:
         _workspace.give(cols.base if cols.base is not None else cols)
-    return _back(_crop_rows(y, o, n, out_hw, width), geom)
+    return _back(_crop_rows(y, o, n, out_hw, width, bias, flip), geom)
 
 
 def _grad_as_rows(grad, groups, width):
@@ -175,7 +201,9 @@ def _grad_weight(m, x, grad, w_shape, geom):
 
 
 def _bias_grad(m, grad):
-    return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+    if m.is_graph:
+        return m.sum(grad, (0,) + tuple(range(2, grad.ndim)))
+    return _channel_total(grad).reshape(-1)
 
 
 _CACHE_LIMIT = 32 << 20  # bytes of im2col columns kept from forward for the weight gradient
@@ -188,20 +216,21 @@ class ConvolutionBackward0(Node):
         self.geom, self.transposed = geom, transposed
         self.x_shape, self.w_shape = x._data.shape, w._data.shape
         self._cols = None
+        bias = None if b is None else b._data
         if transposed:
             y = conv_grad_input(x._data, w._data, out_shape, geom)
+            if bias is not None:
+                y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
         elif w.requires_grad and _grad_state.enabled:
             cols = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
-            y = conv_forward(x._data, w._data, geom, cols)
+            y = conv_forward(x._data, w._data, geom, cols, bias)
             if cols[0].nbytes <= _CACHE_LIMIT:
                 self._cols = cols  # reused by the weight gradient
             else:  # kh*kw times the input: recompute in backward rather than hold it
                 _workspace.give(cols[0].base if cols[0].base is not None else cols[0])
         else:
-            y = conv_forward(x._data, w._data, geom)
+            y = conv_forward(x._data, w._data, geom, bias=bias)
         self.save(x, w)
-        if b is not None:
-            y += b._data.reshape((-1,) + (1,) * (y.ndim - 2))
         return y
 
     def backward(self, m, g, x, w):

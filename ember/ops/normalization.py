@@ -15,14 +15,29 @@ from ..autograd._math import array_math
 from ..autograd.graph import Node
 
 
-def _stats(m, xs, axes, eps):
-    """(xhat, invstd) of xs over ``axes`` (biased variance, as in normalization)."""
+def _stats(m, xs, axes, eps, total=None):
+    """(xhat, invstd) of xs over ``axes`` (biased variance, as in normalization). ``total(a, b)``
+    sums a (b None) or a*b over ``axes``, kept; by default m.sum."""
+    total = total or (lambda a, b: m.sum(a if b is None else a * b, axes, True))
     count = int(np.prod([xs.shape[a] for a in axes]))
-    mean = m.sum(xs, axes, True) / count
+    mean = total(xs, None) / count
     centered = xs - mean
-    var = m.sum(centered * centered, axes, True) / count
+    var = total(centered, centered) / count
     invstd = (var + eps) ** -0.5
     return centered * invstd, invstd, mean, var
+
+
+def _channel_total(a, b=None):
+    """Per-channel sums of a (N, C, *) array a, or of a*b, over all but the channel axis, shaped
+    (1, C, 1, ...): BLAS dot products (a matrix-vector product with ones, a batch of row dots),
+    3-5x faster than np.sum over (0, 2, 3) and no a*b temporary."""
+    n, c = a.shape[:2]
+    rows = a.reshape(n, c, -1)
+    if b is None:
+        per_row = rows @ np.ones(rows.shape[2], dtype=a.dtype)
+    else:
+        per_row = np.matmul(rows[:, :, None, :], b.reshape(n, c, -1, 1))[:, :, 0, 0]
+    return per_row.sum(0).reshape((1, c) + (1,) * (a.ndim - 2))
 
 
 class _Normalize(Node):
@@ -76,10 +91,13 @@ class _Normalize(Node):
                                     self.eps)
         return xhat, invstd
 
-    def input_grad(self, m, gxhat, xhat, invstd):
-        count = int(np.prod([xhat.shape[a] for a in self.axes]))
-        mean_g = m.sum(gxhat, self.axes, True) / count
-        mean_gx = m.sum(gxhat * xhat, self.axes, True) / count
+    def input_grad(self, m, gxhat, xhat, invstd, means=None):
+        """``means``: (mean_g, mean_gx) when the caller has them already."""
+        if means is None:
+            count = int(np.prod([xhat.shape[a] for a in self.axes]))
+            means = m.sum(gxhat, self.axes, True) / count, m.sum(gxhat * xhat, self.axes,
+                                                                 True) / count
+        mean_g, mean_gx = means
         return invstd * (gxhat - mean_g - xhat * mean_gx)
 
 
@@ -102,7 +120,7 @@ class NativeBatchNormBackward0(_Normalize):
             mean = running_mean._data.reshape(self.affine_shape)
             invstd = (running_var._data.reshape(self.affine_shape) + self.eps) ** -0.5
             return (xs - mean) * invstd, invstd.astype(xs.dtype)
-        xhat, invstd, mean, var = _stats(array_math, xs, self.axes, self.eps)
+        xhat, invstd, mean, var = _stats(array_math, xs, self.axes, self.eps, _channel_total)
         count = xs.size // xs.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):
             unbiased = var * (count / (count - 1))
@@ -126,10 +144,27 @@ class NativeBatchNormBackward0(_Normalize):
             self.shift = (self.invstd * self.running[0]._data.reshape(self.affine_shape))
         return out
 
-    def input_grad(self, m, gxhat, xhat, invstd):
+    def input_grad(self, m, gxhat, xhat, invstd, means=None):
         if not self.training:
             return gxhat * invstd
-        return super().input_grad(m, gxhat, xhat, invstd)
+        return super().input_grad(m, gxhat, xhat, invstd, means)
+
+    def backward(self, m, g, x, weight):
+        """In training, weight is constant over the statistics' axes, so the shared input_grad
+        runs on g with invstd * weight, and the two channel sums it needs, sum g and
+        sum g * xhat, are the bias and weight gradients: two reductions in all."""
+        if not self.training or m.is_graph:
+            return super().backward(m, g, x, weight)
+        need = [nx is not None for nx, _ in self.next_functions]
+        xhat, invstd = self.xhat, self.invstd
+        sum_g, sum_gx = _channel_total(g), _channel_total(g, xhat)
+        gx = None
+        if need[0]:
+            count = g.size // g.shape[1]
+            scale = invstd if weight is None else invstd * weight.reshape(self.affine_shape)
+            gx = self.input_grad(m, g, xhat, scale, (sum_g / count, sum_gx / count))
+        gw = sum_gx.reshape(weight.shape) if need[1] else None
+        return gx, gw, (sum_g.reshape(self.bias_shape) if need[2] else None)
 
 
 class NativeLayerNormBackward0(_Normalize):
