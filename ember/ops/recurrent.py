@@ -229,7 +229,11 @@ class _RNN(_Recurrence):
 
 MkldnnRnnLayerBackward0 = type("MkldnnRnnLayerBackward0", (_LSTM,),
                                {"__doc__": _LSTM.__doc__ + " (torch's CPU LSTM node name)"})
-_NODES = {"LSTM": MkldnnRnnLayerBackward0, "GRU": _GRU, "RNN_TANH": _RNN, "RNN_RELU": _RNN}
+# torch's CPU GRU/RNN stack per-step outputs, so their output's grad_fn prints StackBackward0
+_GRU_NODE = type("StackBackward0", (_GRU,), {"__doc__": _GRU.__doc__ + " (torch's node name)"})
+_RNN_NODE = type("StackBackward0", (_RNN,), {"__doc__": _RNN.__doc__ + " (torch's node name)"})
+_NODES = {"LSTM": MkldnnRnnLayerBackward0, "GRU": _GRU_NODE, "RNN_TANH": _RNN_NODE,
+          "RNN_RELU": _RNN_NODE}
 
 
 def recurrence(mode, proj, w_hh, b_hh, h0, c0, reverse):
