@@ -1,4 +1,4 @@
-"""The two namespaces backward formulas are written over (ember/ops/_math.py): array_math on
+"""The two namespaces backward formulas are written over (ember/autograd/_math.py): array_math on
 ndarrays and tensor_math on tensors give the same results for each shared operation (so one
 formula serves backward and create_graph), torch's sign (0 at NaN), broadcast gradients summed
 back to the input's shape, and gathers/scatters that read and write as torch's."""
@@ -7,9 +7,9 @@ import pytest
 import torch
 
 import ember
-from ember.ops._math import array_math as am
-from ember.ops._math import sign
-from ember.ops._math import tensor_math as tm
+from ember.autograd._math import array_math as am
+from ember.autograd._math import sign
+from ember.autograd._math import tensor_math as tm
 
 R = np.random.default_rng(0)
 X = R.standard_normal((2, 3, 4))

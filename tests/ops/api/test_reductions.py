@@ -1,0 +1,34 @@
+"""The public functions of ember/ops/api/reductions.py (sum, mean, prod, amax, var, std, logsumexp, norm, all, any, ...),
+called as ``ember.X``: values, gradients, second derivatives and grad_fn names against torch 2.13."""
+import pytest
+from oracle import check
+
+from ._cases import A, C, I
+
+REDUCTIONS = {
+    "sum_dtype": (lambda L, a: L.sum(L.tensor(I), dtype=L.float64), A),
+    "sum_dims": (lambda L, c: L.sum(c, (0, 2), keepdim=True), C),
+    "mean": (lambda L, c: L.mean(c, -1), C),
+    "prod": (lambda L, a: L.prod(a, 0), A),
+    "amax": (lambda L, c: L.amax(c, (1, 2)), C),
+    "amin": (lambda L, c: L.amin(c, 0, keepdim=True), C),
+    "argmax": (lambda L, a: L.argmax(a, 1), A),
+    "argmin": (lambda L, a: L.argmin(a), A),
+    "var": (lambda L, c: L.var(c, 1, correction=0), C),
+    "std": (lambda L, c: L.std(c, (0, 1)), C),
+    "logsumexp": (lambda L, c: L.logsumexp(c, 2), C),
+    "norm": (lambda L, a: L.norm(a, p=3, dim=1), A),
+    "sum_to_size": (lambda L, c: c.sum_to_size(1, 3, 1), C),
+    "all": (lambda L, a: L.all(a > -5, 1), A),
+    "any": (lambda L, a: L.any(a > 1), A),
+    "count_nonzero": (lambda L, a: L.count_nonzero(a > 0, 0), A),
+}
+
+
+CASES = {**REDUCTIONS}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, *inputs = CASES[name]
+    check(fn, *inputs)

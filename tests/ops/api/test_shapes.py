@@ -1,0 +1,55 @@
+"""The public functions of ember/ops/api/shapes.py (reshape, view, transpose, permute, expand, cat, stack, split, ...),
+called as ``ember.X``: values, gradients, second derivatives and grad_fn names against torch 2.13."""
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+from ._cases import A, B, C
+
+SHAPES = {
+    "reshape": (lambda L, c: L.reshape(c, (4, -1)), C),
+    "view": (lambda L, c: c.view(6, 4), C),
+    "flatten": (lambda L, c: L.flatten(c, 1), C),
+    "unflatten": (lambda L, c: L.unflatten(c, 2, (2, 2)), C),
+    "squeeze": (lambda L, c: L.squeeze(c[:, :1], 1), C),
+    "unsqueeze": (lambda L, c: L.unsqueeze(c, -1), C),
+    "transpose": (lambda L, c: L.transpose(c, 0, 2), C),
+    "t": (lambda L, a: L.t(a), A),
+    "permute": (lambda L, c: L.permute(c, (1, 2, 0)), C),
+    "expand": (lambda L, a: a[:1].expand(5, 3, 4), A),
+    "broadcast_to": (lambda L, a: L.broadcast_to(a[0], (2, 4)), A),
+    "repeat": (lambda L, a: a.repeat(2, 1), A),
+    "flip": (lambda L, c: L.flip(c, (0, 2)), C),
+    "narrow": (lambda L, c: L.narrow(c, 2, 1, 2), C),
+    "select": (lambda L, c: L.select(c, 1, -1), C),
+    "split": (lambda L, c: L.split(c, [1, 3], 2)[1], C),
+    "chunk": (lambda L, c: L.chunk(c, 3, 1)[2], C),
+    "unbind": (lambda L, c: L.unbind(c, 1)[0], C),
+    "cat": (lambda L, a, b: L.cat([a, b, a], 1), A, B),
+    "stack": (lambda L, a, b: L.stack([a, b], -1), A, B),
+}
+
+
+CASES = {**SHAPES}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, *inputs = CASES[name]
+    check(fn, *inputs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.cat([L.ones(2, 3), L.ones(3, 2)]),
+    lambda L: L.ones(2, 3).view(4),
+    lambda L: L.stack([L.ones(2), L.ones(3)]),
+])
+def test_errors_match_torch(call):
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            call(lib)
+        errors.append(str(info.value).replace("torch.", "ember."))
+    assert errors[0] == errors[1]
