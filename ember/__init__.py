@@ -122,3 +122,7 @@ _install_out(globals(), (
     "multinomial", *[n for n in _UNARY if n != "negative"]), factories=(
     "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn",
     "randint", "randperm"))
+
+from . import _malloc  # noqa: E402
+
+_malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)
