@@ -5,7 +5,8 @@ time is several times faster. Under create_graph the backward recomputes the sam
 from differentiable ops (``reference``) and differentiates that, so every order still works.
 
 Inputs: proj (L, N, G*H) = x W_ih^T + b_ih for all steps, w_hh (G*H, H), b_hh, h0, c0.
-Output: (L, N, H) hidden states, or (L, N, 2H) [h_t, c_t] for the LSTM.
+Output: (L, N, H) hidden states; for the LSTM (L + 1, N, H): the hidden states, then the
+last cell state.
 """
 import numpy as np
 
@@ -18,17 +19,16 @@ def _sigmoid(x):
 
 def reference(mode, proj, w_hh, b_hh, h0, c0, reverse):
     """The recurrence from differentiable tensor ops (the fused node's definition)."""
-    from .api import cat, matmul, stack, t, unbind
+    from .api import matmul, stack, t, unbind
     steps = unbind(proj, 0)
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
     h, c, outs = h0, c0, [None] * len(steps)
-    for step in order:
+    for step in order:  # (the last c is appended to the LSTM's output)
         hh = matmul(h, t(w_hh)) if b_hh is None else matmul(h, t(w_hh)) + b_hh
         if mode == "LSTM":
             i, f, g, o = (steps[step] + hh).chunk(4, 1)
             c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-            h = o.sigmoid() * c.tanh()
-            outs[step] = cat([h, c], 1)
+            outs[step] = h = o.sigmoid() * c.tanh()
             continue
         if mode == "GRU":
             ir, iz, in_ = steps[step].chunk(3, 1)
@@ -40,7 +40,7 @@ def reference(mode, proj, w_hh, b_hh, h0, c0, reverse):
             pre = steps[step] + hh
             h = pre.tanh() if mode == "RNN_TANH" else pre.relu()
         outs[step] = h
-    return stack(outs, 0)
+    return stack(outs + ([c] if mode == "LSTM" else []), 0)
 
 
 class _Recurrence(Node):
@@ -117,6 +117,8 @@ class _LSTM(_Recurrence):
     steps at once; its loop is then a few multiplications and the h W_hh product per step.
     """
 
+    saves_output = True  # its hidden states: backward's h_{t-1}
+
     def forward(self, proj, w_hh, b_hh, h0, c0, mode, reverse):
         self.mode, self.reverse = mode, reverse
         self.save(proj, w_hh, b_hh, h0, c0)
@@ -128,9 +130,11 @@ class _LSTM(_Recurrence):
         pre = np.add(p, b_hh._data) if b_hh is not None else p.copy()
         pre *= scale
         self.gates = gates = np.empty_like(p)  # i, f, o as sigmoids, g as tanh
-        self.hcs = hcs = np.empty((3,) + p.shape[:2] + (n,), p.dtype)  # h, c, tanh(c)
+        out = np.empty((p.shape[0] + 1,) + h.shape, p.dtype)  # h of each step, last c
+        self.cs = cs = np.empty(p.shape[:2] + (n,), p.dtype)
+        self.tcs = tcs = np.empty_like(cs)  # tanh(c)
         i, f, g, o = _blocks(gates, n)
-        hs, cs, tcs = hcs
+        hs = out
         one, two = np.ones((), p.dtype), np.asarray(2, p.dtype)
         mul, tanh, exp, matmul = np.multiply, np.tanh, np.exp, np.matmul
         ig = np.empty_like(h)
@@ -146,7 +150,8 @@ class _LSTM(_Recurrence):
             c = mul(f[t], c, out=cs[t])
             c += mul(i[t], gt, out=ig)
             h = mul(o[t], tanh(c, out=tcs[t]), out=hs[t])
-        return np.concatenate([hs, cs], axis=2)
+        out[-1] = c
+        return out
 
     def _previous(self, states, first):
         """Each step's incoming state: ``first`` for the first step, else the step before's."""
@@ -162,7 +167,7 @@ class _LSTM(_Recurrence):
         dc * (i, f, g)-factor or dh * o-factor; dc gains dh * through_h."""
         n = c0.shape[1]
         i, f, gg, o = _blocks(self.gates, n)
-        _, cs, tc = self.hcs
+        cs, tc = self.cs, self.tcs
         one = np.ones((), cs.dtype)
         by_dc = np.empty(cs.shape[:2] + (3, n), cs.dtype)
         np.multiply(gg, i * (one - i), out=by_dc[:, :, 0])
@@ -172,7 +177,7 @@ class _LSTM(_Recurrence):
         through_h = o * (one - tc * tc)
         return by_dc, by_dh, through_h, f
 
-    def backward(self, m, g, proj, w_hh, b_hh, h0, c0):
+    def backward(self, m, g, proj, w_hh, b_hh, h0, c0, out):
         if m.is_graph:
             return self._graph_backward(g, proj, w_hh, b_hh, h0, c0)
         n = h0.shape[1]
@@ -180,20 +185,18 @@ class _LSTM(_Recurrence):
         d_proj = np.empty_like(proj)
         blocks = d_proj.reshape(proj.shape[:2] + (4, n))  # a view: d_proj is contiguous
         d_ifg, d_o = blocks[:, :, :3], blocks[:, :, 3]
-        g_h, g_c = g[..., :n], g[..., n:]
-        dh, dc, tmp = np.zeros_like(h0), np.zeros_like(c0), np.empty_like(h0)
+        dh, dc, tmp = np.zeros_like(h0), g[-1].copy(), np.empty_like(h0)
         dc_each = dc[:, None]  # dc against the three gates it feeds (a view: dc is updated
         mul, matmul = np.multiply, np.matmul  # in place)
         for t in range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1):
-            dh += g_h[t]
-            dc += g_c[t]
+            dh += g[t]
             dc += mul(dh, through_h[t], out=tmp)
             mul(dc_each, by_dc[t], out=d_ifg[t])
             mul(dh, by_dh[t], out=d_o[t])
             dc *= f[t]
             matmul(d_proj[t], w_hh, out=dh)
         flat = d_proj.reshape(-1, proj.shape[-1])
-        d_w = flat.T @ self._previous(self.hcs[0], h0).reshape(-1, n)
+        d_w = flat.T @ self._previous(out[:-1], h0).reshape(-1, n)
         d_b = flat.sum(0) if b_hh is not None else None
         return d_proj, d_w, d_b, dh, dc
 
