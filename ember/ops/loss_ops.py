@@ -157,8 +157,9 @@ class NllLossBackward0(Node):
     dx = G, the one-hot weights -w[t_n] / divisor at each target, times g.
 
     With ``from_logits`` it is the fused cross-entropy: log_softmax is taken inside (one node;
-    the forward's softmax is kept, so backward takes no exp) and dx = G - softmax(x) rowsum(G).
-    G has one entry a row, so rowsum(G) is that entry and backward is one pass over x.
+    the forward's exponentials are kept, so backward takes no exp) and
+    dx = G - softmax(x) rowsum(G). G has one entry a row, so rowsum(G) is that entry and
+    backward is one pass over x.
     """
 
     def forward(self, input, target, weight=None, reduction="mean", ignore_index=-100,
@@ -170,7 +171,7 @@ class NllLossBackward0(Node):
         self.index = index = _class_index(x, safe)
         if from_logits:
             self.save(input)
-            picked, self.probs = _picked_log_softmax(x, self.class_dim, index)
+            picked, self.exps, self.total = _picked_log_softmax(x, self.class_dim, index)
         else:
             picked = x[index]
         losses = -picked if w is None else -(picked * w)
@@ -187,23 +188,23 @@ class NllLossBackward0(Node):
         entries = g * self.onehot  # G's one entry a row (g: a scalar, or per row for 'none')
         if not self.from_logits:
             return (m.index_into_zeros(entries, self.shape, self.index, False), None)
+        minus_rowsum = -m.unsqueeze(entries, self.class_dim)
         if m.is_graph:
-            probs = m.exp(_LogSoftmax.apply(saved[0], self.class_dim))
-        else:
-            probs = self.probs
-        dx = probs * -m.unsqueeze(entries, self.class_dim)  # - softmax(x) rowsum(G)
+            dx = m.exp(_LogSoftmax.apply(saved[0], self.class_dim)) * minus_rowsum
+        else:  # softmax(x) = exps / total: the division joins the per-row factor
+            dx = self.exps * (minus_rowsum / self.total)
         return (_plus_at(m, dx, self.index, entries), None)
 
 
 def _picked_log_softmax(x, dim, index):
-    """log_softmax(x)[index] and softmax(x), from one exp pass."""
+    """log_softmax(x)[index], and softmax(x) as exps / total (exps = exp(x - max), total their
+    sum along dim), from one exp pass."""
     shifted = np.subtract(x, _row_max(x, dim))
     picked = shifted[index]
-    probs = np.exp(shifted, out=shifted)
-    total = np.sum(probs, axis=dim, keepdims=True)
+    exps = np.exp(shifted, out=shifted)
+    total = np.sum(exps, axis=dim, keepdims=True)
     picked -= np.log(np.squeeze(total, dim))
-    probs /= total
-    return picked, probs
+    return picked, exps, total
 
 
 def _plus_at(m, dx, index, entries):
