@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd.graph import Node
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
-from .activation_ops import _log_softmax_np, _sigmoid, _softplus_np
+from .activation_ops import _row_max, _sigmoid, _softplus_np
 from .elementwise import _operands
 
 
@@ -154,26 +154,28 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 class NllLossBackward0(Node):
     """l_n = -w[t_n] x[n, t_n] (0 where t_n == ignore_index); 'mean' divides by sum w[t_n];
-    dx = the same one-hot weights, negated, times g.
+    dx = G, the one-hot weights -w[t_n] / divisor at each target, times g.
 
-    With ``from_logits`` it is the fused cross-entropy: log_softmax is taken inside (one node,
-    one pass) and dx = G - softmax(x) * rowsum(G) for the one-hot part G.
+    With ``from_logits`` it is the fused cross-entropy: log_softmax is taken inside (one node;
+    the forward's exponentials are kept, so backward takes no exp) and
+    dx = G - softmax(x) rowsum(G). G has one entry a row, so rowsum(G) is that entry and
+    backward is one pass over x.
     """
 
     def forward(self, input, target, weight=None, reduction="mean", ignore_index=-100,
                 from_logits=False):
         x = input._data
         self.reduction, self.from_logits = reduction, from_logits
-        self.class_dim = 1 if x.ndim > 1 else 0
+        self.class_dim, self.shape = (1 if x.ndim > 1 else 0), x.shape
+        safe, w, denom = _nll_targets(x, target._data, weight, ignore_index)
+        self.index = index = _class_index(x, safe)
         if from_logits:
             self.save(input)
-            x = self.logp = _log_softmax_np(x, self.class_dim)
-        safe, w, denom = _nll_targets(x, target._data, weight, ignore_index)
-        index = _class_index(x, safe)
-        picked = x[index]
+            picked, self.exps, self.total = _picked_log_softmax(x, self.class_dim, index)
+        else:
+            picked = x[index]
         losses = -picked if w is None else -(picked * w)
-        scale = denom if reduction == "mean" else 1.0
-        self.onehot = _onehot_weights(x, index, w, scale)
+        self.onehot = _onehot_values(x, safe, w, denom if reduction == "mean" else 1.0)
         if reduction == "none":
             return losses
         total = losses.sum()
@@ -183,16 +185,35 @@ class NllLossBackward0(Node):
             return np.asarray(total / denom, dtype=x.dtype)
 
     def backward(self, m, g, *saved):
-        if self.reduction == "none" and m.data(g).ndim:
-            g = m.unsqueeze(g, 1)
-        grad = g * self.onehot if m.is_graph else self.onehot * g
+        entries = g * self.onehot  # G's one entry a row (g: a scalar, or per row for 'none')
         if not self.from_logits:
-            return (grad, None)
+            return (m.index_into_zeros(entries, self.shape, self.index, False), None)
+        minus_rowsum = -m.unsqueeze(entries, self.class_dim)
         if m.is_graph:
-            probs = m.exp(_LogSoftmax.apply(saved[0], self.class_dim))
-        else:
-            probs = np.exp(self.logp)
-        return (grad - probs * m.sum(grad, self.class_dim, keepdim=True), None)
+            dx = m.exp(_LogSoftmax.apply(saved[0], self.class_dim)) * minus_rowsum
+        else:  # softmax(x) = exps / total: the division joins the per-row factor
+            dx = self.exps * (minus_rowsum / self.total)
+        return (_plus_at(m, dx, self.index, entries), None)
+
+
+def _picked_log_softmax(x, dim, index):
+    """log_softmax(x)[index], and softmax(x) as exps / total (exps = exp(x - max), total their
+    sum along dim), from one exp pass."""
+    shifted = np.subtract(x, _row_max(x, dim))
+    picked = shifted[index]
+    exps = np.exp(shifted, out=shifted)
+    total = np.sum(exps, axis=dim, keepdims=True)
+    picked -= np.log(np.squeeze(total, dim))
+    return picked, exps, total
+
+
+def _plus_at(m, dx, index, entries):
+    """dx + G, G zero but for ``entries`` at ``index`` (distinct places): added in place to
+    the fresh array dx, or (graph) as a tensor."""
+    if m.is_graph:
+        return dx + m.index_into_zeros(entries, tuple(dx.shape), index, False)
+    dx[index] += entries
+    return dx
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -229,15 +250,12 @@ def _class_index(x, t):
     return tuple(grids[:1] + [t] + grids[1:])
 
 
-def _onehot_weights(x, index, w, denom):
-    """-w / denom at each element's target class, 0 elsewhere (the gradient's constant part)."""
-    out = np.zeros(x.shape, x.dtype)
+def _onehot_values(x, t, w, denom):
+    """G's entry of each element (target ``t``): -w / denom, 0 where w is 0."""
     if w is None:
-        out[index] = -1.0 / denom
-        return out
+        return np.full(t.shape, -1.0 / denom, x.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: zero gradient
-        out[index] = np.where(w == 0, np.zeros((), x.dtype), -w / denom)
-    return out
+        return np.where(w == 0, np.zeros((), x.dtype), -w / denom).astype(x.dtype, copy=False)
 
 
 class DivBackward1(Node):

@@ -5,14 +5,15 @@ time is several times faster. Under create_graph the backward recomputes the sam
 from differentiable ops (``reference``) and differentiates that, so every order still works.
 
 Inputs: proj (L, N, G*H) = x W_ih^T + b_ih for all steps, w_hh (G*H, H), b_hh, h0, c0.
-Output: (L, N, H) hidden states, or (L, N, 2H) [h_t, c_t] for the LSTM.
+Output: (L, N, H) hidden states; for the LSTM (L + 1, N, H): the hidden states, then the
+last cell state.
 """
 import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.engine import grad
 from ..autograd.graph import Node
-from .api import cat, matmul, stack, unbind
+from .api import matmul, stack, unbind
 from .api import t as _t  # (the step loops below name their index t)
 
 
@@ -25,13 +26,12 @@ def reference(mode, proj, w_hh, b_hh, h0, c0, reverse):
     steps = unbind(proj, 0)
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
     h, c, outs = h0, c0, [None] * len(steps)
-    for step in order:
+    for step in order:  # (the last c is appended to the LSTM's output)
         hh = matmul(h, _t(w_hh)) if b_hh is None else matmul(h, _t(w_hh)) + b_hh
         if mode == "LSTM":
             i, f, g, o = (steps[step] + hh).chunk(4, 1)
             c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-            h = o.sigmoid() * c.tanh()
-            outs[step] = cat([h, c], 1)
+            outs[step] = h = o.sigmoid() * c.tanh()
             continue
         if mode == "GRU":
             ir, iz, in_ = steps[step].chunk(3, 1)
@@ -43,7 +43,7 @@ def reference(mode, proj, w_hh, b_hh, h0, c0, reverse):
             pre = steps[step] + hh
             h = pre.tanh() if mode == "RNN_TANH" else pre.relu()
         outs[step] = h
-    return stack(outs, 0)
+    return stack(outs + ([c] if mode == "LSTM" else []), 0)
 
 
 class _Recurrence(Node):
@@ -111,33 +111,48 @@ class _Recurrence(Node):
 class _LSTM(_Recurrence):
     """LSTM: gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c').
 
-    The gates, h, c and tanh(c) of every step go into (L, N, .) arrays, so that backward forms
-    the per-step factors of its chain rule for all steps at once; its loop is then a few
-    multiplications and the h W_hh product per step.
+    The gates come from one exp pass a step: sigmoid(x) = 1 / (1 + exp(-x)) for i, f, o and
+    tanh(x) = 2 sigmoid(2x) - 1 for g, with the factors -1 and -2 folded once into W_hh and
+    the projection (exact: powers of two). The gates, h, c and tanh(c) of every step go into
+    (L, N, .) arrays, so that backward forms the per-step factors of its chain rule for all
+    steps at once; its loop is then a few multiplications and the h W_hh product per step.
     """
+
+    saves_output = True  # its hidden states: backward's h_{t-1}
 
     def forward(self, proj, w_hh, b_hh, h0, c0, mode, reverse):
         self.mode, self.reverse = mode, reverse
         self.save(proj, w_hh, b_hh, h0, c0)
-        p, w, h, c = proj._data, w_hh._data, h0._data, c0._data
-        b = b_hh._data if b_hh is not None else None
+        p, h, c = proj._data, h0._data, c0._data
         n = h.shape[1]
+        scale = np.full(4 * n, -1.0, p.dtype)
+        scale[2 * n:3 * n] = -2.0
+        w = np.multiply(w_hh._data.T, scale)  # (H, 4H), C-ordered
+        pre = np.add(p, b_hh._data) if b_hh is not None else p.copy()
+        pre *= scale
         self.gates = gates = np.empty_like(p)  # i, f, o as sigmoids, g as tanh
-        self.hcs = hcs = np.empty((3,) + p.shape[:2] + (n,), p.dtype)  # h, c, tanh(c)
+        out = np.empty((p.shape[0] + 1,) + h.shape, p.dtype)  # h of each step, last c
+        self.cs = cs = np.empty(p.shape[:2] + (n,), p.dtype)
+        self.tcs = tcs = np.empty_like(cs)  # tanh(c)
+        i, f, g, o = _blocks(gates, n)
+        hs = out
+        one, two = np.ones((), p.dtype), np.asarray(2, p.dtype)
+        mul, tanh, exp, matmul = np.multiply, np.tanh, np.exp, np.matmul
+        ig = np.empty_like(h)
         for t in range(p.shape[0] - 1, -1, -1) if reverse else range(p.shape[0]):
-            a = np.matmul(h, w.T, out=gates[t])
-            if b is not None:
-                a += b
-            a += p[t]
-            i, f, gg, o = _lstm_gates(a, n)
-            c = np.multiply(f, c, out=hcs[1, t])
-            c += i * gg
-            h = np.multiply(o, np.tanh(c, out=hcs[2, t]), out=hcs[0, t])
-        return np.concatenate([hcs[0], hcs[1]], axis=2)
-
-    def _release(self):
-        self.gates = self.hcs = None
-        super()._release()
+            a = matmul(h, w, out=gates[t])
+            a += pre[t]
+            exp(a, out=a)
+            a += one
+            np.reciprocal(a, out=a)
+            gt = g[t]
+            gt *= two
+            gt -= one
+            c = mul(f[t], c, out=cs[t])
+            c += mul(i[t], gt, out=ig)
+            h = mul(o[t], tanh(c, out=tcs[t]), out=hs[t])
+        out[-1] = c
+        return out
 
     def _previous(self, states, first):
         """Each step's incoming state: ``first`` for the first step, else the step before's."""
@@ -148,27 +163,41 @@ class _LSTM(_Recurrence):
             shifted[1:], shifted[0] = states[:-1], first
         return shifted
 
-    def backward(self, m, g, proj, w_hh, b_hh, h0, c0):
+    def _factors(self, c0):
+        """Per-step factors of the chain rule, all steps at once: d gate pre-activation =
+        dc * (i, f, g)-factor or dh * o-factor; dc gains dh * through_h."""
+        n = c0.shape[1]
+        i, f, gg, o = _blocks(self.gates, n)
+        cs, tc = self.cs, self.tcs
+        one = np.ones((), cs.dtype)
+        by_dc = np.empty(cs.shape[:2] + (3, n), cs.dtype)
+        np.multiply(gg, i * (one - i), out=by_dc[:, :, 0])
+        np.multiply(self._previous(cs, c0), f * (one - f), out=by_dc[:, :, 1])
+        np.multiply(i, one - gg * gg, out=by_dc[:, :, 2])
+        by_dh = tc * o * (one - o)
+        through_h = o * (one - tc * tc)
+        return by_dc, by_dh, through_h, f
+
+    def backward(self, m, g, proj, w_hh, b_hh, h0, c0, out):
         if m.is_graph:
             return self._graph_backward(g, proj, w_hh, b_hh, h0, c0)
         n = h0.shape[1]
-        i, f, gg, o = _blocks(self.gates, n)
-        hs, cs, tc = self.hcs
-        c_prev = self._previous(cs, c0)
-        through_h = o * (1 - tc * tc)  # dc += dh * through_h
-        factors = (gg * i * (1 - i), c_prev * f * (1 - f), i * (1 - gg * gg), tc * o * (1 - o))
+        by_dc, by_dh, through_h, f = self._factors(c0)
         d_proj = np.empty_like(proj)
-        dh, dc = np.zeros_like(h0), np.zeros_like(c0)
+        blocks = d_proj.reshape(proj.shape[:2] + (4, n))  # a view: d_proj is contiguous
+        d_ifg, d_o = blocks[:, :, :3], blocks[:, :, 3]
+        dh, dc, tmp = np.zeros_like(h0), g[-1].copy(), np.empty_like(h0)
+        dc_each = dc[:, None]  # dc against the three gates it feeds (a view: dc is updated
+        mul, matmul = np.multiply, np.matmul  # in place)
         for t in range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1):
-            dh += g[t, :, :n]
-            dc += g[t, :, n:]
-            dc += dh * through_h[t]
-            for k, factor in enumerate(factors):
-                np.multiply(dh if k == 3 else dc, factor[t], out=d_proj[t, :, k * n:(k + 1) * n])
+            dh += g[t]
+            dc += mul(dh, through_h[t], out=tmp)
+            mul(dc_each, by_dc[t], out=d_ifg[t])
+            mul(dh, by_dh[t], out=d_o[t])
             dc *= f[t]
-            dh = d_proj[t] @ w_hh
+            matmul(d_proj[t], w_hh, out=dh)
         flat = d_proj.reshape(-1, proj.shape[-1])
-        d_w = flat.T @ self._previous(hs, h0).reshape(-1, n)
+        d_w = flat.T @ self._previous(out[:-1], h0).reshape(-1, n)
         d_b = flat.sum(0) if b_hh is not None else None
         return d_proj, d_w, d_b, dh, dc
 
@@ -176,19 +205,6 @@ class _LSTM(_Recurrence):
 def _blocks(a, n):
     """The four gate blocks (views) of a [..., 4n] array."""
     return tuple(a[..., k * n:(k + 1) * n] for k in range(4))
-
-
-def _lstm_gates(a, n):
-    """The pre-activations a = [i, f, g, o] made gates in place: sigmoid(x) = (tanh(x/2) + 1)/2
-    for i, f, o, one tanh pass over all four blocks."""
-    sigmoid_blocks = (a[:, :2 * n], a[:, 3 * n:])
-    for block in sigmoid_blocks:
-        block *= 0.5
-    np.tanh(a, out=a)
-    for block in sigmoid_blocks:
-        block += 1.0
-        block *= 0.5
-    return _blocks(a, n)
 
 
 class _GRU(_Recurrence):

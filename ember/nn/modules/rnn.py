@@ -45,9 +45,8 @@ def _run_direction(proj, state, w_hh, b_hh, mode, reverse):
     if mode != "LSTM":
         out = recurrence(mode, proj, w_hh, b_hh, state, None, reverse)
         return out, out[last]
-    both = recurrence(mode, proj, w_hh, b_hh, state[0], state[1], reverse)
-    hidden = state[0].shape[-1]
-    return both[..., :hidden], (both[last, :, :hidden], both[last, :, hidden:])
+    out = recurrence(mode, proj, w_hh, b_hh, state[0], state[1], reverse)
+    return out[:-1], (out[last], out[-1])  # the hidden states, then the last cell state
 
 
 class RNNBase(Module):

@@ -179,3 +179,12 @@ def test_backward_twice_with_retain_graph_matches_torch(name):
         loss.backward()
         grads.append(xt.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_output_modified_in_place_raises_as_torch():
+    # the fused node keeps its output (the hidden states) for backward, as torch's does
+    for lib in (torch, ember):
+        out, _ = lib.nn.LSTM(3, 4)(lib.randn(5, 2, 3))
+        out.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
