@@ -53,6 +53,7 @@ class Node:
     _retained = None
     _special = False  # True once any hook or retain_grad is registered: the engine's slow path
     _cached = False  # True when forward left attributes on the node (see _record): _release
+    _after = False  # True when a backward does more than free the saved values (cache or hook)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -134,7 +135,7 @@ class Node:
         self.next_functions = edges
         if out is None:
             if self.__dict__:  # forward left attributes on the node: its release looks there
-                self._cached = True
+                self._cached = self._after = True
             self._shapes, self._dtypes = outputs
         else:
             out._requires_grad = True
@@ -144,7 +145,7 @@ class Node:
                 self._dtypes = like._dtypes
             else:
                 if like is None and self.__dict__:  # (a fast path's node has no forward cache)
-                    self._cached = True
+                    self._cached = self._after = True
                 data = out._data
                 self._shapes, self._dtypes = (data.shape,), (data.dtype,)
             if self.saves_output:
@@ -190,7 +191,7 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(fn)
-        self._special = True
+        self._special = self._after = True
         return _RemovableHandle(self._hooks, fn)
 
     def register_prehook(self, fn):
@@ -240,13 +241,21 @@ class Node:
             outs = self.backward(m, grad, *self._unpack(graph_mode))
         if type(outs) is not tuple:
             outs = (outs,)
+        if self._after:  # post-hooks or caches: the rare case
+            return self._finish(outs, grad, graph_mode, retain)
+        if saved and not retain:
+            self._saved = FREED  # all that _release does without caches (the common case)
+        return outs
+
+    def _finish(self, outs, grad, graph_mode, retain):
+        """``_run_backward``'s end for a node with post-hooks or forward caches."""
         if self._hooks is not None:
             outs = self._post_hooks(outs, grad if type(grad) is list else [grad], graph_mode)
         if not retain:
             if self._cached:
                 self._release()
-            elif saved:
-                self._saved = FREED  # all that _release does without caches (the common case)
+            elif self._saved:
+                self._saved = FREED
         return outs
 
     def _unpack(self, graph_mode):
