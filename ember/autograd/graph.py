@@ -140,8 +140,9 @@ class Node:
         else:
             out._requires_grad = True
             out._grad_fn = self
-            if like is not None and len(like._shapes) == 1:
-                self._shapes = like._shapes
+            shapes = like._shapes if like is not None else None
+            if shapes is not None and len(shapes) == 1:
+                self._shapes = shapes
                 self._dtypes = like._dtypes
             else:
                 if like is None and self.__dict__:  # (a fast path's node has no forward cache)
