@@ -78,11 +78,15 @@ def _np_erf(x):
     return np.copysign(out, x, out=out).astype(x.dtype, copy=False)
 
 
-def _float(a):
-    """The input's array, as the default float dtype when it is an integer one."""
+def _float(a, kernel=None):
+    """The input's array, as the default float dtype when it is an integer one; with a
+    ``kernel`` name, an integer or bool input is refused as torch's kernel of that name does."""
     x = a._data
     if x.dtype.kind != "f":
         from .. import _dtype
+        if kernel is not None and x.dtype.kind in "biu":
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
         x = x.astype(_dtype.get_default_dtype().np)
     return x
 
@@ -136,7 +140,7 @@ class LeakyReluBackward0(Node):
     """y = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g."""
 
     def forward(self, a, negative_slope=0.01):
-        x = _float(a)
+        x = _float(a, "leaky_relu_cpu")
         self.save(a)
         self.slope = negative_slope
         return np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
@@ -154,7 +158,9 @@ class HardtanhBackward0(Node):
     """y = clamp(x, lo, hi);  dx = g where lo < x < hi, else 0."""
 
     def forward(self, a, min_val=-1.0, max_val=1.0):
-        x = _float(a)
+        x = a._data  # torch clamps integer inputs as integers (bounds truncated); no bools
+        if x.dtype.kind == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         self.save(a)
         self.lo, self.hi = min_val, max_val
         return np.clip(x, np.asarray(min_val, x.dtype), np.asarray(max_val, x.dtype))
@@ -182,7 +188,7 @@ class EluBackward0(Node):
     dx = g * scale if x > 0 else g * scale * alpha * input_scale * exp(input_scale * x)."""
 
     def forward(self, a, alpha=1.0, scale=1.0, input_scale=1.0):
-        x = _float(a)
+        x = _float(a, "elu_cpu")
         self.save(a)
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
         neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
@@ -208,7 +214,7 @@ class GeluBackward0(Node):
     def forward(self, a, approximate="none"):
         if approximate not in ("none", "tanh"):
             raise RuntimeError("approximate argument must be either none or tanh.")
-        x = _float(a)
+        x = _float(a, "GeluKernelImpl")
         self.save(a)
         self.approximate = approximate
         if approximate == "tanh":
@@ -233,7 +239,7 @@ class SiluBackward0(Node):
     """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "silu_cpu")
         self.save(a)
         return x * _np_sigmoid(x)
 
@@ -246,7 +252,7 @@ class MishBackward0(Node):
     """y = x * tanh(softplus(x));  dx = g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(sp(x))."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "mish_cpu")
         self.save(a)
         return x * np.tanh(_softplus_np(x))
 
@@ -260,7 +266,7 @@ class SoftplusBackward0(Node):
     dx = g * sigmoid(beta x) (g where beta x > threshold)."""
 
     def forward(self, a, beta=1.0, threshold=20.0):
-        x = _float(a)
+        x = _float(a, "softplus_cpu")
         self.save(a)
         self.beta, self.threshold = beta, threshold
         bx = x * np.asarray(beta, x.dtype) if beta != 1 else x
@@ -277,7 +283,7 @@ class LogSigmoidBackward0(Node):
     """y = log(sigmoid(x)) = -softplus(-x);  dx = g * sigmoid(-x)."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "log_sigmoid_cpu")
         self.save(a)
         return -_softplus_np(-x)
 
@@ -289,7 +295,7 @@ class HardsigmoidBackward0(Node):
     """y = clamp(x / 6 + 1/2, 0, 1);  dx = g / 6 where -3 < x < 3."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "hardsigmoid_cpu")
         self.save(a)
         return np.clip(x / np.asarray(6, x.dtype) + np.asarray(0.5, x.dtype), 0, 1)
 
@@ -303,7 +309,7 @@ class HardswishBackward0(Node):
     """y = x * clamp(x + 3, 0, 6) / 6;  dx = 0 (x < -3), g (x > 3), g * (x/3 + 1/2) else."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "hardswish_cpu")
         self.save(a)
         return x * np.clip(x + np.asarray(3, x.dtype), 0, 6) / np.asarray(6, x.dtype)
 
@@ -318,7 +324,7 @@ class HardshrinkBackward0(Node):
     """y = x where |x| > lambd else 0;  dx = g where |x| > lambd."""
 
     def forward(self, a, lambd=0.5):
-        x = _float(a)
+        x = _float(a, "hardshrink_cpu")
         self.save(a)
         self.lambd = lambd
         return np.where(np.abs(x) > lambd, x, np.zeros((), x.dtype))
@@ -331,7 +337,7 @@ class SoftshrinkBackward0(HardshrinkBackward0):
     """y = x - lambd (x > lambd), x + lambd (x < -lambd), else 0;  dx = g where |x| > lambd."""
 
     def forward(self, a, lambd=0.5):
-        x = _float(a)
+        x = _float(a, "softshrink_check")
         self.save(a)
         self.lambd = lambd
         shrunk = x - np.sign(x) * np.asarray(lambd, x.dtype)
