@@ -60,13 +60,8 @@ OPS = {
 }
 
 
-# ops whose int/bool/empty handling belongs to other modules' owners (nn losses, layer_norm,
-# the activation kernels, matmul); each is reported and must start to pass once fixed (strict)
-KNOWN_GAPS = {
-    ("std-1", "empty2d"),
-    ("layer_norm", "scalar"), ("layer_norm", "scalar_nan"), ("layer_norm", "bool"),
-    ("layer_norm", "int"), ("layer_norm", "int0d"),
-}
+# known gaps, each reported and required to start passing once fixed (strict); none left
+KNOWN_GAPS = set()
 
 
 def outcome(L, op, inp):
@@ -118,6 +113,8 @@ MESSAGES = {
     "softshrink_byte": lambda L: L.nn.functional.softshrink(L.tensor([1], dtype=L.uint8)),
     "hardswish_int": lambda L: L.nn.functional.hardswish(L.tensor(3)),
     "relu6_bool": lambda L: L.nn.functional.relu6(L.tensor([True])),
+    "layer_norm_int": lambda L: L.nn.functional.layer_norm(L.tensor([[1, 2]]), (2,)),
+    "layer_norm_0d": lambda L: L.nn.functional.layer_norm(L.tensor(2.0), ()),
 }
 
 
