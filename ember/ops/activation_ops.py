@@ -166,7 +166,8 @@ class HardtanhBackward0(Node):
         return np.clip(x, np.asarray(min_val, x.dtype), np.asarray(max_val, x.dtype))
 
     def backward(self, m, g, x):
-        inside = _mask(m, x, lambda v: (v > self.lo) & (v < self.hi))
+        # torch zeroes the gradient where x <= lo or x >= hi: NaN passes it through
+        inside = _mask(m, x, lambda v: ~((v <= self.lo) | (v >= self.hi)))
         return (g * _cast(inside, g),)
 
 
@@ -177,10 +178,10 @@ class ThresholdBackward0(Node):
         x = a._data
         self.save(a)
         self.threshold = threshold
-        return np.where(x > threshold, x, np.asarray(value, x.dtype))
+        return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: v > self.threshold), g),)
+        return (g * _cast(_mask(m, x, lambda v: ~(v <= self.threshold)), g),)
 
 
 class EluBackward0(Node):
@@ -191,12 +192,12 @@ class EluBackward0(Node):
         x = _float(a, "elu_cpu")
         self.save(a)
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
-        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
-        out = np.where(x > 0, x, neg.astype(x.dtype, copy=False))
+        neg = alpha * np.expm1(np.where(x <= 0, x, 0) * input_scale)  # keeps -0.0 (torch)
+        out = np.where(x <= 0, neg.astype(x.dtype, copy=False), x)  # NaN: x
         return out * np.asarray(scale, x.dtype) if scale != 1.0 else out
 
     def backward(self, m, g, x):
-        pos = _mask(m, x, lambda v: v > 0)
+        pos = _mask(m, x, lambda v: ~(v <= 0))  # torch's positive branch takes NaN too
         neg_part = x * ~pos  # exp only of the non-positive part: no overflow
         coef = self.scale * self.alpha * self.input_scale
         return (m.where(pos, g * self.scale, g * coef * m.exp(neg_part * self.input_scale)),)
@@ -285,7 +286,8 @@ class LogSigmoidBackward0(Node):
     def forward(self, a):
         x = _float(a, "log_sigmoid_cpu")
         self.save(a)
-        return -_softplus_np(-x)
+        # min(x, 0) - log1p(e^-|x|) = -softplus(-x), with +0.0 (not -0.0) at x = inf as torch
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
     def backward(self, m, g, x):
         return (g * _sigmoid(m, -x),)
@@ -314,10 +316,11 @@ class HardswishBackward0(Node):
         return x * np.clip(x + np.asarray(3, x.dtype), 0, 6) / np.asarray(6, x.dtype)
 
     def backward(self, m, g, x):
-        low = _mask(m, x, lambda v: v < -3)
-        high = _mask(m, x, lambda v: v > 3)
+        # torch: 0 for x <= -3, the slope for -3 < x < 3, g otherwise (x >= 3 and NaN)
+        low = _mask(m, x, lambda v: v <= -3)
+        middle_part = _mask(m, x, lambda v: (v > -3) & (v < 3))
         middle = g * (x * (1.0 / 3) + 0.5)
-        return (m.where(low, g * 0, m.where(high, g, middle)),)
+        return (m.where(low, g * 0, m.where(middle_part, middle, g)),)
 
 
 class HardshrinkBackward0(Node):
@@ -327,10 +330,10 @@ class HardshrinkBackward0(Node):
         x = _float(a, "hardshrink_cpu")
         self.save(a)
         self.lambd = lambd
-        return np.where(np.abs(x) > lambd, x, np.zeros((), x.dtype))
+        return np.where(np.abs(x) <= lambd, np.zeros((), x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: np.abs(v) > self.lambd), g),)
+        return (g * _cast(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g),)
 
 
 class SoftshrinkBackward0(HardshrinkBackward0):
@@ -340,8 +343,9 @@ class SoftshrinkBackward0(HardshrinkBackward0):
         x = _float(a, "softshrink_check")
         self.save(a)
         self.lambd = lambd
-        shrunk = x - np.sign(x) * np.asarray(lambd, x.dtype)
-        return np.where(np.abs(x) > lambd, shrunk, np.zeros((), x.dtype))
+        lam = np.asarray(lambd, x.dtype)
+        # torch: x * 0 inside [-lambd, lambd] (-0.0 for negative x), NaN stays NaN
+        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x * 0))
 
 
 class GluBackward0(Node):
