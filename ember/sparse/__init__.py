@@ -65,8 +65,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         size = tuple(sparse) + tuple(values.shape[1:])
     size = tuple(int(s) for s in size)
     _check_size(index, values, size)
-    if requires_grad:
-        values.requires_grad_()
+    if requires_grad and not values.requires_grad:  # a new leaf; the caller's values untouched
+        values = values.detach().requires_grad_()
     return SparseTensor._build(index, values, size, bool(is_coalesced))
 
 

@@ -259,10 +259,12 @@ class SparseTensor(Tensor):
                                   "their indices() and values()")
 
     def __deepcopy__(self, memo):
-        copy = self.clone() if self.is_leaf else None
-        if copy is None:
+        if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.")
+        values = self._sp_values.detach().clone().requires_grad_(self.requires_grad)
+        copy = SparseTensor._build(self._sp_indices.copy(), values, self._sp_size,
+                                   self._sp_coalesced)
         memo[id(self)] = copy
         return copy
 

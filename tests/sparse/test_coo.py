@@ -59,6 +59,16 @@ def test_transpose_cast_detach_clone():
         close(ec.to_dense(), tc.to_dense())
 
 
+def test_requires_grad_leaves_the_callers_values_alone_and_deepcopy_keeps_a_leaf():
+    import copy
+    values = ember.tensor([1.0, 2.0])
+    s = ember.sparse_coo_tensor([[0, 1]], values, (2,), requires_grad=True)
+    assert s.requires_grad and s.is_leaf and not values.requires_grad
+    c = copy.deepcopy(s)
+    assert c.is_sparse and c.requires_grad and c.is_leaf
+    close(c.to_dense(), torch.tensor([1.0, 2.0]))
+
+
 def test_repr_shows_indices_values_and_size():
     e, _, _, _ = pair()
     text = repr(e)
