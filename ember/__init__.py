@@ -21,7 +21,7 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       flip, floor_divide, gather, ge, greater, greater_equal, gt, index_select,
                       isclose, isfinite, isinf, isnan, le, less, less_equal, logical_and,
                       logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
-                      masked_select, matmul, max, maximum, mean, min, minimum, mm, mul, narrow, ne,
+                      masked_select, max, maximum, mean, min, minimum, mul, narrow, ne,
                       neg, nonzero, norm, not_equal, permute, pow, prod, remainder, repeat,
                       reshape, rsub, scatter, scatter_add, select, split, squeeze, stack, std,
                       sub, sum, swapdims, t, transpose, unbind, unflatten, unsqueeze,
@@ -32,7 +32,6 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
 cfloat = None
-strided = "strided"
 contiguous_format = preserve_format = channels_last = "memory_format"
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
@@ -106,6 +105,11 @@ from .ops.matrix_ops import (  # noqa: E402
 from .ops.out import install as _install_out  # noqa: E402
 from .ops.scan import cumprod, cumsum  # noqa: E402
 from .ops.sorting import argsort, sort, topk  # noqa: E402
+
+# torch.sparse: sparse COO tensors; torch.mm and torch.matmul also take a sparse operand
+from .sparse import dispatch_matmul as matmul  # noqa: E402
+from .sparse import dispatch_mm as mm  # noqa: E402
+from .sparse import layout, sparse_coo, sparse_coo_tensor, strided  # noqa: E402
 
 ger = outer
 # torch's functions that take out=: the result is written into the given tensor and returned

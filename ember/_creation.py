@@ -115,6 +115,11 @@ def _size(size, op=None):
     return tuple(int(s) for s in size)
 
 
+def _given(sizes, size):
+    """The shape of a factory called with sizes (``zeros(2, 3)``) or ``size=`` (keyword)."""
+    return sizes if size is None else (size,)
+
+
 def _new(arr, requires_grad):
     t = Tensor._make(arr)
     if requires_grad:
@@ -122,19 +127,19 @@ def _new(arr, requires_grad):
     return t
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros."""
-    return _new(np.zeros(_size(size, "zeros"), _np_dtype(dtype)), requires_grad)
+    return _new(np.zeros(_size(_given(sizes, size), "zeros"), _np_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of ones."""
-    return _new(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+    return _new(np.ones(_size(_given(sizes, size)), _np_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor."""
-    return _new(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
+    return _new(np.empty(_size(_given(sizes, size)), _np_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -177,14 +182,16 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
                 requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    return _new(_gen(generator).uniform(_size(size), _np_dtype(dtype)), requires_grad)
+    shape = _size(_given(sizes, size))
+    return _new(_gen(generator).uniform(shape, _np_dtype(dtype)), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    return _new(_gen(generator).normal(_size(size), _np_dtype(dtype)), requires_grad)
+    shape = _size(_given(sizes, size))
+    return _new(_gen(generator).normal(shape, _np_dtype(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,

@@ -142,3 +142,11 @@ def test_randint_without_size_is_a_type_error():
         torch.randint(5)
     with pytest.raises(TypeError, match="size"):
         ember.randint(5)
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+@pytest.mark.parametrize("size", [(2, 3), [4], ()])
+def test_size_keyword(name, size):
+    # pytorch/examples gat: torch.empty(size=(in_features, out_features))
+    e, t = getattr(ember, name)(size=size), getattr(torch, name)(size=size)
+    assert e.shape == tuple(t.shape) and e.dtype is ember.float32

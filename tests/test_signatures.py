@@ -13,7 +13,8 @@ import ember
 # ember extras torch does not have (kept: they are additions, not misnamed arguments)
 EXTRAS = {"bitwise_not": {"other"}, "logical_not": {"other"}, "scatter": {"value", "reduce"},
           "normal": {"size", "dtype"}, "bernoulli": {"p"}, "std": {"unbiased"},
-          "var": {"unbiased"}, "nonzero": {"as_tuple"}, "tensor": {"pin_memory"}}
+          "var": {"unbiased"}, "nonzero": {"as_tuple"}, "tensor": {"pin_memory"},
+          "sparse_coo_tensor": {"check_invariants"}}  # torch takes it (not in its schema)
 KNOWN = {"promote_types": "in ember/_dtype.py (another area): parameters a, b, torch type1, type2",
          "set_num_threads": "torch's parameter is named 'int'",
          "is_autocast_enabled": "torch's schema lists only the no-argument overload; its Python "

@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from .. import _creation
+from .. import _creation, _dtype
 from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
@@ -52,7 +52,13 @@ def _weighted(loss, weight, input, reduction, mean_by_weight=True):
     return _reduce(loss, reduction)
 
 
+# torch's kernel names, for its error on integer or bool operands
+_KERNELS = {L.MseLossBackward0: "mse_cpu", L.SmoothL1LossBackward0: "smooth_l1_cpu",
+            L.HuberLossBackward0: "huber_cpu"}
+
+
 def _pointwise(cls, input, target, reduction, **params):
+    _floating(np.result_type(input._data, target._data), _KERNELS[cls])
     _warn_broadcast(input, target)
     return cls.apply(input, target, reduction=reduction, **params)
 
@@ -91,10 +97,21 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if input._data.dtype.kind in "biu" and target._data.dtype.kind == "f":
+        # torch computes in the promoted dtype but writes into one of the input's dtype
+        raise RuntimeError(f"result type {target.dtype.scalar_name} can't be cast to the "
+                           f"desired output type {input.dtype.scalar_name}")
     if weight is not None:
         loss = _pointwise(L.HuberLossBackward0, input, target, "none", delta=delta)
         return _weighted(loss, weight, input, reduction, mean_by_weight=False)
     return _pointwise(L.HuberLossBackward0, input, target, reduction, delta=delta)
+
+
+def _floating(np_dtype, kernel):
+    """torch has no integer or bool loss kernels (NumPy would compute one, or fail its way)."""
+    if np_dtype.kind in "biu":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.of_numpy(np_dtype).scalar_name}'")
 
 
 def _same_size(input, target):
@@ -108,6 +125,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     """-w (y log x + (1 - y) log(1 - x)), logs clamped at -100."""
     reduction = _reduction(size_average, reduce, reduction)
+    _floating(input._data.dtype, "binary_cross_entropy")
     _same_size(input, target)
     if weight is not None and weight.shape != input.shape:
         weight = api.expand(weight, *input.shape)
@@ -118,6 +136,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     """BCE on sigmoid(x), computed stably from the logits x; pos_weight scales positives."""
     reduction = _reduction(size_average, reduce, reduction)
+    _floating(input._data.dtype, "log_sigmoid_cpu")
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -169,6 +188,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """-w[t] x[t] per element; 'mean' divides by the sum of the weights used."""
     reduction = _reduction(size_average, reduce, reduction)
+    _floating(input._data.dtype, "nll_loss_out_frame")
     _check_class_target(input, target, weight)
     return _nll(input, target, weight, reduction, ignore_index)
 
@@ -223,6 +243,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    _floating(input._data.dtype, "log_softmax_lastdim_kernel_impl")
     if target.is_floating_point() and target.shape == input.shape:
         _check_weight(input, weight)
         return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
@@ -240,6 +261,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log target - input) (input holds log-probabilities), reduced; 'batchmean'
     divides the sum by the batch size."""
+    if input._data.dtype.kind in "biu" or target._data.dtype.kind in "biu":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "

@@ -46,6 +46,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing dims given by normalized_shape, then scale and shift."""
     shape = [int(normalized_shape)] if isinstance(normalized_shape, int) else \
         [int(s) for s in normalized_shape]
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     if _shape(input)[input.dim() - len(shape):] != shape or input.dim() < len(shape):
         raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
@@ -54,6 +57,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         if t is not None and _shape(t) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {_shape(t)} and normalized_shape = {shape}")
+    if input._data.dtype.kind in "biu":  # NumPy would normalize them in float64
+        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
     return NativeLayerNormBackward0.apply(input, weight, bias, eps, normalized_ndim=len(shape))
 
 

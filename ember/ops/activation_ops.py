@@ -75,10 +75,14 @@ def _np_erf(x):
     return out.astype(x.dtype, copy=False)
 
 
-def _float(a):
-    """The input's array, as the default float dtype when it is an integer one."""
+def _float(a, kernel=None):
+    """The input's array, as the default float dtype when it is an integer one; with a
+    ``kernel`` name, an integer or bool input is refused as torch's kernel of that name does."""
     x = a._data
     if x.dtype.kind != "f":
+        if kernel is not None and x.dtype.kind in "biu":
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
         x = x.astype(_dtype.get_default_dtype().np)
     return x
 
@@ -132,7 +136,7 @@ class LeakyReluBackward0(Node):
     """y = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g."""
 
     def forward(self, a, negative_slope=0.01):
-        x = _float(a)
+        x = _float(a, "leaky_relu_cpu")
         self.save(a)
         self.slope = negative_slope
         return np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
@@ -150,13 +154,16 @@ class HardtanhBackward0(Node):
     """y = clamp(x, lo, hi);  dx = g where lo < x < hi, else 0."""
 
     def forward(self, a, min_val=-1.0, max_val=1.0):
-        x = _float(a)
+        x = a._data  # torch clamps integer inputs as integers (bounds truncated); no bools
+        if x.dtype.kind == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         self.save(a)
         self.lo, self.hi = min_val, max_val
         return np.clip(x, np.asarray(min_val, x.dtype), np.asarray(max_val, x.dtype))
 
     def backward(self, m, g, x):
-        inside = _mask(m, x, lambda v: (v > self.lo) & (v < self.hi))
+        # torch zeroes the gradient where x <= lo or x >= hi: NaN passes it through
+        inside = _mask(m, x, lambda v: ~((v <= self.lo) | (v >= self.hi)))
         return (g * _cast(inside, g),)
 
 
@@ -167,10 +174,10 @@ class ThresholdBackward0(Node):
         x = a._data
         self.save(a)
         self.threshold = threshold
-        return np.where(x > threshold, x, np.asarray(value, x.dtype))
+        return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: v > self.threshold), g),)
+        return (g * _cast(_mask(m, x, lambda v: ~(v <= self.threshold)), g),)
 
 
 class EluBackward0(Node):
@@ -178,15 +185,15 @@ class EluBackward0(Node):
     dx = g * scale if x > 0 else g * scale * alpha * input_scale * exp(input_scale * x)."""
 
     def forward(self, a, alpha=1.0, scale=1.0, input_scale=1.0):
-        x = _float(a)
+        x = _float(a, "elu_cpu")
         self.save(a)
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
-        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
-        out = np.where(x > 0, x, neg.astype(x.dtype, copy=False))
+        neg = alpha * np.expm1(np.where(x <= 0, x, 0) * input_scale)  # keeps -0.0 (torch)
+        out = np.where(x <= 0, neg.astype(x.dtype, copy=False), x)  # NaN: x
         return out * np.asarray(scale, x.dtype) if scale != 1.0 else out
 
     def backward(self, m, g, x):
-        pos = _mask(m, x, lambda v: v > 0)
+        pos = _mask(m, x, lambda v: ~(v <= 0))  # torch's positive branch takes NaN too
         neg_part = x * ~pos  # exp only of the non-positive part: no overflow
         coef = self.scale * self.alpha * self.input_scale
         return (m.where(pos, g * self.scale, g * coef * m.exp(neg_part * self.input_scale)),)
@@ -204,7 +211,7 @@ class GeluBackward0(Node):
     def forward(self, a, approximate="none"):
         if approximate not in ("none", "tanh"):
             raise RuntimeError("approximate argument must be either none or tanh.")
-        x = _float(a)
+        x = _float(a, "GeluKernelImpl")
         self.save(a)
         self.approximate = approximate
         if approximate == "tanh":
@@ -229,7 +236,7 @@ class SiluBackward0(Node):
     """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "silu_cpu")
         self.save(a)
         return x * _np_sigmoid(x)
 
@@ -242,7 +249,7 @@ class MishBackward0(Node):
     """y = x * tanh(softplus(x));  dx = g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(sp(x))."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "mish_cpu")
         self.save(a)
         return x * np.tanh(_softplus_np(x))
 
@@ -256,7 +263,7 @@ class SoftplusBackward0(Node):
     dx = g * sigmoid(beta x) (g where beta x > threshold)."""
 
     def forward(self, a, beta=1.0, threshold=20.0):
-        x = _float(a)
+        x = _float(a, "softplus_cpu")
         self.save(a)
         self.beta, self.threshold = beta, threshold
         bx = x * np.asarray(beta, x.dtype) if beta != 1 else x
@@ -273,9 +280,10 @@ class LogSigmoidBackward0(Node):
     """y = log(sigmoid(x)) = -softplus(-x);  dx = g * sigmoid(-x)."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "log_sigmoid_cpu")
         self.save(a)
-        return -_softplus_np(-x)
+        # min(x, 0) - log1p(e^-|x|) = -softplus(-x), with +0.0 (not -0.0) at x = inf as torch
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
     def backward(self, m, g, x):
         return (g * _sigmoid(m, -x),)
@@ -285,7 +293,7 @@ class HardsigmoidBackward0(Node):
     """y = clamp(x / 6 + 1/2, 0, 1);  dx = g / 6 where -3 < x < 3."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "hardsigmoid_cpu")
         self.save(a)
         return np.clip(x / np.asarray(6, x.dtype) + np.asarray(0.5, x.dtype), 0, 1)
 
@@ -299,39 +307,41 @@ class HardswishBackward0(Node):
     """y = x * clamp(x + 3, 0, 6) / 6;  dx = 0 (x < -3), g (x > 3), g * (x/3 + 1/2) else."""
 
     def forward(self, a):
-        x = _float(a)
+        x = _float(a, "hardswish_cpu")
         self.save(a)
         return x * np.clip(x + np.asarray(3, x.dtype), 0, 6) / np.asarray(6, x.dtype)
 
     def backward(self, m, g, x):
-        low = _mask(m, x, lambda v: v < -3)
-        high = _mask(m, x, lambda v: v > 3)
+        # torch: 0 for x <= -3, the slope for -3 < x < 3, g otherwise (x >= 3 and NaN)
+        low = _mask(m, x, lambda v: v <= -3)
+        middle_part = _mask(m, x, lambda v: (v > -3) & (v < 3))
         middle = g * (x * (1.0 / 3) + 0.5)
-        return (m.where(low, g * 0, m.where(high, g, middle)),)
+        return (m.where(low, g * 0, m.where(middle_part, middle, g)),)
 
 
 class HardshrinkBackward0(Node):
     """y = x where |x| > lambd else 0;  dx = g where |x| > lambd."""
 
     def forward(self, a, lambd=0.5):
-        x = _float(a)
+        x = _float(a, "hardshrink_cpu")
         self.save(a)
         self.lambd = lambd
-        return np.where(np.abs(x) > lambd, x, np.zeros((), x.dtype))
+        return np.where(np.abs(x) <= lambd, np.zeros((), x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: np.abs(v) > self.lambd), g),)
+        return (g * _cast(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g),)
 
 
 class SoftshrinkBackward0(HardshrinkBackward0):
     """y = x - lambd (x > lambd), x + lambd (x < -lambd), else 0;  dx = g where |x| > lambd."""
 
     def forward(self, a, lambd=0.5):
-        x = _float(a)
+        x = _float(a, "softshrink_check")
         self.save(a)
         self.lambd = lambd
-        shrunk = x - np.sign(x) * np.asarray(lambd, x.dtype)
-        return np.where(np.abs(x) > lambd, shrunk, np.zeros((), x.dtype))
+        lam = np.asarray(lambd, x.dtype)
+        # torch: x * 0 inside [-lambd, lambd] (-0.0 for negative x), NaN stays NaN
+        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x * 0))
 
 
 class GluBackward0(Node):

@@ -385,22 +385,18 @@ CoshBackward0 = _unary("CoshBackward0", np.cosh, lambda m, g, x: g * m.sinh(x))
 
 
 def _sigmoid(x):
-    # torch's 1 / (1 + e^-x); the input is first raised to -floor(ln max) so that e^-x never
-    # overflows (below that bound the true value is under the dtype's smallest normal anyway)
+    # torch's 1 / (1 + e^-x): below -ln(max) e^-x overflows to inf and the result is torch's
+    # exact 0 (not a subnormal), so silu(-inf) is NaN as torch's; kernels run with NumPy quiet
     dt = x.dtype
     if dt.itemsize < 4:  # half precision computes in float32, as torch's opmath
         return _sigmoid(x.astype(np.float32)).astype(dt)
-    low, one = _SIGMOID_CONSTANTS.get(dt) or _sigmoid_constants(dt)
-    return np.divide(one, np.add(np.exp(np.negative(np.maximum(x, low))), one))
+    one = _SIGMOID_ONES.get(dt)
+    if one is None:
+        one = _SIGMOID_ONES[dt] = np.ones((), dtype=dt)
+    return np.divide(one, np.add(np.exp(np.negative(x)), one))
 
 
-_SIGMOID_CONSTANTS = {}
-
-
-def _sigmoid_constants(dt):
-    low = np.array(-np.floor(np.log(np.finfo(dt).max)), dtype=dt)
-    _SIGMOID_CONSTANTS[dt] = low, np.ones((), dtype=dt)
-    return _SIGMOID_CONSTANTS[dt]
+_SIGMOID_ONES = {}
 
 
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),

@@ -33,6 +33,13 @@ def _check_matmul(x, y, name):
                        f"[{batch}, {kx}] but got: [{batch}, {ky}].")
 
 
+def _refuse_bool(na, nb):
+    """torch's error for bool operands, named after the kernel its dispatch reaches."""
+    kernel = "dot" if na == nb == 1 else "addmv_impl_cpu" if (na, nb) == (2, 1) else \
+        "addmm_impl_cpu_" if na <= 2 and nb <= 2 or nb == 2 else "bmm"
+    raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 class MmBackward0(Node):
     """out = a @ b;  da = g @ b^T, db = a^T @ g (1-D operands promoted as torch.matmul)."""
 
@@ -43,6 +50,8 @@ class MmBackward0(Node):
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_dtype.of_numpy(x.dtype).c_name} != "
                                f"{_dtype.of_numpy(y.dtype).c_name}")
+        if x.dtype.kind == "b":  # NumPy would compute a logical product; torch has no kernel
+            _refuse_bool(x.ndim, y.ndim)
         self.save(a, b)
         if x.ndim > 2 and y.ndim == 2:  # one GEMM over all leading dims (NumPy loops per matrix)
             return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])

@@ -17,6 +17,8 @@ def reduce_array(loss, reduction):
     """Apply 'none' / 'mean' / 'sum' to an array of element losses."""
     if reduction == "none":
         return loss
+    if reduction == "mean" and not loss.size:  # NaN, without NumPy's empty-slice warning
+        return np.asarray(np.nan, dtype=loss.dtype)
     return np.asarray(loss.mean() if reduction == "mean" else loss.sum(), dtype=loss.dtype)
 
 

@@ -251,7 +251,7 @@ class VarBackward0(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         n = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
         self.denominator = max(n - correction, 0)
-        if self.denominator == 0:  # torch's warning instead of NumPy's
+        if self.denominator == 0 or not x.size:  # torch's warning (also for any empty input)
             warnings.warn(f"{type(self).__name__[:3].lower()}(): degrees of freedom is <= 0. "
                           "Correction should be strictly less than the reduction factor (input "
                           "numel divided by output numel).", UserWarning, stacklevel=4)

@@ -1,5 +1,7 @@
 """Functional losses: values, input and target gradients, second derivatives
 and grad_fn names against torch over shapes, reductions and options; torch's errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -241,3 +243,47 @@ def test_bce_dtype_mismatch_error_matches_torch():
         with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
             lib.nn.functional.binary_cross_entropy(lib.full((3,), 0.5),
                                                    lib.full((3,), 0.5, dtype=lib.float64))
+
+
+_INTEGRAL_LOSSES = {
+    "mse": lambda F, x: F.mse_loss(x, x), "smooth_l1": lambda F, x: F.smooth_l1_loss(x, x),
+    "huber": lambda F, x: F.huber_loss(x, x), "bce": lambda F, x: F.binary_cross_entropy(x, x),
+    "bce_logits": lambda F, x: F.binary_cross_entropy_with_logits(x, x),
+    "cross_entropy": lambda F, x: F.cross_entropy(x.reshape(1, -1), x.new_zeros(1).long()),
+    "nll": lambda F, x: F.nll_loss(x.reshape(1, -1), x.new_zeros(1).long()),
+    "kl_div": lambda F, x: F.kl_div(x, x, reduction="sum")}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+@pytest.mark.parametrize("name", sorted(_INTEGRAL_LOSSES))
+def test_integer_and_bool_inputs_raise_torchs_error(name, dtype):
+    # NumPy would compute these (an integer mse) or fail with its own error types
+    errors = []
+    for lib in (ember, torch):
+        x = lib.tensor([1, 0], dtype=getattr(lib, dtype))
+        with pytest.raises(Exception) as info:
+            _INTEGRAL_LOSSES[name](lib.nn.functional, x)
+        errors.append((type(info.value).__name__, str(info.value)))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "huber_loss"])
+def test_integer_input_with_float_target_as_torch(name):
+    # mse and smooth_l1 promote to float; huber keeps the input's dtype, which cannot hold it
+    outcomes = []
+    for lib in (ember, torch):
+        try:
+            out = getattr(lib.nn.functional, name)(lib.tensor([1, 2]), lib.tensor([1.0, 3.5]))
+            outcomes.append((str(out.dtype)[6:], round(out.item(), 6)))
+        except RuntimeError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits"])
+def test_mean_of_an_empty_loss_is_nan_without_a_warning(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = getattr(ember.nn.functional, name)(ember.zeros(0, 3), ember.zeros(0, 3))
+    assert out.dtype == ember.float32 and out.item() != out.item()

@@ -59,3 +59,17 @@ def test_matmul_shape_errors_match_torch(shapes):
     with pytest.raises(RuntimeError) as ee:
         ember.zeros(shapes[0]) @ ember.zeros(shapes[1])
     assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("shapes", [((2,), (2,)), ((2, 2), (2,)), ((2,), (2, 2)), ((2, 2), (2, 2)),
+                                    ((2, 2, 2), (2, 2, 2)), ((2, 2, 2), (2, 2)),
+                                    ((2, 2), (2, 2, 2))])
+def test_bool_matmul_is_refused_as_torch(shapes):
+    # NumPy would compute a logical product; torch has no bool kernel and names the one it hit
+    errors = []
+    for lib in (ember, torch):
+        a, b = (lib.ones(s, dtype=lib.bool) for s in shapes)
+        with pytest.raises(NotImplementedError) as info:
+            a @ b
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

@@ -124,6 +124,22 @@ def test_std_of_single_element_is_nan_like_torch():
         check(lambda L, t: t.std(), np.array([1.5]), grad=False)
 
 
+@pytest.mark.parametrize("shape,dim", [((0, 3), -1), ((0, 3), 0), ((0, 3), None), ((1,), None),
+                                       ((2, 3), 1)])
+@pytest.mark.parametrize("op", ["std", "var"])
+def test_degrees_of_freedom_warning_as_torch(op, shape, dim):
+    # torch warns whenever correction >= input numel / output numel, an empty input included
+    import warnings
+    seen = []
+    for lib in (ember, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = lib.zeros(shape)
+            getattr(x, op)(*(() if dim is None else (dim,)))
+        seen.append([str(w.message).split(" (Triggered internally")[0] for w in caught])
+    assert seen[0] == seen[1]
+
+
 def test_unbiased_positional_flag():
     check(lambda L, t: t.var(False), data((5,), np.float64))
     check(lambda L, t: t.std(0, True, True), data((3, 2), np.float64))

@@ -60,16 +60,8 @@ OPS = {
 }
 
 
-# ops whose int/bool/empty handling belongs to other modules' owners (nn losses, layer_norm,
-# the activation kernels, matmul); each is reported and must start to pass once fixed (strict)
-KNOWN_GAPS = {
-    ("std-1", "empty2d"), ("matmul", "bool"), ("dot", "bool"),
-    ("mse", "empty"), ("mse", "empty2d"), ("mse", "bool"), ("mse", "int"), ("mse", "int0d"),
-    ("cross_entropy", "bool"), ("cross_entropy", "int"), ("cross_entropy", "int0d"),
-    ("layer_norm", "scalar"), ("layer_norm", "scalar_nan"), ("layer_norm", "bool"),
-    ("layer_norm", "int"), ("layer_norm", "int0d"),
-} | {(op, kind) for op in ("gelu", "silu", "elu", "leaky", "softplus", "hardtanh", "relu6")
-     for kind in ("bool", "int", "int0d")}
+# known gaps, each reported and required to start passing once fixed (strict); none left
+KNOWN_GAPS = set()
 
 
 def outcome(L, op, inp):
@@ -116,6 +108,13 @@ MESSAGES = {
     "max_empty_dim": lambda L: L.zeros(0, 3).max(0),
     "var_int": lambda L: L.tensor([1, 2]).var(),
     "pow_bool_bool": lambda L: L.tensor([True]) ** L.tensor([True]),
+    "gelu_int": lambda L: L.nn.functional.gelu(L.tensor([1, 2])),
+    "selu_bool": lambda L: L.nn.functional.selu(L.tensor([True])),
+    "softshrink_byte": lambda L: L.nn.functional.softshrink(L.tensor([1], dtype=L.uint8)),
+    "hardswish_int": lambda L: L.nn.functional.hardswish(L.tensor(3)),
+    "relu6_bool": lambda L: L.nn.functional.relu6(L.tensor([True])),
+    "layer_norm_int": lambda L: L.nn.functional.layer_norm(L.tensor([[1, 2]]), (2,)),
+    "layer_norm_0d": lambda L: L.nn.functional.layer_norm(L.tensor(2.0), ()),
 }
 
 
@@ -146,6 +145,12 @@ def test_cat_skips_legacy_empty_tensors():
     for shapes in ([(0,), (2, 3)], [(2, 3), (0,)], [(0, 3), (0,)], [(0,), (2, 3), (0,)]):
         got, want = (L.cat([L.zeros(s) for s in shapes]) for L in (ember, torch))
         assert tuple(got.shape) == tuple(want.shape)
+
+
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (-0.5, 1.5), (0.0, 6.0)])
+def test_hardtanh_clamps_integers_as_integers(bounds):
+    got, want = (L.nn.functional.hardtanh(L.tensor([3, 0, -2, 1]), *bounds) for L in (ember, torch))
+    assert got.dtype == ember.int64 and got.tolist() == want.tolist()
 
 
 def test_integer_powers_with_negative_tensor_exponents():

@@ -164,3 +164,33 @@ def test_relu_keeps_integer_dtype_and_negative_zero():
     for values in ([-3, 0, 5], [-0.0, 0.0, NAN]):
         got, want = ember.relu(ember.tensor(values)), torch.relu(torch.tensor(values))
         _same(got.numpy(), want.numpy())
+
+
+# ----------------------------------------------------------------- activations at NaN, inf, -0.0
+# torch's kernels test "x <= bound" (NaN takes the other branch: its gradient passes), keep the
+# sign of zero, and give sigmoid(-inf) = 0 exactly (silu(-inf) = NaN)
+SIGNED_ROWS = [r[0] for r in ROWS] + [[-0.0, 0.0, NAN, 1.0], [-1., 1., -0.0, 0.0],
+                                      [6., -1., 1., 20.], [-3., 3., 0.5, -0.5]]
+ACTIVATIONS = {
+    "elu": lambda F, x: F.elu(x), "elu_alpha": lambda F, x: F.elu(x, alpha=0.5),
+    "selu": lambda F, x: F.selu(x), "celu": lambda F, x: F.celu(x),
+    "hardtanh": lambda F, x: F.hardtanh(x), "hardtanh_bounds": lambda F, x: F.hardtanh(x, -.5, 2),
+    "relu6": lambda F, x: F.relu6(x), "softplus": lambda F, x: F.softplus(x),
+    "softplus_beta": lambda F, x: F.softplus(x, beta=2, threshold=5),
+    "leaky_relu": lambda F, x: F.leaky_relu(x), "silu": lambda F, x: F.silu(x),
+    "mish": lambda F, x: F.mish(x), "hardswish": lambda F, x: F.hardswish(x),
+    "hardsigmoid": lambda F, x: F.hardsigmoid(x), "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "hardshrink": lambda F, x: F.hardshrink(x), "softshrink": lambda F, x: F.softshrink(x),
+    "threshold": lambda F, x: F.threshold(x, 0.5, -2.0), "sigmoid": lambda F, x: F.sigmoid(x),
+}
+
+
+@pytest.mark.parametrize("row", range(len(SIGNED_ROWS)))
+@pytest.mark.parametrize("op", sorted(ACTIVATIONS))
+def test_activation_values_and_gradients_at_nan_inf_and_signed_zero(op, row):
+    def run(L):
+        x = L.tensor(SIGNED_ROWS[row], requires_grad=True)
+        out = ACTIVATIONS[op](L.nn.functional, x)
+        (out * L.arange(1., out.numel() + 1)).sum().backward()
+        return out.detach().numpy(), _grads((x,))
+    _same(run(ember), run(torch))
