@@ -1,0 +1,123 @@
+"""Calls that reach the node classes the OpInfo tables do not (tensor bounds, scalar overloads,
+views, create_graph, sparse): tests/autograd/test_release.py drives them like the tables."""
+import warnings
+
+import numpy as np
+
+R = np.random.default_rng(3)
+M = R.standard_normal((3, 4))
+P = R.uniform(0.5, 2.0, (3, 4))
+V = R.standard_normal(4)
+
+
+def _t(L, a, grad=True):
+    return L.tensor(np.array(a), requires_grad=grad)
+
+
+def _in_place_through_a_view(L):
+    base = _t(L, M) * 1
+    view = base[1]
+    view.mul_(2)
+    return (view * 3).sum() + base.sum()
+
+
+def _index_put_zeros(L):
+    x = _t(L, M)
+    (g,) = L.autograd.grad((x[[0, 2]] ** 2).sum(), x, create_graph=True)
+    return (g * g).sum()
+
+
+def _sparse(L):
+    idx = L.tensor([[0, 1, 1, 0], [2, 0, 0, 2]])
+    vals = _t(L, [1.0, 2.0, 3.0, 4.0])
+    with warnings.catch_warnings():  # torch: "Sparse invariant checks are implicitly disabled"
+        warnings.simplefilter("ignore")
+        return L.sparse_coo_tensor(idx, vals, (2, 3))
+
+
+EXTRA = {
+    "clamp_tensor_bounds": lambda L: L.clamp(_t(L, M), min=_t(L, M * 0.5), max=_t(L, P)).sum(),
+    "clamp_max_tensor": lambda L: L.clamp_max(_t(L, M), _t(L, P - 1)).sum(),
+    "masked_fill_0d_value": lambda L: _t(L, M).masked_fill(L.tensor(M > 0), _t(L, 2.5)).sum(),
+    "remainder_scalar": lambda L: L.remainder(_t(L, M), 0.7).sum(),
+    "remainder_tensors": lambda L: L.remainder(_t(L, M), _t(L, P)).sum(),
+    "ellipsis_index": lambda L: (_t(L, M)[...] * 2).sum(),
+    "index_put_zeros": _index_put_zeros,
+    "scatter_value": lambda L: L.scatter(_t(L, M), 1, L.tensor([[0], [2], [1]]), 2.5).sum(),
+    "unsqueeze": lambda L: (L.unsqueeze(_t(L, M), 1) * 2).sum(),
+    "squeeze_all": lambda L: (_t(L, M)[None, :, None].squeeze() * 2).sum(),
+    "squeeze_dims": lambda L: (_t(L, M)[None, :, None].squeeze((0, 2)) * 2).sum(),
+    "matrix_at_batch": lambda L: L.matmul(_t(L, M), _t(L, R.standard_normal((2, 4, 3)))).sum(),
+    "dot": lambda L: L.dot(_t(L, V), _t(L, V * 2)),
+    "vector_at_matrix": lambda L: (_t(L, V[:3]) @ _t(L, M)).sum(),
+    "sort_stable": lambda L: L.sort(_t(L, M), stable=True)[0].sum(),
+    "in_place_through_a_view": _in_place_through_a_view,
+    "sparse_coalesce": lambda L: _sparse(L).coalesce().values().sum(),
+    "sparse_to_dense": lambda L: (_sparse(L).to_dense() * 2).sum(),
+    "sparse_mm": lambda L: L.sparse.mm(_sparse(L), _t(L, M[:, :2])).sum(),
+    "sparse_mm_operator": lambda L: L.mm(_sparse(L), _t(L, M[:, :2])).sum(),
+    "to_sparse": lambda L: _t(L, M).to_sparse().values().sum(),
+}
+
+
+def _second_order(L, f, *arrays):
+    """A loss over first derivatives taken with create_graph (the derivative's own nodes)."""
+    xs = [_t(L, a) for a in arrays]
+    grads = L.autograd.grad(f(L, *xs).pow(2).sum(), xs, create_graph=True)
+    return sum((g * g).sum() for g in grads)
+
+
+def _hooked_linear(L):
+    L.manual_seed(0)
+    layer = L.nn.Linear(4, 2)
+    layer.register_full_backward_hook(lambda module, grad_in, grad_out: None)
+    return layer(_t(L, M.astype(np.float32))).sum()
+
+
+def _recurrent(L, kind):
+    L.manual_seed(0)
+    out, _ = getattr(L.nn, kind)(4, 3)(_t(L, R.standard_normal((5, 2, 4)).astype(np.float32)))
+    return out.sum()
+
+
+X4 = R.standard_normal((2, 3, 6, 6))
+W4 = R.standard_normal((4, 3, 3, 3))
+X5 = R.standard_normal((1, 2, 4, 4, 4))
+X3 = R.standard_normal((2, 3, 6))
+EXTRA.update({
+    "full_backward_hook": _hooked_linear,
+    "erf": lambda L: L.erf(_t(L, M)).sum(),
+    "rrelu_training": lambda L: L.nn.functional.rrelu(_t(L, M), training=True).sum(),
+    "conv2d_second_order": lambda L: _second_order(
+        L, lambda L, x, w: L.nn.functional.conv2d(x, w), X4, W4),
+    "max_pool2d_second_order": lambda L: _second_order(
+        L, lambda L, x: L.nn.functional.max_pool2d(x, 2), X4),
+    "avg_pool2d_second_order": lambda L: _second_order(
+        L, lambda L, x: L.nn.functional.avg_pool2d(x, 2), X4),
+    "nll_loss_2d": lambda L: L.nn.functional.nll_loss(
+        L.log_softmax(_t(L, X4), 1), L.tensor(R.integers(0, 3, (2, 6, 6)))),
+    "lstm": lambda L: _recurrent(L, "LSTM"),
+    "gru": lambda L: _recurrent(L, "GRU"),
+    "rnn": lambda L: _recurrent(L, "RNN"),
+})
+for _mode, _shapes in {"circular": (X3, X4, X5), "reflect": (X4, X5),
+                       "replicate": (X3, X4, X5)}.items():
+    for _x in _shapes:
+        EXTRA[f"pad_{_mode}_{_x.ndim - 2}d"] = (
+            lambda L, x=_x, mode=_mode: L.nn.functional.pad(
+                _t(L, x), (1, 2) * (x.ndim - 2), mode=mode).pow(2).sum())
+
+
+def _third_order_max_pool(L):
+    x = _t(L, X4)
+    (g,) = L.autograd.grad(L.nn.functional.max_pool2d(x, 2).pow(2).sum(), x, create_graph=True)
+    (gg,) = L.autograd.grad(g.pow(2).sum(), x, create_graph=True)
+    return gg.pow(2).sum()
+
+
+EXTRA.update({
+    "linear_without_bias": lambda L: L.nn.functional.linear(_t(L, M), _t(L, M[:2])).sum(),
+    "attention_2d": lambda L: L.nn.functional.scaled_dot_product_attention(
+        _t(L, M), _t(L, P), _t(L, M * 2)).sum(),
+    "max_pool2d_third_order": _third_order_max_pool,
+})
