@@ -72,7 +72,7 @@ def set_num_threads(n):
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx")
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile"}
 
 
 def __getattr__(name):
