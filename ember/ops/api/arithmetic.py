@@ -7,11 +7,13 @@ from ..._tensor import Tensor
 from .. import elementwise as E
 from ..fastpath import binary_operator, unary_function
 
+# The one table of the four arithmetic operators: the ufunc of each (also the in-place forms')
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 # with a Python scalar or a tensor of the input's dtype and shape; None: take the general path
-_fast_add = binary_operator(E.AddBackward0, np.add, False)
-_fast_sub = binary_operator(E.SubBackward0, np.subtract, False)
-_fast_mul = binary_operator(E.MulBackward0, np.multiply, True)
-_fast_div = binary_operator(E.DivBackward0, np.true_divide, True)
+_fast_add = binary_operator(E.AddBackward0, UFUNCS["add"], False)
+_fast_sub = binary_operator(E.SubBackward0, UFUNCS["sub"], False)
+_fast_mul = binary_operator(E.MulBackward0, UFUNCS["mul"], True)
+_fast_div = binary_operator(E.DivBackward0, UFUNCS["div"], True)
 _fast_neg = unary_function(E.NegBackward0)
 
 

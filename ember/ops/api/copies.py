@@ -6,7 +6,7 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from .. import elementwise as E
 from ..inplace import apply_inplace, fast_binary_inplace, needs_graph
-from .arithmetic import _t, add, div, mul, sub
+from .arithmetic import UFUNCS, _t, add, div, mul, sub
 
 
 def contiguous(input, memory_format=None):
@@ -66,11 +66,8 @@ def to_dtype(input, dtype, copy=False):
     return ToCopyBackward0.apply(input, dtype=npd)
 
 
-_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
-
-
 def _inplace_binary(name, op):
-    ufunc = _UFUNCS[name]
+    ufunc = UFUNCS[name]
 
     def method(self, other, *, alpha=1, **kwargs):
         if not needs_graph(self, other) and not kwargs:
