@@ -25,3 +25,11 @@ def test_current_device_fails_as_torch():
     for lib in (torch, ember):
         with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
             lib.cuda.current_device()
+
+
+def test_set_device_fails_as_on_a_cpu_only_torch():
+    # torch's CPU build fails on its missing CUDA binding; ember says why
+    with pytest.raises(AttributeError):
+        torch.cuda.set_device(0)
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        ember.cuda.set_device(0)

@@ -31,3 +31,8 @@ def empty_cache():
 
 def current_device():
     raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def set_device(device):
+    """Selecting a GPU fails as on a CPU-only torch build (nanoGPT calls it under DDP only)."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
