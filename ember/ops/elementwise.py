@@ -79,15 +79,25 @@ class SubBackward0(Node):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
-class RsubBackward1(Node):
-    """out = b - alpha * a for a scalar b (``2 - x``);  da = -alpha * g."""
+class RsubBackward0(Node):
+    """out = b - alpha * a (``rsub(a, b)``, both tensors);  da = -alpha * g, db = g."""
+
+    alpha = 1
 
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
+        self.alpha = alpha
         return y - x if alpha == 1 else y - alpha * x
 
     def backward(self, m, g):
-        return (-g,)
+        return (-g if self.alpha == 1 else g * -self.alpha), g
+
+
+class RsubBackward1(RsubBackward0):
+    """out = b - alpha * a for a scalar b (``2 - x``);  da = -alpha * g."""
+
+    def backward(self, m, g):
+        return (-g if self.alpha == 1 else g * -self.alpha),
 
 
 class MulBackward0(Node):

@@ -152,10 +152,20 @@ class GatherBackward0(Node):
         # torch reads only index.shape[d] entries along the other dims (no broadcasting)
         part = tuple(slice(None) if d == self.dim else slice(0, n)
                      for d, n in enumerate(self.index.shape))
+        _check_bounds(self.index, x.shape[self.dim] if x.ndim else 1, self.dim)
         return np.take_along_axis(x[part], self.index, axis=self.dim)
 
     def backward(self, m, g):
         return (m.scatter_add_zeros(g, self.shape, self.dim, self.index),)
+
+
+def _check_bounds(index, size, dim):
+    """torch refuses indices outside [0, size) (NumPy would wrap negative ones silently)."""
+    if index.size:
+        bad = index[(index < 0) | (index >= size)]
+        if bad.size:
+            raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {dim} "
+                               f"with size {size}")
 
 
 def _index_array(index, op):

@@ -40,6 +40,7 @@ EXTRA = {
     "clamp_max_tensor": lambda L: L.clamp_max(_t(L, M), _t(L, P - 1)).sum(),
     "masked_fill_0d_value": lambda L: _t(L, M).masked_fill(L.tensor(M > 0), _t(L, 2.5)).sum(),
     "remainder_scalar": lambda L: L.remainder(_t(L, M), 0.7).sum(),
+    "rsub_tensors": lambda L: L.rsub(_t(L, M), _t(L, P), alpha=2).sum(),
     "remainder_tensors": lambda L: L.remainder(_t(L, M), _t(L, P)).sum(),
     "ellipsis_index": lambda L: (_t(L, M)[...] * 2).sum(),
     "index_put_zeros": _index_put_zeros,

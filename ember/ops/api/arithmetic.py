@@ -61,7 +61,8 @@ def _no_bool_sub(input, other):
 def rsub(input, other, *, alpha=1):
     if input._data.dtype.kind == "b":
         _no_bool_sub(input, other)
-    return E.RsubBackward1.apply(input, other, alpha=alpha)
+    cls = E.RsubBackward0 if isinstance(other, Tensor) else E.RsubBackward1
+    return cls.apply(input, other, alpha=alpha)
 
 
 def mul(input, other):

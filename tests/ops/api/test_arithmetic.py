@@ -46,10 +46,15 @@ def test_matches_torch(name):
     check(fn, *inputs)
 
 
-@pytest.mark.xfail(strict=True, reason="rsub(tensor, tensor) records RsubBackward1 (torch's "
-                   "name for the scalar form); torch records RsubBackward0")
 def test_rsub_of_two_tensors_matches_torch():
     check(lambda L, a, b: L.rsub(a, b), A, B)
+    check(lambda L, a, b: L.rsub(a, b[0], alpha=-1.5), A, B)
+
+
+def test_rsub_alpha_scales_the_gradient_as_torch():
+    # was a silent wrong gradient: rsub(x, 2, alpha=3) gave d/dx = -1
+    check(lambda L, a: L.rsub(a, 2.0, alpha=3), A)
+    check(lambda L, a: 2.0 - a, A)
 
 
 def test_equal_and_allclose_answer_as_torch():
