@@ -188,6 +188,7 @@ class ScatterBackward0(Node):
         x = a._data.copy()
         self.dim = dim % max(x.ndim, 1)
         self.index = _index_array(index, "scatter")
+        _check_bounds(self.index, x.shape[self.dim] if x.ndim else 1, self.dim)
         pos = _scatter_positions(self.index, self.dim)
         s = src._data[tuple(slice(0, n) for n in self.index.shape)] if isinstance(
             src, Tensor) else src
@@ -238,6 +239,13 @@ class IndexSelectBackward0(Node):
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
+        size = x.shape[self.dim] if x.ndim else 1
+        bad = idx[(idx < 0) | (idx >= size)]
+        if bad.size:  # torch's two kernels word it differently (NumPy would wrap a negative one)
+            if self.dim == 0:
+                raise IndexError("index out of range in self")
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad.flat[0]} "
+                               f"axis_dim={size}")
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
         return x[self.index]
 

@@ -42,3 +42,22 @@ def test_gather_index_out_of_range_raises_runtime_error_as_torch():
         # a negative index is refused too (NumPy would have read from the end: silently wrong)
         with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 1"):
             lib.gather(lib.ones(2, 3), 1, lib.tensor([[0, -1]]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.scatter(L.zeros(2, 3), 1, L.tensor([[-1]]), L.ones(2, 3)),
+    lambda L: L.scatter(L.zeros(2, 3), 1, L.tensor([[3]]), L.ones(2, 3)),
+    lambda L: L.scatter_add(L.zeros(2, 3), 1, L.tensor([[-1]]), L.ones(2, 3)),
+    lambda L: L.index_select(L.ones(2, 3), 1, L.tensor([-1])),
+    lambda L: L.index_select(L.ones(2, 3), 1, L.tensor([3])),
+    lambda L: L.index_select(L.ones(2, 3), 0, L.tensor([-1])),
+    lambda L: L.index_select(L.ones(3), 0, L.tensor([3])),
+])
+def test_indices_out_of_range_raise_as_torch(call):
+    # negative indices were read from the end by NumPy: silently wrong results
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises((RuntimeError, IndexError)) as info:
+            call(lib)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
