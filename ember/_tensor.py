@@ -32,6 +32,14 @@ _new = object.__new__
 _AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base")
 
 
+
+def wrap_dim(dim, n):
+    """``dim`` of an ``n``-dim tensor as an index >= 0 (0-d: -1 and 0); torch's error else."""
+    if not -max(n, 1) <= dim < max(n, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
+    return dim % n if n else 0
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it for autograd."""
 
@@ -83,11 +91,7 @@ class Tensor:
         return self._data.shape[self._wrap_dim(dim)]
 
     def _wrap_dim(self, dim):
-        n = self._data.ndim
-        if not -max(n, 1) <= dim < max(n, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
-        return dim % n if n else 0
+        return wrap_dim(dim, self._data.ndim)
 
     @property
     def dtype(self):

@@ -4,7 +4,7 @@ NotImplementedError instead of computing on data the tensor does not have."""
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, wrap_dim
 from .._tensor_str import tensor_repr
 from . import _nodes as N
 
@@ -68,11 +68,7 @@ class SparseTensor(Tensor):
         return Size(self._sp_size) if dim is None else self._sp_size[self._wrap_dim(dim)]
 
     def _wrap_dim(self, dim):
-        n = len(self._sp_size)
-        if not -max(n, 1) <= dim < max(n, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
-        return dim % n if n else 0
+        return wrap_dim(dim, len(self._sp_size))
 
     @property
     def dtype(self):
