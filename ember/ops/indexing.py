@@ -159,13 +159,20 @@ class GatherBackward0(Node):
         return (m.scatter_add_zeros(g, self.shape, self.dim, self.index),)
 
 
-def _check_bounds(index, size, dim):
-    """torch refuses indices outside [0, size) (NumPy would wrap negative ones silently)."""
+def _out_of_bounds(index, size):
+    """The first index outside [0, size), or None (NumPy would wrap a negative one silently)."""
     if index.size:
         bad = index[(index < 0) | (index >= size)]
         if bad.size:
-            raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {dim} "
-                               f"with size {size}")
+            return bad.flat[0]
+    return None
+
+
+def _check_bounds(index, size, dim):
+    """torch's error for an index outside [0, size) along ``dim`` (gather, scatter)."""
+    bad = _out_of_bounds(index, size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _index_array(index, op):
@@ -240,11 +247,11 @@ class IndexSelectBackward0(Node):
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         size = x.shape[self.dim] if x.ndim else 1
-        bad = idx[(idx < 0) | (idx >= size)]
-        if bad.size:  # torch's two kernels word it differently (NumPy would wrap a negative one)
+        bad = _out_of_bounds(idx, size)
+        if bad is not None:  # torch's two index_select kernels word it differently
             if self.dim == 0:
                 raise IndexError("index out of range in self")
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad.flat[0]} "
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
                                f"axis_dim={size}")
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
         return x[self.index]
