@@ -206,7 +206,8 @@ def _f_ordered(rows, cols, dtype):
     """An empty F-ordered (rows, cols) array: ``h @ W`` written there runs as BLAS's
     ``W^T h^T``. For the few rows of a batch (OpenBLAS, 16 x 128 @ 128 x 512, one thread) this
     took 77 us against 165 us into a C-ordered array in a fresh process, and about the same
-    (~72 us) once the process had run other products; the LSTM step's CPU time fell 1-3%."""
+    (~72 us) once the process had run other products (the LSTM benchmark step: CPU time
+    ~1% lower, within this shared machine's noise)."""
     return np.empty((cols, rows), dtype).T
 
 
