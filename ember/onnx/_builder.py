@@ -1,0 +1,106 @@
+"""The ONNX graph being built from a trace: value names, initializers, constants and nodes."""
+import itertools
+
+import numpy as np
+
+from .._tensor import Tensor
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+class Graph:
+    """Nodes and initializers of the graph, and the name of every traced value.
+
+    Values are looked up by the id of the ember tensor (or of its array, which some ops take as
+    a keyword argument); ``keep`` holds them so that no id is reused while the graph is built.
+    """
+
+    def __init__(self, onnx, opset, state, export_params):
+        self.onnx, self.opset, self.export_params = onnx, opset, export_params
+        self.nodes, self.initializers, self.state_inputs = [], [], []
+        self.names, self.keep, self.constant = {}, [], set()
+        self.state = state  # id -> (name, tensor) of the model's parameters and buffers
+        self.count = itertools.count()
+        self.scalars = {}
+
+    def fresh(self, op):
+        return f"/{op}_{next(self.count)}"
+
+    def bind(self, value, name, constant=False):
+        """Give the tensor ``value`` (and its array) the graph name ``name``."""
+        self.names[id(value)] = name
+        self.keep.append(value)
+        if isinstance(value, Tensor):
+            self.names[id(value._data)] = name
+            self.keep.append(value._data)
+        if constant:
+            self.constant.add(name)
+        return name
+
+    def known(self, value):
+        return id(value) in self.names or id(value) in self.state
+
+    def name(self, value):
+        """The name of a tensor or array: traced, a parameter or buffer, or a new constant."""
+        found = self.names.get(id(value))
+        if found is not None:
+            return found
+        entry = self.state.get(id(value))
+        if entry is not None:
+            return self._state_value(value, entry[0])
+        array = value.detach().numpy() if isinstance(value, Tensor) else np.asarray(value)
+        return self.bind(value, self.const(array), constant=True)
+
+    def _state_value(self, tensor, name):
+        array = tensor.detach().numpy()
+        if self.export_params:
+            self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
+            self.constant.add(name)
+        else:
+            self.state_inputs.append(self.onnx.helper.make_tensor_value_info(
+                name, self.onnx.helper.np_dtype_to_tensor_dtype(array.dtype), array.shape))
+        return self.bind(tensor, name)
+
+    def const(self, array, name=None):
+        """A new initializer holding ``array``; returns its name."""
+        name = name or f"onnx::Const_{next(self.count)}"
+        array = np.array(array, copy=not np.asarray(array).flags.c_contiguous)  # keeps 0-d
+        self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
+        self.constant.add(name)
+        return name
+
+    def ints(self, values):
+        """A 1-D int64 constant (shapes, axes, indices)."""
+        return self.const(np.asarray(values, dtype=np.int64).reshape(-1))
+
+    def scalar(self, value, dtype):
+        """A 0-d constant of ``dtype`` holding the Python number ``value`` (shared)."""
+        key = (repr(value), np.dtype(dtype).str)
+        if key not in self.scalars:
+            self.scalars[key] = self.const(np.asarray(value, dtype=dtype))
+        return self.scalars[key]
+
+    def operand(self, value, dtype):
+        """A tensor operand's name (cast to ``dtype`` if needed), or a scalar as a constant."""
+        if isinstance(value, Tensor):
+            if value._data.dtype != np.dtype(dtype):
+                return self.node("Cast", [self.name(value)], to=self.elem(dtype))
+            return self.name(value)
+        if isinstance(value, np.ndarray):
+            return self.name(value)
+        return self.scalar(value, dtype)
+
+    def elem(self, dtype):
+        return self.onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+    def node(self, op, inputs, output=None, **attributes):
+        """Append an ONNX node; return its output's name (a fresh one unless given)."""
+        output = output or self.fresh(op)
+        self.nodes.append(self.onnx.helper.make_node(op, list(inputs), [output], **attributes))
+        return output
+
+    def axes_op(self, op, data, axes, since, **attributes):
+        """A node whose ``axes`` is an input from opset ``since`` on, an attribute before."""
+        if self.opset >= since:
+            return self.node(op, [data, self.ints(axes)], **attributes)
+        return self.node(op, [data], axes=list(axes), **attributes)
