@@ -7,12 +7,13 @@ each dynamic axis one longer) finds the sizes that follow a dynamic axis and ref
 came from the inputs through an op the trace does not see. Ops without a conversion are refused
 with an error naming them: the export never writes a model that computes something else.
 """
+from . import _trace
 from ._export import export
 
 
 def is_in_onnx_export():
-    """False: ember's export traces eagerly and never runs the model in an export mode."""
-    return False
+    """True while ``export`` runs the model's forward to trace it, as torch's."""
+    return _trace.exporting
 
 
 __all__ = ["export", "is_in_onnx_export"]

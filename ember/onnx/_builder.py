@@ -22,27 +22,38 @@ class Graph:
         self.state = state  # id -> (name, tensor) of the model's parameters and buffers
         self.count = itertools.count()
         self.scalars = {}
+        self.versions = {}  # id of a named tensor -> its version when it got the name
 
     def fresh(self, op):
         return f"/{op}_{next(self.count)}"
 
-    def bind(self, value, name, constant=False):
+    def bind(self, value, name, constant=False, version=None):
         """Give the tensor ``value`` (and its array) the graph name ``name``."""
         self.names[id(value)] = name
         self.keep.append(value)
         if isinstance(value, Tensor):
+            self.versions[id(value)] = value._vc[0] if version is None else version
             self.names[id(value._data)] = name
             self.keep.append(value._data)
         if constant:
             self.constant.add(name)
         return name
 
+    def traced(self, value):
+        """The name of a traced value, else None. A tensor is found by its array first: an
+        in-place op runs on a wrapper of the array and writes into it, and ``.data`` shares it."""
+        if isinstance(value, Tensor):
+            found = self.names.get(id(value._data))
+            if found is not None:
+                return found
+        return self.names.get(id(value))
+
     def known(self, value):
-        return id(value) in self.names or id(value) in self.state
+        return self.traced(value) is not None or id(value) in self.state
 
     def name(self, value):
         """The name of a tensor or array: traced, a parameter or buffer, or a new constant."""
-        found = self.names.get(id(value))
+        found = self.traced(value)
         if found is not None:
             return found
         entry = self.state.get(id(value))

@@ -47,10 +47,6 @@ def _value_info(onnx, name, tensor, axes):
     return onnx.helper.make_tensor_value_info(name, elem, shape)
 
 
-def _operands(call):
-    return list(call.inputs) + list(call.kwargs.values())
-
-
 def _same(a, b):
     if isinstance(a, (Tensor, np.ndarray)) or isinstance(b, (Tensor, np.ndarray)):
         return False  # tensors are compared by _check_constant
@@ -68,7 +64,9 @@ def _array(value):
 
 def _check_constant(call, index, value, twin, traced_twins):
     """An operand the trace did not make must be the same in the second trace: a constant."""
-    if id(twin) in traced_twins or not isinstance(twin, (Tensor, np.ndarray)):
+    twin_array = twin._data if isinstance(twin, Tensor) else twin
+    if id(twin) in traced_twins or id(twin_array) in traced_twins or \
+            not isinstance(twin, (Tensor, np.ndarray)):
         ok = False
     else:
         a, b = _array(value), _array(twin)
@@ -81,24 +79,36 @@ def _check_constant(call, index, value, twin, traced_twins):
             "axis; it cannot be stored as a constant")
 
 
+def _check_versions(g, call):
+    """A named tensor read after an in-place write the trace could not follow is refused."""
+    for index, (value, version) in enumerate(zip(call.operands(), call.versions)):
+        if version is not None and g.versions.get(id(value), version) != version:
+            raise RuntimeError(
+                f"ember.onnx.export: operand {index} of {call.op} was modified in place after "
+                "it was made (through a view, .data, or an in-place op the export does not "
+                "follow); write that step out of place to export the model")
+
+
 def _check_call(g, call, other, traced_twins, shape_aware):
+    _check_versions(g, call)
     if other is None:
         return
-    for index, (value, twin) in enumerate(zip(_operands(call), _operands(other))):
+    for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):
         if isinstance(value, (Tensor, np.ndarray)):
             if not g.known(value):
                 _check_constant(call, index, value, twin, traced_twins)
         elif not shape_aware and not _same(value, twin):
-            raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} changes with "
-                               f"a dynamic axis ({value!r} vs {twin!r}); export with fewer "
-                               "dynamic_axes")
+            raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} was "
+                               f"{value!r}, and {twin!r} on a second example input: it was "
+                               "computed from the input's values (.item(), .tolist()) or from "
+                               "a dynamic axis' size, and cannot be stored as a constant")
 
 
 def _foldable(g, call):
     """True when every tensor operand is known at export time (no graph input reaches it)."""
-    for value in _operands(call):
+    for value in call.operands():
         if isinstance(value, (Tensor, np.ndarray)) and g.known(value):
-            name = g.names.get(id(value))
+            name = g.traced(value)
             if name is not None and name not in g.constant:
                 return False
     return True
@@ -117,12 +127,13 @@ def _convert(g, call, other, traced_twins, fold):
         return
     if convert is None:
         raise unsupported(call)
-    g.bind(call.out, convert(g, call, other))
+    g.bind(call.out, convert(g, call, other), version=call.versions[-1])
 
 
 def _trace_twice(model, args, kwargs, dynamic):
     """The trace on the example inputs, and one on probe inputs (see _trace.probe_inputs)."""
     values = list(args) + list(kwargs.values())
+    versions = [v._vc[0] if isinstance(v, Tensor) else None for v in values]
     calls, output = _trace.run(model, args, kwargs)
     probe = _trace.probe_inputs(values, dynamic)
     probe_kwargs = dict(zip(kwargs, probe[len(args):]))
@@ -131,10 +142,10 @@ def _trace_twice(model, args, kwargs, dynamic):
         raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
                            "example input (control flow that depends on the input's values or "
                            "sizes); such a model cannot be exported by tracing")
-    traced_twins = {id(t) for t in probe if isinstance(t, Tensor)}
+    traced_twins = {i for t in probe if isinstance(t, Tensor) for i in (id(t), id(t._data))}
     for c in others:
         traced_twins.update((id(c.out), id(c.out._data)))
-    return calls, output, others, traced_twins, probe
+    return calls, output, others, traced_twins, versions
 
 
 def _state(model):
@@ -161,10 +172,10 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     names = list(input_names or [])
     names += [f"input_{i}" for i in range(len(names), len(tensors))]
     dynamic = {i: sorted(_axes(dynamic_axes, n)) for i, n in zip(tensors, names)}
-    calls, output, others, traced_twins, _ = _trace_twice(model, args, kwargs, dynamic)
+    calls, output, others, traced_twins, versions = _trace_twice(model, args, kwargs, dynamic)
     g = Graph(onnx, opset, _state(model), export_params)
     for i, name in zip(tensors, names):
-        g.bind(values[i], name)
+        g.bind(values[i], name, version=versions[i])
     for call, other in zip(calls, others):
         _convert(g, call, other, traced_twins, do_constant_folding and export_params)
     outputs = _trace.flat_outputs(output)

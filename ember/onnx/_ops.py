@@ -234,8 +234,8 @@ def _cumsum(g, call, other):
 def _comparison(op, negate=False):
     def convert(g, call, other):
         a, b = call.inputs
-        arrays = [v._data for v in (a, b) if isinstance(v, Tensor)]
-        dtype = np.result_type(*arrays) if len(arrays) == 2 else arrays[0].dtype
+        pair = (a, b) if isinstance(a, Tensor) else (b, a)
+        dtype = np.result_type(*E._operands(*pair))  # compared in torch's promoted dtype
         out = g.node(op, [g.operand(a, dtype), g.operand(b, dtype)])
         return g.node("Not", [out]) if negate else out
     return convert
@@ -253,7 +253,8 @@ UNTRACKED = {"equal": _comparison("Equal"), "not_equal": _comparison("Equal", ne
              "less": _comparison("Less"), "less_equal": _comparison("LessOrEqual"),
              "greater": _comparison("Greater"), "greater_equal": _comparison("GreaterOrEqual"),
              "logical_and": _logical("And"), "logical_or": _logical("Or"),
-             "logical_xor": _logical("Xor"), "logical_not": _logical("Not")}
+             "logical_xor": _logical("Xor"), "logical_not": _logical("Not"),
+             "inplace": lambda g, call, other: g.name(call.inputs[0])}  # a holds new's value
 
 
 def unsupported(call, what=None):

@@ -156,49 +156,67 @@ def _index_items(call, index, ndim):
     return items + [slice(None)] * (ndim - used)
 
 
-def _slice_bounds(call, item, other_item, size, dim):
-    """(start, end, step) of a slice on an axis; an end at the axis' size stays open."""
-    start, stop, step = item.indices(size)
+def _slice_bounds(call, other, item, other_item, dim):
+    """(start, end, step) of a slice on ``dim``, as written (ONNX clamps them as Python does).
+
+    A bound that changed in the second trace must be an end at the axis' size in both (``:T``
+    with T the dynamic size): it stays open; any other change is refused.
+    """
+    step = 1 if item.step is None else int(item.step)
     if step < 1:
         raise unsupported(call, "a negative slice step")
-    end = INT64_MAX if stop >= size else stop
-    if other_item is not None and other_item != item:
-        if end != INT64_MAX or (other_item.start or 0) != (item.start or 0):
-            raise dynamic_error(call, f"a slice bound on dim {dim}")
-    return start, end, step
+    start = 0 if item.start is None else int(item.start)
+    end = INT64_MAX if item.stop is None else int(item.stop)
+    if other is None or other_item == item:
+        return start, end, step
+    sizes = (call.inputs[0].shape[dim], other.inputs[0].shape[dim])
+    ends = (item.stop, other_item.stop)
+    if item.start != other_item.start or item.step != other_item.step or \
+            not all(e is not None and e >= n for e, n in zip(ends, sizes)):
+        raise dynamic_error(call, f"a slice bound on dim {dim}")
+    return start, INT64_MAX, step
 
 
-def _basic_index(g, call, other):
-    x = call.inputs[0]
-    index = call.inputs[1] if len(call.inputs) > 1 else call.kwargs["index"]
-    items = _index_items(call, index, x.dim())
-    other_items = None
-    if other is not None:
-        other_index = other.inputs[1] if len(other.inputs) > 1 else other.kwargs["index"]
-        other_items = _index_items(other, other_index, x.dim())
-    name, dim, axes, picks, news, out_axis = g.name(x), 0, [], [], [], 0
-    for k, item in enumerate(items):
+def _index_of(call):
+    return call.inputs[1] if len(call.inputs) > 1 else call.kwargs["index"]
+
+
+def _index_plan(call, other):
+    """(slices as (dim, bounds), picked ints as (dim, index), new axes) of a basic index."""
+    ndim = call.inputs[0].dim()
+    items = _index_items(call, _index_of(call), ndim)
+    twins = _index_items(other, _index_of(other), ndim) if other is not None else items
+    dim, out_axis, slices, picks, news = 0, 0, [], [], []
+    for item, twin in zip(items, twins):
         if item is None:
             news.append(out_axis)
             out_axis += 1
-        elif isinstance(item, slice):
-            other_item = other_items[k] if other_items is not None else None
-            bounds = _slice_bounds(call, item, other_item, x.shape[dim], dim)
+            continue
+        if isinstance(item, slice):
+            bounds = _slice_bounds(call, other, item, twin, dim)
             if bounds != (0, INT64_MAX, 1):
-                axes.append((dim, bounds))
-            dim, out_axis = dim + 1, out_axis + 1
+                slices.append((dim, bounds))
+            out_axis += 1
+        elif int(item) != int(twin):
+            raise dynamic_error(call, f"an index on dim {dim}")
         else:
             picks.append((dim, int(item)))
-            dim += 1
-    if axes:
-        starts, ends, steps = zip(*(b for _, b in axes))
-        name = g.node("Slice", [name, g.ints(starts), g.ints(ends), g.ints([d for d, _ in axes]),
-                                g.ints(steps)])
+        dim += 1
+    return slices, picks, news
+
+
+def _basic_index(g, call, other):
+    slices, picks, news = _index_plan(call, other)
+    source = name = g.name(call.inputs[0])
+    if slices:
+        starts, ends, steps = zip(*(b for _, b in slices))
+        name = g.node("Slice", [name, g.ints(starts), g.ints(ends),
+                                g.ints([d for d, _ in slices]), g.ints(steps)])
     for d, i in reversed(picks):  # from the last dim: the earlier dims keep their numbers
         name = g.node("Gather", [name, g.const(np.asarray(i, dtype=np.int64))], axis=d)
     if news:
         name = g.axes_op("Unsqueeze", name, news, 13)
-    return name if name != g.name(x) else g.node("Identity", [name])
+    return name if name != source else g.node("Identity", [name])
 
 
 def shape_converter(cls):

@@ -10,14 +10,23 @@ from .._tensor import Tensor
 from ..autograd import graph as _graph
 from ..autograd import no_grad
 
+exporting = False  # True while a trace runs the model (torch.onnx.is_in_onnx_export)
+
 
 class Call:
     """One op seen during the trace: its node, positional inputs, keyword arguments, output."""
 
-    __slots__ = ("node", "inputs", "kwargs", "out")
+    __slots__ = ("node", "inputs", "kwargs", "out", "versions")
 
     def __init__(self, node, inputs, kwargs, out):
         self.node, self.inputs, self.kwargs, self.out = node, inputs, kwargs, out
+        # the tensors' versions when the op ran: an in-place write since shows as a new one
+        self.versions = [t._vc[0] if isinstance(t, Tensor) else None for t in self.operands()]
+        self.versions.append(out._vc[0])
+
+    def operands(self):
+        """The op's inputs, positional then keyword."""
+        return list(self.inputs) + list(self.kwargs.values())
 
     @property
     def op(self):
@@ -28,20 +37,21 @@ class Call:
 
 def run(model, args, kwargs):
     """Call ``model(*args, **kwargs)`` in eval mode without gradients; return (calls, output)."""
+    global exporting
     calls = []
 
     def observe(node, inputs, op_kwargs, out):
         calls.append(Call(node, inputs, op_kwargs, out))
 
-    saved = (_graph._anomaly_mode, _graph._observer)
+    saved = (_graph._anomaly_mode, _graph._observer, exporting)
     was_training = model.training
     model.train(False)  # exported as in eval mode (dropout off, running statistics), as torch's
     try:
-        _graph._anomaly_mode, _graph._observer = True, observe
+        _graph._anomaly_mode, _graph._observer, exporting = True, observe, True
         with no_grad():
             output = model(*args, **kwargs)
     finally:
-        _graph._anomaly_mode, _graph._observer = saved
+        _graph._anomaly_mode, _graph._observer, exporting = saved
         model.train(was_training)
     return calls, output
 

@@ -250,3 +250,41 @@ def test_conv1d_and_pools():
             return F.relu(self.conv(x)).mean(-1)
     ember.manual_seed(7)
     assert_matches(Net(), (ember.randn(2, 3, 9),), dynamic_axes={"x0": {0: "b"}})
+
+
+class _InPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc, self.act = nn.Linear(4, 4), nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y += x
+        y = self.act(y)
+        y.mul_(2).masked_fill_(y > 1, 1.0)
+        return y - x
+
+
+def test_in_place_ops_are_followed():
+    ember.manual_seed(8)
+    assert_matches(_InPlace(), (ember.randn(3, 4),), dynamic_axes={"x0": [0]})
+
+
+def test_write_through_data_is_followed():
+    class Net(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            y.data.mul_(3)  # .data shares y's memory (not its version counter)
+            return y + 1
+    assert_matches(Net(), (ember.randn(3, 2),))
+
+
+def test_read_of_a_view_after_its_base_was_written_is_refused():
+    class Net(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            row = y[0]  # a view, read after its base changed: not followed
+            y.add_(1)
+            return row + 1
+    with pytest.raises(RuntimeError, match=r"operand 0 of AddBackward0 was modified in place"):
+        export_bytes(Net(), (ember.randn(3, 2),))

@@ -81,3 +81,14 @@ def test_div_with_rounding_mode_is_refused():
     with pytest.raises(RuntimeError, match="div.*rounding_mode='floor'"):
         export_bytes(Lambda(lambda x: ember.div(x, 2.0, rounding_mode="floor")),
                      (ember.randn(2, 3),))
+
+
+def test_comparison_of_an_integer_tensor_with_a_float_promotes():
+    model = Lambda(lambda x: (x > 1.5).float() + (x == 2).float())
+    assert_matches(model, (ember.tensor([[1, 2, 3]]),))
+
+
+def test_number_taken_from_the_values_is_refused():
+    with pytest.raises(RuntimeError, match=r"argument 1 of MulBackward0 was .* on a second "
+                                           r"example input"):
+        export_bytes(Lambda(lambda x: x * x[0, 0].item()), (ember.randn(2, 3),))

@@ -72,7 +72,7 @@ def _inplace_binary(name, op):
     ufunc = UFUNCS[name]
 
     def method(self, other, *, alpha=1, **kwargs):
-        if not needs_graph(self, other) and not kwargs:
+        if not needs_graph(self, other) and not kwargs and _graph._observer is None:
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
                                    f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
