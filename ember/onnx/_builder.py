@@ -110,6 +110,12 @@ class Graph:
         self.nodes.append(self.onnx.helper.make_node(op, list(inputs), [output], **attributes))
         return output
 
+    def node_outputs(self, op, inputs, count, **attributes):
+        """Append an ONNX node with ``count`` outputs; return their names."""
+        outputs = [self.fresh(op) for _ in range(count)]
+        self.nodes.append(self.onnx.helper.make_node(op, list(inputs), outputs, **attributes))
+        return outputs
+
     def axes_op(self, op, data, axes, since, **attributes):
         """A node whose ``axes`` is an input from opset ``since`` on, an attribute before."""
         if self.opset >= since:

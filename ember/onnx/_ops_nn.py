@@ -8,6 +8,7 @@ from ..ops import linear_ops as LO
 from ..ops import matrix_ops as M
 from ..ops import normalization as N
 from ..ops import pooling as PO
+from ..ops import recurrent as RE
 from ._ops import arg, converts, out_dtype, unsupported
 
 
@@ -136,3 +137,45 @@ def _attention(g, call, other):
     if bias is not None:
         scores = g.node("Add", [scores, g.name(bias)])
     return g.node("MatMul", [g.node("Softmax", [scores], axis=-1), g.name(v)])
+
+
+# torch's gate blocks in ONNX's order: LSTM i,f,g,o -> i,o,f,c; GRU r,z,n -> z,r,h
+_GATE_ORDER = {"LSTM": (0, 3, 1, 2), "GRU": (1, 0, 2), "RNN_TANH": (0,), "RNN_RELU": (0,)}
+
+
+def _recurrent_weights(g, call, hidden):
+    """W (a permutation: the traced projection already holds x W_ih^T + b_ih), R and B."""
+    proj, w_hh, b_hh = call.inputs[:3]
+    order = _GATE_ORDER[arg(call, 5, "mode")]
+    rows = np.concatenate([np.arange(k * hidden, (k + 1) * hidden) for k in order])
+    dtype = out_dtype(call)
+    w = g.const(np.eye(len(rows), dtype=dtype)[rows][None])
+    r = g.axes_op("Unsqueeze", g.node("Gather", [g.name(w_hh), g.ints(rows)], axis=0), [0], 13)
+    zeros = g.const(np.zeros(len(rows), dtype))
+    rb = g.node("Gather", [g.name(b_hh), g.ints(rows)], axis=0) if b_hh is not None else zeros
+    b = g.axes_op("Unsqueeze", g.node("Concat", [zeros, rb], axis=0), [0], 13)
+    return w, r, b
+
+
+@converts(*{cls for cls in RE._NODES.values()})
+def _recurrence(g, call, other):
+    """One layer direction as one ONNX node; the traced LSTM op returns its hidden states and,
+    as one more step, its final cell state (ONNX's Y and Y_c)."""
+    proj, _, _, h0, c0 = call.inputs[:5]
+    mode, reverse = arg(call, 5, "mode"), bool(arg(call, 6, "reverse"))
+    hidden = h0.shape[-1]
+    w, r, b = _recurrent_weights(g, call, hidden)
+    inputs = [g.name(proj), w, r, b, "", g.axes_op("Unsqueeze", g.name(h0), [0], 13)]
+    attributes = {"hidden_size": hidden, "direction": "reverse" if reverse else "forward"}
+    if mode == "LSTM":
+        if tuple(call.out.shape) != (proj.shape[0] + 1,) + tuple(h0.shape):
+            raise unsupported(call, f"an output of shape {tuple(call.out.shape)}")
+        inputs.append(g.axes_op("Unsqueeze", g.name(c0), [0], 13))
+        y, _, c = g.node_outputs("LSTM", inputs, 3, **attributes)
+        return g.node("Concat", [g.axes_op("Squeeze", y, [1], 13), c], axis=0)
+    if mode == "GRU":
+        y = g.node("GRU", inputs, linear_before_reset=1, **attributes)
+    else:
+        y = g.node("RNN", inputs, activations=["Tanh" if mode == "RNN_TANH" else "Relu"],
+                   **attributes)
+    return g.axes_op("Squeeze", y, [1], 13)

@@ -98,3 +98,41 @@ def test_batch_norm_without_running_statistics_is_refused():
 def test_transposed_convolution_is_refused():
     with pytest.raises(RuntimeError, match=r"ConvolutionBackward0\) with transposed=True"):
         export_bytes(nn.ConvTranspose2d(2, 2, 3), (ember.randn(1, 2, 4, 4),))
+
+
+RECURRENT = {"lstm2": lambda: nn.LSTM(3, 4, num_layers=2),
+             "lstm_bi_batch_first": lambda: nn.LSTM(3, 4, batch_first=True, bidirectional=True),
+             "gru2_bi": lambda: nn.GRU(3, 4, num_layers=2, bidirectional=True),
+             "gru_no_bias": lambda: nn.GRU(3, 4, bias=False), "rnn": lambda: nn.RNN(3, 4),
+             "rnn_relu_batch_first": lambda: nn.RNN(3, 4, nonlinearity="relu",
+                                                    batch_first=True)}
+
+
+class _Recurrent(nn.Module):
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x, h, c=None):
+        if c is None:
+            return self.rnn(x, h)
+        out, (h, c) = self.rnn(x, (h, c))
+        return out, h, c
+
+
+@pytest.mark.parametrize("name", sorted(RECURRENT))
+def test_recurrent_layer(name):
+    ember.manual_seed(5)
+    rnn = RECURRENT[name]()
+    layers = rnn.num_layers * (2 if rnn.bidirectional else 1)
+    state = [ember.randn(layers, 2, 4) for _ in range(2 if isinstance(rnn, nn.LSTM) else 1)]
+    x = ember.randn(2, 5, 3) if rnn.batch_first else ember.randn(5, 2, 3)
+    assert_matches(_Recurrent(rnn), (x, *state), atol=1e-5)
+
+
+def test_lstm_with_its_default_zero_state():
+    ember.manual_seed(6)
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    model = Lambda(lambda x: lstm(x)[0][:, -1])
+    model.lstm = lstm
+    assert_matches(model, (ember.randn(2, 6, 3),), atol=1e-5)
