@@ -23,6 +23,7 @@ class Graph:
         self.count = itertools.count()
         self.scalars = {}
         self.versions = {}  # id of a named tensor -> its version when it got the name
+        self.dynamic = {}  # (example size, probe size) -> (input, axis), None if ambiguous
 
     def fresh(self, op):
         return f"/{op}_{next(self.count)}"
@@ -109,6 +110,20 @@ class Graph:
         output = output or self.fresh(op)
         self.nodes.append(self.onnx.helper.make_node(op, list(inputs), [output], **attributes))
         return output
+
+    def add_dynamic_size(self, size, probe_size, input_name, axis):
+        """Say that graph input ``input_name`` has a dynamic ``axis`` (its sizes in the traces)."""
+        key = (size, probe_size)
+        self.dynamic[key] = (input_name, axis) if key not in self.dynamic else None
+
+    def dynamic_size(self, size, probe_size):
+        """A 1-D int64 value holding at run time the size of the dynamic axis whose sizes in
+        the two traces were these, or None when no (or more than one) axis had them."""
+        found = self.dynamic.get((size, probe_size))
+        if found is None:
+            return None
+        shape = self.node("Shape", [found[0]])
+        return self.node("Gather", [shape, self.ints([found[1]])], axis=0)
 
     def node_outputs(self, op, inputs, count, **attributes):
         """Append an ONNX node with ``count`` outputs; return their names."""

@@ -62,7 +62,25 @@ def _array(value):
     return value._data if isinstance(value, Tensor) else np.asarray(value)
 
 
-def _check_constant(call, index, value, twin, traced_twins):
+def _dynamic_fill(g, value, a, b):
+    """Name ``value`` if it is filled with one number and its sizes follow dynamic axes (a zero
+    initial state made with x.size(0)): that number expanded to the sizes read at run time."""
+    if a.ndim != b.ndim or a.dtype != b.dtype or not a.size or not b.size:
+        return False
+    fill = a.reshape(-1)[0]
+    if not (np.all(a == fill) and np.all(b == fill)):
+        return False
+    sizes = []
+    for n, m in zip(a.shape, b.shape):
+        sizes.append(g.ints([n]) if n == m else g.dynamic_size(n, m))
+        if sizes[-1] is None:
+            return False
+    shape = g.node("Concat", sizes, axis=0)
+    g.bind(value, g.node("Expand", [g.const(np.asarray(fill)), shape]))
+    return True
+
+
+def _check_constant(g, call, index, value, twin, traced_twins):
     """An operand the trace did not make must be the same in the second trace: a constant."""
     twin_array = twin._data if isinstance(twin, Tensor) else twin
     if id(twin) in traced_twins or id(twin_array) in traced_twins or \
@@ -71,6 +89,7 @@ def _check_constant(call, index, value, twin, traced_twins):
     else:
         a, b = _array(value), _array(twin)
         ok = a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+        ok = ok or _dynamic_fill(g, value, a, b)
     if not ok:
         raise RuntimeError(
             f"ember.onnx.export: operand {index} of {call.op} was computed from the model's "
@@ -96,7 +115,7 @@ def _check_call(g, call, other, traced_twins, shape_aware):
     for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):
         if isinstance(value, (Tensor, np.ndarray)):
             if not g.known(value):
-                _check_constant(call, index, value, twin, traced_twins)
+                _check_constant(g, call, index, value, twin, traced_twins)
         elif not shape_aware and not _same(value, twin):
             raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} was "
                                f"{value!r}, and {twin!r} on a second example input: it was "
@@ -145,7 +164,7 @@ def _trace_twice(model, args, kwargs, dynamic):
     traced_twins = {i for t in probe if isinstance(t, Tensor) for i in (id(t), id(t._data))}
     for c in others:
         traced_twins.update((id(c.out), id(c.out._data)))
-    return calls, output, others, traced_twins, versions
+    return calls, output, others, traced_twins, versions, probe
 
 
 def _state(model):
@@ -172,12 +191,14 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     names = list(input_names or [])
     names += [f"input_{i}" for i in range(len(names), len(tensors))]
     dynamic = {i: sorted(_axes(dynamic_axes, n)) for i, n in zip(tensors, names)}
-    calls, output, others, traced_twins, versions = _trace_twice(model, args, kwargs, dynamic)
+    calls, output, others, traced, versions, probe = _trace_twice(model, args, kwargs, dynamic)
     g = Graph(onnx, opset, _state(model), export_params)
     for i, name in zip(tensors, names):
         g.bind(values[i], name, version=versions[i])
+        for axis in dynamic[i]:
+            g.add_dynamic_size(values[i].shape[axis], probe[i].shape[axis], name, axis)
     for call, other in zip(calls, others):
-        _convert(g, call, other, traced_twins, do_constant_folding and export_params)
+        _convert(g, call, other, traced, do_constant_folding and export_params)
     outputs = _trace.flat_outputs(output)
     out_names = list(output_names or [])
     out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]

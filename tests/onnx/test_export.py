@@ -211,11 +211,21 @@ def test_value_dependent_control_flow_is_refused():
         export_bytes(Net(), (x,))
 
 
-def test_size_that_cannot_follow_a_dynamic_axis_is_refused():
+def test_filled_constant_made_with_the_batch_size_follows_it():
     class Net(nn.Module):
         def forward(self, x):
-            return x + ember.zeros(x.size(0), 1)  # a constant made with the batch size
-    with pytest.raises(RuntimeError, match="operand 1 of AddBackward0.*dynamic axis"):
+            return x + ember.zeros(x.size(0), 1) + ember.ones(1, x.size(0), 2).sum(0)[:, :1]
+    model = Net()
+    data = assert_matches(model, (ember.randn(3, 2),), dynamic_axes={"x0": [0]})
+    got, expected = run_both(model, (ember.randn(6, 2),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)
+
+
+def test_constant_made_with_the_batch_size_is_refused():
+    class Net(nn.Module):
+        def forward(self, x):
+            return x + ember.arange(x.size(0)).view(-1, 1)  # not one value: not expressible
+    with pytest.raises(RuntimeError, match="operand 0 of ViewBackward0.*dynamic axis"):
         export_bytes(Net(), (ember.randn(3, 2),), input_names=["x"],
                      dynamic_axes={"x": [0]})
 

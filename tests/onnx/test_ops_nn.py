@@ -1,7 +1,8 @@
 """Linear, convolution, pooling, normalization, embedding and attention ops
 (ember/onnx/_ops_nn.py) exported and run in onnxruntime with ember's outputs."""
+import numpy as np
 import pytest
-from onnx_roundtrip import assert_matches, export_bytes
+from onnx_roundtrip import assert_matches, export_bytes, run_both
 
 import ember
 import ember.nn.functional as F
@@ -136,3 +137,14 @@ def test_lstm_with_its_default_zero_state():
     model = Lambda(lambda x: lstm(x)[0][:, -1])
     model.lstm = lstm
     assert_matches(model, (ember.randn(2, 6, 3),), atol=1e-5)
+
+
+def test_lstm_zero_state_follows_a_dynamic_batch():
+    ember.manual_seed(7)
+    lstm = nn.LSTM(3, 4)
+    model = Lambda(lambda x: lstm(x)[0])
+    model.lstm = lstm
+    data = assert_matches(model, (ember.randn(5, 2, 3),), dynamic_axes={"x0": {1: "batch"}},
+                          atol=1e-5)
+    got, expected = run_both(model, (ember.randn(5, 4, 3),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
