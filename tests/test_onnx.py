@@ -15,8 +15,10 @@ def test_is_in_onnx_export_answers_as_torch():
 
 def test_public_names():
     import ember.onnx as onnx
-    assert set(onnx.__all__) == {"export", "is_in_onnx_export"}
+    assert set(onnx.__all__) == {"TrainingMode", "export", "is_in_onnx_export"}
     assert callable(onnx.export) and hasattr(torch.onnx, "export")
+    for mode in onnx.TrainingMode:  # torch's is a pybind11 enum: compared by name and value
+        assert int(getattr(torch.onnx.TrainingMode, mode.name)) == mode.value
 
 
 def test_is_in_onnx_export_inside_the_traced_forward():

@@ -8,7 +8,7 @@ came from the inputs through an op the trace does not see. Ops without a convers
 with an error naming them: the export never writes a model that computes something else.
 """
 from . import _trace
-from ._export import export
+from ._export import TrainingMode, export
 
 
 def is_in_onnx_export():
@@ -16,4 +16,4 @@ def is_in_onnx_export():
     return _trace.exporting
 
 
-__all__ = ["export", "is_in_onnx_export"]
+__all__ = ["TrainingMode", "export", "is_in_onnx_export"]

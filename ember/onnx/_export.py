@@ -1,5 +1,7 @@
 """ONNX export by tracing: every op the model's forward calls becomes ONNX node(s) (see ember.onnx).
 """
+import enum
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -174,17 +176,39 @@ def _state(model):
     return state
 
 
+class TrainingMode(enum.IntEnum):
+    """torch.onnx.TrainingMode: the mode the model is exported in (ember: eval only)."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+def _check_options(f, opset, options, training):
+    unknown = set(options) - _ACCEPTED
+    if unknown:
+        raise TypeError(f"export() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    if f is None:
+        raise ValueError("ember.onnx.export needs f, the path or binary file to write to (it "
+                         "returns no ONNXProgram)")
+    if opset < 17:
+        raise ValueError(f"ember.onnx.export writes opset 17 or newer, got opset_version={opset}")
+    if options.get("dynamic_shapes") is not None:
+        raise ValueError("ember.onnx.export does not take dynamic_shapes: name the dynamic axes "
+                         "with dynamic_axes={input name: {axis: name}}")
+    mode = TrainingMode(options.get("training", TrainingMode.EVAL))
+    if mode == TrainingMode.TRAINING or mode == TrainingMode.PRESERVE and training:
+        raise ValueError(f"ember.onnx.export exports in eval mode only, got training={mode!r} "
+                         f"for a model in {'training' if training else 'eval'} mode")
+
+
 def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None,
            output_names=None, opset_version=None, export_params=True, dynamic_axes=None,
            do_constant_folding=True, **options):
     """Write ``model`` to ``f`` (a path or a binary file) as an ONNX model traced on ``args``."""
-    unknown = set(options) - _ACCEPTED
-    if unknown:
-        raise TypeError(f"export() got an unexpected keyword argument '{sorted(unknown)[0]}'")
-    onnx = _onnx()
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
-    if opset < 17:
-        raise ValueError(f"ember.onnx.export writes opset 17 or newer, got opset_version={opset}")
+    _check_options(f, opset, options, model.training)
+    onnx = _onnx()
     args, kwargs = _split_args(args, kwargs)
     values = list(args) + list(kwargs.values())
     tensors = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
@@ -204,14 +228,18 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]
     for tensor, name in zip(outputs, out_names):
         g.node("Identity", [g.name(tensor)], name)
-    graph = onnx.helper.make_graph(
-        g.nodes, type(model).__name__,
-        [_value_info(onnx, n, values[i], _axes(dynamic_axes, n)) for i, n in zip(tensors, names)]
-        + g.state_inputs,
-        [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
-        g.initializers)
+    inputs = [_value_info(onnx, n, values[i], _axes(dynamic_axes, n))
+              for i, n in zip(tensors, names)]
+    _write(g, type(model).__name__, inputs + g.state_inputs,
+           [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
+           f, verbose)
+
+
+def _write(g, name, inputs, outputs, f, verbose):
+    onnx = g.onnx
+    graph = onnx.helper.make_graph(g.nodes, name, inputs, outputs, g.initializers)
     proto = onnx.helper.make_model(graph, producer_name="ember",
-                                   opset_imports=[onnx.helper.make_opsetid("", opset)])
+                                   opset_imports=[onnx.helper.make_opsetid("", g.opset)])
     onnx.checker.check_model(proto)
     if verbose:
         print(onnx.helper.printable_graph(proto.graph))

@@ -236,6 +236,15 @@ def test_bad_arguments():
         export_bytes(model, (ember.randn(1, 2),), opset_version=13)
     with pytest.raises(TypeError, match="unexpected keyword argument 'input_name'"):
         ember.onnx.export(model, (ember.randn(1, 2),), io.BytesIO(), input_name=["x"])
+    with pytest.raises(ValueError, match="needs f, the path or binary file"):
+        ember.onnx.export(model, (ember.randn(1, 2),))
+    with pytest.raises(ValueError, match="does not take dynamic_shapes: name the dynamic axes"):
+        export_bytes(model, (ember.randn(1, 2),), dynamic_shapes={"input": {0: "b"}})
+    model.train()
+    for mode in (ember.onnx.TrainingMode.TRAINING, ember.onnx.TrainingMode.PRESERVE):
+        with pytest.raises(ValueError, match="eval mode only, got training=.*training mode"):
+            export_bytes(model, (ember.randn(1, 2),), training=mode)
+    export_bytes(model, (ember.randn(1, 2),), training=ember.onnx.TrainingMode.EVAL)
 
 
 def test_missing_onnx_names_the_package(tmp_path):
