@@ -186,8 +186,11 @@ def _softmax(g, call, other):
 
 def _dims(call):
     """The reduced dims of a reduction, as non-negative ints."""
+    return _dims_of(call, arg(call, 1, "dim"))
+
+
+def _dims_of(call, dim):
     ndim = call.inputs[0].dim()
-    dim = arg(call, 1, "dim")
     if dim is None or dim == ():
         return list(range(ndim))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
@@ -221,6 +224,45 @@ for _op, _since, _classes in (
         ("ReduceLogSumExp", 18, (R.LogsumexpBackward0,))):
     for _cls in _classes:
         CONVERTERS[_cls] = reduce(_op, _since)
+
+
+@converts(R.LinalgVectorNormBackward0)
+def _vector_norm(g, call, other):
+    p = arg(call, 1, "p", 2)
+    ops = {1: "ReduceL1", 2: "ReduceL2"}
+    if p not in ops:
+        raise unsupported(call, f"p={p!r}")
+    x = g.name(call.inputs[0])
+    dims, keepdim = _dims_of(call, arg(call, 2, "dim")), int(bool(arg(call, 3, "keepdim", False)))
+    return g.axes_op(ops[p], x, dims, 18, keepdims=keepdim)
+
+
+def _softplus_of(g, x, beta, dtype):
+    """softplus(beta x) / beta; torch's switch to x past ``threshold`` differs from it by less
+    than exp(-threshold) relative, below float32's resolution for the default 20."""
+    if beta == 1:
+        return g.node("Softplus", [x])
+    scaled = g.node("Softplus", [g.node("Mul", [x, g.scalar(beta, dtype)])])
+    return g.node("Div", [scaled, g.scalar(beta, dtype)])
+
+
+@converts(A.SoftplusBackward0)
+def _softplus(g, call, other):
+    return _softplus_of(g, g.name(call.inputs[0]), arg(call, 1, "beta", 1.0), out_dtype(call))
+
+
+@converts(A.LogSigmoidBackward0)
+def _log_sigmoid(g, call, other):
+    x = g.node("Neg", [g.name(call.inputs[0])])
+    return g.node("Neg", [_softplus_of(g, x, 1, out_dtype(call))])
+
+
+@converts(A.MishBackward0)
+def _mish(g, call, other):
+    x = g.name(call.inputs[0])
+    if g.opset >= 18:
+        return g.node("Mish", [x])
+    return g.node("Mul", [x, g.node("Tanh", [_softplus_of(g, x, 1, out_dtype(call))])])
 
 
 @converts(S.CumsumBackward0)

@@ -37,6 +37,10 @@ UNARY = {
     "where": lambda x: ember.where(x > 0, x, x * 0.1), "cumsum": lambda x: x.cumsum(1),
     "masked_fill": lambda x: x.masked_fill(ember.ones(3, 4).tril() == 0, float("-inf")),
     "sin_cos": lambda x: x.sin() + x.cos(), "floor": lambda x: (x * 4).floor(),
+    "softplus": F.softplus, "softplus_beta": lambda x: F.softplus(x, beta=2.0),
+    "logsigmoid": F.logsigmoid, "mish": F.mish, "norm": lambda x: x.norm(dim=-1),
+    "normalize": lambda x: F.normalize(x, dim=1), "norm_l1": lambda x: x.norm(p=1, dim=(0, 2)),
+    "vector_norm": lambda x: ember.linalg.vector_norm(x, dim=-1, keepdim=True),
 }
 BINARY = {
     "add": lambda a, b: a + b, "add_alpha": lambda a, b: ember.add(a, b, alpha=2),
@@ -63,7 +67,8 @@ def test_gelu_and_reductions_at_each_opset(opset):
     """GELU is one node from opset 20 on and spelled out before; ReduceMean takes its axes as an
     input from opset 18 on and as an attribute before."""
     ember.manual_seed(2)
-    model = Lambda(lambda x: F.gelu(x).mean(-1) + F.gelu(x, approximate="tanh").amax(-1))
+    model = Lambda(lambda x: F.gelu(x).mean(-1) + F.gelu(x, approximate="tanh").amax(-1)
+                   + F.mish(x).sum(-1) + x.norm(dim=-1))
     assert_matches(model, (ember.randn(3, 5),), opset_version=opset, atol=1e-5)
 
 
