@@ -307,3 +307,13 @@ def test_read_of_a_view_after_its_base_was_written_is_refused():
             return row + 1
     with pytest.raises(RuntimeError, match=r"operand 0 of AddBackward0 was modified in place"):
         export_bytes(Net(), (ember.randn(3, 2),))
+
+
+def test_write_through_an_index_is_refused():
+    class Net(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            y[:, 0] = 0  # setitem: not followed by the trace
+            return y + 1
+    with pytest.raises(RuntimeError, match=r"operand 0 of AddBackward0 was modified in place"):
+        export_bytes(Net(), (ember.randn(3, 2),))
