@@ -307,7 +307,3 @@ def unsupported(call, what=None):
     detail = f" with {what}" if what else ""
     return RuntimeError(f"ember.onnx.export: the op '{plain}' ({op}){detail} has no ONNX "
                         "conversion; the model cannot be exported")
-
-
-def is_tensor(value):
-    return isinstance(value, Tensor)

@@ -6,7 +6,6 @@ Sizes recorded in the trace are constants; where an input axis is dynamic, the s
 """
 import numpy as np
 
-from ..ops import api as _api  # noqa: F401  (registers the copy ops' node classes)
 from ..ops import indexing as I
 from ..ops import linalg as LA
 from ..ops import matrix_ops as M
@@ -14,7 +13,7 @@ from ..ops import pad_ops as P
 from ..ops import shape as SH
 from ..ops.api import copies as C
 from ._builder import INT64_MAX
-from ._ops import CONVERTERS, arg, converts, out_dtype, unsupported
+from ._ops import arg, converts, out_dtype, unsupported
 
 
 def dynamic_error(call, what):
@@ -235,4 +234,3 @@ def _matmul(g, call, other):
 
 
 reshape.shape_aware = _basic_index.shape_aware = _expand.shape_aware = True
-__all__ = ["CONVERTERS", "shape_converter"]
