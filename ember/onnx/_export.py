@@ -153,17 +153,16 @@ def _convert(g, call, other, traced_twins, fold):
 
 def _trace_twice(model, args, kwargs, dynamic):
     """The trace on the example inputs, and one on probe inputs (see _trace.probe_inputs)."""
-    values = list(args) + list(kwargs.values())
-    versions = [v._vc[0] if isinstance(v, Tensor) else None for v in values]
+    versions = [t._vc[0] for t in _trace.leaves((args, kwargs))]
     calls, output = _trace.run(model, args, kwargs)
-    probe = _trace.probe_inputs(values, dynamic)
-    probe_kwargs = dict(zip(kwargs, probe[len(args):]))
-    others, _ = _trace.run(model, probe[:len(args)], probe_kwargs)
+    probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic)
+    probe = _trace.leaves((probe_args, probe_kwargs))
+    others, _ = _trace.run(model, probe_args, probe_kwargs)
     if [c.op for c in calls] != [c.op for c in others]:
         raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
                            "example input (control flow that depends on the input's values or "
                            "sizes); such a model cannot be exported by tracing")
-    traced_twins = {i for t in probe if isinstance(t, Tensor) for i in (id(t), id(t._data))}
+    traced_twins = {i for t in probe for i in (id(t), id(t._data))}
     for c in others:
         traced_twins.update((id(c.out), id(c.out._data)))
     return calls, output, others, traced_twins, versions, probe
@@ -210,17 +209,16 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     _check_options(f, opset, options, model.training)
     onnx = _onnx()
     args, kwargs = _split_args(args, kwargs)
-    values = list(args) + list(kwargs.values())
-    tensors = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+    values = _trace.leaves((args, kwargs))  # nested tensors are inputs too, in order
     names = list(input_names or [])
-    names += [f"input_{i}" for i in range(len(names), len(tensors))]
-    dynamic = {i: sorted(_axes(dynamic_axes, n)) for i, n in zip(tensors, names)}
+    names += [f"input_{i}" for i in range(len(names), len(values))]
+    dynamic = {i: sorted(_axes(dynamic_axes, n)) for i, n in enumerate(names[:len(values)])}
     calls, output, others, traced, versions, probe = _trace_twice(model, args, kwargs, dynamic)
     g = Graph(onnx, opset, _state(model), export_params)
-    for i, name in zip(tensors, names):
-        g.bind(values[i], name, version=versions[i])
+    for i, (value, name) in enumerate(zip(values, names)):
+        g.bind(value, name, version=versions[i])
         for axis in dynamic[i]:
-            g.add_dynamic_size(values[i].shape[axis], probe[i].shape[axis], name, axis)
+            g.add_dynamic_size(value.shape[axis], probe[i].shape[axis], name, axis)
     for call, other in zip(calls, others):
         _convert(g, call, other, traced, do_constant_folding and export_params)
     outputs = _trace.flat_outputs(output)
@@ -228,8 +226,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]
     for tensor, name in zip(outputs, out_names):
         g.node("Identity", [g.name(tensor)], name)
-    inputs = [_value_info(onnx, n, values[i], _axes(dynamic_axes, n))
-              for i, n in zip(tensors, names)]
+    inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
     _write(g, type(model).__name__, inputs + g.state_inputs,
            [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
            f, verbose)

@@ -66,22 +66,37 @@ def flat_outputs(output):
                        f"tensors, not {type(output).__name__}")
 
 
-def probe_inputs(args, dynamic):
+def map_tensors(fn, value):
+    """``value`` with each tensor in it (also inside tuples, lists and dicts) replaced by fn's."""
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(map_tensors(fn, v) for v in value)
+    if isinstance(value, dict):
+        return {k: map_tensors(fn, v) for k, v in value.items()}
+    return value
+
+
+def leaves(value):
+    """The tensors in ``value`` in order: the graph inputs of nested example arguments."""
+    found = []
+    map_tensors(found.append, value)
+    return found
+
+
+def probe_inputs(value, dynamic):
     """Second example inputs: each tensor's values permuted, and each dynamic axis one longer.
 
     A second trace on them shows which sizes follow the dynamic axes and which constants were
-    computed from the inputs by an op the trace does not see (``dynamic``: {arg index: axes}).
+    computed from the inputs by an op the trace does not see (``dynamic``: {leaf index: axes}).
     """
-    rng = np.random.default_rng(0)
-    probe = []
-    for index, arg in enumerate(args):
-        if not isinstance(arg, Tensor):
-            probe.append(arg)
-            continue
-        data = arg.detach().numpy()
+    rng, count = np.random.default_rng(0), iter(range(1 << 62))
+
+    def probe(tensor):
+        data = tensor.detach().numpy()
         data = rng.permutation(data.reshape(-1)).reshape(data.shape)
-        for axis in dynamic.get(index, ()):
+        for axis in dynamic.get(next(count), ()):
             first = np.take(data, [0], axis=axis)
             data = np.concatenate([data, first], axis=axis)
-        probe.append(Tensor._make(np.ascontiguousarray(data)))
-    return probe
+        return Tensor._make(np.ascontiguousarray(data))
+    return map_tensors(probe, value)

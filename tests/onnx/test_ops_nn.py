@@ -2,7 +2,7 @@
 (ember/onnx/_ops_nn.py) exported and run in onnxruntime with ember's outputs."""
 import numpy as np
 import pytest
-from onnx_roundtrip import assert_matches, export_bytes, run_both
+from onnx_roundtrip import assert_matches, export_bytes, run_both, session
 
 import ember
 import ember.nn.functional as F
@@ -148,3 +148,17 @@ def test_lstm_zero_state_follows_a_dynamic_batch():
                           atol=1e-5)
     got, expected = run_both(model, (ember.randn(5, 4, 3),), data, ["x0"])
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_state_passed_as_a_tuple_is_two_inputs():
+    """The nested (h, c) of the example arguments become graph inputs, not constants."""
+    ember.manual_seed(8)
+    lstm = nn.LSTM(3, 4)
+    model = Lambda(lambda x, state: lstm(x, state)[0])
+    model.lstm = lstm
+    x, state = ember.randn(5, 2, 3), (ember.randn(1, 2, 4), ember.randn(1, 2, 4))
+    data = export_bytes(model, (x, state), input_names=["x", "h", "c"])
+    state2 = (ember.randn(1, 2, 4), ember.randn(1, 2, 4))
+    (got,) = session(data).run(None, {"x": x.numpy(), "h": state2[0].numpy(),
+                                      "c": state2[1].numpy()})
+    np.testing.assert_allclose(got, model(x, state2).detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -45,7 +45,9 @@ def test_the_observer_is_off_outside_a_trace_and_after_an_error():
 
 def test_probe_inputs_permute_values_and_extend_dynamic_axes():
     x = ember.arange(6).view(2, 3)
-    (probe,) = _trace.probe_inputs([x], {0: [0]})
+    (flag, (probe, same)), kwargs = _trace.probe_inputs(((True, (x, x)), {}), {0: [0]})
+    assert flag is True and kwargs == {} and same.shape == x.shape  # the second: not dynamic
+    assert _trace.leaves(((True, (x, x)), {"k": [x]})) == [x, x, x]
     assert probe.shape == (3, 3) and probe.dtype == x.dtype
     assert sorted(probe.numpy()[:2].ravel()) == list(range(6))
     np.testing.assert_array_equal(probe.numpy()[2], probe.numpy()[0])
