@@ -13,6 +13,25 @@ from .._tensor import Tensor as _Tensor
 
 _sequence = itertools.count()
 _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
+# ember.onnx's tracer while it exports: it sets _anomaly_mode too, so that every op takes the
+# general path of Node.apply and is seen here (costless when off: no check outside that path)
+_observer = None
+
+
+class Untracked:
+    """An op that makes no node (no gradient: a comparison), as ``_observer`` is shown it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+def observe_untracked(name, inputs, out):
+    """Show ``_observer`` the op ``name`` (``out`` made from ``inputs`` without a node)."""
+    if _observer is not None:
+        _observer(Untracked(name), inputs, {}, out)
+    return out
 _new = object.__new__
 
 
@@ -109,10 +128,13 @@ class Node:
                 if isinstance(t, _Tensor) and t._requires_grad:
                     out = self._attach(data, inputs)
                     break
-        from .anomaly import on_forward  # anomaly builds on graph (a cycle); anomaly mode only
-        on_forward(self, inputs, kwargs, data, out is not None)
+        if _observer is None:
+            from .anomaly import on_forward  # anomaly builds on graph (a cycle); anomaly only
+            on_forward(self, inputs, kwargs, data, out is not None)
         if out is None:
             out = _Tensor._make(data) if _grad_state.enabled else _made_without_grad(data, inputs)
+        if _observer is not None:
+            _observer(self, inputs, kwargs, out)
         return out
 
     def _attach(self, data, inputs):

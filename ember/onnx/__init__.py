@@ -1,16 +1,19 @@
 """torch.onnx: export a model to an ONNX file through the optional onnx package (extra `onnx`).
 
-The model is traced by running it once on the example arguments and recording the calls of its
-leaf modules; the supported ones are listed in ``_export.CONVERTERS``. A model whose forward
-computes between module calls (``x.view(...)``, ``F.relu(x)``) is refused with an error that
-names the module whose input came from outside the trace.
+The model is traced: its forward runs on the example arguments with every op reported (see
+``_trace``), and each op becomes the matching ONNX node(s) (``_ops``, ``_ops_shape``,
+``_ops_nn``); parameters and buffers become initializers. A second run on permuted inputs (with
+each dynamic axis one longer) finds the sizes that follow a dynamic axis and refuses values that
+came from the inputs through an op the trace does not see. Ops without a conversion are refused
+with an error naming them: the export never writes a model that computes something else.
 """
-from ._export import export
+from . import _trace
+from ._export import TrainingMode, export
 
 
 def is_in_onnx_export():
-    """False: ember's export traces eagerly and never runs the model in an export mode."""
-    return False
+    """True while ``export`` runs the model's forward to trace it, as torch's."""
+    return _trace.exporting
 
 
-__all__ = ["export", "is_in_onnx_export"]
+__all__ = ["TrainingMode", "export", "is_in_onnx_export"]

@@ -1,153 +1,243 @@
-"""ONNX export by tracing leaf-module calls (see ember.onnx)."""
-from ..autograd import no_grad
+"""ONNX export by tracing: every op the model's forward calls becomes ONNX node(s) (see ember.onnx).
+"""
+import enum
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Untracked
+from . import _ops_nn, _trace  # noqa: F401  (_ops_nn registers the nn ops' converters)
+from ._builder import Graph
+from ._ops import CONVERTERS, UNTRACKED, unsupported
+from ._ops_shape import shape_converter
+
+DEFAULT_OPSET = 20  # torch 2.13's default for its TorchScript-based exporter
+_ACCEPTED = {"dynamo", "external_data", "dynamic_shapes", "custom_translation_table", "report",
+             "optimize", "verify", "profile", "dump_exported_program", "artifacts_dir",
+             "keep_initializers_as_inputs", "training", "operator_export_type",
+             "custom_opsets", "export_modules_as_functions", "autograd_inlining"}
 
 
 def _onnx():
     try:
-        import onnx  # optional: builds and writes the ModelProto
+        import onnx  # optional: builds, checks and writes the ModelProto
     except ImportError:
-        raise ImportError("ember.onnx.export needs the onnx package: "
-                          "pip install 'ember[onnx]'") from None
+        raise ImportError("ember.onnx.export needs the onnx package: pip install onnx "
+                          "(or pip install 'ember[onnx]')") from None
     return onnx
 
 
-def _linear(h, m, x, y, name):
-    inputs = [x, h.weight(m.weight, name + ".weight")]
-    if m.bias is not None:
-        inputs.append(h.weight(m.bias, name + ".bias"))
-    h.node("Gemm", inputs, y, transB=1)
+def _split_args(args, kwargs):
+    if isinstance(args, Tensor) or not isinstance(args, (tuple, list)):
+        args = (args,)
+    args = tuple(args)
+    if args and isinstance(args[-1], dict) and kwargs is None:  # torch's legacy (x, {...})
+        args, kwargs = args[:-1], args[-1]
+    return args, dict(kwargs or {})
 
 
-def _conv(h, m, x, y, name):
-    if isinstance(m.padding, str):
-        raise RuntimeError(f"ember.onnx.export: {name} (Conv2d) uses padding='{m.padding}'; "
-                           "only numeric padding is supported")
-    inputs = [x, h.weight(m.weight, name + ".weight")]
-    if m.bias is not None:
-        inputs.append(h.weight(m.bias, name + ".bias"))
-    pads = list(_pair(m.padding)) * 2
-    h.node("Conv", inputs, y, kernel_shape=list(m.kernel_size), strides=list(_pair(m.stride)),
-           pads=pads, dilations=list(_pair(m.dilation)), group=m.groups)
-
-
-def _pool(kind):
-    def convert(h, m, x, y, name):
-        kernel = list(_pair(m.kernel_size))
-        stride = list(_pair(m.stride if m.stride is not None else m.kernel_size))
-        extra = {"dilations": list(_pair(m.dilation))} if kind == "MaxPool" else {}
-        h.node(kind, [x], y, kernel_shape=kernel, strides=stride,
-               pads=list(_pair(m.padding)) * 2, ceil_mode=int(m.ceil_mode), **extra)
-    return convert
-
-
-def _flatten(h, m, x, y, name):
-    if m.start_dim != 1 or m.end_dim != -1:
-        raise RuntimeError(f"ember.onnx.export: {name} (Flatten) must flatten from dim 1 to -1")
-    h.node("Flatten", [x], y, axis=1)
-
-
-def _simple(op):
-    return lambda h, m, x, y, name: h.node(op, [x], y)
-
-
-def _softmax(op):
-    return lambda h, m, x, y, name: h.node(op, [x], y, axis=m.dim if m.dim is not None else -1)
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
-
-
-CONVERTERS = {"Linear": _linear, "Conv2d": _conv, "MaxPool2d": _pool("MaxPool"),
-              "AvgPool2d": _pool("AveragePool"), "Flatten": _flatten, "ReLU": _simple("Relu"),
-              "Sigmoid": _simple("Sigmoid"), "Tanh": _simple("Tanh"),
-              "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
-              "Identity": _simple("Identity"), "Dropout": _simple("Identity")}
-
-
-class _Graph:
-    """The nodes and initializers being built, and the traced values' names."""
-
-    def __init__(self, onnx):
-        self.onnx, self.nodes, self.initializers, self.names = onnx, [], [], {}
-
-    def node(self, op, inputs, output, **attributes):
-        self.nodes.append(self.onnx.helper.make_node(op, inputs, [output], **attributes))
-
-    def weight(self, tensor, name):
-        array = tensor.detach().numpy()
-        self.initializers.append(self.onnx.numpy_helper.from_array(array, name))
-        return name
-
-
-def _trace(model, args):
-    """Run ``model`` on ``args`` recording (name, module, input, output) for each leaf call."""
-    calls, handles = [], []
-    for name, module in model.named_modules():
-        if next(iter(module.children()), None) is not None:
-            continue
-        if type(module).__name__ not in CONVERTERS:
-            raise RuntimeError(f"ember.onnx.export: unsupported module {name or 'model'} "
-                               f"({type(module).__name__}); supported: "
-                               f"{', '.join(sorted(CONVERTERS))}")
-        hook = (lambda n: lambda m, inp, out: calls.append((n, m, inp, out)))(name)
-        handles.append(module.register_forward_hook(hook))
-    was_training = model.training
-    model.train(False)  # exported as in eval mode (dropout off), as torch's default
-    try:
-        with no_grad():
-            output = model(*args)
-    finally:
-        model.train(was_training)
-        for handle in handles:
-            handle.remove()
-    return calls, output
+def _axes(dynamic_axes, name):
+    axes = (dynamic_axes or {}).get(name, {})
+    if isinstance(axes, (list, tuple)):
+        return {int(i): f"{name}_dynamic_axes_{i + 1}" for i in axes}
+    return {int(i): str(s) for i, s in axes.items()}
 
 
 def _value_info(onnx, name, tensor, axes):
     shape = [axes.get(i, size) for i, size in enumerate(tensor.shape)]
-    elem = onnx.helper.np_dtype_to_tensor_dtype(tensor.detach().numpy().dtype)
+    elem = onnx.helper.np_dtype_to_tensor_dtype(tensor._data.dtype)
     return onnx.helper.make_tensor_value_info(name, elem, shape)
 
 
-def _dynamic(dynamic_axes, name):
-    axes = (dynamic_axes or {}).get(name, {})
-    if isinstance(axes, (list, tuple)):
-        return {i: f"{name}_dynamic_axes_{i}" for i in axes}
-    return dict(axes)
+def _same(a, b):
+    if isinstance(a, (Tensor, np.ndarray)) or isinstance(b, (Tensor, np.ndarray)):
+        return False  # tensors are compared by _check_constant
+    if hasattr(type(a), "__slots__") and type(a) is type(b) and not isinstance(a, tuple):
+        return all(_same(getattr(a, s), getattr(b, s)) for s in type(a).__slots__)
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return a is b
 
 
-def export(model, args, f, export_params=True, verbose=False, training=None, input_names=None,
-           output_names=None, opset_version=None, dynamic_axes=None, **kwargs):
-    """Write ``model`` as an ONNX model to ``f`` (a path or binary file), traced on ``args``."""
+def _array(value):
+    return value._data if isinstance(value, Tensor) else np.asarray(value)
+
+
+def _dynamic_fill(g, value, a, b):
+    """Name ``value`` if it is filled with one number and its sizes follow dynamic axes (a zero
+    initial state made with x.size(0)): that number expanded to the sizes read at run time."""
+    if a.ndim != b.ndim or a.dtype != b.dtype or not a.size or not b.size:
+        return False
+    fill = a.reshape(-1)[0]
+    if not (np.all(a == fill) and np.all(b == fill)):
+        return False
+    sizes = []
+    for n, m in zip(a.shape, b.shape):
+        sizes.append(g.ints([n]) if n == m else g.dynamic_size(n, m))
+        if sizes[-1] is None:
+            return False
+    shape = g.node("Concat", sizes, axis=0)
+    g.bind(value, g.node("Expand", [g.const(np.asarray(fill)), shape]))
+    return True
+
+
+def _check_constant(g, call, index, value, twin, traced_twins):
+    """An operand the trace did not make must be the same in the second trace: a constant."""
+    twin_array = twin._data if isinstance(twin, Tensor) else twin
+    if id(twin) in traced_twins or id(twin_array) in traced_twins or \
+            not isinstance(twin, (Tensor, np.ndarray)):
+        ok = False
+    else:
+        a, b = _array(value), _array(twin)
+        ok = a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+        ok = ok or _dynamic_fill(g, value, a, b)
+    if not ok:
+        raise RuntimeError(
+            f"ember.onnx.export: operand {index} of {call.op} was computed from the model's "
+            "inputs by an op the export does not trace (a comparison, argmax, a dtype cast "
+            "without gradient, an operation on .numpy() or .item()), or it follows a dynamic "
+            "axis; it cannot be stored as a constant")
+
+
+def _check_versions(g, call):
+    """A named tensor read after an in-place write the trace could not follow is refused."""
+    for index, (value, version) in enumerate(zip(call.operands(), call.versions)):
+        if version is not None and g.versions.get(id(value), version) != version:
+            raise RuntimeError(
+                f"ember.onnx.export: operand {index} of {call.op} was modified in place after "
+                "it was made (through a view, .data, or an in-place op the export does not "
+                "follow); write that step out of place to export the model")
+
+
+def _check_call(g, call, other, traced_twins, shape_aware):
+    _check_versions(g, call)
+    if other is None:
+        return
+    for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):
+        if isinstance(value, (Tensor, np.ndarray)):
+            if not g.known(value):
+                _check_constant(g, call, index, value, twin, traced_twins)
+        elif not shape_aware and not _same(value, twin):
+            raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} was "
+                               f"{value!r}, and {twin!r} on a second example input: it was "
+                               "computed from the input's values (.item(), .tolist()) or from "
+                               "a dynamic axis' size, and cannot be stored as a constant")
+
+
+def _foldable(g, call):
+    """True when every tensor operand is known at export time (no graph input reaches it)."""
+    for value in call.operands():
+        if isinstance(value, (Tensor, np.ndarray)) and g.known(value):
+            name = g.traced(value)
+            if name is not None and name not in g.constant:
+                return False
+    return True
+
+
+def _convert(g, call, other, traced_twins, fold):
+    cls = type(call.node)
+    if cls is Untracked:
+        convert = UNTRACKED.get(call.node.name)
+    else:
+        convert = CONVERTERS.get(cls) or shape_converter(cls)
+    _check_call(g, call, other, traced_twins, getattr(convert, "shape_aware", False))
+    if fold and _foldable(g, call):  # left unnamed: a constant is made where it is used
+        if other is not None:
+            traced_twins.difference_update((id(other.out), id(other.out._data)))
+        return
+    if convert is None:
+        raise unsupported(call)
+    g.bind(call.out, convert(g, call, other), version=call.versions[-1])
+
+
+def _trace_twice(model, args, kwargs, dynamic):
+    """The trace on the example inputs, and one on probe inputs (see _trace.probe_inputs)."""
+    versions = [t._vc[0] for t in _trace.leaves((args, kwargs))]
+    calls, output = _trace.run(model, args, kwargs)
+    probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic)
+    probe = _trace.leaves((probe_args, probe_kwargs))
+    others, _ = _trace.run(model, probe_args, probe_kwargs)
+    if [c.op for c in calls] != [c.op for c in others]:
+        raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
+                           "example input (control flow that depends on the input's values or "
+                           "sizes); such a model cannot be exported by tracing")
+    traced_twins = {i for t in probe for i in (id(t), id(t._data))}
+    for c in others:
+        traced_twins.update((id(c.out), id(c.out._data)))
+    return calls, output, others, traced_twins, versions, probe
+
+
+def _state(model):
+    state = {}
+    for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+        state.setdefault(id(tensor), (name, tensor))
+    return state
+
+
+class TrainingMode(enum.IntEnum):
+    """torch.onnx.TrainingMode: the mode the model is exported in (ember: eval only)."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+def _check_options(f, opset, options, training):
+    unknown = set(options) - _ACCEPTED
+    if unknown:
+        raise TypeError(f"export() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    if f is None:
+        raise ValueError("ember.onnx.export needs f, the path or binary file to write to (it "
+                         "returns no ONNXProgram)")
+    if opset < 17:
+        raise ValueError(f"ember.onnx.export writes opset 17 or newer, got opset_version={opset}")
+    if options.get("dynamic_shapes") is not None:
+        raise ValueError("ember.onnx.export does not take dynamic_shapes: name the dynamic axes "
+                         "with dynamic_axes={input name: {axis: name}}")
+    mode = TrainingMode(options.get("training", TrainingMode.EVAL))
+    if mode == TrainingMode.TRAINING or mode == TrainingMode.PRESERVE and training:
+        raise ValueError(f"ember.onnx.export exports in eval mode only, got training={mode!r} "
+                         f"for a model in {'training' if training else 'eval'} mode")
+
+
+def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None,
+           output_names=None, opset_version=None, export_params=True, dynamic_axes=None,
+           do_constant_folding=True, **options):
+    """Write ``model`` to ``f`` (a path or a binary file) as an ONNX model traced on ``args``."""
+    opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
+    _check_options(f, opset, options, model.training)
     onnx = _onnx()
-    args = args if isinstance(args, tuple) else (args,)
-    calls, output = _trace(model, args)
-    graph = _Graph(onnx)
-    input_names = list(input_names or [f"input.{i}" for i in range(len(args))])
-    for arg, name in zip(args, input_names):
-        graph.names[id(arg)] = name
-    for index, (name, module, inputs, out) in enumerate(calls):
-        source = graph.names.get(id(inputs[0])) if len(inputs) == 1 else None
-        if source is None:
-            raise RuntimeError(f"ember.onnx.export: the input of {name} "
-                               f"({type(module).__name__}) was computed outside the supported "
-                               "modules (a functional op or tensor method in forward); only "
-                               "chains of supported module calls can be exported")
-        graph.names[id(out)] = f"/{name}/output_{index}"
-        CONVERTERS[type(module).__name__](graph, module, source, graph.names[id(out)], name)
-    output_names = list(output_names or ["output"])
-    if id(output) not in graph.names:
-        raise RuntimeError("ember.onnx.export: the model's output is not the output of a "
-                           "supported module call")
-    graph.node("Identity", [graph.names[id(output)]], output_names[0])
-    proto = onnx.helper.make_graph(
-        graph.nodes, type(model).__name__,
-        [_value_info(onnx, n, a, _dynamic(dynamic_axes, n)) for a, n in zip(args, input_names)],
-        [_value_info(onnx, output_names[0], output, _dynamic(dynamic_axes, output_names[0]))],
-        graph.initializers)
-    opset = opset_version or 17
-    model_proto = onnx.helper.make_model(
-        proto, producer_name="ember", opset_imports=[onnx.helper.make_opsetid("", opset)])
-    onnx.checker.check_model(model_proto)
-    onnx.save_model(model_proto, f)
+    args, kwargs = _split_args(args, kwargs)
+    values = _trace.leaves((args, kwargs))  # nested tensors are inputs too, in order
+    names = list(input_names or [])
+    names += [f"input_{i}" for i in range(len(names), len(values))]
+    dynamic = {i: sorted(_axes(dynamic_axes, n)) for i, n in enumerate(names[:len(values)])}
+    calls, output, others, traced, versions, probe = _trace_twice(model, args, kwargs, dynamic)
+    g = Graph(onnx, opset, _state(model), export_params)
+    for i, (value, name) in enumerate(zip(values, names)):
+        g.bind(value, name, version=versions[i])
+        for axis in dynamic[i]:
+            g.add_dynamic_size(value.shape[axis], probe[i].shape[axis], name, axis)
+    for call, other in zip(calls, others):
+        _convert(g, call, other, traced, do_constant_folding and export_params)
+    outputs = _trace.flat_outputs(output)
+    out_names = list(output_names or [])
+    out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]
+    for tensor, name in zip(outputs, out_names):
+        g.node("Identity", [g.name(tensor)], name)
+    inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
+    _write(g, type(model).__name__, inputs + g.state_inputs,
+           [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
+           f, verbose)
+
+
+def _write(g, name, inputs, outputs, f, verbose):
+    onnx = g.onnx
+    graph = onnx.helper.make_graph(g.nodes, name, inputs, outputs, g.initializers)
+    proto = onnx.helper.make_model(graph, producer_name="ember",
+                                   opset_imports=[onnx.helper.make_opsetid("", g.opset)])
+    onnx.checker.check_model(proto)
+    if verbose:
+        print(onnx.helper.printable_graph(proto.graph))
+    onnx.save_model(proto, f)

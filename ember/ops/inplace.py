@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from .indexing import CopySlices
 from .shape import AsStridedBackward0
 
@@ -48,6 +49,8 @@ def commit_inplace(a, new):
         node._dtypes = (a._data.dtype,)
         if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
+    if _graph._observer is not None:  # a trace (onnx export): ``a`` holds ``new``'s value now
+        _graph.observe_untracked("inplace", (new,), a)
     return a
 
 

@@ -4,6 +4,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import tensor
 from ..._tensor import Tensor
+from ...autograd import graph as _graph
 from .. import elementwise as E
 from ..fastpath import binary_operator, unary_function
 
@@ -165,7 +166,10 @@ def minimum(input, other):
 def _compare(ufunc):
     def compare(input, other):
         x, y = E._operands(_t(input), other)
-        return Tensor._make(np.asarray(ufunc(x, y)))
+        out = Tensor._make(np.asarray(ufunc(x, y)))
+        if _graph._observer is not None:  # a trace (onnx export) sees it as an op
+            _graph.observe_untracked(ufunc.__name__, (input, other), out)
+        return out
     compare.__name__ = ufunc.__name__
     compare.__doc__ = f"Element-wise {ufunc.__name__} (bool result)."
     return compare
@@ -179,8 +183,12 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 def _logical(ufunc):
     def logical(input, other=None):
         if other is None:
-            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
-        return Tensor._make(np.asarray(ufunc(_t(input)._data, _t(other)._data)))
+            out = Tensor._make(np.asarray(ufunc(_t(input)._data)))
+        else:
+            out = Tensor._make(np.asarray(ufunc(_t(input)._data, _t(other)._data)))
+        if _graph._observer is not None:  # a trace (onnx export) sees it as an op
+            _graph.observe_untracked(ufunc.__name__, (input, other), out)
+        return out
     logical.__name__ = ufunc.__name__
     return logical
 

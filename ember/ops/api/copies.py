@@ -4,6 +4,7 @@ import numpy as np
 from ... import _dtype, _fp
 from ..._tensor import Tensor
 from ...autograd import grad_mode
+from ...autograd import graph as _graph
 from .. import elementwise as E
 from ..inplace import apply_inplace, fast_binary_inplace, needs_graph
 from .arithmetic import UFUNCS, _t, add, div, mul, sub
@@ -57,7 +58,8 @@ def to_dtype(input, dtype, copy=False):
     npd = _dtype.to_numpy_dtype(dtype)
     if npd == input._data.dtype and not copy:
         return input
-    if npd.kind not in "fV" or not input._requires_grad:  # "V": bfloat16
+    if (npd.kind not in "fV" or not input._requires_grad) and _graph._observer is None:
+        # ("V": bfloat16); a trace (onnx export) takes the node's path, where it sees the cast
         token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
         try:
             return Tensor._make(input._data.astype(npd))
@@ -70,7 +72,7 @@ def _inplace_binary(name, op):
     ufunc = UFUNCS[name]
 
     def method(self, other, *, alpha=1, **kwargs):
-        if not needs_graph(self, other) and not kwargs:
+        if not needs_graph(self, other) and not kwargs and _graph._observer is None:
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
                                    f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
