@@ -45,6 +45,11 @@ CASES = {
     "conv2d_many_channels_stride_dilation": (
         lambda L, x, w: _f(L).conv2d(x, w, stride=(2, 1), dilation=(1, 2), padding=(1, 2)),
         (2, 8, 11, 10), (3, 8, 3, 5)),
+    "conv2d_many_channels_dilation": (
+        lambda L, x, w, b: _f(L).conv2d(x, w, b, dilation=(2, 1), padding=(2, 1)),
+        (2, 8, 9, 10), (3, 8, 3, 5), (3,)),
+    "conv1d_many_channels_dilation": (lambda L, x, w: _f(L).conv1d(x, w, dilation=2, padding=3),
+                                      (2, 40, 12), (3, 40, 3)),
     "conv1d_many_channels": (lambda L, x, w, b: _f(L).conv1d(x, w, b, stride=2, padding=1),
                              (2, 40, 9), (3, 40, 3), (3,)),
     "conv2d_many_channels_groups": (lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2),
