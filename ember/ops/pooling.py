@@ -5,6 +5,7 @@ nodes that differentiate into each other (create_graph works). Work is a loop ov
 kernel offsets, each a strided slice of the whole batch: no window copies.
 """
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
@@ -63,7 +64,8 @@ def max_pool_forward(x, geom):
     """(values, arg): arg holds, per output, the kernel offset i*kw + j of its maximum.
 
     Max is separable: reduce each row's kernel columns first, then the kernel rows. Taking the
-    first strict maximum at each stage selects the first maximum in raster order, as torch.
+    first strict maximum (the last NaN) at each stage selects what torch's raster-order scan
+    selects: the first maximum, or the last NaN where the window holds any.
     """
     if _is_2x2(geom):
         return _max_pool_2x2(x, geom.out_hw)
@@ -89,17 +91,42 @@ def _is_2x2(geom):
 
 
 def _max_pool_2x2(x, out_hw):
-    """The same separable choice for disjoint 2x2 windows on the four corner views, with the
-    kernel offset 2*lower + right formed from boolean comparisons (int8) instead of _select."""
-    oh, ow = out_hw
-    rows, cols = (slice(0, 2 * oh, 2), slice(1, 2 * oh, 2)), (slice(0, 2 * ow, 2),
-                                                            slice(1, 2 * ow, 2))
-    (a, b), (c, d) = [[x[..., r, q] for q in cols] for r in rows]
+    """The same choice for disjoint 2x2 windows, on the four corners gathered by one strided copy
+    so that every later pass runs on contiguous memory (passes over stride-2 views measured
+    ~10x slower per element); the kernel offset 2*lower + right is formed by int8 arithmetic."""
+    (a, b), (c, d) = _corners(x, out_hw)
+    right_top, right_bottom = _later_wins(a, b), _later_wins(c, d)
     top, bottom = np.maximum(a, b), np.maximum(c, d)  # NaN propagates into the values
-    lower = np.greater(bottom, top)
-    arg = np.where(lower, np.greater(d, c), np.greater(b, a)).view(np.int8)
-    arg += lower.view(np.int8) << 1
+    lower = _later_wins(top, bottom)
+    arg, step = right_top.view(np.int8), right_bottom.view(np.int8)
+    step += 2
+    step -= arg
+    step *= lower  # arg = 2 + right_bottom where lower, else right_top
+    arg += step
     return np.maximum(top, bottom, out=top), arg
+
+
+def _corners(x, out_hw):
+    """Contiguous (2, 2, ..., OH, OW) copy of x's disjoint 2x2 windows: [i, j] holds every
+    window's element at row offset i, column offset j (odd trailing rows/columns left out)."""
+    return np.ascontiguousarray(_window_view(x, out_hw))
+
+
+def _window_view(x, out_hw):
+    """Strided view (2, 2, ..., OH, OW) of x's disjoint 2x2 windows."""
+    (oh, ow), lead, (sh, sw) = out_hw, x.shape[:-2], x.strides[-2:]
+    view = as_strided(x, lead + (oh, 2, ow, 2), x.strides[:-2] + (2 * sh, sh, 2 * sw, sw),
+                      writeable=False)
+    n = len(lead)
+    return view.transpose((n + 1, n + 3) + tuple(range(n)) + (n, n + 2))
+
+
+def _later_wins(p, q):
+    """Where q, later in raster order, replaces p in torch's scan for the maximum: q > p, or q
+    is NaN (so the first maximum wins, and the last NaN where any)."""
+    wins = np.greater(q, p)
+    wins |= np.isnan(q)
+    return wins
 
 
 def _first_max(views):
@@ -108,10 +135,8 @@ def _first_max(views):
     arg = np.zeros(best.shape, dtype=np.int16)
     if len(views) == 1:
         return best, arg
-    wins = np.empty(best.shape, dtype=bool)
     for k, v in enumerate(views[1:], 1):
-        np.greater(v, best, out=wins)
-        _select(arg, wins, k)
+        _select(arg, _later_wins(best, v), k)
         np.maximum(best, v, out=best)  # NaN propagates into the values, as torch
     return best, arg
 

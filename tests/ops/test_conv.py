@@ -26,6 +26,37 @@ CASES = {
                       (2, 4, 5, 5), (6, 2, 3, 3), (6,)),
     "conv2d_same": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding="same"),
                     (1, 2, 5, 6), (2, 2, 3, 4), (2,)),
+    # output planes of >= 512 positions run one GEMM per sample (forward, weight gradient)
+    "conv2d_large_plane": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding=1),
+                           (3, 2, 23, 24), (4, 2, 3, 3), (4,)),
+    "conv2d_large_plane_stride_dilation": (
+        lambda L, x, w: _f(L).conv2d(x, w, stride=(1, 2), dilation=(2, 1), padding=(2, 0)),
+        (2, 1, 40, 50), (3, 1, 5, 4)),
+    "conv2d_large_plane_groups": (lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2),
+                                  (2, 4, 26, 25), (4, 2, 3, 2), (4,)),
+    "conv1d_long": (lambda L, x, w, b: _f(L).conv1d(x, w, b, padding=2), (2, 3, 600), (5, 3, 5),
+                    (5,)),
+    "conv_transpose2d_large_plane": (
+        lambda L, x, w, b: _f(L).conv_transpose2d(x, w, b, padding=1), (2, 3, 24, 24),
+        (3, 2, 3, 3), (2,)),
+    # C*kh*kw >= 100 on small planes: the GEMMs run positions first (channels-last columns)
+    "conv2d_many_channels": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding=1),
+                             (2, 12, 7, 6), (5, 12, 3, 3), (5,)),
+    "conv2d_many_channels_stride_dilation": (
+        lambda L, x, w: _f(L).conv2d(x, w, stride=(2, 1), dilation=(1, 2), padding=(1, 2)),
+        (2, 8, 11, 10), (3, 8, 3, 5)),
+    "conv2d_many_channels_dilation": (
+        lambda L, x, w, b: _f(L).conv2d(x, w, b, dilation=(2, 1), padding=(2, 1)),
+        (2, 8, 9, 10), (3, 8, 3, 5), (3,)),
+    "conv1d_many_channels_dilation": (lambda L, x, w: _f(L).conv1d(x, w, dilation=2, padding=3),
+                                      (2, 40, 12), (3, 40, 3)),
+    "conv1d_many_channels": (lambda L, x, w, b: _f(L).conv1d(x, w, b, stride=2, padding=1),
+                             (2, 40, 9), (3, 40, 3), (3,)),
+    "conv2d_many_channels_groups": (lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2),
+                                    (2, 24, 6, 6), (4, 12, 3, 3), (4,)),
+    "conv_transpose2d_many_channels": (
+        lambda L, x, w, b: _f(L).conv_transpose2d(x, w, b, stride=2, padding=1),
+        (2, 5, 4, 4), (5, 12, 3, 3), (12,)),
 }
 
 
@@ -51,3 +82,21 @@ def test_errors_match_torch(call):
             call(lib)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("c,hw", [(3, 32), (32, 8)])  # per-sample GEMMs; positions first
+def test_float32_training_step_matches_torch(c, hw):
+    x = R.standard_normal((4, c, hw, hw)).astype(np.float32)
+    w = R.standard_normal((8, c, 3, 3)).astype(np.float32)
+    g = R.standard_normal((4, 8, hw, hw)).astype(np.float32)
+    results = []
+    for lib in (torch, ember):
+        wt, bt = lib.tensor(w, requires_grad=True), lib.zeros(8, requires_grad=True)
+        xt = lib.tensor(x, requires_grad=True)
+        out = _f(lib).conv2d(xt, wt, bt, padding=1)
+        out.backward(lib.tensor(g))
+        results.append((out.detach().numpy(), xt.grad.numpy(), wt.grad.numpy(),
+                        bt.grad.numpy()))
+    for e, t in zip(results[1], results[0]):
+        assert e.dtype == np.float32
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)

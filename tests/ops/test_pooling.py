@@ -47,3 +47,56 @@ def test_kernel_larger_than_input_raises_as_torch():
             _f(lib).max_pool2d(lib.ones(1, 1, 2, 2), 3)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+def _max_pool_results(lib, x, g, **kw):
+    """(values, indices, input gradient) of max_pool2d in ``lib`` for float32 data ``x``."""
+    xt = lib.tensor(x, requires_grad=True)
+    out, idx = lib.nn.functional.max_pool2d(xt, return_indices=True, **kw)
+    out.backward(lib.tensor(g))
+    return out.detach().numpy(), idx.numpy(), xt.grad.numpy()
+
+
+def _assert_max_pool_as_torch(x, **kw):
+    shape = torch.nn.functional.max_pool2d(torch.tensor(x), **kw).shape
+    g = np.random.default_rng(1).standard_normal(shape).astype(x.dtype)
+    expected = _max_pool_results(torch, x, g, **kw)
+    got = _max_pool_results(ember, x, g, **kw)
+    for name, e, t in zip(("values", "indices", "grad"), got, expected):
+        np.testing.assert_array_equal(e, t, err_msg=name)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=2, stride=1, dilation=2)])
+def test_max_pool_nan_windows_pick_torchs_index(kw):
+    # every NaN pattern of a 2x2 window (torch's scan takes the last NaN, else the first max),
+    # with tied maxima among the numbers
+    patterns = np.array(np.meshgrid(*[[0, 1]] * 4, indexing="ij")).reshape(4, -1).T
+    values = np.array([1.0, 2.0, 2.0, 0.5], dtype=np.float32)
+    x = np.where(patterns == 1, np.nan, values).astype(np.float32)  # (16, 4)
+    x = x.reshape(16, 2, 2).transpose(1, 0, 2).reshape(1, 2, 32)  # 16 windows side by side
+    x = np.concatenate([x, x[:, ::-1]], axis=1)[None]  # and their mirror images below
+    _assert_max_pool_as_torch(x, **kw)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 9, 7), (3, 5, 6), (1, 1, 2, 2), (2, 1, 3, 3)])
+def test_max_pool_2x2_odd_sizes_and_leading_dims_match_torch(shape):
+    x = np.random.default_rng(0).integers(-2, 3, shape).astype(np.float32)
+    _assert_max_pool_as_torch(x, kernel_size=2)
+
+
+@pytest.mark.parametrize("view", [lambda t: t.transpose(2, 3), lambda t: t[:, :, ::2, 1:],
+                                  lambda t: t.permute(1, 0, 2, 3)[:, :, 1:, :-1]])
+def test_max_pool_2x2_non_contiguous_input_matches_torch(view):
+    base = np.random.default_rng(0).integers(-3, 4, (4, 3, 10, 12)).astype(np.float32)
+    results = []
+    for lib in (torch, ember):
+        leaf = lib.tensor(base, requires_grad=True)
+        x = view(leaf)
+        assert not x.is_contiguous()
+        out, idx = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+        g = np.random.default_rng(1).standard_normal(tuple(out.shape)).astype(np.float32)
+        out.backward(lib.tensor(g))
+        results.append((out.detach().numpy(), idx.numpy(), leaf.grad.numpy()))
+    for e, t in zip(results[1], results[0]):
+        np.testing.assert_array_equal(e, t)
