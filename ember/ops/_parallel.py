@@ -16,7 +16,6 @@ splitting off. Arrays below ``MIN_ELEMENTS`` run on the caller's thread only: be
 a part over costs more than it saves.
 """
 import os
-import queue
 import threading
 
 import numpy as np
@@ -40,28 +39,30 @@ def _default_threads():
 
 
 class _Worker:
-    """One daemon thread running the parts handed to it, one at a time."""
+    """One daemon thread running the parts handed to it, one at a time: two locks (the
+    cheapest hand-over CPython has) say "a part is ready" and "the part is done"."""
 
     def __init__(self):
-        self.tasks = queue.SimpleQueue()
-        self.done = threading.Lock()
+        self.task, self.error = None, None
+        self.ready, self.done = threading.Lock(), threading.Lock()
+        self.ready.acquire()
         self.done.acquire()
-        self.error = None
         threading.Thread(target=self._loop, name="ember-elementwise", daemon=True).start()
 
     def _loop(self):
         while True:
-            task = self.tasks.get()
+            self.ready.acquire()
             try:
-                task()
+                self.task()
             except BaseException as error:  # re-raised in the caller's thread
                 self.error = error
             finally:
+                self.task = None
                 self.done.release()
 
     def start(self, task):
-        self.error = None
-        self.tasks.put(task)
+        self.task = task
+        self.ready.release()
 
     def wait(self):
         self.done.acquire()
