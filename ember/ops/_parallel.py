@@ -17,6 +17,7 @@ a part over costs more than it saves.
 """
 import os
 import threading
+from queue import SimpleQueue
 
 import numpy as np
 
@@ -38,36 +39,36 @@ def _default_threads():
     return os.cpu_count() or 1
 
 
+class _Job:
+    """One part: whichever thread takes ``claim`` first runs it (the caller takes back a part
+    no worker has started, so a worker that the OS has not scheduled yet delays nothing)."""
+
+    __slots__ = ("task", "claim", "done", "error")
+
+    def __init__(self, task):
+        self.task, self.error = task, None
+        self.claim, self.done = threading.Lock(), threading.Lock()
+        self.done.acquire()
+
+
 class _Worker:
-    """One daemon thread running the parts handed to it, one at a time: two locks (the
-    cheapest hand-over CPython has) say "a part is ready" and "the part is done"."""
+    """One daemon thread running the parts handed to it, one at a time."""
 
     def __init__(self):
-        self.task, self.error = None, None
-        self.ready, self.done = threading.Lock(), threading.Lock()
-        self.ready.acquire()
-        self.done.acquire()
+        self.jobs = SimpleQueue()
         threading.Thread(target=self._loop, name="ember-elementwise", daemon=True).start()
 
     def _loop(self):
         while True:
-            self.ready.acquire()
+            job = self.jobs.get()
+            if not job.claim.acquire(blocking=False):
+                continue  # the caller ran it already
             try:
-                self.task()
+                job.task()
             except BaseException as error:  # re-raised in the caller's thread
-                self.error = error
+                job.error = error
             finally:
-                self.task = None
-                self.done.release()
-
-    def start(self, task):
-        self.task = task
-        self.ready.release()
-
-    def wait(self):
-        self.done.acquire()
-        error, self.error = self.error, None
-        return error
+                job.done.release()
 
 
 class _Pool:
@@ -82,19 +83,27 @@ class _Pool:
         return max(1, min(self.threads, rows, size // MIN_PART))
 
     def run(self, task, bounds):
-        """task(lo, hi) for each (lo, hi) in bounds: the first here, the rest on workers."""
+        """task(lo, hi) for each (lo, hi) in bounds: the first here, the rest handed to workers
+        (and run here too when no worker has started them by the time the first is done)."""
         while len(self.workers) < len(bounds) - 1:
             self.workers.append(_Worker())
-        handed = self.workers[:len(bounds) - 1]
-        for worker, (lo, hi) in zip(handed, bounds[1:]):
-            worker.start(lambda lo=lo, hi=hi: task(lo, hi))
+        jobs = [_Job(lambda lo=lo, hi=hi: task(lo, hi)) for lo, hi in bounds[1:]]
+        for worker, job in zip(self.workers, jobs):
+            worker.jobs.put(job)
+        mine = []
         try:
             task(*bounds[0])
+            for job in jobs:
+                if job.claim.acquire(blocking=False):
+                    mine.append(job)
+                    job.task()
         finally:
-            errors = [worker.wait() for worker in handed]
-        for error in errors:
-            if error is not None:
-                raise error
+            for job in jobs:  # wait for the parts a worker took; cancel the ones not started
+                if job not in mine and not job.claim.acquire(blocking=False):
+                    job.done.acquire()
+        for job in jobs:
+            if job.error is not None:
+                raise job.error
 
 
 _POOL = _Pool()

@@ -5,6 +5,7 @@ EMBER_NUM_THREADS) turns it off."""
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -16,9 +17,16 @@ from ember.ops import _parallel
 from tests.oracle import close
 
 
+@pytest.fixture(autouse=True)
+def _restore_threads():
+    before = ember.get_num_threads()
+    yield
+    ember.set_num_threads(before)
+
+
 @pytest.fixture
 def splits(monkeypatch):
-    """Count the splits that really ran on workers; restore the thread count after the test."""
+    """Count the splits handed to the pool (each a list of parts)."""
     count = []
     run = _parallel._Pool.run
 
@@ -26,9 +34,7 @@ def splits(monkeypatch):
         count.append(len(bounds))
         return run(self, task, bounds)
     monkeypatch.setattr(_parallel._Pool, "run", counting)
-    before = ember.get_num_threads()
-    yield count
-    ember.set_num_threads(before)
+    return count
 
 
 def _array(shape, dtype, layout, seed=0):
@@ -146,6 +152,22 @@ def test_a_failing_part_raises_in_the_caller():
     done = []  # the pool still works afterwards
     _parallel.split(100, lambda lo, hi: done.append((lo, hi)), 1 << 20)
     assert sorted(done) == [(0, 50), (50, 100)]
+
+
+def test_parts_no_worker_has_started_run_on_the_caller(monkeypatch):
+    """A worker the OS has not scheduled yet delays nothing: the caller runs its part too."""
+    class Stalled:
+        jobs = _parallel.SimpleQueue()  # never read
+    monkeypatch.setattr(_parallel._POOL, "workers", [Stalled()])
+    ember.set_num_threads(2)
+    ran = []
+    _parallel.split(10, lambda lo, hi: ran.append((lo, hi, threading.get_ident())), 1 << 20)
+    assert sorted(ran) == [(0, 5, threading.get_ident()), (5, 10, threading.get_ident())]
+    data = _array((300, 1000), np.float32, "contiguous")
+    stalled = _run(F.gelu, data, 2)
+    monkeypatch.undo()
+    one = _run(F.gelu, data, 1)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, stalled))
 
 
 @pytest.mark.parametrize("bad,message", [(0, "expects a positive integer"),
