@@ -11,9 +11,10 @@ and a caller splits only along an axis its reductions do not run over (element-w
 softmax/layer norm rows), so no summation order changes.
 
 One knob, as torch's: ``ember.set_num_threads(n)`` / ``ember.get_num_threads()``, with the
-``EMBER_NUM_THREADS`` environment variable as the default (else ``os.cpu_count()``); 1 turns the
-splitting off. Arrays below ``MIN_ELEMENTS`` run on the caller's thread only: below that, handing
-a part over costs more than it saves.
+``EMBER_NUM_THREADS`` environment variable as the default (else the CPUs the process may run
+on); 1 turns the splitting off. Arrays below ``MIN_ELEMENTS`` run on the caller's thread only:
+below that, handing a part over costs more than it saves. A part no worker has started by the
+time the caller's own is done is run by the caller, so a busy machine costs little.
 """
 import os
 import threading
@@ -36,6 +37,8 @@ def _default_threads():
         if threads >= 1:
             return threads
         raise ValueError(f"EMBER_NUM_THREADS must be a positive integer, got {value!r}")
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1  # the CPUs this process may run on
     return os.cpu_count() or 1
 
 
