@@ -16,6 +16,8 @@ on); 1 turns the splitting off. Arrays below ``MIN_ELEMENTS`` run on the caller'
 below that, handing a part over costs more than it saves. A part no worker has started by the
 time the caller's own is done is run by the caller, so a busy machine costs little.
 """
+import contextvars
+import functools
 import os
 import threading
 from queue import SimpleQueue
@@ -90,7 +92,10 @@ class _Pool:
         (and run here too when no worker has started them by the time the first is done)."""
         while len(self.workers) < len(bounds) - 1:
             self.workers.append(_Worker())
-        jobs = [_Job(lambda lo=lo, hi=hi: task(lo, hi)) for lo, hi in bounds[1:]]
+        # each part runs in a copy of the caller's context: NumPy's error state (ember's quiet
+        # kernels) and other context variables are the caller's on every thread
+        jobs = [_Job(functools.partial(contextvars.copy_context().run, task, lo, hi))
+                for lo, hi in bounds[1:]]
         for worker, job in zip(self.workers, jobs):
             worker.jobs.put(job)
         mine = []

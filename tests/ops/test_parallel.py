@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -111,6 +112,19 @@ def test_non_finite_values_split_as_on_one_thread(splits):
     for name in ("gelu", "softmax_last", "layer_norm"):
         one, two = _run(OPS[name], data, 1), _run(OPS[name], data, 2)
         assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), name
+    assert splits
+
+
+@pytest.mark.parametrize("name", ["softmax_last", "gelu", "layer_norm", "log_softmax"])
+def test_parts_run_in_the_callers_numpy_error_state(splits, name):
+    """ember computes NaN and inf silently, as torch: on every thread, not just the caller's."""
+    data = _array((300, 1000), np.float32, "contiguous")
+    data[290:] = -np.inf  # rows of the last part only: a worker's, or the caller's
+    data[295, 7] = np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one, two = _run(OPS[name], data, 1), _run(OPS[name], data, 2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two))
     assert splits
 
 
