@@ -28,6 +28,7 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       var, where)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._legacy import TYPES as _LEGACY_TYPES
+from .ops import _parallel
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
@@ -59,13 +60,15 @@ def typename(obj):
 
 
 def get_num_threads():
-    """Threads NumPy's BLAS may use (reported, not changed)."""
-    import os
-    return os.cpu_count() or 1
+    """Threads a large element-wise pass (GELU, softmax, normalization, ...) runs on: the
+    ``EMBER_NUM_THREADS`` environment variable, else the CPU count. NumPy's BLAS keeps its own
+    thread count (``OPENBLAS_NUM_THREADS``)."""
+    return _parallel.get_num_threads()
 
 
 def set_num_threads(n):
-    """Accepted for compatibility; NumPy's BLAS threads are set by the environment."""
+    """Run large element-wise passes on ``n`` threads; 1 keeps them on the caller's thread."""
+    _parallel.set_num_threads(n)
 
 
 # Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed

@@ -22,7 +22,8 @@ def info():
     print(f"BLAS: {_blas_name(np)}")
     print(f"CPU cores: {os.cpu_count()}; usable: {len(os.sched_getaffinity(0))}"
           if hasattr(os, "sched_getaffinity") else f"CPU cores: {os.cpu_count()}")
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    print(f"element-wise threads (ember.get_num_threads()): {ember.get_num_threads()}")
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "EMBER_NUM_THREADS"):
         print(f"{var}={os.environ.get(var, '(unset)')}")
     return 0
 

@@ -9,7 +9,9 @@ import math
 import numpy as np
 
 from .. import _dtype
+from ..autograd._math import array_math
 from ..autograd.graph import Node
+from . import _parallel
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -215,21 +217,41 @@ class GeluBackward0(Node):
         self.save(a)
         self.approximate = approximate
         if approximate == "tanh":
-            return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-        cdf = _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype))  # a fresh array: in place
-        cdf += 1
-        cdf *= 0.5
-        self.cdf = cdf  # reused by backward
-        return x * cdf
+            return _parallel.compute(_gelu_tanh, (x,))
+        self.cdf = _parallel.compute(_gelu_cdf, (x,))  # reused by backward
+        return x * self.cdf
 
     def backward(self, m, g, x):
         if self.approximate == "tanh":
-            t = m.tanh((x + x * x * x * 0.044715) * _SQRT_2_PI)
-            inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
-            return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner),)
-        cdf = (_erf(m, x * math.sqrt(0.5)) + 1) * 0.5 if m.is_graph else self.cdf
-        pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
-        return (g * (cdf + x * pdf),)
+            if not m.is_graph:
+                return (_parallel.compute(_gelu_tanh_grad, (g, x)),)
+            return (_gelu_tanh_grad(g, x, m),)
+        if m.is_graph:
+            return (_gelu_grad(g, x, (_erf(m, x * math.sqrt(0.5)) + 1) * 0.5, m),)
+        return (_parallel.compute(_gelu_grad, (g, x, self.cdf)),)
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
+
+
+def _gelu_cdf(x):
+    """Phi(x) = (1 + erf(x / sqrt(2))) / 2."""
+    cdf = _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype))  # a fresh array: in place
+    cdf += 1
+    cdf *= 0.5
+    return cdf
+
+
+def _gelu_grad(g, x, cdf, m=array_math):
+    pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
+    return g * (cdf + x * pdf)
+
+
+def _gelu_tanh_grad(g, x, m=array_math):
+    t = m.tanh((x + x * x * x * 0.044715) * _SQRT_2_PI)
+    inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_PI
+    return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * inner)
 
 
 class SiluBackward0(Node):
@@ -377,7 +399,30 @@ def _row_max(x, dim):
     return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
 
 
-def _log_softmax_np(x, dim):
+def _rowwise(fn, dim, *operands):
+    """fn(dim, *operands), reducing along ``dim``: split by rows of the first axis when that
+    is not ``dim`` (each row's reduction is unchanged), else on one thread."""
+    if dim == 0:
+        return fn(dim, *operands)
+    return _parallel.compute(lambda *parts: fn(dim, *parts), operands, rowwise=True)
+
+
+def _softmax_np(dim, x):
+    e = np.subtract(x, _row_max(x, dim))
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+def _softmax_grad(dim, g, y, m=array_math):
+    return y * (g - m.sum(g * y, dim, keepdim=True))
+
+
+def _log_softmax_grad(dim, g, y, m=array_math):
+    return g - m.exp(y) * m.sum(g, dim, keepdim=True)
+
+
+def _log_softmax_np(dim, x):
     shifted = np.subtract(x, _row_max(x, dim))
     total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
     shifted -= np.log(total, out=total)
@@ -394,15 +439,14 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        e = np.subtract(x, _row_max(x, dim))
-        np.exp(e, out=e)
-        e /= np.sum(e, axis=dim, keepdims=True)
-        return e
+        return _rowwise(_softmax_np, dim, x)
 
     def backward(self, m, g, y):
         if m.data(y).ndim == 0:
             return (g * 0,)
-        return (y * (g - m.sum(g * y, self.dim, keepdim=True)),)
+        if m.is_graph:
+            return (_softmax_grad(self.dim, g, y, m),)
+        return (_rowwise(_softmax_grad, self.dim, g, y),)
 
 
 class LogSoftmaxBackward0(Node):
@@ -415,12 +459,14 @@ class LogSoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.zeros_like(x)
-        return _log_softmax_np(x, dim)
+        return _rowwise(_log_softmax_np, dim, x)
 
     def backward(self, m, g, y):
         if m.data(y).ndim == 0:
             return (g * 0,)
-        return (g - m.exp(y) * m.sum(g, self.dim, keepdim=True),)
+        if m.is_graph:
+            return (_log_softmax_grad(self.dim, g, y, m),)
+        return (_rowwise(_log_softmax_grad, self.dim, g, y),)
 
 
 class PreluKernelBackward0(Node):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..autograd._math import array_math
 from ..autograd.graph import Node
+from . import _parallel
 
 
 def _stats(m, xs, axes, eps, total=None):
@@ -40,6 +41,17 @@ def _channel_total(a, b=None):
     return per_row.sum(0).reshape((1, c) + (1,) * (a.ndim - 2))
 
 
+def _affine(xhat, w, b):
+    """y = xhat * w + b (either may be None), a fresh array: never the saved xhat itself, which
+    in-place use of y would corrupt."""
+    if w is not None:
+        y = xhat * w
+        if b is not None:
+            y += b  # y is fresh: no second buffer
+        return y
+    return xhat + b if b is not None else xhat.copy()
+
+
 class _Normalize(Node):
     """Shared machinery; subclasses say how x is viewed for statistics and affine parameters."""
 
@@ -50,18 +62,17 @@ class _Normalize(Node):
         self.eps, self.x_shape = eps, x._data.shape
         self.setup(x._data.shape, weight, **options)
         xs = x._data.reshape(self.stats_shape(self.x_shape))
-        self.xhat, self.invstd = self.normalize(xs)
         self.save(x, weight)
-        y = self.xhat.reshape(self.x_shape)
-        if weight is not None:
-            y = y * weight._data.reshape(self.affine_shape)
-            if bias is not None:
-                y += bias._data.reshape(self.affine_shape)  # y is fresh: no second buffer
-        elif bias is not None:
-            y = y + bias._data.reshape(self.affine_shape)
-        else:
-            y = y.copy()  # never hand out the saved xhat: in-place use of y would corrupt it
-        return y
+        w, b = (None if p is None else p._data.reshape(self.affine_shape) for p in (weight, bias))
+        if 0 in self.axes:  # statistics over the first axis: no split by rows
+            self.xhat, self.invstd = self.normalize(xs)
+            return _affine(self.xhat.reshape(self.x_shape), w, b)
+
+        def rows(part):  # rows of x normalized independently: split over threads
+            xhat, invstd = self.normalize(part)
+            return xhat, invstd, _affine(xhat.reshape((-1,) + self.x_shape[1:]), w, b)
+        self.xhat, self.invstd, y = _parallel.compute(rows, (xs,), rowwise=True)
+        return y.reshape(self.x_shape)
 
     def normalize(self, xs):
         xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
@@ -75,7 +86,8 @@ class _Normalize(Node):
             xhat, invstd = self.xhat, self.invstd
         sshape = self.stats_shape(self.x_shape)
         gxhat = g if weight is None else g * m.reshape(weight, self.affine_shape)
-        gx = self.input_grad(m, m.reshape(gxhat, sshape), xhat, invstd) if need[0] else None
+        gx = self.split_input_grad(m, m.reshape(gxhat, sshape), xhat, invstd) if need[0] \
+            else None
         gx = m.reshape(gx, self.x_shape) if gx is not None else None
         gw = gb = None
         if need[1]:
@@ -90,6 +102,14 @@ class _Normalize(Node):
         xhat, invstd, _, _ = _stats(m, m.reshape(x, self.stats_shape(self.x_shape)), self.axes,
                                     self.eps)
         return xhat, invstd
+
+    def split_input_grad(self, m, gxhat, xhat, invstd, means=None):
+        """input_grad, split by rows over threads where its reductions (if any: none once
+        ``means`` are given) do not run over the first axis."""
+        if m.is_graph or (means is None and 0 in self.axes):
+            return self.input_grad(m, gxhat, xhat, invstd, means)
+        return _parallel.compute(lambda g, xh, s: self.input_grad(m, g, xh, s, means),
+                                 (gxhat, xhat, invstd), rowwise=True)
 
     def input_grad(self, m, gxhat, xhat, invstd, means=None):
         """``means``: (mean_g, mean_gx) when the caller has them already."""
@@ -162,7 +182,7 @@ class NativeBatchNormBackward0(_Normalize):
         if need[0]:
             count = g.size // g.shape[1]
             scale = invstd if weight is None else invstd * weight.reshape(self.affine_shape)
-            gx = self.input_grad(m, g, xhat, scale, (sum_g / count, sum_gx / count))
+            gx = self.split_input_grad(m, g, xhat, scale, (sum_g / count, sum_gx / count))
         gw = sum_gx.reshape(weight.shape) if need[1] else None
         return gx, gw, (sum_g.reshape(self.bias_shape) if need[2] else None)
 

@@ -25,3 +25,16 @@ def test_blas_name_falls_back_without_dict_config():
 
     assert _blas_name(OldNumpy) == "unknown (see numpy.show_config())"
     assert _blas_name(np) != ""
+
+
+def test_info_prints_the_element_wise_thread_count(capsys, monkeypatch):
+    before = ember.get_num_threads()
+    monkeypatch.setenv("EMBER_NUM_THREADS", "1")
+    try:
+        ember.set_num_threads(3)
+        assert info() == 0
+    finally:
+        ember.set_num_threads(before)
+    lines = capsys.readouterr().out.splitlines()
+    assert "element-wise threads (ember.get_num_threads()): 3" in lines
+    assert "EMBER_NUM_THREADS=1" in lines
