@@ -54,7 +54,7 @@ def widen(cls, inputs):
             cls.__name__ not in _NATIVE_NODES
     if not computes:
         return inputs
-    widened = [_float32_copy(t) if _is_bf16(t) else t for t in inputs]
+    widened = [_float32_copy(t, source=True) if _is_bf16(t) else t for t in inputs]
     name = cls.__name__
     if name in _SCALAR_ROUNDED or name in _SCALAR_AS_FLOAT32 and len(inputs) > 1:
         last = len(inputs) if name in _SCALAR_ROUNDED else 1
@@ -90,14 +90,23 @@ def _rounded_scalar(operand, widened):
     return widened
 
 
-def _float32_copy(t, data=None):
-    """``t`` as float32: the same version counter and autograd identity, for saved values."""
+def _float32_copy(t, data=None, source=False):
+    """``t`` as float32: the same version counter and autograd identity, for saved values;
+    with ``source``, the copy remembers the bfloat16 dtype it was widened from (``source``)."""
     data = t._data.astype(_F32) if data is None else data
     copy = Tensor._make(data, t._requires_grad, t._grad_fn)
     copy._vc = t._vc
+    if source:
+        copy.__dict__["_widened_from"] = t._data.dtype
     if t._output_nr:
         copy._output_nr = t._output_nr
     return copy
+
+
+def source(t):
+    """The bfloat16 NumPy dtype an op's float32 input was widened from, else None: for the few
+    kernels where torch rounds an intermediate to bfloat16 (log_softmax)."""
+    return t.__dict__.get("_widened_from") if isinstance(t, Tensor) else None
 
 
 def narrow(cls, data, inputs, kwargs):

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd.graph import Node
 from .elementwise import _sigmoid as _np_sigmoid
 
@@ -377,11 +378,22 @@ def _row_max(x, dim):
     return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
 
 
-def _log_softmax_np(x, dim):
+def _log_softmax_np(x, dim, rounded=None):
+    """x - max - log(sum(exp(x - max))); ``rounded``: torch's bfloat16 last-dim kernel, which
+    keeps the sum and its log in bfloat16 (the result computed from them in float32)."""
     shifted = np.subtract(x, _row_max(x, dim))
     total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    if rounded is not None and dim == x.ndim - 1:
+        total = _round_through(np.log(_round_through(total, rounded)), rounded)
+        shifted -= total
+        return shifted
     shifted -= np.log(total, out=total)
     return shifted
+
+
+def _round_through(x, dtype):
+    """x rounded to ``dtype`` (bfloat16) and back to its own dtype."""
+    return x.astype(dtype).astype(x.dtype)
 
 
 class SoftmaxBackward0(Node):
@@ -415,7 +427,7 @@ class LogSoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.zeros_like(x)
-        return _log_softmax_np(x, dim)
+        return _log_softmax_np(x, dim, _opmath.source(a))
 
     def backward(self, m, g, y):
         if m.data(y).ndim == 0:

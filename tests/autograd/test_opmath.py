@@ -41,7 +41,10 @@ FORWARD = {
     "sqrt": lambda a, L: a.abs().sqrt(), "sigmoid": lambda a, L: a.sigmoid(),
     "silu": lambda a, L: _f(L).silu(a),
     "softmax": lambda a, L: a.softmax(-1),
-    "log_softmax_dim0": lambda a, L: a.log_softmax(0),
+    "log_softmax": lambda a, L: a.log_softmax(-1), "log_softmax_dim0": lambda a, L: a.log_softmax(0),
+    "cross_entropy_none": lambda a, L: _f(L).cross_entropy(a, L.arange(12) % 40,
+                                                           reduction="none"),
+    "cross_entropy_1d": lambda a, L: _f(L).cross_entropy(a[0], L.tensor(3)),
     "layer_norm": lambda a, L: _f(L).layer_norm(a, (40,)),
     "layer_norm_float32_weight": lambda a, L: _f(L).layer_norm(a, (40,), L.ones(40) * 1.5,
                                                                L.zeros(40) + 0.1),
@@ -59,9 +62,11 @@ def test_forward_is_bit_exact_with_torch(name):
     np.testing.assert_array_equal(_bits(e), _bits(t))
 
 
-# torch's kernels for these round some float32 intermediates differently (vectorized erf,
-# a non-last-dim softmax): ember's results are within one bfloat16 step, the same dtype
+# torch's kernels for these round some float32 intermediates differently (vectorized erf and
+# tanh; a softmax off the last dim keeps exp in bfloat16 for some widths, by CPU vector size; a
+# bfloat16 nll mean): ember's results are within one bfloat16 step, the same dtype
 NEAR = {"gelu": lambda a, L: _f(L).gelu(a), "softmax_dim0": lambda a, L: a.softmax(0),
+        "cross_entropy": lambda a, L: _f(L).cross_entropy(a, L.arange(12) % 40),
         "gelu_tanh": lambda a, L: _f(L).gelu(a, approximate="tanh")}
 
 
@@ -71,7 +76,7 @@ def test_forward_is_within_one_bfloat16_step_of_torch(name):
     assert e.dtype is ember.bfloat16 and t.dtype is torch.bfloat16
     e, t = e.float().numpy(), t.float().numpy()
     np.testing.assert_allclose(e, t, rtol=2 ** -7, atol=1e-6)  # one step: at most 2^-7
-    assert (e != t).mean() < 0.1
+    assert e.size == 1 or (e != t).mean() < 0.1
 
 
 def test_mixed_operands_keep_torchs_result_dtype():
@@ -93,7 +98,9 @@ BACKWARD = {
     "mul_scalar": lambda a, L: a * 0.1, "div_scalar": lambda a, L: a / 3.3,
     "pow": lambda a, L: a ** 2, "exp": lambda a, L: a.exp(), "tanh": lambda a, L: a.tanh(),
     "sigmoid": lambda a, L: a.sigmoid(), "relu": lambda a, L: a.relu(),
-    "silu": lambda a, L: _f(L).silu(a), "softmax": lambda a, L: a.softmax(-1), "matmul": lambda a, L: a @ a.t(),
+    "silu": lambda a, L: _f(L).silu(a), "softmax": lambda a, L: a.softmax(-1),
+    "log_softmax": lambda a, L: a.log_softmax(-1),
+    "cross_entropy": lambda a, L: _f(L).cross_entropy(a, L.arange(12) % 40), "matmul": lambda a, L: a @ a.t(),
     "linear": lambda a, L: _f(L).linear(a, a[:5]), "sum": lambda a, L: a.sum(),
     "mean": lambda a, L: a.mean(),
 }
