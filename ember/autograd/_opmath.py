@@ -23,8 +23,8 @@ _F32 = np.dtype(np.float32)
 _NATIVE_MODULES = frozenset({"ember.ops.shape", "ember.ops.indexing", "ember.ops.api.copies",
                              "ember.ops.inplace", "ember.ops.pad_ops", "ember.ops.embedding",
                              "ember.ops.sorting", "ember.autograd.function"})
-# ops elsewhere that write into an input (batch norm's running statistics)
-_NATIVE_NODES = frozenset({"NativeBatchNormBackward0"})
+# ops elsewhere that return a view of their input
+_NATIVE_NODES = frozenset({"DiagonalBackward0"})
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to bfloat16
 # before these ops compute; mul and div instead read their second operand as float32
@@ -33,7 +33,8 @@ _SCALAR_ROUNDED = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "R
                              "RemainderBackward1", "MaximumBackward0", "MinimumBackward0"})
 _SCALAR_AS_FLOAT32 = frozenset({"MulBackward0", "DivBackward0", "DivBackward2"})
 # normalizations whose result has the input's dtype also with float32 weights (torch's mixed type)
-_INPUT_DTYPE = frozenset({"NativeLayerNormBackward0", "NativeGroupNormBackward0"})
+_INPUT_DTYPE = frozenset({"NativeLayerNormBackward0", "NativeGroupNormBackward0",
+                          "NativeBatchNormBackward0"})
 
 
 def _is_bf16(x):

@@ -91,7 +91,22 @@ def test_views_of_bfloat16_share_memory():
     a = _input(ember)
     v = a.view(-1)
     v[0] = 7.0
-    assert a[0, 0].item() == 7.0 and a.t().dtype is ember.bfloat16
+    a.diagonal().add_(1)  # diagonal is a view computed outside ops/shape
+    assert a[0, 0].item() == 8.0 and a[1, 1].item() == _input(ember)[1, 1].item() + 1
+    assert a.t().dtype is ember.bfloat16
+
+
+def test_batch_norm_with_float32_parameters_keeps_bfloat16_as_torch():
+    outs = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        norm = lib.nn.BatchNorm1d(40)
+        y = norm(_input(lib))
+        outs.append((y, norm.running_mean))
+    (t, t_mean), (e, e_mean) = outs
+    assert e.dtype is ember.bfloat16 and e_mean.dtype is ember.float32
+    np.testing.assert_array_equal(_bits(e), _bits(t))
+    np.testing.assert_allclose(e_mean.numpy(), t_mean.numpy(), rtol=1e-6)
 
 
 BACKWARD = {
