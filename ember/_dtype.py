@@ -86,9 +86,14 @@ def _load_ml_dtypes():
     return ml_dtypes
 
 
+bf16_loaded = False  # set once bfloat16 is first used: ops then check for bfloat16 inputs
+
+
 def _load_bfloat16():
+    global bf16_loaded
     npd = np.dtype(_load_ml_dtypes().bfloat16)
     _FROM_NP[npd] = bfloat16
+    bf16_loaded = True
     return npd
 
 

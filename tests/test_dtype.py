@@ -116,3 +116,14 @@ def test_bfloat16_without_ml_dtypes_names_the_extra(tmp_path):
                           env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "ml_dtypes" in done.stdout and "ember[bf16]" in done.stdout
+
+
+def test_bfloat16_from_python_floats_rounds_as_torch():
+    # 1 + 2^-8 + 2^-30 rounds through float32 first in both (to 1.0, not 1.0078125)
+    values = [1 + 2 ** -8 + 2 ** -30, 0.1, 1 / 3, 1e-40, 3.4e38, -2.5]
+    for make in (lambda lib: lib.tensor(values, dtype=lib.bfloat16),
+                 lambda lib: lib.tensor(values, dtype=lib.float64).to(lib.bfloat16),
+                 lambda lib: lib.full((2,), values[0], dtype=lib.bfloat16)):
+        e, t = make(ember), make(torch)
+        assert e.dtype is ember.bfloat16
+        np.testing.assert_array_equal(_bits(e), _bits(t))

@@ -1,17 +1,18 @@
 """torch.autocast: the context manager and decorator scripts wrap their forward pass in.
 
-ember does not change dtypes under autocast: every op computes in its inputs' dtype. torch on
-the CPU runs matmul/linear/conv in bfloat16 inside ``autocast('cpu')``, so results there differ
-from torch's by bfloat16 rounding. A 'cuda' autocast is disabled with torch's warning, as on a
-CPU-only torch build. The state is kept so that ``is_autocast_enabled`` answers as torch.
+Inside ``autocast('cpu')`` ops cast their inputs as torch's CPU autocast does
+(ember/ops/autocast.py: matmul/linear/conv in bfloat16, the losses in float32, the rest in their
+inputs' dtype).
+A 'cuda' autocast is disabled with torch's warning, as on a CPU-only torch build.
 """
 import functools
 import warnings
 
 from .. import _dtype
+from ..ops import autocast as _state
 
-_enabled = {}  # device type -> enabled
-_dtypes = {}  # device type -> dtype
+_enabled = _state.enabled  # device type -> enabled (read by the ops)
+_dtypes = _state.dtypes  # device type -> dtype
 
 
 def _default_dtype(device_type):

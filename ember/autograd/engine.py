@@ -14,7 +14,7 @@ def _make_seed(tensor, gradient):
     if gradient is None:
         if tensor._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        if tensor._data.dtype.kind != "f":
+        if tensor._data.dtype.kind not in "fV":  # "V": bfloat16
             raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
                                f"but got {tensor.dtype}")
         return Tensor._make(np.ones_like(tensor._data))

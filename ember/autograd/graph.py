@@ -10,6 +10,7 @@ from .. import _dtype, _fp
 from .._autograd_state import InferenceVersion
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor as _Tensor
+from . import _opmath
 
 _sequence = itertools.count()
 _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
@@ -99,8 +100,13 @@ class Node:
         node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
         node._saved = ()
         token = _fp.quiet()  # NaN and inf come silently, as torch's
+        args = inputs
+        if _dtype.bf16_loaded:  # bfloat16 inputs: the op computes in float32 (torch's op math)
+            args = _opmath.widen(cls, inputs)
+            if args is not inputs:
+                kwargs = _opmath.rounded_kwargs(cls, kwargs)
         try:
-            data = node.forward(*inputs, **kwargs)
+            data = node.forward(*args, **kwargs)
         except (ValueError, IndexError) as error:
             torch_error = _translate_numpy_error(error, inputs)
             if torch_error is None:
@@ -110,6 +116,8 @@ class Node:
             _fp.restore(token)
         if type(data) is not _ndarray:
             data = _asarray(data)
+        if args is not inputs:  # bfloat16 computed in float32: rounded once, here
+            data = _opmath.narrow(cls, data, inputs, kwargs)
         if _anomaly_mode:
             return node._apply_anomaly(data, inputs, kwargs)
         if not _grad_mode.n_disabled or _grad_state._enabled:
@@ -253,7 +261,9 @@ class Node:
         tuple: one gradient (or None) per input edge."""
         saved = self._saved
         versions = self._versions
-        if versions is None:  # plain values only: nothing to check
+        if _dtype.bf16_loaded and not graph_mode and _opmath.bf16_grad(grad):
+            outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
+        elif versions is None:  # plain values only: nothing to check
             if not saved:
                 if saved is FREED:
                     _raise_freed()  # an earlier backward freed the graph

@@ -1,5 +1,6 @@
 """nn.functional for layers: convolution, pooling, normalization, embedding, attention."""
 import ember
+from ember.ops import autocast as _autocast
 from ember.ops import conv as _conv
 from ember.ops import pooling as _pool
 
@@ -61,6 +62,7 @@ def _check_conv(input, weight, bias, groups, n, transposed=False):
 
 
 def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
+    input, weight, bias = _autocast.lower(input, weight, bias)
     batched = _check_conv(input, weight, bias, groups, n)
     kernel = tuple(weight.shape[2:])
     stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")
@@ -90,6 +92,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    input, weight, bias = _autocast.lower(input, weight, bias)
     batched = _check_conv(input, weight, bias, groups, n, transposed=True)
     kernel = tuple(weight.shape[2:])
     stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")

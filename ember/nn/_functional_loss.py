@@ -6,6 +6,7 @@ import numpy as np
 from .. import _creation, _dtype
 from ..ops import activation_ops as A
 from ..ops import api
+from ..ops import autocast as _autocast
 from ..ops import elementwise as E
 from ..ops import loss_ops as L
 
@@ -65,6 +66,7 @@ def _pointwise(cls, input, target, reduction, **params):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(x - y)^2, reduced."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
         _warn_broadcast(input, target)
@@ -74,6 +76,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|x - y|, reduced."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _warn_broadcast(input, target)
     loss = E.AbsBackward0.apply(api.sub(input, target))
@@ -84,6 +87,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta."""
+    input, target = _autocast.float32(input, target)  # a float32 op under autocast
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -94,6 +98,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -124,6 +129,7 @@ def _same_size(input, target):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-w (y log x + (1 - y) log(1 - x)), logs clamped at -100."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "binary_cross_entropy")
     _same_size(input, target)
@@ -135,6 +141,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """BCE on sigmoid(x), computed stably from the logits x; pos_weight scales positives."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "log_sigmoid_cpu")
     if target.shape != input.shape:
@@ -187,6 +194,7 @@ def _nll(input, target, weight, reduction, ignore_index, from_logits=False):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-w[t] x[t] per element; 'mean' divides by the sum of the weights used."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "nll_loss_out_frame")
     _check_class_target(input, target, weight)
@@ -240,6 +248,7 @@ def _smoothed_cross_entropy(logp, target, weight, reduction, ignore_index, label
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax + nll for class indices; -sum y log_softmax(x) for class probabilities."""
+    input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -252,15 +261,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
         return _smoothed_cross_entropy(logp, target, weight, reduction, ignore_index,
                                        label_smoothing)
-    if input.ndim <= 2:  # the fused single-node path (one pass forward and back)
+    if input.ndim <= 2 and input._data.dtype.kind != "V":  # the fused single-node path (one
+        # pass forward and back); bfloat16 takes torch's two nodes, which round in between
         return _nll(input, target, weight, reduction, ignore_index, from_logits=True)
-    logp = A.LogSoftmaxBackward0.apply(input, 1)
+    logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
     return _nll(logp, target, weight, reduction, ignore_index)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log target - input) (input holds log-probabilities), reduced; 'batchmean'
     divides the sum by the batch size."""
+    input, target = _autocast.float32(input, target)  # a float32 op under autocast
     if input._data.dtype.kind in "biu" or target._data.dtype.kind in "biu":
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":

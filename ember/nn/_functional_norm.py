@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 import ember
+from ember.ops import autocast as _autocast
 from ember.ops.embedding import EmbeddingBackward0, attention_node
 from ember.ops.normalization import (
     NativeBatchNormBackward0,
@@ -171,6 +172,7 @@ def _attention_bias(attn_mask, is_causal, length, source, dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v over (..., L, E) queries and (..., S, E) keys."""
+    query, key, value = _autocast.lower(query, key, value)
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least "
                            "2-D")

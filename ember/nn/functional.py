@@ -1,5 +1,6 @@
 """nn.functional: the stateless forms of the layers, activations and losses."""
 from ..ops import api as _api
+from ..ops import autocast as _autocast
 from ..ops import linear_ops as _linear_ops
 from ._functional_activation import *  # noqa: F401,F403
 from ._functional_loss import *  # noqa: F401,F403
@@ -9,6 +10,7 @@ from ._functional_misc import *  # noqa: F401,F403
 
 def linear(input, weight, bias=None):
     """y = x W^T + b over the last dim of x (one fused node for 2-D x)."""
+    input, weight, bias = _autocast.lower(input, weight, bias)
     ndim = input.ndim
     if ndim == 2:
         cls = _linear_ops.AddmmBackward0 if bias is not None else _linear_ops.MmBackward0

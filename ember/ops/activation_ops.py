@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _parallel
@@ -422,11 +423,22 @@ def _log_softmax_grad(dim, g, y, m=array_math):
     return g - m.exp(y) * m.sum(g, dim, keepdim=True)
 
 
-def _log_softmax_np(dim, x):
+def _log_softmax_np(dim, x, rounded=None):
+    """x - max - log(sum(exp(x - max))); ``rounded``: torch's bfloat16 last-dim kernel, which
+    keeps the sum and its log in bfloat16 (the result computed from them in float32)."""
     shifted = np.subtract(x, _row_max(x, dim))
     total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    if rounded is not None and dim == x.ndim - 1:
+        total = _round_through(np.log(_round_through(total, rounded)), rounded)
+        shifted -= total
+        return shifted
     shifted -= np.log(total, out=total)
     return shifted
+
+
+def _round_through(x, dtype):
+    """x rounded to ``dtype`` (bfloat16) and back to its own dtype."""
+    return x.astype(dtype).astype(x.dtype)
 
 
 class SoftmaxBackward0(Node):
@@ -459,6 +471,9 @@ class LogSoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.zeros_like(x)
+        rounded = _opmath.source(a)
+        if rounded is not None:
+            return _log_softmax_np(dim, x, rounded)
         return _rowwise(_log_softmax_np, dim, x)
 
     def backward(self, m, g, y):

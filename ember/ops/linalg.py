@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node, broadcast_message
+from . import autocast as _autocast
 
 
 def _check_matmul(x, y, name):
@@ -112,6 +113,7 @@ def matmul(input, other):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         name, bad = ("input", a) if not isinstance(a, Tensor) else ("other", b)
         raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(bad).__name__}")
+    a, b = _autocast.lower(a, b)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         return MmBackward0.apply(a, b)
@@ -128,7 +130,7 @@ def matmul(input, other):
 
 def mm(input, mat2):
     """2-D matrix product."""
-    a, b = input, mat2
+    a, b = _autocast.lower(input, mat2)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
     return MmBackward0.apply(a, b)
@@ -136,7 +138,7 @@ def mm(input, mat2):
 
 def bmm(input, mat2):
     """Batched (3-D) matrix product."""
-    a, b = input, mat2
+    a, b = _autocast.lower(input, mat2)
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3
                            else "batch2 must be a 3D tensor")

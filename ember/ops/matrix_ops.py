@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import api
+from . import autocast as _autocast
 from . import shape as S
 from .api import mul, reshape
 from .elementwise import ClampBackward0, ClampBackward1
@@ -161,12 +162,14 @@ def _need_ndim(tensors, names, ndim):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
     _need_ndim((mat1, mat2), ("mat1", "mat2"), 2)
+    input, mat1, mat2 = _autocast.lower(input, mat1, mat2)
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * bmm(batch1, batch2)."""
     _need_ndim((batch1, batch2), ("batch1", "batch2"), 3)
+    input, batch1, batch2 = _autocast.lower(input, batch1, batch2)
     return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
