@@ -130,3 +130,5 @@ _install_out(globals(), (
 from . import _malloc  # noqa: E402
 
 _malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)
+
+from .ops.index_ops import index_add, take, take_along_dim  # noqa: E402

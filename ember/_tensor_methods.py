@@ -11,7 +11,7 @@ from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
 from .autograd.graph import _type_name
-from .ops import api, matrix_ops, scan, sorting
+from .ops import api, index_ops, matrix_ops, scan, sorting
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
@@ -272,3 +272,12 @@ def _bind_math_methods():
 
 
 _bind_math_methods()
+
+
+def _bind_index_methods():
+    """Tensor methods of index_ops (index_add, take, take_along_dim, t_)."""
+    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_"):
+        setattr(Tensor, name, getattr(index_ops, name))
+
+
+_bind_index_methods()
