@@ -275,8 +275,8 @@ _bind_math_methods()
 
 
 def _bind_index_methods():
-    """Tensor methods of index_ops (index_add, take, take_along_dim, t_)."""
-    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_"):
+    """Tensor methods of index_ops (index_add, take, take_along_dim, t_, transpose_)."""
+    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_", "transpose_"):
         setattr(Tensor, name, getattr(index_ops, name))
 
 

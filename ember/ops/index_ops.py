@@ -1,4 +1,5 @@
-"""Index-driven ops real scripts use: index_add, take, take_along_dim, and the in-place t_."""
+"""Index-driven ops real scripts use (index_add, take, take_along_dim) and the in-place
+transposes t_ and transpose_, which change a tensor's strides, not its memory."""
 import numpy as np
 
 from .._dtype import from_numpy_dtype
@@ -135,23 +136,39 @@ def take_along_dim(input, indices, dim=None):
     return api.gather(input, d, indices)
 
 
-# ------------------------------------------------------------------ t_
+# ------------------------------------------------------------------ t_, transpose_
 class TBackward1(S.TBackward0):
     """self.t_(): the in-place transpose (torch's node name for it)."""
 
 
-def t_(self):
-    """Transpose a <=2-D tensor in place: its strides change, its memory stays."""
-    if self._data.ndim > 2:
-        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
-                           f"{self._data.ndim}D")
+class TransposeBackward1(S.TransposeBackward0):
+    """self.transpose_(dim0, dim1), in place."""
+
+
+def _swap_in_place(self, node_class, dim0, dim1):
+    """Swap two dims of ``self`` in place: its strides change, its memory stays."""
+    n = self._data.ndim
+    d0, d1 = _dim(n, dim0), _dim(n, dim1)  # (checked before any change)
     recording = grad_mode._state.enabled and self._requires_grad
     if recording:
         check_inplace(self)
     grad_mode.check_inplace(self._vc)
     if recording:
-        node = TBackward1.apply(_alias(self), dim0=0, dim1=-1)._grad_fn
+        node = node_class.apply(_alias(self), dim0=d0, dim1=d1)._grad_fn
         self._grad_fn, self._output_nr = node, 0
-    self._data = self._data.T
+    self._data = np.swapaxes(self._data, d0, d1) if n > 1 else self._data
     self._vc[0] += 1
     return self
+
+
+def t_(self):
+    """Transpose a <=2-D tensor in place."""
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return _swap_in_place(self, TBackward1, 0, -1)
+
+
+def transpose_(self, dim0, dim1):
+    """Swap dims dim0 and dim1 in place."""
+    return _swap_in_place(self, TransposeBackward1, dim0, dim1)

@@ -125,7 +125,33 @@ def test_t_in_place_keeps_memory_and_other_views():
     assert x.shape == (3, 2)
 
 
+@pytest.mark.parametrize("shape, dims", [((2, 3, 4), (0, 2)), ((2, 3, 4), (-1, 1)),
+                                         ((5,), (0, -1)), ((3, 2), (1, 1))])
+def test_transpose_in_place_matches_torch(shape, dims):
+    data = RNG.standard_normal(shape)
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        y = x * 2
+        assert y.transpose_(*dims) is y and y._version == 1
+        seed = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+        (y * seed).sum().backward()
+        results.append((type(y.grad_fn).__name__, tuple(y.shape), y.detach().numpy().tolist(),
+                        x.grad.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_in_place_transpose_of_a_saved_output_fails_backward_as_torch():
+    for lib in (torch, ember):
+        y = lib.ones(2, 3, requires_grad=True).exp()
+        y.transpose_(0, 1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
 @pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).transpose_(0, 2),
+    lambda L: L.zeros(2, 3, requires_grad=True).transpose_(0, 1),
     lambda L: L.zeros(2, 3, 4).t_(),
     lambda L: L.zeros(2, 3, requires_grad=True).t_(),
 ])
