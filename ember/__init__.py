@@ -131,4 +131,50 @@ from . import _malloc  # noqa: E402
 
 _malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)
 
+from .ops.composites import (  # noqa: E402
+    asarray,
+    block_diag,
+    cross,
+    diff,
+    fliplr,
+    flipud,
+    hstack,
+    kron,
+    masked_scatter,
+    nan_to_num,
+    ravel,
+    rot90,
+    square,
+    tensor_split,
+    vander,
+    vstack,
+)
+from .ops.counting import (  # noqa: E402
+    bincount,
+    bucketize,
+    cartesian_prod,
+    combinations,
+    histc,
+    searchsorted,
+    tril_indices,
+    triu_indices,
+    unique,
+)
 from .ops.index_ops import index_add, take, take_along_dim  # noqa: E402
+from .ops.order_stats import (  # noqa: E402
+    aminmax,
+    cdist,
+    cummax,
+    cummin,
+    kthvalue,
+    median,
+    mode,
+    nanmean,
+    nansum,
+    std_mean,
+    var_mean,
+)
+
+# torch.X aliases of nn.functional's, loaded with it on first use
+_LAZY_ATTRS.update(cosine_similarity="nn.functional", pairwise_distance="nn.functional",
+                   pixel_shuffle="nn.functional", pixel_unshuffle="nn.functional")
