@@ -4,6 +4,7 @@ the values are gathered at them (or composed from ember's ops), so gradients are
 import numpy as np
 
 from .._creation import tensor as _tensor
+from .._dtype import from_numpy_dtype
 from . import api
 from .api.reductions import _ValuesIndices
 from .shape import _dim
@@ -26,10 +27,16 @@ def _pick(name, input, dim, keepdim, indices):
     return _named(name, values, index)
 
 
+def _no_bool(x, kernel):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along ``dim`` and its index."""
     d = _dim(input.ndim, dim)
     x = input._data
+    _no_bool(x, "kthvalue_cpu")
     size = x.shape[d] if x.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -42,6 +49,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
     x = input._data
+    _no_bool(x, "median_cpu" if dim is None else "median_out")
     if dim is None:
         flat = api.reshape(input, (-1,))
         if x.size == 0:
@@ -132,6 +140,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {from_numpy_dtype(input._data.dtype).scalar_name}")
     count = api.logical_not(api.isnan(input))
     counted = api.sum(count, dim, keepdim) if dim is not None else api.sum(count)
     return api.div(nansum(input, dim, keepdim, dtype=dtype), counted)

@@ -81,6 +81,10 @@ def test_cdist_of_equal_rows_has_a_zero_gradient():
     lambda L: L.kthvalue(L.ones(2, 3), 0),
     lambda L: L.cdist(L.ones(3), L.ones(2, 3)),
     lambda L: L.cdist(L.ones(2, 3), L.ones(2, 4)),
+    lambda L: L.median(L.tensor([True, False])),
+    lambda L: L.tensor([True, False]).median(0),
+    lambda L: L.kthvalue(L.tensor([True, False]), 1),
+    lambda L: L.nanmean(L.tensor([1, 2])),
 ])
 def test_errors_as_torch(call):
     caught = []
