@@ -81,7 +81,14 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+    if name in _COMPLEX:  # an AttributeError still (hasattr stays False), saying why
+        raise AttributeError(f"module 'ember' has no attribute '{name}': ember has no complex "
+                             "dtypes (its tensors are real NumPy arrays)")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+_COMPLEX = {"complex", "polar", "view_as_complex", "view_as_real", "complex64", "complex128",
+            "cdouble"}
 
 # The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
 from . import linalg  # noqa: E402

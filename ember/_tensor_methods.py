@@ -275,8 +275,9 @@ _bind_math_methods()
 
 
 def _bind_index_methods():
-    """Tensor methods of index_ops (index_add, take, take_along_dim, t_, transpose_)."""
-    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_", "transpose_"):
+    """Tensor methods of index_ops (index_add, take, take_along_dim, t_, transpose_, unfold)."""
+    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_", "transpose_",
+                 "unfold"):
         setattr(Tensor, name, getattr(index_ops, name))
 
 

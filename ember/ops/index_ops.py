@@ -1,5 +1,5 @@
-"""Index-driven ops real scripts use (index_add, take, take_along_dim) and the in-place
-transposes t_ and transpose_, which change a tensor's strides, not its memory."""
+"""Index-driven ops real scripts use (index_add, take, take_along_dim, Tensor.unfold) and the
+in-place transposes t_ and transpose_, which change a tensor's strides, not its memory."""
 import numpy as np
 
 from .._dtype import from_numpy_dtype
@@ -134,6 +134,44 @@ def take_along_dim(input, indices, dim=None):
     if tuple(indices.shape) != target_idx:
         indices = api.expand(indices, target_idx)
     return api.gather(input, d, indices)
+
+
+# ------------------------------------------------------------------ Tensor.unfold
+class UnfoldBackward0(Node):
+    """out = the windows of ``size`` every ``step`` along a dim, as a new last dim (a strided
+    view);  da = each window's gradient summed back where it was read."""
+
+    def forward(self, a, dimension, size, step):
+        x = a._data
+        d = _dim(x.ndim, dimension)
+        length = x.shape[d] if x.ndim else 1
+        if size > length:
+            raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size "
+                               f"is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        n = (length - size) // step + 1
+        self.shape, self.ndim, self.dim = x.shape, x.ndim, d
+        self.positions = (np.arange(n)[:, None] * step + np.arange(size)).astype(np.intp)
+        if not x.ndim:
+            return np.broadcast_to(x, (size,)).copy()
+        shape = x.shape[:d] + (n,) + x.shape[d + 1:] + (size,)
+        strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
+        return np.lib.stride_tricks.as_strided(x, shape, strides)
+
+    def backward(self, m, g):
+        if not self.ndim:
+            return (m.sum(g, None),)
+        d, n = self.dim, self.ndim
+        order = list(range(d)) + [d, n] + list(range(d + 1, n))  # the window dims together
+        index = (slice(None),) * d + (self.positions,)
+        return (m.index_into_zeros(m.permute(g, order), self.shape, index, True),)
+
+
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: windows of ``size`` every ``step`` along ``dimension`` (a view)."""
+    return S.as_view(UnfoldBackward0.apply(input, dimension=dimension, size=size, step=step),
+                     input)
 
 
 # ------------------------------------------------------------------ t_, transpose_

@@ -134,6 +134,7 @@ EXTRA.update({
                                        alpha=2.0).pow(2).sum(),
     "take": lambda L: L.take(_t(L, M), L.tensor([0, -1, 5, 5])).pow(2).sum(),
     "t_in_place": _t_in_place,
+    "tensor_unfold": lambda L: (_t(L, M) * 1).unfold(1, 2, 1).pow(2).sum(),
     "transpose_in_place": lambda L: (_t(L, X4) * 2).transpose_(1, 3).pow(2).sum(),
     "lstm_float64": lambda L: L.nn.LSTM(4, 3).double()(_t(L, R.standard_normal((5, 2, 4))))[
         1][1].sum(),

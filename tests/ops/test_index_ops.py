@@ -157,3 +157,26 @@ def test_in_place_transpose_of_a_saved_output_fails_backward_as_torch():
 ])
 def test_t_in_place_errors_as_torch(call):
     _same_error(call)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("args", [(0, 2, 1), (1, 2, 2), (-1, 5, 3), (2, 1, 1), (1, 3, 5)])
+def test_tensor_unfold_matches_torch(dtype, args):
+    check(lambda L, x: (x * 1).unfold(*args), X.astype(dtype))
+
+
+def test_tensor_unfold_is_a_view():
+    for lib in (torch, ember):
+        x = lib.arange(6.0)
+        windows = x.unfold(0, 3, 2)
+        x[2] = 100.0  # shared by both windows
+        assert windows.tolist() == [[0.0, 1.0, 100.0], [100.0, 3.0, 4.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).unfold(1, 4, 1),
+    lambda L: L.zeros(2, 3).unfold(1, 2, 0),
+    lambda L: L.zeros(2, 3).unfold(2, 1, 1),
+])
+def test_tensor_unfold_errors_as_torch(call):
+    _same_error(call)
