@@ -84,7 +84,14 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+    if name in _COMPLEX:  # an AttributeError still (hasattr stays False), saying why
+        raise AttributeError(f"module 'ember' has no attribute '{name}': ember has no complex "
+                             "dtypes (its tensors are real NumPy arrays)")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+_COMPLEX = {"complex", "polar", "view_as_complex", "view_as_real", "complex64", "complex128",
+            "cdouble"}
 
 # The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
 from . import linalg  # noqa: E402
@@ -133,3 +140,51 @@ _install_out(globals(), (
 from . import _malloc  # noqa: E402
 
 _malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)
+
+from .ops.composites import (  # noqa: E402
+    asarray,
+    block_diag,
+    cross,
+    diff,
+    fliplr,
+    flipud,
+    hstack,
+    kron,
+    masked_scatter,
+    nan_to_num,
+    ravel,
+    rot90,
+    square,
+    tensor_split,
+    vander,
+    vstack,
+)
+from .ops.counting import (  # noqa: E402
+    bincount,
+    bucketize,
+    cartesian_prod,
+    combinations,
+    histc,
+    searchsorted,
+    tril_indices,
+    triu_indices,
+    unique,
+)
+from .ops.index_ops import index_add, take, take_along_dim  # noqa: E402
+from .ops.order_stats import (  # noqa: E402
+    aminmax,
+    cdist,
+    cummax,
+    cummin,
+    kthvalue,
+    median,
+    mode,
+    nanmean,
+    nansum,
+    std_mean,
+    var_mean,
+)
+
+# torch.X aliases of nn.functional's, loaded with it on first use
+_LAZY_ATTRS.update(cosine_similarity="nn.functional", pairwise_distance="nn.functional",
+                   pixel_shuffle="nn.functional", pixel_unshuffle="nn.functional")

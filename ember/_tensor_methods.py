@@ -11,7 +11,7 @@ from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
 from .autograd.graph import _type_name
-from .ops import api, matrix_ops, scan, sorting
+from .ops import api, composites, counting, index_ops, matrix_ops, order_stats, scan, sorting
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
@@ -272,3 +272,33 @@ def _bind_math_methods():
 
 
 _bind_math_methods()
+
+
+def _bind_index_methods():
+    """Tensor methods of index_ops (index_add, take, take_along_dim, t_, transpose_, unfold)."""
+    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_", "transpose_",
+                 "unfold"):
+        setattr(Tensor, name, getattr(index_ops, name))
+
+
+_bind_index_methods()
+
+
+def _bind_composite_methods():
+    """Tensor methods of the composites, order statistics and counting functions."""
+    table = {composites: ("square", "ravel", "fliplr", "flipud", "rot90", "tensor_split",
+                          "masked_scatter", "masked_scatter_", "nan_to_num", "diff", "cross",
+                          "kron"),
+             order_stats: ("kthvalue", "median", "mode", "cummax", "cummin", "aminmax",
+                           "nansum", "nanmean"),
+             counting: ("unique", "bincount", "histc")}
+    for module, names in table.items():
+        for name in names:
+            setattr(Tensor, name, getattr(module, name))
+    for name in ("square", "nan_to_num"):
+        setattr(Tensor, name + "_", _inplace_unary(getattr(composites, name)))
+    Tensor.multinomial = C.multinomial
+    Tensor.pin_memory = lambda self, device=None: self  # no pinned memory off the GPU
+
+
+_bind_composite_methods()

@@ -3,6 +3,7 @@ import math
 
 from . import _dtype
 from .ops import api
+from .ops import composites as _composites
 from .ops import linalg_extra as X
 from .ops.linalg_extra import LinAlgError  # noqa: F401  (public, as torch.linalg.LinAlgError)
 from .ops.out import with_out
@@ -112,3 +113,11 @@ def det(A):
 
 for _name in ("vector_norm", "matrix_norm", "norm", "inv", "solve", "det", "svdvals"):
     globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+
+
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (the inputs broadcast)."""
+    return _composites.cross(input, other, dim=dim)
+
+
+__all__ += ["cross"]

@@ -37,10 +37,11 @@ def close(e, t, rtol=1e-5, atol=1e-6, what="value"):
 
 
 def check(fn, *inputs, grad=True, second=True, rtol=1e-5, atol=1e-6, torch_fn=None,
-          grad_inputs=None):
+          grad_inputs=None, same_grad_fn=True):
     """fn(lib, *tensors) is run with lib=ember and lib=torch; compares values and derivatives.
 
     ``inputs`` are NumPy arrays (copied into both libraries); floating ones require grad.
+    ``same_grad_fn=False``: a composite whose last node torch names otherwise.
     """
     torch_fn = torch_fn or fn
     grad_inputs = grad_inputs if grad_inputs is not None else [
@@ -52,7 +53,7 @@ def check(fn, *inputs, grad=True, second=True, rtol=1e-5, atol=1e-6, torch_fn=No
     close(e_out, t_out, rtol, atol, "forward")
     if not grad or not isinstance(t_out, torch.Tensor) or not t_out.requires_grad:
         return e_out
-    if isinstance(t_out, torch.Tensor) and t_out.grad_fn is not None:
+    if same_grad_fn and isinstance(t_out, torch.Tensor) and t_out.grad_fn is not None:
         assert type(e_out.grad_fn).__name__ == type(t_out.grad_fn).__name__, \
             f"grad_fn {type(e_out.grad_fn).__name__} vs torch {type(t_out.grad_fn).__name__}"
     rng = np.random.default_rng(1)

@@ -53,3 +53,10 @@ def test_unknown_name_raises_like_torch():
             lib.no_such_name
         messages.append(str(info.value).replace("torch", "ember"))
     assert messages[0] == messages[1]
+
+
+def test_complex_names_say_ember_has_no_complex_dtypes():
+    for name in ("complex", "polar", "view_as_complex"):
+        assert hasattr(torch, name) and not hasattr(ember, name)
+        with pytest.raises(AttributeError, match="ember has no complex dtypes"):
+            getattr(ember, name)

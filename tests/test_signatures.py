@@ -18,7 +18,9 @@ EXTRAS = {"bitwise_not": {"other"}, "logical_not": {"other"}, "scatter": {"value
 KNOWN = {"promote_types": "in ember/_dtype.py (another area): parameters a, b, torch type1, type2",
          "set_num_threads": "torch's parameter is named 'int'",
          "is_autocast_enabled": "torch's schema lists only the no-argument overload; its Python "
-                                "binding also takes device_type, as ember does"}
+                                "binding also takes device_type, as ember does",
+         "unique": "torch's is a boolean-dispatch wrapper taking *args, **kwargs; ember takes "
+                   "the names its documentation gives"}
 
 
 def _public(module, torch_module, prefix=""):

@@ -2,9 +2,11 @@
 import ember
 from ember.ops import autocast as _autocast
 from ember.ops import conv as _conv
+from ember.ops import conv3d as _conv3d
 from ember.ops import pooling as _pool
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
 
@@ -36,6 +38,15 @@ def _conv_padding(padding, n, kernel, stride, dilation):
         total = [d * (k - 1) for d, k in zip(dilation, kernel)]
         return tuple((t // 2, t - t // 2) for t in total)
     return tuple((p, p) for p in _tuple(padding, n, "padding"))
+
+
+def _geometry(stride, dilation, pads, groups, n):
+    """The passes' geometry: 1-D runs as 2-D with height 1, 3-D as 2-D over unfolded depth."""
+    if n == 1:
+        return _conv.Geometry((1,) + stride, (1,) + dilation, ((0, 0),) + pads, groups, True)
+    if n == 3:
+        return _conv3d.Geometry3d(stride, dilation, pads, groups)
+    return _conv.Geometry(stride, dilation, pads, groups)
 
 
 def _check_conv(input, weight, bias, groups, n, transposed=False):
@@ -73,10 +84,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"Calculated padded input size per channel: ({sizes}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
                            "actual input size")
-    if n == 1:
-        geom = _conv.Geometry((1,) + stride, (1,) + dilation, ((0, 0),) + pads, groups, True)
-    else:
-        geom = _conv.Geometry(stride, dilation, pads, groups)
+    geom = _geometry(stride, dilation, pads, groups, n)
     out = _conv.ConvolutionBackward0.apply(batched, weight, bias, geom=geom)
     return out if batched is input else out.squeeze(0)
 
@@ -89,6 +97,11 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution over (N, C, H, W) with weight (O, C/groups, kh, kw)."""
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over (N, C, D, H, W) with weight (O, C/groups, kd, kh, kw)."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
@@ -106,10 +119,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             zip(batched.shape[2:], stride, padding, dilation, kernel, output_padding)]
     out_shape = (batched.shape[0], weight.shape[1] * groups) + tuple(size)
     pads = tuple((p, p) for p in padding)
-    if n == 1:
-        geom = _conv.Geometry((1,) + stride, (1,) + dilation, ((0, 0),) + pads, groups, True)
-    else:
-        geom = _conv.Geometry(stride, dilation, pads, groups)
+    geom = _geometry(stride, dilation, pads, groups, n)
     out = _conv.ConvolutionBackward0.apply(batched, weight, bias, geom=geom, transposed=True,
                                            out_shape=out_shape)
     return out if batched is input else out.squeeze(0)
@@ -127,6 +137,14 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """Transposed 2-D convolution (the input-gradient of conv2d); weight (C, O/groups, kh, kw)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 3-D convolution (the input-gradient of conv3d); weight (C, O/groups, kd, kh,
+    kw)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3)
 
 
 # ------------------------------------------------------------------ pooling

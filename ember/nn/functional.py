@@ -27,3 +27,4 @@ def linear(input, weight, bias=None):
 
 
 from ._functional_layers import *  # noqa: E402, F401, F403
+from ._functional_spatial import *  # noqa: E402, F401, F403

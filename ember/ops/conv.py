@@ -18,6 +18,7 @@ class Geometry:
     ``one_d`` marks a 1-D convolution run as 2-D with height 1."""
 
     __slots__ = ("stride", "dilation", "pad", "groups", "one_d")
+    lifted = False  # True for conv3d.Geometry3d, whose passes run these 2-D ones
 
     def __init__(self, stride, dilation, pad, groups, one_d=False):
         self.stride, self.dilation, self.pad = stride, dilation, pad
@@ -139,6 +140,8 @@ def _crop_rows(y, o, n, out_hw, width, bias=None, positions_first=False):
 
 def conv_forward(x, w, geom, cols=None, bias=None):
     """y = C(x, w) (+ bias): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+    if geom.lifted:
+        return geom.forward(x, w, bias)
     x, w = _as4d(x, geom), _as4d(w, geom)
     n, o, g = x.shape[0], w.shape[0], geom.groups
     owned = cols is None
@@ -177,6 +180,8 @@ def _grad_as_rows(grad, groups, width):
 
 def conv_grad_input(grad, w, x_shape, geom):
     """C_x^T(grad; w): scatter each column back onto the (padded) input positions it came from."""
+    if geom.lifted:
+        return geom.grad_input(grad, w, x_shape)
     grad, w = _as4d(grad, geom), _as4d(w, geom)
     x_shape = tuple(x_shape[:2]) + ((1,) if geom.one_d else ()) + tuple(x_shape[2:])
     g, (kh, kw) = geom.groups, w.shape[2:]
@@ -223,6 +228,8 @@ def _scatter_strided(cols, hp, wp, geom):
 
 def conv_grad_weight(x, grad, w_shape, geom, cols=None):
     """C_w^T(x; grad): each weight's gradient is the sum of grad times the inputs it saw."""
+    if geom.lifted:
+        return geom.grad_weight(x, grad, w_shape)
     x, grad = _as4d(x, geom), _as4d(grad, geom)
     kernel_hw = (1,) + tuple(w_shape[2:]) if geom.one_d else tuple(w_shape[2:])
     cols, width, positions = cols if cols is not None else _im2col(x, kernel_hw, geom)
@@ -282,7 +289,7 @@ class ConvolutionBackward0(Node):
             y = conv_grad_input(x._data, w._data, out_shape, geom)
             if bias is not None:
                 y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
-        elif w.requires_grad and _grad_state.enabled:
+        elif w.requires_grad and _grad_state.enabled and not geom.lifted:
             cols = _im2col(_as4d(x._data, geom), _as4d(w._data, geom).shape[2:], geom)
             y = conv_forward(x._data, w._data, geom, cols, bias)
             if cols[0].nbytes <= _CACHE_LIMIT:

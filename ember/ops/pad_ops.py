@@ -48,10 +48,15 @@ def _make(name):
     return cls
 
 
+class CopySlices(_IndexPad):
+    """Circular padding (index-based). torch builds it by copying slices of the input into the
+    output, so its grad_fn prints CopySlices at any dimension; one gather node here."""
+
+
 PAD_NODES = {(mode, d): _make(f"{word}Pad{d}DBackward0")
-             for mode, word in (("reflect", "Reflection"), ("replicate", "Replication"),
-                                ("circular", "Circular"))
+             for mode, word in (("reflect", "Reflection"), ("replicate", "Replication"))
              for d in (1, 2, 3)}
+PAD_NODES.update({("circular", d): CopySlices for d in (1, 2, 3)})
 
 
 def pad_index(shape, pad, mode):

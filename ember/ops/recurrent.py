@@ -6,10 +6,11 @@ from differentiable ops (``reference``) and differentiates that, so every order 
 
 Inputs: proj (L, N, G*H) = x W_ih^T + b_ih for all steps, w_hh (G*H, H), b_hh, h0, c0.
 Output: (L, N, H) hidden states; for the LSTM (L + 1, N, H): the hidden states, then the
-last cell state.
+last cell state (``lstm_outputs`` gives the layer torch's three outputs of one node).
 """
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.engine import grad
 from ..autograd.graph import Node
@@ -104,6 +105,9 @@ class _Recurrence(Node):
         live = [t for t in inputs if t is not None and t.requires_grad]
         with grad_mode.enable_grad():
             out = reference(self.mode, proj, w_hh, b_hh, h0, c0, self.reverse)
+            if type(g) is list:  # the three outputs of ``lstm_outputs``
+                pairs = [(o, v) for o, v in zip(_parts(out, self.reverse), g) if v is not None]
+                out, g = [o for o, _ in pairs], [v for _, v in pairs]
             grads = iter(grad(out, live, g, create_graph=True, allow_unused=True))
         return tuple(next(grads) if t is not None and t.requires_grad else None for t in inputs)
 
@@ -181,6 +185,8 @@ class _LSTM(_Recurrence):
     def backward(self, m, g, proj, w_hh, b_hh, h0, c0, out):
         if m.is_graph:
             return self._graph_backward(g, proj, w_hh, b_hh, h0, c0)
+        if type(g) is list:  # the three outputs of ``lstm_outputs``
+            g = _joined(g, out, self.reverse)
         n = h0.shape[1]
         by_dc, by_dh, through_h, f = self._factors(c0)
         d_proj = np.empty_like(proj)
@@ -254,6 +260,9 @@ class _RNN(_Recurrence):
 
 MkldnnRnnLayerBackward0 = type("MkldnnRnnLayerBackward0", (_LSTM,),
                                {"__doc__": _LSTM.__doc__ + " (torch's CPU LSTM node name)"})
+# torch runs a float32 LSTM through oneDNN (the node above); other dtypes stack per-step outputs
+_LSTM_STACK = type("StackBackward0", (_LSTM,), {"__doc__": _LSTM.__doc__ + " (torch's name "
+                                                "for the LSTM output beyond float32)"})
 # torch's CPU GRU/RNN stack per-step outputs, so their output's grad_fn prints StackBackward0
 _GRU_NODE = type("StackBackward0", (_GRU,), {"__doc__": _GRU.__doc__ + " (torch's node name)"})
 _RNN_NODE = type("StackBackward0", (_RNN,), {"__doc__": _RNN.__doc__ + " (torch's node name)"})
@@ -262,5 +271,41 @@ _NODES = {"LSTM": MkldnnRnnLayerBackward0, "GRU": _GRU_NODE, "RNN_TANH": _RNN_NO
 
 
 def recurrence(mode, proj, w_hh, b_hh, h0, c0, reverse):
-    """Run one layer direction; (L, N, H) outputs (LSTM: (L, N, 2H) with the cell states)."""
-    return _NODES[mode].apply(proj, w_hh, b_hh, h0, c0, mode=mode, reverse=reverse)
+    """Run one layer direction; (L, N, H) outputs (LSTM: (L + 1, N, H), the last cell state
+    appended; ``lstm_outputs`` splits it as torch's layer does)."""
+    node = _NODES[mode]
+    if mode == "LSTM" and (proj._data.dtype != np.float32 or not proj._data.size):
+        node = _LSTM_STACK
+    return node.apply(proj, w_hh, b_hh, h0, c0, mode=mode, reverse=reverse)
+
+
+def _parts(out, reverse):
+    """The hidden states, the last step's hidden state and the last cell state of (L + 1, N, H)."""
+    return out[:-1], out[0 if reverse else -2], out[-1]
+
+
+def lstm_outputs(out, reverse):
+    """The fused LSTM's result as three outputs of its node, as torch's LSTM layer node has:
+    the hidden states (L, N, H), then h and c of the last step (N, H) each; views of the
+    result, which the node saves (writing into them fails its version check)."""
+    node = out._grad_fn
+    if node is None:
+        return _parts(out, reverse)
+    parts = _parts(out._data, reverse)
+    node._shapes, node._dtypes = tuple(p.shape for p in parts), (out._data.dtype,) * 3
+    outputs = []
+    for nr, data in enumerate(parts):
+        t = Tensor._make(data, True, node)
+        t._output_nr, t._vc = nr, out._vc
+        outputs.append(t)
+    return tuple(outputs)
+
+
+def _joined(grads, out, reverse):
+    """The three outputs' gradients (None where none came) as one gradient of the result."""
+    joined = np.zeros_like(out)
+    parts = _parts(joined, reverse)
+    for part, g in zip(parts, grads):
+        if g is not None:
+            part += g
+    return joined

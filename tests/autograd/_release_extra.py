@@ -122,3 +122,22 @@ EXTRA.update({
         _t(L, M), _t(L, P), _t(L, M * 2)).sum(),
     "max_pool2d_third_order": _third_order_max_pool,
 })
+
+
+def _t_in_place(L):
+    y = _t(L, M) * 2
+    return y.t_().pow(2).sum()
+
+
+EXTRA.update({
+    "index_add": lambda L: L.index_add(_t(L, M), 0, L.tensor([2, 0, 2]), _t(L, P[:, :4][:3]),
+                                       alpha=2.0).pow(2).sum(),
+    "take": lambda L: L.take(_t(L, M), L.tensor([0, -1, 5, 5])).pow(2).sum(),
+    "t_in_place": _t_in_place,
+    "tensor_unfold": lambda L: (_t(L, M) * 1).unfold(1, 2, 1).pow(2).sum(),
+    "transpose_in_place": lambda L: (_t(L, X4) * 2).transpose_(1, 3).pow(2).sum(),
+    "lstm_float64": lambda L: L.nn.LSTM(4, 3).double()(_t(L, R.standard_normal((5, 2, 4))))[
+        1][1].sum(),
+    "conv3d": lambda L: L.nn.functional.conv3d(_t(L, X5), _t(L, X5[:, :, :2, :2, :2] * 0 + 1)
+                                               ).pow(2).sum(),
+})

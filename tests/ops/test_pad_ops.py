@@ -28,6 +28,8 @@ CASES = {
 CIRCULAR = {
     "circular1d": (_pad((2, 2), mode="circular"), X3),
     "circular2d": (_pad((1, 2, 1, 0), mode="circular"), X4),
+    "circular3d": (_pad((1, 1, 0, 2, 1, 0), mode="circular"),
+                   np.random.default_rng(2).standard_normal((1, 2, 3, 4, 3))),
 }
 
 
@@ -37,8 +39,6 @@ def test_matches_torch(name):
     check(fn, x)
 
 
-@pytest.mark.xfail(strict=True, reason="torch records circular padding as CopySlices; ember "
-                   "names its node CircularPad{1,2}DBackward0 (a grad_fn name to align)")
 @pytest.mark.parametrize("name", sorted(CIRCULAR))
 def test_circular_matches_torch(name):
     fn, x = CIRCULAR[name]

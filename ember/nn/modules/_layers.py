@@ -32,3 +32,11 @@ from .transformer import (  # noqa: E402
 __all__ += ["MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoder",
             "TransformerEncoderLayer", "Transformer", "TransformerDecoder",
             "TransformerDecoderLayer"]
+
+from .conv import Conv3d, ConvTranspose3d  # noqa: E402
+
+__all__ += ["Conv3d", "ConvTranspose3d"]
+
+from .spatial import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample  # noqa: E402
+
+__all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample"]

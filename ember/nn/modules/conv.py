@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+"""Convolution layers: Conv1d, Conv2d, Conv3d and the transposed ConvTranspose1d, 2d, 3d."""
 import math
 
 from ... import _creation
@@ -125,6 +125,15 @@ class Conv2d(_ConvNd):
         return self._conv(F.conv2d, input)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W); weight (C_out, C_in/groups, kd, kh, kw)."""
+
+    _dims = 3
+
+    def forward(self, input):
+        return self._conv(F.conv3d, input)
+
+
 class _ConvTransposeNd(_ConvNd):
     transposed = True
 
@@ -174,5 +183,16 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution; weight (C_in, C_out/groups, kd, kh, kw)."""
+
+    _dims = 3
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)

@@ -7,7 +7,7 @@ import warnings
 
 from ... import _creation
 from ...ops import api
-from ...ops.recurrent import recurrence
+from ...ops.recurrent import lstm_outputs, recurrence
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
@@ -45,8 +45,9 @@ def _run_direction(proj, state, w_hh, b_hh, mode, reverse):
     if mode != "LSTM":
         out = recurrence(mode, proj, w_hh, b_hh, state, None, reverse)
         return out, out[last]
-    out = recurrence(mode, proj, w_hh, b_hh, state[0], state[1], reverse)
-    return out[:-1], (out[last], out[-1])  # the hidden states, then the last cell state
+    out, h, c = lstm_outputs(recurrence(mode, proj, w_hh, b_hh, state[0], state[1], reverse),
+                             reverse)
+    return out, (h, c)
 
 
 class RNNBase(Module):
@@ -140,8 +141,8 @@ class RNNBase(Module):
                                f"{self.input_size}, got {x.shape[-1]}")
         states = self._initial_states(x, hx, batched)
         out, finals = self._run(x, states)
-        if self.batch_first:
-            out = out.transpose(0, 1)
+        if self.batch_first:  # torch's GRU/RNN transpose in place (TransposeBackward1)
+            out = out.transpose(0, 1) if self.mode == "LSTM" else out.transpose_(0, 1)
         if self.mode == "LSTM":
             h_n = api.stack([f[0] for f in finals], 0)
             c_n = api.stack([f[1] for f in finals], 0)

@@ -1,5 +1,7 @@
 """SummaryWriter: torch's TensorBoard logger, written through the optional tensorboardX package
 (extra `tensorboard`), which keeps the event-file format; ember turns its tensors into NumPy."""
+import time
+
 import numpy as np
 
 
@@ -20,6 +22,25 @@ def _plain(value):
     return value
 
 
+def _scalar_summary(tag, value, new_style=False, double_precision=False):
+    """torch's scalar Summary: the tag kept as given (tensorboardX's own would replace
+    characters such as '=' or ' '), the value as simple_value, or under ``new_style`` as a
+    tensor for the scalars plugin."""
+    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+    array = np.asarray(_plain(value)).squeeze()
+    if array.ndim != 0:
+        raise AssertionError(f"Tensor should contain one element (0 dimensions). Was given "
+                             f"size: {array.size} and {array.ndim} dimensions.")
+    number = float(array)
+    if not new_style:
+        return Summary(value=[Summary.Value(tag=tag, simple_value=number)])
+    tensor = (TensorProto(double_val=[number], dtype="DT_DOUBLE") if double_precision else
+              TensorProto(float_val=[number], dtype="DT_FLOAT"))
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
+    return Summary(value=[Summary.Value(tag=tag, tensor=tensor, metadata=metadata)])
+
+
 class SummaryWriter:
     """Writes scalars, histograms and more to ``log_dir`` (default ``runs/<time>_<host>``)."""
 
@@ -36,13 +57,23 @@ class SummaryWriter:
     def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False,
                    double_precision=False):
         """One value of the curve ``tag`` at ``global_step``."""
-        self._writer.add_scalar(tag, _plain(scalar_value), _plain(global_step), walltime,
-                                display_name="", summary_description="")
+        summary = _scalar_summary(tag, scalar_value, new_style, double_precision)
+        self._writer._get_file_writer().add_summary(summary, _plain(global_step), walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
-        """Several curves under ``main_tag`` (each written to its own sub-directory)."""
-        values = {key: _plain(value) for key, value in tag_scalar_dict.items()}
-        self._writer.add_scalars(main_tag, values, _plain(global_step), walltime)
+        """Several curves in one chart ``main_tag``: as torch, each goes to its own run
+        ``<log_dir>/<main_tag>_<tag>`` ('/' in main_tag read as '_') under the tag main_tag."""
+        walltime = time.time() if walltime is None else walltime
+        root = self._writer._get_file_writer().get_logdir()
+        writers = self._writer.all_writers
+        for tag, value in tag_scalar_dict.items():
+            run = root + "/" + main_tag.replace("/", "_") + "_" + tag
+            if run not in writers:
+                writers[run] = _backend().FileWriter(run, self._writer._max_queue,
+                                                     self._writer._flush_secs,
+                                                     self._writer._filename_suffix)
+            writers[run].add_summary(_scalar_summary(main_tag, value), _plain(global_step),
+                                     walltime)
 
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None,
                       max_bins=None):

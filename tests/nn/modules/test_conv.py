@@ -112,3 +112,38 @@ def test_padding_mode_errors():
     with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for '
                                          "ConvTranspose2d"):
         ember.nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect")
+
+
+@pytest.mark.parametrize("kw", [{}, dict(stride=(1, 2, 2), padding=(1, 0, 2), dilation=2),
+                                dict(padding="same", groups=2, bias=False),
+                                dict(padding=1, padding_mode="reflect"),
+                                dict(padding=(1, 2, 1), padding_mode="replicate"),
+                                dict(padding="same", padding_mode="circular")])
+def test_conv3d(kw):
+    e_mod, t_mod = check_module(lambda lib: lib.nn.Conv3d(4, 6, 3, **kw).double(),
+                                rand(2, 4, 5, 6, 7))
+    assert repr(e_mod) == repr(t_mod)
+
+
+def test_conv3d_float32():
+    check_module(lambda lib: lib.nn.Conv3d(3, 4, (2, 3, 3), padding=1), rand(
+        2, 3, 4, 6, 6, dtype=np.float32), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(stride=2, padding=1, output_padding=1),
+                                dict(stride=(2, 1, 2), groups=2, dilation=(1, 2, 1),
+                                     bias=False)])
+def test_conv_transpose3d(kw):
+    e_mod, t_mod = check_module(lambda lib: lib.nn.ConvTranspose3d(4, 6, 3, **kw).double(),
+                                rand(2, 4, 3, 4, 3))
+    assert repr(e_mod) == repr(t_mod)
+
+
+def test_conv3d_init_bounds_and_output_size():
+    ember.manual_seed(0)
+    layer = ember.nn.Conv3d(4, 6, (2, 3, 3))
+    bound = 1 / math.sqrt(4 * 2 * 3 * 3)
+    check_init_bounds(layer.weight, bound)
+    assert layer.weight.shape == torch.nn.Conv3d(4, 6, (2, 3, 3)).weight.shape
+    up = ember.nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1)
+    assert up(ember.zeros(1, 2, 4, 4, 4), output_size=[8, 8, 8]).shape == (1, 3, 8, 8, 8)

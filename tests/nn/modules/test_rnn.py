@@ -188,3 +188,49 @@ def test_lstm_output_modified_in_place_raises_as_torch():
         out.mul_(2)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             out.sum().backward()
+
+
+def _names(lib, cls, dtype, kw, shape):
+    lib.manual_seed(0)
+    layer = getattr(lib.nn, cls)(3, 4, **kw).to(getattr(lib, dtype))
+    out, state = layer(lib.randn(*shape, dtype=getattr(lib, dtype)))
+    states = state if isinstance(state, tuple) else (state,)
+    names = [type(t.grad_fn).__name__ for t in (out,) + states]
+    if cls == "LSTM" and dtype == "float32" and len(shape) == 3:  # h_n, c_n: outputs 1 and 2
+        names += [(type(n).__name__, nr) for t in states for n, nr in t.grad_fn.next_functions]
+    return names
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw, shape", [
+    ({}, (5, 2, 3)), (dict(num_layers=2), (5, 2, 3)), (dict(batch_first=True), (2, 5, 3)),
+    (dict(bidirectional=True), (5, 2, 3)), (dict(num_layers=2, bidirectional=True,
+                                                 batch_first=True), (2, 5, 3)),
+    ({}, (5, 3))])
+def test_output_and_state_grad_fns_are_named_as_in_torch(cls, dtype, kw, shape):
+    # the float32 LSTM's output was SliceBackward0 (a slice of the fused node's one result);
+    # torch's CPU LSTM node has the hidden states, h and c as three outputs
+    assert _names(ember, cls, dtype, kw, shape) == _names(torch, cls, dtype, kw, shape)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(bidirectional=True, batch_first=True)])
+def test_lstm_gradients_of_all_three_outputs_to_second_order(kw):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 2, 3))
+    layers = {lib: lib.nn.LSTM(3, 4, **kw).double() for lib in (torch, ember)}
+    for p, q in zip(layers[torch].parameters(), layers[ember].parameters()):
+        q.data = ember.tensor(p.detach().numpy())
+    results = []
+    for lib, layer in layers.items():
+        xt = lib.tensor(x, requires_grad=True)
+        out, (h, c) = layer(xt)
+        seeds = [lib.tensor(np.random.default_rng(i).standard_normal(tuple(t.shape)))
+                 for i, t in enumerate((out, h, c))]
+        loss = (out * seeds[0]).sum() + (h * seeds[1]).sum() + (c[:, :1] * seeds[2][:, :1]).sum()
+        wrt = [xt, layer.weight_hh_l0]
+        first = lib.autograd.grad(loss, wrt, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in first), wrt)
+        results.append([t.detach().numpy() for t in first + second])
+    for e, t in zip(results[1], results[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-9, atol=1e-11)

@@ -51,12 +51,34 @@ def test_scalars_and_histograms_read_back(tmp_path):
         [(0, 1.5), (1, 0.75), (2, 0.5)]
     assert [(s, v) for w, s, t, v in scalars if t == "lr"] == [(i, np.float32(0.1)) for i in
                                                                 range(3)]
-    # one run directory per curve (tensorboardX names them acc/train, torch acc_train)
-    assert sorted((w, v) for w, s, t, v in scalars if t == "acc") == \
-        [(os.path.join("acc", "train"), 0.75), (os.path.join("acc", "val"), 0.5)]
+    # one run directory per curve, named as torch's: <log_dir>/<main_tag>_<tag>
+    assert sorted((w, s, v) for w, s, t, v in scalars if t == "acc") == \
+        [("acc_train", 7, 0.75), ("acc_val", 7, 0.5)]
     histos = [(e.step, v.histo) for _, e in events for v in e.summary.value if v.tag == "w"]
     (step, histo), = histos
     assert step == 2 and (histo.min, histo.max, histo.num, histo.sum) == (0, 9, 10, 45)
+
+
+def test_tags_and_runs_are_named_as_torch(tmp_path):
+    """torch keeps tags as given (tensorboardX alone would write 'loss__train_'), reads '/' in
+    add_scalars' main tag as '_' in the run's name, and writes new_style scalars as tensors."""
+    with ember.utils.tensorboard.SummaryWriter(log_dir=str(tmp_path)) as writer:
+        for step in range(2):
+            writer.add_scalars("a/b c", {"x=1": ember.tensor(0.5 + step), "y": 2.0}, step)
+            writer.add_scalar("loss (train)", 1.0 + step, step)
+        writer.add_scalar("n", ember.tensor(3.0), 4, new_style=True)
+        writer.add_scalar("d", 3.0, 5, new_style=True, double_precision=True)
+        with pytest.raises(AssertionError, match="one element"):
+            writer.add_scalar("bad", ember.ones(2))
+    events = _events(str(tmp_path))
+    assert sorted(_scalars(events)) == [
+        (".", 0, "loss (train)", 1.0), (".", 1, "loss (train)", 2.0),
+        ("a_b c_x=1", 0, "a/b c", 0.5), ("a_b c_x=1", 1, "a/b c", 1.5),
+        ("a_b c_y", 0, "a/b c", 2.0), ("a_b c_y", 1, "a/b c", 2.0)]
+    tensors = {v.tag: (e.step, v.metadata.plugin_data.plugin_name, list(v.tensor.float_val),
+                       list(v.tensor.double_val)) for _, e in events for v in e.summary.value
+               if v.HasField("tensor")}
+    assert tensors == {"n": (4, "scalars", [3.0], []), "d": (5, "scalars", [], [3.0])}
 
 
 def test_missing_tensorboardx_names_the_extra(tmp_path):

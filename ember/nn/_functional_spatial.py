@@ -1,0 +1,189 @@
+"""nn.functional for resampling and rearranging images: interpolate (nearest, nearest-exact,
+linear, bilinear, trilinear), pixel_shuffle/pixel_unshuffle, unfold/fold.
+
+All are built from existing primitives, which give the gradients: interpolation is gathers
+(index_select) and weighted sums per spatial dim; unfold is a grouped convolution whose kernel
+copies each window position into its own channel, and fold is the transposed one (its adjoint).
+"""
+import math
+
+import numpy as np
+
+import ember
+from ember.ops import api
+
+from ._functional_layers import _tuple, conv2d, conv_transpose2d
+
+__all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
+
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def _output_sizes(input, size, scale_factor, recompute):
+    """(output sizes, scales or None per dim) as torch derives them."""
+    dims = input.ndim - 2
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None else
+                         "only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = list(size) if isinstance(size, (tuple, list)) else [size] * dims
+        if len(sizes) != dims:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and output size of {size}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                             f"size in (o1, o2, ...,oK) format.")
+        return [int(s) for s in sizes], [None] * dims
+    factors = (list(scale_factor) if isinstance(scale_factor, (tuple, list)) else
+               [scale_factor] * dims)
+    if len(factors) != dims:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                         f"dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                         f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"scale_factor in (s1, s2, ...,sK) format.")
+    sizes = [int(math.floor(float(n) * f)) for n, f in zip(input.shape[2:], factors)]
+    return sizes, [None if recompute else float(f) for f in factors]
+
+
+def _scale(n_in, n_out, factor, align_corners):
+    """Source step per output step (torch's area_pixel_compute_scale)."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / factor if factor is not None and factor > 0 else n_in / n_out
+
+
+def _nearest(x, dim, n_out, factor, exact):
+    n_in = x.shape[dim]
+    step = np.float32(_scale(n_in, n_out, factor, False))
+    positions = np.arange(n_out, dtype=np.float32) + (np.float32(0.5) if exact else 0)
+    index = np.minimum(np.floor(positions * step).astype(np.int64), n_in - 1)
+    return api.index_select(x, dim, ember.tensor(index))
+
+
+def _linear(x, dim, n_out, factor, align_corners):
+    n_in = x.shape[dim]
+    step = _scale(n_in, n_out, factor, align_corners)
+    dst = np.arange(n_out, dtype=np.float64)
+    src = dst * step if align_corners else np.maximum((dst + 0.5) * step - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    high = np.minimum(low + 1, n_in - 1)
+    shape = [1] * x.ndim
+    shape[dim] = n_out
+    weight = ember.tensor((src - low).reshape(shape).astype(x._data.dtype))
+    below = api.index_select(x, dim, ember.tensor(low))
+    above = api.index_select(x, dim, ember.tensor(high))
+    return api.add(below, api.mul(api.sub(above, below), weight))
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, d1, ...) to ``size`` or by ``scale_factor``."""
+    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode not in ("nearest", "nearest-exact") and mode not in _LINEAR:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember "
+                                  "(nearest, nearest-exact, linear, bilinear, trilinear are)")
+    dims = input.ndim - 2
+    if mode in _LINEAR and _LINEAR[mode] != dims:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{_LINEAR[mode] + 2}D input")
+    if dims not in (1, 2, 3):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    out = input
+    for d, (n_out, factor) in enumerate(zip(sizes, factors)):
+        if mode in _LINEAR:
+            out = _linear(out, d + 2, n_out, factor, bool(align_corners))
+        else:
+            out = _nearest(out, d + 2, n_out, factor, mode == "nearest-exact")
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of interpolate."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    n = len(lead)
+    x = api.reshape(input, tuple(lead) + (c // (r * r), r, r, h, w))
+    x = api.permute(x, *range(n + 1), n + 3, n + 1, n + 4, n + 2)
+    return api.reshape(x, tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        which = "height" if h % r else "width"
+        size = h if h % r else w
+        raise RuntimeError(f"pixel_unshuffle expects {which} to be divisible by "
+                           f"downscale_factor, but input.size({-2 if h % r else -1})={size} "
+                           f"is not divisible by {r}")
+    n = len(lead)
+    x = api.reshape(input, tuple(lead) + (c, h // r, r, w // r, r))
+    x = api.permute(x, *range(n + 1), n + 2, n + 4, n + 1, n + 3)
+    return api.reshape(x, tuple(lead) + (c * r * r, h // r, w // r))
+
+
+def _copy_kernel(channels, kernel, dtype):
+    """(C*kh*kw, 1, kh, kw): output channel c*kh*kw + k copies window position k of channel c."""
+    per = kernel[0] * kernel[1]
+    eye = np.eye(per, dtype=dtype).reshape(per, 1, *kernel)
+    return ember.tensor(np.tile(eye, (channels, 1, 1, 1)))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding windows of (N, C, H, W) as columns: (N, C*kh*kw, L)."""
+    if input.ndim not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
+                                  f"(got {input.ndim}D)")
+    kernel = _tuple(kernel_size, 2, "kernel_size")
+    batched = input if input.ndim == 4 else api.unsqueeze(input, 0)
+    c = batched.shape[1]
+    out = conv2d(batched, _copy_kernel(c, kernel, batched._data.dtype), None, stride, padding,
+                 dilation, c)
+    out = api.reshape(out, (out.shape[0], out.shape[1], -1))
+    return out if input.ndim == 4 else api.squeeze(out, 0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Columns (N, C*kh*kw, L) summed back into (N, C, H, W): the adjoint of unfold."""
+    if input.ndim not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
+                                  f"Tensors are supported (got {input.ndim}D)")
+    kernel, size = _tuple(kernel_size, 2, "kernel_size"), _tuple(output_size, 2, "output_size")
+    dil, pad, step = (_tuple(v, 2, name) for v, name in (
+        (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+    blocks = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+              for n, p, d, k, s in zip(size, pad, dil, kernel, step)]
+    batched = input if input.ndim == 3 else api.unsqueeze(input, 0)
+    per = kernel[0] * kernel[1]
+    if batched.shape[1] % per or batched.shape[2] != blocks[0] * blocks[1]:
+        raise RuntimeError(f"Given output_size={tuple(size)}, kernel_size={tuple(kernel)}, "
+                           f"dilation={tuple(dil)}, padding={tuple(pad)}, stride={tuple(step)}, "
+                           f"expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)="
+                           f"{batched.shape[2]}.")
+    c = batched.shape[1] // per
+    planes = api.reshape(batched, (batched.shape[0], batched.shape[1]) + tuple(blocks))
+    reach = [(b - 1) * s - 2 * p + d * (k - 1) + 1
+             for b, s, p, d, k in zip(blocks, step, pad, dil, kernel)]
+    extra = tuple(n - r for n, r in zip(size, reach))
+    out = conv_transpose2d(planes, _copy_kernel(c, kernel, batched._data.dtype), None, step, pad,
+                           extra, c, dil)
+    return out if input.ndim == 3 else api.squeeze(out, 0)

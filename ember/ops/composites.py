@@ -1,0 +1,217 @@
+"""torch functions real scripts use, composed from ember's primitives (whose nodes give the
+gradients): flips and rotations, splits, masked_scatter, nan_to_num, diff, cross, kron,
+block_diag, vander, nan-aware and paired reductions, order statistics and cdist."""
+import numpy as np
+
+from .._creation import as_tensor
+from .._creation import tensor as _tensor
+from .._dtype import from_numpy_dtype
+from .._tensor import Tensor
+from . import api
+from .index_ops import take
+from .inplace import apply_inplace
+from .pad_ops import ConstantPadNdBackward0
+from .shape import _dim
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A tensor of ``obj``, sharing its memory where it can (copy=True: never)."""
+    out = _tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype, device=device)
+    return out.requires_grad_() if requires_grad else out
+
+
+def square(input):
+    """input ** 2."""
+    return api.pow(input, 2)
+
+
+def ravel(input):
+    """A 1-D tensor of the elements (a view where possible)."""
+    return api.reshape(input, (-1,))
+
+
+# ------------------------------------------------------------------ flips, splits, scatter
+def fliplr(input):
+    """Flip the columns (dim 1)."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return api.flip(input, 1)
+
+
+def flipud(input):
+    """Flip the rows (dim 0)."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return api.flip(input, 0)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees k times in the plane of ``dims``, from the first towards the second."""
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _dim(input.ndim, dims[0]), _dim(input.ndim, dims[1])
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return api.transpose(api.flip(input, d1), d0, d1)
+    if k == 2:
+        return api.flip(input, d0, d1)
+    if k == 3:
+        return api.transpose(api.flip(input, d0), d0, d1)
+    return api.clone(input)
+
+
+def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or_sections=None):
+    """Views of ``input`` split into n near-equal parts (the first ones one longer) or at the
+    given indices (torch's three overloads name the second argument differently)."""
+    d = _dim(input.ndim, dim)
+    size = input.shape[d]
+    sections = next((v for v in (sections, indices, tensor_indices_or_sections)
+                     if v is not None), None)
+    if sections is None:
+        raise TypeError("tensor_split() missing required argument 'sections' (pos 2)")
+    if isinstance(sections, Tensor):
+        sections = sections.tolist()
+    if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(size, sections)
+        bounds = np.cumsum([0] + [small + (i < extra) for i in range(sections)]).tolist()
+    else:
+        bounds = [0] + [min(max(int(i), 0), size) for i in sections] + [size]
+    # as torch: each part starts at the previous index, empty where the indices go back
+    return tuple(api.narrow(input, d, lo, max(hi - lo, 0))
+                 for lo, hi in zip(bounds[:-1], bounds[1:]))
+
+
+def masked_scatter(input, mask, source):
+    """input with the positions where ``mask`` (broadcast) is True filled, in row-major order,
+    from the elements of ``source``."""
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {from_numpy_dtype(mask._data.dtype).scalar_name}")
+    if input._data.dtype != source._data.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got {from_numpy_dtype(input._data.dtype).scalar_name} and "
+                           f"{from_numpy_dtype(source._data.dtype).scalar_name}")
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    m = np.broadcast_to(mask._data, shape)
+    if m.sum() > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    order = np.maximum(np.cumsum(m.reshape(-1)) - 1, 0).reshape(shape)
+    gathered = take(source, _tensor(order)) if source._data.size else api.expand(input, shape)
+    return api.where(_tensor(m), gathered, api.expand(input, shape))
+
+
+def masked_scatter_(input, mask, source):
+    """In-place masked_scatter."""
+    return apply_inplace(input, masked_scatter, mask, source)
+
+
+# ------------------------------------------------------------------ element-wise composites
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite
+    values); the gradient flows only through the finite elements."""
+    x = input._data
+    if x.dtype.kind != "f":
+        return api.clone(input)
+    info = np.finfo(x.dtype)
+    fill = np.where(np.isnan(x), nan, np.where(x > 0, info.max if posinf is None else posinf,
+                                               info.min if neginf is None else neginf))
+    return api.where(_tensor(np.isfinite(x)), input, _tensor(fill.astype(x.dtype)))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along ``dim`` (prepend/append joined first)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _dim(input.ndim, dim)
+    parts = [p for p in (prepend, input, append) if p is not None]
+    out = api.cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = out.shape[d]
+        if length == 0:
+            break
+        later, earlier = api.narrow(out, d, 1, length - 1), api.narrow(out, d, 0, length - 1)
+        out = api.ne(later, earlier) if out._data.dtype == np.bool_ else api.sub(later, earlier)
+    return out
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3)."""
+    shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    d = _dim(len(shape), dim)
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    turn = lambda t, order: api.index_select(t, d, _tensor(np.array(order)))  # noqa: E731
+    return api.sub(api.mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])),
+                   api.mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))
+
+
+def kron(input, other):
+    """The Kronecker product: every element of input times all of other, in blocks."""
+    n = max(input.ndim, other.ndim)
+    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = api.reshape(input, sum(((s, 1) for s in a_shape), ()))
+    b = api.reshape(other, sum(((1, s) for s in b_shape), ()))
+    return api.reshape(api.mul(a, b), tuple(x * y for x, y in zip(a_shape, b_shape)))
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-d) as blocks along the diagonal of a zero matrix."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+        blocks.append(api.reshape(t, (1, -1)) if t.ndim < 2 else t)
+    if not blocks:
+        return _tensor(np.zeros((1, 0), np.float32))
+    dtype = np.result_type(*[b._data for b in blocks])
+    blocks = [api.to_dtype(b, from_numpy_dtype(dtype)) for b in blocks]
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        pad = (left, width - left - b.shape[1], 0, 0)
+        rows.append(ConstantPadNdBackward0.apply(b, pad, 0))
+        left += b.shape[1]
+    return api.cat(rows, 0)
+
+
+def vander(x, N=None, increasing=False):
+    """Columns x**(N-1), ..., x**0 (increasing: x**0 first) of a 1-D x."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    x = x if x._data.dtype.kind in "fc" else api.to_dtype(x, from_numpy_dtype(np.int64))
+    if n == 0:
+        return _tensor(np.zeros((x.shape[0], 0), x._data.dtype))
+    return api.stack([api.pow(x, p) for p in powers], 1)
+
+
+def _at_least_2d(t):
+    return api.reshape(t, (1, -1)) if t.ndim < 2 else t
+
+
+def vstack(tensors):
+    """Stack row-wise: 1-D tensors become rows, then join along dim 0."""
+    return api.cat([_at_least_2d(t) for t in tensors], 0)
+
+
+def hstack(tensors):
+    """Stack column-wise: join along dim 1 (dim 0 for 1-D tensors)."""
+    tensors = [api.reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]
+    return api.cat(tensors, 0 if tensors[0].ndim == 1 else 1)

@@ -1,0 +1,156 @@
+"""Counting, searching and index-set functions (integer results, no gradient): unique,
+bincount, histc, bucketize, searchsorted, tril_indices, triu_indices; and the index-built
+combinations and cartesian_prod (gathers, so their gradients flow)."""
+import itertools
+
+import numpy as np
+
+from .._creation import tensor as _tensor
+from .._dtype import from_numpy_dtype, to_numpy_dtype
+from .._tensor import Tensor
+from . import api
+from .matrix_ops import meshgrid
+
+
+def _name(array):
+    return from_numpy_dtype(array.dtype).scalar_name
+
+
+def _long(array, int32=False):
+    return Tensor._make(np.asarray(array, np.int32 if int32 else np.int64))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (sorted), optionally with each element's position among them and
+    each value's count; with ``dim``, the distinct slices along it."""
+    x = input._data
+    if dim is not None:
+        axis = dim % max(x.ndim, 1)
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
+                                            axis=axis)
+        inverse = inverse.reshape(-1)
+    else:
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(x.shape)
+    out = [Tensor._make(values)]
+    if return_inverse:
+        out.append(_long(inverse))
+    if return_counts:
+        out.append(_long(counts))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts (or summed weights) of each non-negative integer of a 1-D tensor."""
+    x = input._data
+    if x.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_name(x)}'")
+    if x.ndim != 1 or (x.size and x.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return _long(np.bincount(x, minlength=minlength))
+    w = weights._data
+    if w.shape != x.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dtype = w.dtype if w.dtype.kind == "f" else np.float64
+    return Tensor._make(np.bincount(x, w.astype(np.float64), minlength).astype(dtype))
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max);
+    elements outside are ignored."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_name(x)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
+                           f"max {hi}")
+    counts, _ = np.histogram(x, bins, (lo, hi))
+    return Tensor._make(counts.astype(x.dtype))
+
+
+def _search(sequence, values, out_int32, right):
+    side = "right" if right else "left"
+    v = values._data if isinstance(values, Tensor) else np.asarray(values)
+    if sequence.ndim == 1:
+        return _long(np.searchsorted(sequence, v, side), out_int32)
+    if sequence.shape[:-1] != v.shape[:-1]:
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           f"the first N-1 dimensions of boundaries tensor and input value "
+                           f"tensor must match, but we got boundaries tensor "
+                           f"{list(sequence.shape)} and input value tensor {list(v.shape)}")
+    rows = sequence.reshape(-1, sequence.shape[-1])
+    found = [np.searchsorted(r, q, side) for r, q in zip(rows, v.reshape(-1, v.shape[-1]))]
+    return _long(np.reshape(found, v.shape), out_int32)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each value would go in the (last dim of the) sorted sequence to keep it sorted."""
+    seq = sorted_sequence._data
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    if side is not None:
+        if side not in ("left", "right") or (right and side == "left"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        right = side == "right"
+    return _search(seq, input, out_int32, right)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each element among the 1-D sorted ``boundaries``."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    return _search(boundaries._data, input, out_int32, right)
+
+
+def _triangle(which, row, col, offset, dtype):
+    rows, cols = which(row, offset, col)
+    data = np.stack([rows, cols]).astype(np.int64 if dtype is None else to_numpy_dtype(dtype))
+    return Tensor._make(data.reshape(2, -1))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """(2, N) row and column indices of the lower triangle of a row x col matrix."""
+    return _triangle(np.tril_indices, row, col, offset, dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """(2, N) row and column indices of the upper triangle of a row x col matrix."""
+    return _triangle(np.triu_indices, row, col, offset, dtype)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """All r-element combinations of a 1-D tensor's elements, one per row."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(np.zeros((0,), input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    index = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    return api.reshape(api.index_select(input, 0, _tensor(index.reshape(-1))), (-1, r))
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element from each 1-D tensor, one per row."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return api.stack([api.reshape(g, (-1,)) for g in grids], 1)

@@ -1,0 +1,177 @@
+"""Order statistics and paired reductions real scripts use: kthvalue, median, mode, cummax,
+cummin, aminmax, nansum, nanmean, std_mean, var_mean and cdist. The indices come from NumPy;
+the values are gathered at them (or composed from ember's ops), so gradients are those ops'."""
+import numpy as np
+
+from .._creation import tensor as _tensor
+from .._dtype import from_numpy_dtype
+from . import api
+from .api.reductions import _ValuesIndices
+from .shape import _dim
+
+
+def _named(name, values, indices):
+    result = _ValuesIndices((values, indices))
+    result._name = f"torch.return_types.{name}"
+    return result
+
+
+def _pick(name, input, dim, keepdim, indices):
+    """values = input gathered at ``indices`` (keepdim-shaped) along dim, and the indices."""
+    if input.ndim == 0:
+        return _named(name, api.clone(input), _tensor(np.zeros((), np.int64)))
+    index = _tensor(indices.astype(np.int64))
+    values = api.gather(input, dim, index)
+    if not keepdim:
+        values, index = api.squeeze(values, dim), api.squeeze(index, dim)
+    return _named(name, values, index)
+
+
+def _no_bool(x, kernel):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest element along ``dim`` and its index."""
+    d = _dim(input.ndim, dim)
+    x = input._data
+    _no_bool(x, "kthvalue_cpu")
+    size = x.shape[d] if x.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.ndim == 0:
+        return _pick("kthvalue", input, d, keepdim, None)
+    order = np.argsort(x, axis=d, kind="stable")
+    return _pick("kthvalue", input, d, keepdim, np.take(order, [k - 1], axis=d))
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
+    x = input._data
+    _no_bool(x, "median_cpu" if dim is None else "median_out")
+    if dim is None:
+        flat = api.reshape(input, (-1,))
+        if x.size == 0:
+            return api.to_dtype(api.sum(flat), input.dtype) * float("nan")
+        result = median(flat, 0)
+        return result.values
+    d = _dim(input.ndim, dim)
+    if x.ndim == 0:
+        return _pick("median", input, d, keepdim, None)
+    order = np.argsort(x, axis=d, kind="stable")  # NaN sorts last
+    index = np.take(order, [(x.shape[d] - 1) // 2], axis=d)
+    nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+    has_nan = nan.any(axis=d, keepdims=True)
+    index = np.where(has_nan, np.argmax(nan, axis=d, keepdims=True), index)
+    return _pick("median", input, d, keepdim, index)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest among ties) and the index of its
+    last occurrence."""
+    d = _dim(input.ndim, dim)
+    x = input._data
+    if x.ndim == 0:
+        return _pick("mode", input, d, keepdim, None)
+    moved = np.moveaxis(x, d, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    found = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]
+        found[r] = np.flatnonzero(row == best)[-1]
+    index = np.moveaxis(found.reshape(moved.shape[:-1] + (1,)), -1, d)
+    return _pick("mode", input, d, keepdim, index)
+
+
+def _cumulative(name, accumulate, input, dim):
+    d = _dim(input.ndim, dim)
+    x = input._data
+    if x.ndim == 0:
+        return _named(name, api.clone(input), _tensor(np.zeros((), np.int64)))
+    running = accumulate(x, axis=d)
+    # the last position holding the running extreme (a NaN holds it from where it appears)
+    hits = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+    steps = np.arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - d - 1))
+    index = np.maximum.accumulate(np.where(hits, steps, 0), axis=d)
+    return _named(name, api.gather(input, d, _tensor(index.astype(np.int64))),
+                  _tensor(index.astype(np.int64)))
+
+
+def cummax(input, dim):
+    """Running maximum along ``dim`` and where it was found."""
+    return _cumulative("cummax", np.maximum.accumulate, input, dim)
+
+
+def cummin(input, dim):
+    """Running minimum along ``dim`` and where it was found."""
+    return _cumulative("cummin", np.minimum.accumulate, input, dim)
+
+
+class _MinMax(tuple):
+    """torch.return_types.aminmax: (min, max)."""
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(amin, amax) over all elements or along ``dim``."""
+    dims = () if dim is None else dim
+    if dim is None and keepdim:
+        dims = tuple(range(input.ndim))
+    return _MinMax((api.amin(input, dims, keepdim), api.amax(input, dims, keepdim)))
+
+
+def _without_nan(input):
+    return api.where(api.isnan(input), _tensor(np.zeros((), input._data.dtype)), input)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    total = api.sum(_without_nan(input), dim, keepdim) if dim is not None else \
+        api.sum(_without_nan(input))
+    return total if dtype is None else api.to_dtype(total, dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of the non-NaN elements."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {from_numpy_dtype(input._data.dtype).scalar_name}")
+    count = api.logical_not(api.isnan(input))
+    counted = api.sum(count, dim, keepdim) if dim is not None else api.sum(count)
+    return api.div(nansum(input, dim, keepdim, dtype=dtype), counted)
+
+
+def _paired(stat):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if isinstance(dim, bool):  # var_mean(input, unbiased)
+            dim, unbiased = None, dim
+        spread = stat(input, dim, unbiased, keepdim, correction=correction)
+        mean = api.mean(input, dim, keepdim) if dim is not None else api.mean(input)
+        if dim is None and keepdim:
+            mean = api.reshape(mean, (1,) * input.ndim)
+        return spread, mean
+    fn.__name__ = f"{stat.__name__}_mean"
+    fn.__doc__ = f"({stat.__name__}, mean) over all elements or along ``dim``."
+    return fn
+
+
+std_mean, var_mean = _paired(api.std), _paired(api.var)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """p-norm distances between each row of x1 (..., P, M) and each row of x2 (..., R, M)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
+    return api.norm(gaps, p, -1)
+

@@ -1,0 +1,69 @@
+"""interpolate, pixel_shuffle/unshuffle and unfold/fold (ember/nn/_functional_spatial.py)
+against torch: values, gradients (first and second order) and errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+X3 = R.standard_normal((2, 3, 5))
+X4 = R.standard_normal((2, 3, 5, 4))
+X5 = R.standard_normal((1, 2, 3, 4, 3))
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+INTERPOLATE = [
+    (X4, dict(scale_factor=2)), (X4, dict(size=(7, 3))), (X4, dict(scale_factor=(1.5, 0.75))),
+    (X3, dict(size=11)), (X5, dict(scale_factor=2)), (X4, dict(size=(9, 6), mode="nearest-exact")),
+    (X4, dict(scale_factor=1.7, recompute_scale_factor=True)),
+    (X4, dict(scale_factor=2, mode="bilinear")), (X4, dict(size=(3, 7), mode="bilinear")),
+    (X4, dict(size=(8, 9), mode="bilinear", align_corners=True)),
+    (X4, dict(scale_factor=(0.5, 1.5), mode="bilinear")), (X3, dict(size=9, mode="linear")),
+    (X3, dict(scale_factor=3, mode="linear", align_corners=True)),
+    (X5, dict(size=(4, 5, 2), mode="trilinear")),
+    (X4, dict(size=(1, 1), mode="bilinear", align_corners=True)),
+]
+
+
+@pytest.mark.parametrize("x, kw", INTERPOLATE)
+def test_interpolate_matches_torch(x, kw):
+    check(lambda L, x: _f(L).interpolate(x, **kw), x, same_grad_fn=False)
+    check(lambda L, x: _f(L).interpolate(x, **kw), x.astype(np.float32), rtol=1e-5, atol=1e-5,
+          same_grad_fn=False)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: _f(L).pixel_shuffle(x, 2), lambda L, x: L.pixel_shuffle(x[0], 2),
+    lambda L, x: _f(L).pixel_unshuffle(x, 2), lambda L, x: L.pixel_unshuffle(x[:, :1], 4),
+    lambda L, x: _f(L).unfold(x, 3), lambda L, x: _f(L).unfold(x[0], (2, 3), 2, 1, (1, 2)),
+    lambda L, x: _f(L).fold(_f(L).unfold(x, 3, padding=1), (8, 8), 3, padding=1),
+    lambda L, x: _f(L).fold(x.reshape(2, -1)[:, :168].reshape(2, 8, 21), (9, 7), (2, 2),
+                            stride=(1, 2), dilation=(2, 1)),
+    lambda L, x: _f(L).fold(x.reshape(-1)[:100].reshape(4, 25), 6, 2, padding=2, stride=2),
+])
+def test_rearranging_matches_torch(fn):
+    x = R.standard_normal((2, 4, 8, 8))
+    check(fn, x, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4)), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, scale_factor=2), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, align_corners=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=(2, 2, 2)), ValueError),
+    (lambda L: _f(L).pixel_shuffle(L.ones(1, 3, 4, 4), 2), RuntimeError),
+    (lambda L: _f(L).pixel_unshuffle(L.ones(1, 1, 5, 4), 2), RuntimeError),
+    (lambda L: _f(L).fold(L.ones(1, 4, 5), (4, 4), 2), RuntimeError),
+])
+def test_errors_as_torch(call, error):
+    messages = []
+    for lib in (torch, ember):
+        with pytest.raises(error) as info:
+            call(lib)
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]

@@ -1,0 +1,84 @@
+"""Counting, searching and index-set functions (ember/ops/counting.py) against torch: values,
+dtypes, the gradients of combinations/cartesian_prod, and errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+INTS = R.integers(0, 6, (4, 5))
+W = R.standard_normal(5)
+X = R.standard_normal(50)
+
+
+def _same(fn):
+    e, t = fn(ember), fn(torch)
+    e, t = (e, t) if isinstance(t, tuple) else ((e,), (t,))
+    assert len(e) == len(t)
+    for a, b in zip(e, t):
+        assert a.tolist() == b.tolist() and str(a.dtype)[6:] == str(b.dtype)[6:]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.unique(L.tensor(INTS)),
+    lambda L: L.tensor(INTS).unique(return_inverse=True, return_counts=True),
+    lambda L: L.unique(L.tensor(INTS), sorted=False, return_counts=True),
+    lambda L: L.unique(L.tensor(INTS[:, :2] % 2), dim=0, return_inverse=True),
+    lambda L: L.unique(L.tensor(INTS[:2] % 2), return_counts=True, dim=1),
+    lambda L: L.unique(L.tensor([2.5, -1.0, 2.5])),
+    lambda L: L.bincount(L.tensor(INTS[0])),
+    lambda L: L.tensor(INTS[1]).bincount(minlength=9),
+    lambda L: L.bincount(L.tensor(INTS[0]), L.tensor(W)),
+    lambda L: L.bincount(L.tensor(INTS[0]), L.tensor(W, dtype=L.float32)),
+    lambda L: L.bincount(L.tensor(INTS[0]), L.tensor(INTS[1])),
+    lambda L: L.histc(L.tensor(X), bins=7),
+    lambda L: L.tensor([1.0, 2, 1, 5, -1]).histc(bins=4, min=0, max=3),
+    lambda L: L.histc(L.tensor([2.0, 2.0]), bins=3),
+    lambda L: L.bucketize(L.tensor([[0.5, 3.0], [9.0, 1.0]]), L.tensor([1.0, 3.0, 5.0])),
+    lambda L: L.bucketize(L.tensor([1, 3, 4]), L.tensor([1, 3, 5]), right=True,
+                          out_int32=True),
+    lambda L: L.searchsorted(L.tensor([1.0, 3.0, 5.0]), L.tensor([3.0, 6.0, 0.0])),
+    lambda L: L.searchsorted(L.tensor([[1, 3, 5], [2, 4, 6]]), L.tensor([[3, 6], [1, 4]]),
+                             side="right"),
+    lambda L: L.searchsorted(L.tensor([5.0, 1.0, 3.0]), L.tensor([2.0]),
+                             sorter=L.tensor([1, 2, 0])),
+    lambda L: L.tril_indices(3, 4), lambda L: L.tril_indices(4, 3, -1),
+    lambda L: L.triu_indices(3, 3, 1), lambda L: L.triu_indices(2, 5, dtype=L.int32),
+])
+def test_matches_torch(fn):
+    _same(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.combinations(x), lambda L, x: L.combinations(x, 3),
+    lambda L, x: L.combinations(x, with_replacement=True),
+    lambda L, x: L.cartesian_prod(x, x[:2] * 2), lambda L, x: L.cartesian_prod(x[:2], x, x[1:3])])
+def test_index_built_functions_match_torch(fn):
+    check(fn, R.standard_normal(4), same_grad_fn=False)
+
+
+def test_degenerate_combinations():
+    _same(lambda L: L.combinations(L.tensor([1.0, 2.0]), r=0))
+    _same(lambda L: L.combinations(L.tensor([1.0, 2.0, 3.0]), r=4))
+    _same(lambda L: L.cartesian_prod(L.tensor([1, 2])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.bincount(L.tensor([-1, 2])),
+    lambda L: L.bincount(L.tensor([[1, 2]])),
+    lambda L: L.bincount(L.tensor([1.0])),
+    lambda L: L.bincount(L.tensor([True])),
+    lambda L: L.histc(L.tensor([1, 2])),
+    lambda L: L.bucketize(L.tensor([1.0]), L.tensor([[1.0]])),
+    lambda L: L.combinations(L.ones(2, 2)),
+    lambda L: L.searchsorted(L.tensor([[1.0, 2.0]]), L.tensor([[1.0], [2.0]])),
+])
+def test_errors_as_torch(call):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value).replace("torch.", "ember.")))
+    assert caught[1] == caught[0]

@@ -1,0 +1,182 @@
+"""index_add, take, take_along_dim and t_ (ember/ops/index_ops.py) against torch: values,
+gradients, second derivatives, grad_fn names, version counters and torch's errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((4, 3, 5))
+S1 = RNG.standard_normal((4, 6, 5))  # source for dim=1 (6 indices)
+
+
+def _idx(lib, values):
+    return lib.tensor(values)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dim, index, alpha", [
+    (1, [0, 2, 2, 1, 0, 2], 1), (-2, [2, 2, 2, 2, 2, 2], -0.5), (0, [3, 0, 3, 1], 2.0)])
+def test_index_add_matches_torch(dtype, dim, index, alpha):
+    source = S1 if dim != 0 else RNG.standard_normal((4, 3, 5))
+    check(lambda L, x, s: L.index_add(x, dim, _idx(L, index), s, alpha=alpha),
+          X.astype(dtype), source.astype(dtype))
+    check(lambda L, x, s: x.index_add(dim, _idx(L, index), s, alpha=alpha),
+          X.astype(dtype), source.astype(dtype))
+
+
+def test_index_add_in_place_bumps_the_version():
+    for lib in (torch, ember):
+        x = lib.zeros(3, 2, dtype=lib.float64)
+        s = lib.ones(4, 2, dtype=lib.float64, requires_grad=True)
+        y = x.clone()
+        out = y.index_add_(0, lib.tensor([0, 0, 2, 0]), s, alpha=3)
+        assert out is y and y._version == 1
+        assert type(y.grad_fn).__name__ == "IndexAddBackward0"
+        y.sum().backward()
+        np.testing.assert_array_equal(np.asarray(y.detach().tolist()),
+                                      [[9, 9], [0, 0], [3, 3]])
+        np.testing.assert_array_equal(np.asarray(s.grad.tolist()), np.full((4, 2), 3.0))
+
+
+def _same_error(call):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value).replace("torch.", "ember.")))
+    assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([3]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([-1]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([0]), L.ones(2, 4)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([0.0]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([[0]]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([0]), L.ones(1, 4, dtype=L.float64)),
+    lambda L: L.zeros(3, 4).index_add(0, L.tensor([0, 1]), L.ones(2, 5)),
+    lambda L: L.zeros(3, 4).index_add(2, L.tensor([0]), L.ones(1, 4)),
+])
+def test_index_add_errors_as_torch(call):
+    _same_error(call)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("index", [[0, 59, -1, -60, 7, 7], [[1, 2], [-3, 2]], 5])
+def test_take_matches_torch(dtype, index):
+    check(lambda L, x: L.take(x, _idx(L, index)), X.astype(dtype))
+    check(lambda L, x: x.take(_idx(L, index)), X.astype(dtype))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.take(L.zeros(3, 4), L.tensor([12])),
+    lambda L: L.take(L.zeros(3, 4), L.tensor([0, -13])),
+    lambda L: L.take(L.zeros(3, 4), L.tensor([1.0])),
+    lambda L: L.take(L.zeros(3, 4), L.tensor([1], dtype=L.int32)),
+])
+def test_take_errors_as_torch(call):
+    _same_error(call)
+
+
+@pytest.mark.parametrize("dim, index", [
+    (1, RNG.integers(0, 3, (4, 2, 5))), (-1, RNG.integers(0, 5, (1, 3, 7))),
+    (0, RNG.integers(0, 4, (2, 1, 5))), (None, RNG.integers(0, 60, (9,))),
+    (None, RNG.integers(0, 60, (2, 3)))])
+def test_take_along_dim_matches_torch(dim, index):
+    check(lambda L, x: L.take_along_dim(x, L.tensor(index), dim), X)
+    check(lambda L, x: x.take_along_dim(L.tensor(index), dim=dim), X.astype(np.float32))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.take_along_dim(L.zeros(3, 4), L.tensor([0]), 0),
+    lambda L: L.take_along_dim(L.zeros(3, 4), L.tensor([[[0]]]), 1),
+    lambda L: L.take_along_dim(L.zeros(3, 4), L.tensor([[0.0]]), 1),
+])
+def test_take_along_dim_errors_as_torch(call):
+    _same_error(call)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (5,), ()])
+def test_t_in_place_matches_torch(shape):
+    data = RNG.standard_normal(shape)
+    seed = RNG.standard_normal(shape[::-1])
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        y = x * 2
+        before = y._version
+        assert y.t_() is y and y._version == before + 1
+        assert tuple(y.shape) == shape[::-1]
+        name = type(y.grad_fn).__name__
+        (y * lib.tensor(seed)).sum().backward()
+        results.append((name, y.detach().numpy().tolist(), x.grad.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_t_in_place_keeps_memory_and_other_views():
+    x = ember.arange(6.0).reshape(2, 3)
+    view = x.view(2, 3)
+    x.t_()
+    x[0, 1] = 100.0  # x's (0, 1) is the view's (1, 0): one memory
+    assert view.tolist() == [[0.0, 1.0, 2.0], [100.0, 4.0, 5.0]]
+    assert x.shape == (3, 2)
+
+
+@pytest.mark.parametrize("shape, dims", [((2, 3, 4), (0, 2)), ((2, 3, 4), (-1, 1)),
+                                         ((5,), (0, -1)), ((3, 2), (1, 1))])
+def test_transpose_in_place_matches_torch(shape, dims):
+    data = RNG.standard_normal(shape)
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        y = x * 2
+        assert y.transpose_(*dims) is y and y._version == 1
+        seed = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+        (y * seed).sum().backward()
+        results.append((type(y.grad_fn).__name__, tuple(y.shape), y.detach().numpy().tolist(),
+                        x.grad.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_in_place_transpose_of_a_saved_output_fails_backward_as_torch():
+    for lib in (torch, ember):
+        y = lib.ones(2, 3, requires_grad=True).exp()
+        y.transpose_(0, 1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).transpose_(0, 2),
+    lambda L: L.zeros(2, 3, requires_grad=True).transpose_(0, 1),
+    lambda L: L.zeros(2, 3, 4).t_(),
+    lambda L: L.zeros(2, 3, requires_grad=True).t_(),
+])
+def test_t_in_place_errors_as_torch(call):
+    _same_error(call)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("args", [(0, 2, 1), (1, 2, 2), (-1, 5, 3), (2, 1, 1), (1, 3, 5)])
+def test_tensor_unfold_matches_torch(dtype, args):
+    check(lambda L, x: (x * 1).unfold(*args), X.astype(dtype))
+
+
+def test_tensor_unfold_is_a_view():
+    for lib in (torch, ember):
+        x = lib.arange(6.0)
+        windows = x.unfold(0, 3, 2)
+        x[2] = 100.0  # shared by both windows
+        assert windows.tolist() == [[0.0, 1.0, 100.0], [100.0, 3.0, 4.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).unfold(1, 4, 1),
+    lambda L: L.zeros(2, 3).unfold(1, 2, 0),
+    lambda L: L.zeros(2, 3).unfold(2, 1, 1),
+])
+def test_tensor_unfold_errors_as_torch(call):
+    _same_error(call)

@@ -1,0 +1,95 @@
+"""Order statistics and paired reductions (ember/ops/order_stats.py) against torch: values,
+indices, gradients and errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+T3 = R.permutation(60).reshape(3, 4, 5) * 0.25 - 7  # distinct values: no ties in the indices
+
+
+def _both(fn):
+    """fn(lib, tensor) on T3 in both libraries: the same (values, indices) and gradients."""
+    check(lambda L, x: fn(L, x)[0], T3, same_grad_fn=False)
+    e, t = fn(ember, ember.tensor(T3)), fn(torch, torch.tensor(T3))
+    assert e[1].tolist() == t[1].tolist() and e[1].dtype == ember.int64
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.kthvalue(x, 2, 1), lambda L, x: x.kthvalue(5, -1, keepdim=True),
+    lambda L, x: L.median(x, 0), lambda L, x: x.median(dim=2, keepdim=True),
+    lambda L, x: L.mode(L.round(x / 4), 1), lambda L, x: L.mode(L.round(x / 8)),
+    lambda L, x: L.cummax(x, 1), lambda L, x: x.cummin(-1),
+    lambda L, x: L.cummax(L.round(x / 4), 2), lambda L, x: L.cummin(L.round(x / 4), 0)])
+def test_values_indices_and_gradients_match_torch(fn):
+    _both(fn)
+
+
+def test_nan_propagates_as_torch():
+    x = np.array([[1.0, np.nan, 2.0, 0.5], [3.0, 1.0, 2.0, 0.0]])
+    for name in ("median", "cummax", "cummin"):
+        e = getattr(ember, name)(ember.tensor(x), 1)
+        t = getattr(torch, name)(torch.tensor(x), 1)
+        np.testing.assert_array_equal(e[0].numpy(), t[0].numpy())
+        assert e[1].tolist() == t[1].tolist()
+    assert np.isnan(ember.median(ember.tensor(x)).item())
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.median(x), lambda L, x: x.median(),
+    lambda L, x: L.aminmax(x)[0] + L.aminmax(x).max * 2,
+    lambda L, x: L.aminmax(x, dim=1, keepdim=True).min,
+    lambda L, x: x.aminmax(dim=-1).max,
+    lambda L, x: L.nansum(x * x) + x.nansum(1).sum(), lambda L, x: L.nanmean(x, (0, 2)),
+    lambda L, x: L.std_mean(x, 1)[0] * L.std_mean(x, 1)[1],
+    lambda L, x: L.var_mean(x, (0, 2), correction=0, keepdim=True)[0],
+    lambda L, x: L.var_mean(x, False)[1] * L.var_mean(x)[0],
+    lambda L, x: L.std_mean(x, keepdim=True)[1],
+])
+def test_reductions_match_torch(fn):
+    check(fn, T3, same_grad_fn=False)
+    check(fn, T3.astype(np.float32), rtol=1e-4, atol=1e-5, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.cdist(x, x[:, :2] * 0.5), lambda L, x: L.cdist(x[0], x[1], p=1.0),
+    lambda L, x: L.cdist(x, x[:, 1:3] + 1, p=3)])
+def test_cdist_matches_torch(fn):
+    # first order only: torch has no derivative of its cdist backward
+    check(fn, T3, same_grad_fn=False, second=False)
+    check(fn, T3.astype(np.float32), rtol=1e-4, atol=1e-5, same_grad_fn=False, second=False)
+
+
+def test_nan_aware_reductions_skip_nan():
+    x = np.array([[1.0, np.nan, 2.0], [np.nan, 3.0, np.nan]])
+    check(lambda L, x: L.nansum(x, 1), x, same_grad_fn=False)
+    check(lambda L, x: L.nanmean(x, 1), x, same_grad_fn=False)
+    check(lambda L, x: L.nanmean(x), x, same_grad_fn=False)
+    # an all-NaN row: nansum 0 and nanmean NaN, as torch (whose gradient there is NaN, 0 here)
+    check(lambda L, x: L.nanmean(x, 1) + L.nansum(x, 1), np.full((2, 2), np.nan), grad=False)
+
+
+def test_cdist_of_equal_rows_has_a_zero_gradient():
+    check(lambda L, x: L.cdist(x, x), T3[0], same_grad_fn=False, second=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.kthvalue(L.ones(2, 3), 4, 1),
+    lambda L: L.kthvalue(L.ones(2, 3), 0),
+    lambda L: L.cdist(L.ones(3), L.ones(2, 3)),
+    lambda L: L.cdist(L.ones(2, 3), L.ones(2, 4)),
+    lambda L: L.median(L.tensor([True, False])),
+    lambda L: L.tensor([True, False]).median(0),
+    lambda L: L.kthvalue(L.tensor([True, False]), 1),
+    lambda L: L.nanmean(L.tensor([1, 2])),
+])
+def test_errors_as_torch(call):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]
