@@ -241,6 +241,9 @@ def _box_muller_16_f32(block):
     return np.concatenate([radius * cos, radius * sin], axis=1)
 
 
+_BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+
+
 def _fma32(a, b, c):
     """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
     where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
@@ -248,9 +251,10 @@ def _fma32(a, b, c):
     s = np.multiply(a, b, dtype=np.float64)
     s += c
     out = s.astype(np.float32)
-    low_bits = np.uint64((1 << 29) - 1)  # the float64 mantissa bits below float32's
-    tie = np.flatnonzero((s.view(np.uint64) & low_bits) == np.uint64(1 << 28))
-    if tie.size:
+    low_bits = _BELOW_FLOAT32  # the float64 mantissa bits below float32's
+    halfway = (s.view(np.uint64) & low_bits) == _HALF_FLOAT32
+    if halfway.any():
+        tie = np.flatnonzero(halfway)
         p = np.multiply(np.broadcast_to(a, s.shape).flat[tie], np.broadcast_to(b, s.shape)
                         .flat[tie], dtype=np.float64)
         c, st = np.broadcast_to(c, s.shape).flat[tie].astype(np.float64), s.flat[tie]
