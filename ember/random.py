@@ -105,6 +105,9 @@ class Generator:
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
         n = int(np.prod(shape))
+        if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
+            values = self._normal_fill(n, np_dtype)  # multiply-add with float32 std and mean
+            return _fma32(values, np.float32(std), np.float32(mean)).reshape(shape)
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
         else:
@@ -112,14 +115,15 @@ class Generator:
         return (values * std + mean).astype(np_dtype).reshape(shape)
 
     def _normal_fill(self, n, np_dtype):
+        box_muller = _box_muller_16_f32 if np.dtype(np_dtype) == np.float32 else _box_muller_16
         np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
         u = self.uniform((n,), np_dtype)
         out = np.empty(n, np_dtype)
         full = n - n % 16
-        out[:full] = _box_muller_16(u[:full].reshape(-1, 16)).reshape(-1)
+        out[:full] = box_muller(u[:full].reshape(-1, 16)).reshape(-1)
         if n % 16:  # torch redraws the last 16 values
             tail = self.uniform((16,), np_dtype)
-            out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
+            out[n - 16:] = box_muller(tail.reshape(1, 16)).reshape(-1)
         return out
 
     def bernoulli(self, shape, p):
@@ -214,9 +218,8 @@ class Generator:
 def _box_muller_16(block):
     """Rows of 16 uniforms -> 16 normals: pairs (j, j + 8) give cos and sin parts.
 
-    float64 matches torch bit for bit. torch computes float32 with SIMD (Sleef) log/sin/cos;
-    float32 arithmetic with a correctly rounded log comes closest (a few values differ in the
-    last bit).
+    float64 matches torch bit for bit; float16 and bfloat16 (drawn as float32 here) come within
+    a few ulp. float32 has its own, bit-exact function below.
     """
     dt = block.dtype.type
     log = np.log(1.0 - block[:, :8].astype(np.float64)).astype(dt) if dt is np.float32 \
@@ -224,6 +227,94 @@ def _box_muller_16(block):
     radius = np.sqrt(dt(-2.0) * log)
     theta = dt(2.0 * math.pi) * block[:, 8:]
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+
+
+def _box_muller_16_f32(block):
+    """float32 rows of 16 uniforms -> 16 normals, bit for bit as torch's AVX2 CPU kernel.
+
+    That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
+    its compiler fuses their multiply-adds; both are reproduced here (_log_f32, _sincos_f32).
+    """
+    f32 = np.float32
+    radius = np.sqrt(f32(-2.0) * _log_f32(f32(1.0) - block[:, :8]))
+    sin, cos = _sincos_f32(f32(2.0 * math.pi) * block[:, 8:])
+    return np.concatenate([radius * cos, radius * sin], axis=1)
+
+
+_BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+
+
+def _fma32(a, b, c):
+    """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
+    where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
+    that sum's own rounding error (two-sum) decides the float32 rounding."""
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
+    out = s.astype(np.float32)
+    low_bits = _BELOW_FLOAT32  # the float64 mantissa bits below float32's
+    halfway = (s.view(np.uint64) & low_bits) == _HALF_FLOAT32
+    if halfway.any():
+        tie = np.flatnonzero(halfway)
+        p = np.multiply(np.broadcast_to(a, s.shape).flat[tie], np.broadcast_to(b, s.shape)
+                        .flat[tie], dtype=np.float64)
+        c, st = np.broadcast_to(c, s.shape).flat[tie].astype(np.float64), s.flat[tie]
+        back = st - p
+        err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
+        inner = (st.view(np.uint64) & ~low_bits).view(np.float64).astype(np.float32)
+        outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
+        fixed = np.where(err == 0, out.flat[tie], np.where((err > 0) == (st > 0), outer, inner))
+        out.flat[tie] = fixed
+    return out
+
+
+# Cephes float32 polynomials (log: 9 terms; ln 2 and pi / 4 in two and three parts)
+_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+             3.3333331174e-1)
+_LN2_PARTS = (np.float32(-2.12194440e-4), np.float32(0.693359375))
+_PI4_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)
+_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
+_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+
+
+def _log_f32(x):
+    """log of positive float32 x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a polynomial in
+    m - 1, fused multiply-adds where torch's build fuses them."""
+    f32 = np.float32
+    bits = np.maximum(x, f32(np.finfo(f32).tiny)).view(np.int32)
+    e = ((bits >> 23) - 126).astype(f32)
+    m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)  # in [0.5, 1)
+    small = m < f32(math.sqrt(0.5))
+    e = np.where(small, e - f32(1.0), e)
+    m = np.where(small, (m - f32(1.0)) + m, m - f32(1.0))
+    z = m * m
+    y = np.full_like(m, f32(_LOG_POLY[0]))
+    for coef in _LOG_POLY[1:]:
+        y = _fma32(y, m, f32(coef))
+    y = _fma32(y * m, z, e * _LN2_PARTS[0])
+    y = _fma32(z, f32(-0.5), y)
+    return _fma32(e, _LN2_PARTS[1], m + y)
+
+
+def _sincos_f32(x):
+    """(sin, cos) of float32 x: octant j of |x| (made even), x - j pi/4 in three fused steps,
+    then the cos or sin polynomial by octant, signs by octant."""
+    f32 = np.float32
+    j = (np.abs(x) * f32(4.0 / math.pi)).astype(np.int32)
+    j = (j + 1) & ~1
+    r, y = np.abs(x), j.astype(f32)
+    for part in _PI4_PARTS:
+        r = _fma32(y, f32(part), r)
+    z = r * r
+    cos = _fma32(_fma32(f32(_COS_POLY[0]), z, f32(_COS_POLY[1])), z, f32(_COS_POLY[2]))
+    cos = _fma32(cos * z, z, -(z * f32(0.5))) + f32(1.0)
+    sin = _fma32(_fma32(f32(_SIN_POLY[0]), z, f32(_SIN_POLY[1])), z, f32(_SIN_POLY[2]))
+    sin = _fma32(sin * z, r, r)
+    swap = (j & 2) != 0
+    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
+    sin = np.where(np.signbit(x) ^ ((j & 4) != 0), -sin, sin)
+    cos = np.where((j - 2) & 4, cos, -cos)
+    return sin, cos
 
 
 default_generator = Generator()

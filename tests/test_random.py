@@ -186,3 +186,33 @@ def test_import_does_not_load_numpy_random_and_the_lazy_stream_is_torchs():
 def test_generator_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="'Generator' object has no attribute 'nope'"):
         ember.Generator().nope
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX2",
+                    reason="torch draws float32 normals with its AVX2 kernel only on AVX2 CPUs")
+@pytest.mark.parametrize("seed", [0, 1, 123456789])
+def test_float32_normals_equal_torchs_avx2_kernel_bit_for_bit(seed):
+    def draws(lib):
+        parts = [lib.randn(16), lib.randn(1000), lib.randn(33, 7), lib.randn(5),
+                 lib.empty(4099).normal_(-0.7, 3.1), lib.normal(0.5, 0.02, size=(64, 65)),
+                 lib.nn.Embedding(300, 16).weight.detach()]
+        return lib.cat([p.reshape(-1) for p in parts])
+    e, t = _both(draws, seed)
+    np.testing.assert_array_equal(e, t)
+
+
+def test_fused_multiply_add_rounds_once_also_at_float32_ties():
+    from fractions import Fraction
+
+    from ember.random import _fma32
+    rng = np.random.default_rng(0)
+    a = (rng.integers(2049, 4095, 500) | 1).astype(np.float32)  # odd products above 2**24:
+    b = (rng.integers(4097, 8191, 500) | 1).astype(np.float32)  # halfway between float32s
+    c = (rng.standard_normal(500) * 2.0 ** -40).astype(np.float32)
+    got = _fma32(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        near = np.float32(float(exact))
+        around = [np.nextafter(near, np.float32(-np.inf)), near,
+                  np.nextafter(near, np.float32(np.inf))]
+        assert g == min(around, key=lambda v: abs(Fraction(float(v)) - exact))
