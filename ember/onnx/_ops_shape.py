@@ -6,6 +6,7 @@ Sizes recorded in the trace are constants; where an input axis is dynamic, the s
 """
 import numpy as np
 
+from ..ops import index_ops as IX
 from ..ops import indexing as I
 from ..ops import linalg as LA
 from ..ops import matrix_ops as M
@@ -45,7 +46,7 @@ def reshape(g, call, other):
     return g.node("Reshape", [g.name(call.inputs[0]), g.ints(reshape_target(call, other))])
 
 
-@converts(SH.TransposeBackward0, SH.TBackward0)
+@converts(SH.TransposeBackward0, SH.TBackward0, IX.TransposeBackward1, IX.TBackward1)
 def _transpose(g, call, other):
     n = call.inputs[0].dim()
     perm = list(range(n))

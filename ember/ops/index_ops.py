@@ -5,6 +5,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import Node
 from . import api
 from . import shape as S
@@ -191,11 +192,18 @@ def _swap_in_place(self, node_class, dim0, dim1):
     if recording:
         check_inplace(self)
     grad_mode.check_inplace(self._vc)
-    if recording:
-        node = node_class.apply(_alias(self), dim0=d0, dim1=d1)._grad_fn
-        self._grad_fn, self._output_nr = node, 0
+    observing = _graph._observer is not None  # a trace (onnx export) sees the swap as an op
+    if recording or observing:
+        alias = _alias(self)
+        if observing:
+            _graph.observe_untracked("inplace", (self,), alias)
+        swapped = node_class.apply(alias, dim0=d0, dim1=d1)
+        if recording:
+            self._grad_fn, self._output_nr = swapped._grad_fn, 0
     self._data = np.swapaxes(self._data, d0, d1) if n > 1 else self._data
     self._vc[0] += 1
+    if observing:
+        _graph.observe_untracked("inplace", (swapped,), self)
     return self
 
 

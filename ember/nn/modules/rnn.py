@@ -141,8 +141,6 @@ class RNNBase(Module):
                                f"{self.input_size}, got {x.shape[-1]}")
         states = self._initial_states(x, hx, batched)
         out, finals = self._run(x, states)
-        if self.batch_first:  # torch's GRU/RNN transpose in place (TransposeBackward1)
-            out = out.transpose(0, 1) if self.mode == "LSTM" else out.transpose_(0, 1)
         if self.mode == "LSTM":
             h_n = api.stack([f[0] for f in finals], 0)
             c_n = api.stack([f[1] for f in finals], 0)
@@ -150,6 +148,9 @@ class RNNBase(Module):
         else:
             h_n = api.stack(finals, 0)
             hidden = h_n if batched else h_n.squeeze(1)
+        if self.batch_first:  # torch's GRU/RNN transpose in place (TransposeBackward1), after
+            # the final states (views of ``out``) are stacked: an export trace reads them unbumped
+            out = out.transpose(0, 1) if self.mode == "LSTM" else out.transpose_(0, 1)
         return (out if batched else out.squeeze(0 if self.batch_first else 1)), hidden
 
     def _initial_states(self, x, hx, batched):
