@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ember
+from ember import nn
 
 onnx = pytest.importorskip("onnx", reason="onnx (the `onnx` extra) is not installed")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
@@ -44,3 +45,14 @@ def assert_matches(model, args, rtol=1e-5, atol=1e-6, **options):
         assert g.shape == e.shape and g.dtype == e.dtype
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
     return data
+
+
+class Lambda(nn.Module):
+    """A module whose forward is ``fn`` (one op or expression to export)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)

@@ -101,3 +101,13 @@ def both_raise(fn_e, fn_t, exc=RuntimeError):
     with pytest.raises(exc) as ee:
         fn_e()
     assert str(ee.value) == str(te.value).replace("torch.", "ember.")
+
+
+def same_error(call):
+    """``call(lib)`` raises the same exception type and message under torch and ember."""
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value).replace("torch.", "ember.")))
+    assert caught[1] == caught[0]

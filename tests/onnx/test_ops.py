@@ -3,21 +3,10 @@ onnxruntime with ember's outputs."""
 import math
 
 import pytest
-from onnx_roundtrip import assert_matches, export_bytes
+from onnx_roundtrip import Lambda, assert_matches, export_bytes
 
 import ember
 import ember.nn.functional as F
-from ember import nn
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
 
 UNARY = {
     "add": lambda x: x + 1.5, "radd": lambda x: 2 + x, "sub": lambda x: x - 0.5,

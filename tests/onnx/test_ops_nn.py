@@ -2,20 +2,11 @@
 (ember/onnx/_ops_nn.py) exported and run in onnxruntime with ember's outputs."""
 import numpy as np
 import pytest
-from onnx_roundtrip import assert_matches, export_bytes, run_both, session
+from onnx_roundtrip import Lambda, assert_matches, export_bytes, run_both, session
 
 import ember
 import ember.nn.functional as F
 from ember import nn
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _bn(module):

@@ -2,21 +2,11 @@
 ember's outputs, with a dynamic batch axis run at another batch size."""
 import numpy as np
 import pytest
-from onnx_roundtrip import assert_matches, export_bytes, run_both
+from onnx_roundtrip import Lambda, assert_matches, export_bytes, run_both
 
 import ember
 import ember.nn.functional as F
 from ember import nn
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
 
 CASES = {
     "view": lambda x: x.view(x.size(0), 12, 2), "view_flat": lambda x: x.view(-1),
