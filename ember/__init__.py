@@ -61,7 +61,7 @@ def typename(obj):
 
 def get_num_threads():
     """Threads a large element-wise pass (GELU, softmax, normalization, ...) runs on: the
-    ``EMBER_NUM_THREADS`` environment variable, else the CPU count. NumPy's BLAS keeps its own
+    ``EMBER_NUM_THREADS`` environment variable, else 1 (see README). NumPy's BLAS keeps its own
     thread count (``OPENBLAS_NUM_THREADS``)."""
     return _parallel.get_num_threads()
 

@@ -39,9 +39,10 @@ def _default_threads():
         if threads >= 1:
             return threads
         raise ValueError(f"EMBER_NUM_THREADS must be a positive integer, got {value!r}")
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1  # the CPUs this process may run on
-    return os.cpu_count() or 1
+    # one thread unless asked: on the 2-core benchmark machine the split measured no gain on the
+    # GPT/encoder steps and made the conv+BatchNorm step 1.37x slower (OpenBLAS's threads still
+    # spin on the second core after a GEMM); BENCHMARKS.md has the A/B
+    return 1
 
 
 class _Job:
