@@ -5,8 +5,10 @@ import numpy as np
 
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
+from ..autograd.graph import Node
 from . import api
 from .api.reductions import _ValuesIndices
+from .reduction import _dims, _expand_back
 from .shape import _dim
 
 
@@ -127,14 +129,30 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _MinMax((api.amin(input, dims, keepdim), api.amax(input, dims, keepdim)))
 
 
-def _without_nan(input):
-    return api.where(api.isnan(input), _tensor(np.zeros((), input._data.dtype)), input)
+class NansumBackward0(Node):
+    """out = sum of a over dims, NaN read as 0;  da = g broadcast back times (a is not NaN): a
+    product, as torch's, so an inf or NaN gradient gives NaN at a's NaN elements (an all-NaN
+    slice of nanmean divides by a zero count: NaN there, as torch)."""
+
+    def forward(self, a, dim=None, keepdim=False):
+        x = a._data
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
+        return np.sum(np.where(np.isnan(x), x.dtype.type(0), x), axis=self.dims,
+                      keepdims=keepdim)
+
+    def backward(self, m, g, x):
+        kept = ~np.isnan(m.data(x))
+        grad = _expand_back(m, g, self.shape, self.dims, self.keepdim)
+        return (grad * kept.astype(grad.dtype) if isinstance(grad, np.ndarray) else grad * kept,)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
-    total = api.sum(_without_nan(input), dim, keepdim) if dim is not None else \
-        api.sum(_without_nan(input))
+    if input._data.dtype.kind != "f":  # nothing to skip: torch sums as sum does
+        total = api.sum(input, dim, keepdim) if dim is not None else api.sum(input)
+    else:
+        total = NansumBackward0.apply(input, dim=dim, keepdim=keepdim)
     return total if dtype is None else api.to_dtype(total, dtype)
 
 

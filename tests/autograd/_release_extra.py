@@ -133,6 +133,7 @@ EXTRA.update({
     "index_add": lambda L: L.index_add(_t(L, M), 0, L.tensor([2, 0, 2]), _t(L, P[:, :4][:3]),
                                        alpha=2.0).pow(2).sum(),
     "take": lambda L: L.take(_t(L, M), L.tensor([0, -1, 5, 5])).pow(2).sum(),
+    "nansum": lambda L: L.nansum(_t(L, M), 1).pow(2).sum(),
     "t_in_place": _t_in_place,
     "tensor_unfold": lambda L: (_t(L, M) * 1).unfold(1, 2, 1).pow(2).sum(),
     "transpose_in_place": lambda L: (_t(L, X4) * 2).transpose_(1, 3).pow(2).sum(),
