@@ -7,6 +7,7 @@ from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
 from ..autograd.graph import Node
 from . import api
+from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
 from .reduction import _dims, _expand_back
 from .shape import _dim
@@ -144,7 +145,7 @@ class NansumBackward0(Node):
     def backward(self, m, g, x):
         kept = ~np.isnan(m.data(x))
         grad = _expand_back(m, g, self.shape, self.dims, self.keepdim)
-        return (grad * kept.astype(grad.dtype) if isinstance(grad, np.ndarray) else grad * kept,)
+        return (grad * _cast(kept, grad),)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
