@@ -188,3 +188,18 @@ from .ops.order_stats import (  # noqa: E402
 # torch.X aliases of nn.functional's, loaded with it on first use
 _LAZY_ATTRS.update(cosine_similarity="nn.functional", pairwise_distance="nn.functional",
                    pixel_shuffle="nn.functional", pixel_unshuffle="nn.functional")
+# torch.X forms of nn.functional's layers and losses (torch.conv2d, torch.layer_norm, ...)
+_LAZY_ATTRS.update(dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                                  "conv_transpose2d", "conv_transpose3d", "celu", "selu",
+                                  "prelu", "hardshrink", "bilinear", "threshold", "rrelu",
+                                  "adaptive_avg_pool1d", "avg_pool1d", "max_pool1d", "max_pool2d",
+                                  "pdist", "channel_shuffle", "rms_norm", "celu_", "selu_",
+                                  "threshold_", "rrelu_", "layer_norm", "group_norm",
+                                  "batch_norm", "dropout", "dropout_", "feature_dropout",
+                                  "feature_dropout_", "embedding", "constant_pad_nd", "kl_div",
+                                  "binary_cross_entropy_with_logits", "cosine_embedding_loss",
+                                  "margin_ranking_loss", "hinge_embedding_loss",
+                                  "triplet_margin_loss", "poisson_nll_loss",
+                                  "max_pool1d_with_indices", "convolution", "lstm_cell",
+                                  "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+                                  "native_channel_shuffle"), "nn._torch_namespace"))

@@ -40,3 +40,16 @@ __all__ += ["Conv3d", "ConvTranspose3d"]
 from .spatial import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample  # noqa: E402
 
 __all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample"]
+
+from .extra import (  # noqa: E402
+           AlphaDropout,
+           ChannelShuffle,
+           FeatureAlphaDropout,
+           LocalResponseNorm,
+           RMSNorm,
+           UpsamplingBilinear2d,
+           UpsamplingNearest2d,
+)
+
+__all__ += ["AlphaDropout", "ChannelShuffle", "FeatureAlphaDropout", "LocalResponseNorm",
+            "RMSNorm", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
