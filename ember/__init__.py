@@ -203,3 +203,10 @@ _LAZY_ATTRS.update(dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1
                                   "max_pool1d_with_indices", "convolution", "lstm_cell",
                                   "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
                                   "native_channel_shuffle"), "nn._torch_namespace"))
+from .ops.windows import (  # noqa: E402
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
