@@ -11,7 +11,18 @@ from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
 from .autograd.graph import _type_name
-from .ops import api, composites, counting, index_ops, matrix_ops, order_stats, scan, sorting
+from .ops import (
+    api,
+    composites,
+    counting,
+    index_ops,
+    matrix_ops,
+    order_stats,
+    scan,
+    shape_extra,
+    sorting,
+    statistics,
+)
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
@@ -302,3 +313,20 @@ def _bind_composite_methods():
 
 
 _bind_composite_methods()
+
+
+def _bind_shape_statistics_methods():
+    """Tensor methods of ops.shape_extra and ops.statistics (tile, movedim, trace, quantile...)."""
+    names = {shape_extra: ("argwhere", "diag_embed", "diagflat", "diagonal_scatter", "dist",
+                           "dsplit", "hsplit", "vsplit", "index_put", "index_put_", "inner",
+                           "moveaxis", "movedim", "msort", "put", "put_", "renorm",
+                           "select_scatter", "slice_scatter", "tile", "trace", "vdot"),
+             statistics: ("unique_consecutive", "quantile", "nanquantile", "nanmedian", "cov",
+                          "corrcoef")}
+    for module, listed in names.items():
+        for name in listed:
+            setattr(Tensor, name, getattr(module, name))
+    Tensor.renorm_ = _inplace_unary(shape_extra.renorm)
+
+
+_bind_shape_statistics_methods()

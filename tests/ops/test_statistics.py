@@ -1,0 +1,101 @@
+"""quantile / nanquantile / nanmedian, cov / corrcoef, trapezoid / cumulative_trapezoid and
+unique_consecutive against torch: values, gradients, NaN handling and errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, same_error
+
+import ember
+
+R = np.random.default_rng(4)
+
+
+def _x(*shape):
+    return R.standard_normal(shape)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q,dim,keepdim", [(0.3, None, False), (0.5, 1, True),
+                                           ([0.1, 0.5, 1.0], 0, False),
+                                           ([0.25, 0.75], -1, True), ([0.2], None, True)])
+def test_quantile(interpolation, q, dim, keepdim):
+    def fn(m, x):
+        qq = m.tensor(q, dtype=m.float64) if isinstance(q, list) else q
+        return m.quantile(x, qq, dim, keepdim, interpolation=interpolation)
+    check(fn, _x(4, 5), second=False, same_grad_fn=False)
+
+
+def test_quantile_nan_and_nanquantile():
+    x = _x(3, 6)
+    x[0, 2] = np.nan
+    x[2, :] = np.nan
+    for q in (0.4, [0.0, 0.5, 1.0]):
+        out = {}
+        for lib in (ember, torch):
+            t = lib.tensor(x)
+            qq = lib.tensor(q, dtype=lib.float64) if isinstance(q, list) else q
+            out[lib.__name__] = (lib.quantile(t, qq, 1).numpy(),
+                                 lib.nanquantile(t, qq, 1).numpy(),
+                                 lib.nanquantile(t, qq).numpy())
+        for a, b in zip(out["ember"], out["torch"]):
+            np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)
+
+
+def test_nanmedian():
+    x = _x(4, 7)
+    x[1, [0, 3]] = np.nan
+    x[3, :] = np.nan
+    check(lambda m, x: m.nanmedian(x[:3]), x, second=False, same_grad_fn=False)
+    check(lambda m, x: m.nanmedian(x[:3], 1)[0], x, second=False, same_grad_fn=False)
+    e, t = ember.nanmedian(ember.tensor(x), 1, True), torch.nanmedian(torch.tensor(x), 1, True)
+    np.testing.assert_array_equal(e.values.numpy(), t.values.numpy())
+    np.testing.assert_array_equal(e.indices.numpy()[:3], t.indices.numpy()[:3])
+
+
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_cov_and_corrcoef(correction):
+    check(lambda m, x: m.cov(x, correction=correction), _x(3, 6), second=False,
+          same_grad_fn=False)
+    check(lambda m, x: m.cov(x[0]), _x(3, 6), second=False, same_grad_fn=False)
+    check(lambda m, x: m.corrcoef(x), _x(3, 6), second=False, same_grad_fn=False)
+
+
+def test_cov_weights():
+    fw = np.array([1, 2, 1, 3, 1, 1])
+    aw = R.random(6)
+    check(lambda m, x, f, a: m.cov(x, fweights=f, aweights=a), _x(3, 6), fw, aw,
+          grad_inputs=[True, False, True], second=False, same_grad_fn=False)
+    check(lambda m, x, a: m.cov(x, correction=0, aweights=a), _x(2, 6), aw, second=False,
+          same_grad_fn=False)
+
+
+def test_trapezoid_family():
+    y, xs = _x(3, 5), np.sort(_x(5))
+    check(lambda m, y: m.trapezoid(y), y, second=False, same_grad_fn=False)
+    check(lambda m, y: m.trapezoid(y, dx=0.5, dim=0), y, second=False, same_grad_fn=False)
+    check(lambda m, y, x: m.trapezoid(y, x), y, xs, second=False, same_grad_fn=False)
+    check(lambda m, y, x: m.trapz(y, x), y, xs, second=False, same_grad_fn=False)
+    check(lambda m, y: m.cumulative_trapezoid(y), y, second=False, same_grad_fn=False)
+    check(lambda m, y, x: m.cumulative_trapezoid(y, x), y, xs, second=False,
+          same_grad_fn=False)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_unique_consecutive(dim):
+    data = np.array([[1, 1, 2], [1, 1, 2], [3, 1, 1], [3, 1, 1], [1, 1, 2]])
+    e = ember.unique_consecutive(ember.tensor(data), True, True, dim)
+    t = torch.unique_consecutive(torch.tensor(data), True, True, dim)
+    for a, b in zip(e, t):
+        assert a.tolist() == b.tolist()
+    assert ember.tensor(data).unique_consecutive().tolist() == \
+        torch.tensor(data).unique_consecutive().tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.quantile(m.ones(3), 1.5),
+    lambda m: m.quantile(m.ones(3, dtype=m.int64), 0.5),
+    lambda m: m.quantile(m.ones(3), 0.5, interpolation="cubic"),
+    lambda m: m.cov(m.ones(2, 2, 2)),
+])
+def test_errors(call):
+    same_error(call)
