@@ -16,3 +16,10 @@ from .sgd import SGD
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD"]
+
+
+def __getattr__(name):
+    if name == "swa_utils":  # loads nn (its BatchNorm and Module): only when asked for
+        import importlib
+        return importlib.import_module(".swa_utils", __name__)
+    raise AttributeError(f"module 'ember.optim' has no attribute '{name}'")
