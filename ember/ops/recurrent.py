@@ -132,9 +132,10 @@ class _LSTM(_Recurrence):
         scale = np.full(4 * n, -1.0, p.dtype)
         scale[2 * n:3 * n] = -2.0
         w = np.multiply(w_hh._data.T, scale)  # (H, 4H), C-ordered
-        pre = np.add(p, b_hh._data) if b_hh is not None else p.copy()
-        pre *= scale
-        self.gates = gates = np.empty_like(p)  # i, f, o as sigmoids, g as tanh
+        # each step's gates are computed in place over its scaled projection
+        gates = np.add(p, b_hh._data) if b_hh is not None else p.copy()
+        gates *= scale
+        self.gates = gates  # i, f, o as sigmoids, g as tanh
         out = np.empty((p.shape[0] + 1,) + h.shape, p.dtype)  # h of each step, last c
         self.cs = cs = np.empty(p.shape[:2] + (n,), p.dtype)
         self.tcs = tcs = np.empty_like(cs)  # tanh(c)
@@ -145,7 +146,7 @@ class _LSTM(_Recurrence):
         ig = np.empty_like(h)
         hw = _f_ordered(h.shape[0], 4 * n, p.dtype)
         for t in range(p.shape[0] - 1, -1, -1) if reverse else range(p.shape[0]):
-            a = np.add(matmul(h, w, out=hw), pre[t], out=gates[t])
+            a = np.add(matmul(h, w, out=hw), gates[t], out=gates[t])
             exp(a, out=a)
             a += one
             np.reciprocal(a, out=a)
@@ -167,6 +168,15 @@ class _LSTM(_Recurrence):
             shifted[1:], shifted[0] = states[:-1], first
         return shifted
 
+    def _times_previous(self, states, first, factor, out):
+        """out = (each step's incoming state) * factor, without a shifted copy of ``states``."""
+        later, earlier = slice(1, None), slice(None, -1)  # steps with a step before, those
+        if self.reverse:  # before them (in the direction of the recurrence)
+            later, earlier = earlier, later
+        np.multiply(states[earlier], factor[later], out=out[later])
+        edge = -1 if self.reverse else 0
+        np.multiply(first, factor[edge], out=out[edge])
+
     def _factors(self, c0):
         """Per-step factors of the chain rule, all steps at once: d gate pre-activation =
         dc * (i, f, g)-factor or dh * o-factor; dc gains dh * through_h."""
@@ -176,7 +186,7 @@ class _LSTM(_Recurrence):
         one = np.ones((), cs.dtype)
         by_dc = np.empty(cs.shape[:2] + (3, n), cs.dtype)
         np.multiply(gg, i * (one - i), out=by_dc[:, :, 0])
-        np.multiply(self._previous(cs, c0), f * (one - f), out=by_dc[:, :, 1])
+        self._times_previous(cs, c0, f * (one - f), by_dc[:, :, 1])
         np.multiply(i, one - gg * gg, out=by_dc[:, :, 2])
         by_dh = tc * o * (one - o)
         through_h = o * (one - tc * tc)
@@ -185,18 +195,23 @@ class _LSTM(_Recurrence):
     def backward(self, m, g, proj, w_hh, b_hh, h0, c0, out):
         if m.is_graph:
             return self._graph_backward(g, proj, w_hh, b_hh, h0, c0)
-        if type(g) is list:  # the three outputs of ``lstm_outputs``
-            g = _joined(g, out, self.reverse)
+        # the gradients of the hidden states, of the last h and of the last c (None: none came)
+        g_out, g_h, g_c = g if type(g) is list else (g[:-1], None, g[-1])
         n = h0.shape[1]
         by_dc, by_dh, through_h, f = self._factors(c0)
         d_proj = np.empty_like(proj)
         blocks = d_proj.reshape(proj.shape[:2] + (4, n))  # a view: d_proj is contiguous
         d_ifg, d_o = blocks[:, :, :3], blocks[:, :, 3]
-        dh, dc, tmp = np.zeros_like(h0), g[-1].copy(), np.empty_like(h0)
+        dh, tmp = np.zeros_like(h0), np.empty_like(h0)
+        dc = g_c.copy() if g_c is not None else np.zeros_like(c0)
         dc_each = dc[:, None]  # dc against the three gates it feeds (a view: dc is updated
         mul, matmul = np.multiply, np.matmul  # in place)
-        for t in range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1):
-            dh += g[t]
+        steps = range(proj.shape[0]) if self.reverse else range(proj.shape[0] - 1, -1, -1)
+        for t in steps:
+            if g_out is not None:
+                dh += g_out[t]
+            if g_h is not None and t == steps[0]:
+                dh += g_h
             dc += mul(dh, through_h[t], out=tmp)
             mul(dc_each, by_dc[t], out=d_ifg[t])
             mul(dh, by_dh[t], out=d_o[t])
@@ -300,12 +315,3 @@ def lstm_outputs(out, reverse):
         outputs.append(t)
     return tuple(outputs)
 
-
-def _joined(grads, out, reverse):
-    """The three outputs' gradients (None where none came) as one gradient of the result."""
-    joined = np.zeros_like(out)
-    parts = _parts(joined, reverse)
-    for part, g in zip(parts, grads):
-        if g is not None:
-            part += g
-    return joined
