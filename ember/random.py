@@ -14,6 +14,7 @@ from ._tensor import Tensor, device
 
 _DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
+_MASK24_U64 = np.uint64(_MASK24)
 _VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
 
 
@@ -106,7 +107,9 @@ class Generator:
         are at least 16 values, else one pair per two values with the second one cached."""
         n = int(np.prod(shape))
         if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
-            values = self._normal_fill(n, np_dtype)  # multiply-add with float32 std and mean
+            values = self._normal_f32(n)  # multiply-add with float32 std and mean
+            if np.float32(std) == 1:  # values * 1 is exact: the sum alone rounds, once
+                return np.add(values, np.float32(mean), out=values).reshape(shape)
             return _fma32(values, np.float32(std), np.float32(mean)).reshape(shape)
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
@@ -114,16 +117,31 @@ class Generator:
             values = np.array([self._normal_scalar() for _ in range(n)])
         return (values * std + mean).astype(np_dtype).reshape(shape)
 
+    def _normal_f32(self, n):
+        """n >= 16 float32 normals as torch's normal_fill: Box-Muller over the full blocks of
+        16 of n uniforms, then, if n is no multiple of 16, over 16 more for the last 16 values."""
+        full = n - n % 16
+        raw = self._bits.random_raw(n if n == full else n + 16)
+        if n > full:  # the redrawn block moves next to the full ones (the copy may overlap)
+            raw[full:full + 16] = raw[n:]
+            raw = raw[:full + 16]
+        draws = np.bitwise_and(raw, _MASK24_U64, out=raw).reshape(-1, 16)
+        out = _box_muller_f32(draws, np.empty(draws.shape, np.float32)).reshape(-1)
+        if n > full:
+            out[n - 16:n] = out[full:]
+        return out[:n]
+
     def _normal_fill(self, n, np_dtype):
-        box_muller = _box_muller_16_f32 if np.dtype(np_dtype) == np.float32 else _box_muller_16
+        """n >= 16 normals of float64 (else float32) uniforms: blocks of 16 as _normal_f32,
+        with libm's log, sin and cos."""
         np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
         u = self.uniform((n,), np_dtype)
         out = np.empty(n, np_dtype)
         full = n - n % 16
-        out[:full] = box_muller(u[:full].reshape(-1, 16)).reshape(-1)
+        out[:full] = _box_muller_16(u[:full].reshape(-1, 16)).reshape(-1)
         if n % 16:  # torch redraws the last 16 values
             tail = self.uniform((16,), np_dtype)
-            out[n - 16:] = box_muller(tail.reshape(1, 16)).reshape(-1)
+            out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
         return out
 
     def bernoulli(self, shape, p):
@@ -229,18 +247,6 @@ def _box_muller_16(block):
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
 
 
-def _box_muller_16_f32(block):
-    """float32 rows of 16 uniforms -> 16 normals, bit for bit as torch's AVX2 CPU kernel.
-
-    That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
-    its compiler fuses their multiply-adds; both are reproduced here (_log_f32, _sincos_f32).
-    """
-    f32 = np.float32
-    radius = np.sqrt(f32(-2.0) * _log_f32(f32(1.0) - block[:, :8]))
-    sin, cos = _sincos_f32(f32(2.0 * math.pi) * block[:, 8:])
-    return np.concatenate([radius * cos, radius * sin], axis=1)
-
-
 _BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
 
 
@@ -267,54 +273,106 @@ def _fma32(a, b, c):
     return out
 
 
+def _fma_wide(a, b, c, out, wide):
+    """out = float32 a * b + c as torch's fused multiply-add, through float64 scratch ``wide``.
+
+    a * b is exact in float64; the sum is rounded to float64, then to float32 on the store.
+    That double rounding differs from one rounding only where the float64 sum lands exactly
+    halfway between two float32 values without being exact, which _fma32 handles in general;
+    in the Box-Muller kernel below it never happens, for any of the 2**24 float32 uniforms its
+    steps can see (the tests check every one), so no check is made there.
+    """
+    np.multiply(a, b, out=wide, dtype=np.float64)
+    np.add(wide, c, out=out)
+
+
+_F32 = np.float32
 # Cephes float32 polynomials (log: 9 terms; ln 2 and pi / 4 in two and three parts)
-_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
-             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
-             3.3333331174e-1)
-_LN2_PARTS = (np.float32(-2.12194440e-4), np.float32(0.693359375))
-_PI4_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)
-_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
-_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+_LOG_POLY = tuple(_F32(c) for c in (
+    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
+_LN2_PARTS = (_F32(-2.12194440e-4), _F32(0.693359375))
+_PI4_PARTS = tuple(_F32(c) for c in (-0.78515625, -2.4187564849853515625e-4,
+                                     -3.77489497744594108e-8))
+# (sin, cos) rows, stacked so that one call steps both polynomials in z = r * r
+_SINCOS_POLY = tuple(np.array([[[s]], [[c]]], _F32) for s, c in (
+    (-1.9515295891e-4, 2.443315711809948e-5), (8.3321608736e-3, -1.388731625493765e-3),
+    (-1.6666654611e-1, 4.166664568298827e-2)))
+_SQRT_HALF, _FOUR_OVER_PI = _F32(math.sqrt(0.5)), _F32(4.0 / math.pi)
+_TWO_PI_ULP = float(_F32(2.0 * math.pi)) * 2.0 ** -24  # float32(2 pi) u = this k, u = k 2**-24
+_TWO24 = np.uint64(1 << 24)
+# by octant j (even, 0..8) of the angle: whether sin and cos swap, and the signs they then get
+_SWAP = np.array([(j & 2) != 0 for j in range(9)])
+_COS_SIGN = np.array([1.0 if (j - 2) & 4 else -1.0 for j in range(9)], _F32)
+_SIN_SIGN = np.array([-1.0 if j & 4 else 1.0 for j in range(9)], _F32)
+_BLOCKS_PER_PASS = 2048  # 32768 values: a pass's scratch arrays stay in cache
 
 
-def _log_f32(x):
-    """log of positive float32 x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a polynomial in
-    m - 1, fused multiply-adds where torch's build fuses them."""
-    f32 = np.float32
-    bits = np.maximum(x, f32(np.finfo(f32).tiny)).view(np.int32)
-    e = ((bits >> 23) - 126).astype(f32)
-    m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)  # in [0.5, 1)
-    small = m < f32(math.sqrt(0.5))
-    e = np.where(small, e - f32(1.0), e)
-    m = np.where(small, (m - f32(1.0)) + m, m - f32(1.0))
+def _box_muller_f32(k, out):
+    """float32 normals, bit for bit as torch's AVX2 kernel, from rows of 16 24-bit draws k
+    (uniforms u = k 2**-24): out[:, j] = r cos t, out[:, j + 8] = r sin t with
+    r = sqrt(-2 log(1 - u_j)) and t = 2 pi u_{j+8}.
+
+    That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
+    its compiler fuses their multiply-adds; both are reproduced here (_fma_wide).
+    """
+    for lo in range(0, len(k), _BLOCKS_PER_PASS):
+        rows = slice(lo, lo + _BLOCKS_PER_PASS)
+        radius = _radius_f32(k[rows, :8])
+        sincos, octant = _sincos_f32(k[rows, 8:])
+        swap = _SWAP[octant]
+        first, second = np.where(swap, sincos[0], sincos[1]), np.where(swap, sincos[1], sincos[0])
+        np.multiply(radius * _COS_SIGN[octant], first, out=out[rows, :8])
+        np.multiply(radius * _SIN_SIGN[octant], second, out=out[rows, 8:])
+    return out
+
+
+def _radius_f32(k):
+    """sqrt(-2 log x) of x = 1 - k 2**-24: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a
+    polynomial in m - 1, fused multiply-adds where torch's build fuses them."""
+    mant, e = np.frexp(np.subtract(_TWO24, k, out=np.empty(k.shape, _F32)))  # of x 2**24
+    small = mant < _SQRT_HALF
+    m = mant - _F32(1.0)
+    m += mant * small  # 2 mant - 1 where mant < sqrt(1/2): both exact
+    e = np.subtract(e, small, out=e).astype(_F32)
+    e -= _F32(24.0)
+    y, wide = np.empty_like(m), np.empty(m.shape, np.float64)
+    _fma_wide(m, _LOG_POLY[0], _LOG_POLY[1], y, wide)
+    for coef in _LOG_POLY[2:]:
+        _fma_wide(y, m, coef, y, wide)
     z = m * m
-    y = np.full_like(m, f32(_LOG_POLY[0]))
-    for coef in _LOG_POLY[1:]:
-        y = _fma32(y, m, f32(coef))
-    y = _fma32(y * m, z, e * _LN2_PARTS[0])
-    y = _fma32(z, f32(-0.5), y)
-    return _fma32(e, _LN2_PARTS[1], m + y)
+    y *= m
+    _fma_wide(y, z, e * _LN2_PARTS[0], y, wide)
+    _fma_wide(z, _F32(-0.5), y, y, wide)
+    y += m
+    _fma_wide(e, _LN2_PARTS[1], y, y, wide)
+    y *= _F32(-2.0)
+    return np.sqrt(y, out=y)
 
 
-def _sincos_f32(x):
-    """(sin, cos) of float32 x: octant j of |x| (made even), x - j pi/4 in three fused steps,
-    then the cos or sin polynomial by octant, signs by octant."""
-    f32 = np.float32
-    j = (np.abs(x) * f32(4.0 / math.pi)).astype(np.int32)
-    j = (j + 1) & ~1
-    r, y = np.abs(x), j.astype(f32)
-    for part in _PI4_PARTS:
-        r = _fma32(y, f32(part), r)
-    z = r * r
-    cos = _fma32(_fma32(f32(_COS_POLY[0]), z, f32(_COS_POLY[1])), z, f32(_COS_POLY[2]))
-    cos = _fma32(cos * z, z, -(z * f32(0.5))) + f32(1.0)
-    sin = _fma32(_fma32(f32(_SIN_POLY[0]), z, f32(_SIN_POLY[1])), z, f32(_SIN_POLY[2]))
-    sin = _fma32(sin * z, r, r)
-    swap = (j & 2) != 0
-    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
-    sin = np.where(np.signbit(x) ^ ((j & 4) != 0), -sin, sin)
-    cos = np.where((j - 2) & 4, cos, -cos)
-    return sin, cos
+def _sincos_f32(k):
+    """(sin, cos) rows before their octant's swap and signs, and the octant j, of the float32
+    angle t = 2 pi k 2**-24 in [0, 2 pi]: j = t 4 / pi made even, r = t - j pi/4 in three
+    fused steps, then the sin and cos polynomials in z = r * r."""
+    t = np.multiply(k, _TWO_PI_ULP, out=np.empty(k.shape, _F32))  # float32(2 pi) u, rounded
+    octant = np.multiply(t, _FOUR_OVER_PI).astype(np.int32)
+    octant += 1
+    octant &= ~1
+    j, wide = octant.astype(_F32), np.empty(k.shape, np.float64)
+    rz = np.empty((3,) + k.shape, _F32)  # rows r, z, -z / 2
+    r, z = rz[0], rz[1]
+    _fma_wide(j, _PI4_PARTS[0], t, t, wide)
+    _fma_wide(j, _PI4_PARTS[1], t, t, wide)
+    _fma_wide(j, _PI4_PARTS[2], t, r, wide)
+    np.multiply(r, r, out=z)
+    np.multiply(z, _F32(-0.5), out=rz[2])
+    sincos, wide = np.empty((2,) + k.shape, _F32), np.empty((2,) + k.shape, np.float64)
+    _fma_wide(z, _SINCOS_POLY[0], _SINCOS_POLY[1], sincos, wide)
+    _fma_wide(sincos, z, _SINCOS_POLY[2], sincos, wide)
+    sincos *= z
+    _fma_wide(sincos, rz[:2], rz[::2], sincos, wide)  # sin: (.) r + r; cos: (.) z - z / 2
+    sincos[1] += _F32(1.0)
+    return sincos, octant
 
 
 default_generator = Generator()
