@@ -14,7 +14,6 @@ from ._tensor import Tensor, device
 
 _DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
-_MASK24_U64 = np.uint64(_MASK24)
 _VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
 
 
@@ -105,6 +104,8 @@ class Generator:
     def normal(self, shape, np_dtype, mean=0.0, std=1.0):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
+        if not std >= 0.0:  # NaN too
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         n = int(np.prod(shape))
         if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
             values = self._normal_f32(n)  # multiply-add with float32 std and mean
@@ -125,7 +126,9 @@ class Generator:
         if n > full:  # the redrawn block moves next to the full ones (the copy may overlap)
             raw[full:full + 16] = raw[n:]
             raw = raw[:full + 16]
-        draws = np.bitwise_and(raw, _MASK24_U64, out=raw).reshape(-1, 16)
+        draws = raw.astype(np.int32)  # the low 32 bits, of which 24 are used
+        draws &= _MASK24
+        draws = draws.astype(np.float32).reshape(-1, 16)
         out = _box_muller_f32(draws, np.empty(draws.shape, np.float32)).reshape(-1)
         if n > full:
             out[n - 16:n] = out[full:]
@@ -283,7 +286,16 @@ def _fma_wide(a, b, c, out, wide):
     steps can see (the tests check every one), so no check is made there.
     """
     np.multiply(a, b, out=wide, dtype=np.float64)
-    np.add(wide, c, out=out)
+    if wide.size < 4096:  # few values: fewer calls win
+        np.add(wide, c, out=out)
+    else:  # many: same-type loops and a plain cast beat one casting loop
+        np.add(wide, c, out=wide)
+        np.copyto(out, wide, casting="same_kind")
+
+
+def _fma_exact(a, b, c, out):
+    """out = float32 a * b + c where float32 a * b is exact: the one rounding is the sum's."""
+    np.add(np.multiply(a, b), c, out=out)
 
 
 _F32 = np.float32
@@ -291,82 +303,93 @@ _F32 = np.float32
 _LOG_POLY = tuple(_F32(c) for c in (
     7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
     -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
-_LN2_PARTS = (_F32(-2.12194440e-4), _F32(0.693359375))
-_PI4_PARTS = tuple(_F32(c) for c in (-0.78515625, -2.4187564849853515625e-4,
+_LN2_PARTS = (_F32(-2.12194440e-4), _F32(0.693359375))  # the second has 9 bits
+_PI4_PARTS = tuple(_F32(c) for c in (-0.78515625, -2.4187564849853515625e-4,  # 8, 11 bits
                                      -3.77489497744594108e-8))
 # (sin, cos) rows, stacked so that one call steps both polynomials in z = r * r
 _SINCOS_POLY = tuple(np.array([[[s]], [[c]]], _F32) for s, c in (
     (-1.9515295891e-4, 2.443315711809948e-5), (8.3321608736e-3, -1.388731625493765e-3),
     (-1.6666654611e-1, 4.166664568298827e-2)))
-_SQRT_HALF, _FOUR_OVER_PI = _F32(math.sqrt(0.5)), _F32(4.0 / math.pi)
-_TWO_PI_ULP = float(_F32(2.0 * math.pi)) * 2.0 ** -24  # float32(2 pi) u = this k, u = k 2**-24
-_TWO24 = np.uint64(1 << 24)
+_FOUR_OVER_PI, _TWO_PI = _F32(4.0 / math.pi), _F32(2.0 * math.pi)
+_SQRT_HALF_BITS = int(np.array(math.sqrt(0.5), _F32).view(np.int32)) & 0x7FFFFF
 # by octant j (even, 0..8) of the angle: whether sin and cos swap, and the signs they then get
-_SWAP = np.array([(j & 2) != 0 for j in range(9)])
+_SWAP = np.array([(j & 2) != 0 for j in range(9)], _F32)
 _COS_SIGN = np.array([1.0 if (j - 2) & 4 else -1.0 for j in range(9)], _F32)
 _SIN_SIGN = np.array([-1.0 if j & 4 else 1.0 for j in range(9)], _F32)
-_BLOCKS_PER_PASS = 2048  # 32768 values: a pass's scratch arrays stay in cache
+_BLOCKS_PER_PASS = 4096  # 65536 values: fewer calls per value, scratch still in L3 cache
 
 
 def _box_muller_f32(k, out):
-    """float32 normals, bit for bit as torch's AVX2 kernel, from rows of 16 24-bit draws k
-    (uniforms u = k 2**-24): out[:, j] = r cos t, out[:, j + 8] = r sin t with
+    """float32 normals, bit for bit as torch's AVX2 kernel, from rows of 16 float32 integers
+    k < 2**24 (uniforms u = k 2**-24): out[:, j] = r cos t, out[:, j + 8] = r sin t with
     r = sqrt(-2 log(1 - u_j)) and t = 2 pi u_{j+8}.
 
     That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
-    its compiler fuses their multiply-adds; both are reproduced here (_fma_wide).
+    its compiler fuses their multiply-adds; both are reproduced here (_fma_wide, _fma_exact).
     """
     for lo in range(0, len(k), _BLOCKS_PER_PASS):
         rows = slice(lo, lo + _BLOCKS_PER_PASS)
-        radius = _radius_f32(k[rows, :8])
-        sincos, octant = _sincos_f32(k[rows, 8:])
-        swap = _SWAP[octant]
-        first, second = np.where(swap, sincos[0], sincos[1]), np.where(swap, sincos[1], sincos[0])
-        np.multiply(radius * _COS_SIGN[octant], first, out=out[rows, :8])
-        np.multiply(radius * _SIN_SIGN[octant], second, out=out[rows, 8:])
+        radius = _radius_f32(np.subtract(_F32(1 << 24), k[rows, :8]))  # (1 - u) 2**24
+        angle = np.multiply(k[rows, 8:], _TWO_PI)  # float32(2 pi) u 2**24, rounded
+        angle *= _F32(2.0 ** -24)
+        sincos, octant = _sincos_f32(angle)
+        swap, keep = _SWAP.take(octant, mode="wrap"), np.empty_like(angle)
+        np.subtract(_F32(1.0), swap, out=keep)
+        # each half takes its sin or cos by octant, through products by 0 and 1 (exact)
+        first = keep * sincos[1]
+        first += swap * sincos[0]
+        sincos[0] *= keep
+        sincos[1] *= swap
+        sincos[0] += sincos[1]
+        np.multiply(radius * _COS_SIGN.take(octant, mode="wrap"), first, out=out[rows, :8])
+        np.multiply(radius * _SIN_SIGN.take(octant, mode="wrap"), sincos[0], out=out[rows, 8:])
     return out
 
 
-def _radius_f32(k):
-    """sqrt(-2 log x) of x = 1 - k 2**-24: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a
-    polynomial in m - 1, fused multiply-adds where torch's build fuses them."""
-    mant, e = np.frexp(np.subtract(_TWO24, k, out=np.empty(k.shape, _F32)))  # of x 2**24
-    small = mant < _SQRT_HALF
-    m = mant - _F32(1.0)
-    m += mant * small  # 2 mant - 1 where mant < sqrt(1/2): both exact
-    e = np.subtract(e, small, out=e).astype(_F32)
-    e -= _F32(24.0)
-    y, wide = np.empty_like(m), np.empty(m.shape, np.float64)
-    _fma_wide(m, _LOG_POLY[0], _LOG_POLY[1], y, wide)
+def _radius_f32(x):
+    """sqrt(-2 log(x 2**-24)) of float32 x in [1, 2**24]: x 2**-24 = m 2^e with m in
+    [sqrt(1/2), sqrt(2)), a polynomial in m - 1, fused multiply-adds as torch's build fuses."""
+    bits = x.view(np.int32)
+    mbits = bits & 0x7FFFFF
+    small = mbits < _SQRT_HALF_BITS  # mantissa below sqrt(1/2): take 2 m and e - 1
+    e = np.right_shift(bits, 23)
+    e -= small
+    e = e.astype(_F32)
+    e -= _F32(150.0)  # exponent bias 126 (m in [1/2, 1)) and the 2**24
+    mbits |= 0x3F000000
+    mbits += np.left_shift(small, 23, dtype=np.int32)
+    m = mbits.view(_F32)
+    m -= _F32(1.0)
+    m64, y, wide = m.astype(np.float64), np.empty_like(m), np.empty(m.shape, np.float64)
+    _fma_wide(m64, _LOG_POLY[0], _LOG_POLY[1], y, wide)
     for coef in _LOG_POLY[2:]:
-        _fma_wide(y, m, coef, y, wide)
+        _fma_wide(y, m64, coef, y, wide)
     z = m * m
     y *= m
     _fma_wide(y, z, e * _LN2_PARTS[0], y, wide)
-    _fma_wide(z, _F32(-0.5), y, y, wide)
-    y += m
-    _fma_wide(e, _LN2_PARTS[1], y, y, wide)
-    y *= _F32(-2.0)
-    return np.sqrt(y, out=y)
+    _fma_exact(z, _F32(-0.5), y, z)
+    z += m
+    _fma_exact(e, _LN2_PARTS[1], z, z)
+    z *= _F32(-2.0)
+    return np.sqrt(z, out=z)
 
 
-def _sincos_f32(k):
-    """(sin, cos) rows before their octant's swap and signs, and the octant j, of the float32
-    angle t = 2 pi k 2**-24 in [0, 2 pi]: j = t 4 / pi made even, r = t - j pi/4 in three
-    fused steps, then the sin and cos polynomials in z = r * r."""
-    t = np.multiply(k, _TWO_PI_ULP, out=np.empty(k.shape, _F32))  # float32(2 pi) u, rounded
+def _sincos_f32(t):
+    """(sin, cos) rows before their octant's swap and signs, and the octant j, of float32
+    t in [0, 2 pi]: j = t 4 / pi made even, r = t - j pi/4 in three fused steps, then the
+    sin and cos polynomials in z = r * r."""
     octant = np.multiply(t, _FOUR_OVER_PI).astype(np.int32)
     octant += 1
     octant &= ~1
-    j, wide = octant.astype(_F32), np.empty(k.shape, np.float64)
-    rz = np.empty((3,) + k.shape, _F32)  # rows r, z, -z / 2
+    j = octant.astype(_F32)
+    rz = np.empty((3,) + t.shape, _F32)  # rows r, z, -z / 2
     r, z = rz[0], rz[1]
-    _fma_wide(j, _PI4_PARTS[0], t, t, wide)
-    _fma_wide(j, _PI4_PARTS[1], t, t, wide)
-    _fma_wide(j, _PI4_PARTS[2], t, r, wide)
+    _fma_exact(j, _PI4_PARTS[0], t, z)  # j <= 8 even: j times the first two parts is exact
+    _fma_exact(j, _PI4_PARTS[1], z, z)
+    _fma_wide(j, _PI4_PARTS[2], z, r, np.empty(t.shape, np.float64))
     np.multiply(r, r, out=z)
     np.multiply(z, _F32(-0.5), out=rz[2])
-    sincos, wide = np.empty((2,) + k.shape, _F32), np.empty((2,) + k.shape, np.float64)
+    sincos, wide = np.empty((2,) + t.shape, _F32), np.empty((2,) + t.shape, np.float64)
     _fma_wide(z, _SINCOS_POLY[0], _SINCOS_POLY[1], sincos, wide)
     _fma_wide(sincos, z, _SINCOS_POLY[2], sincos, wide)
     sincos *= z
