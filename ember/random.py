@@ -89,7 +89,7 @@ class Generator:
 
     def uniform(self, shape, np_dtype, low=0.0, high=1.0):
         """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
         if np_dtype == np.float64:
             x, lo, span = self._doubles(n), float(low), float(high) - float(low)
@@ -106,7 +106,7 @@ class Generator:
         are at least 16 values, else one pair per two values with the second one cached."""
         if not std >= 0.0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
             values = self._normal_f32(n)  # multiply-add with float32 std and mean
             if np.float32(std) == 1:  # values * 1 is exact: the sum alone rounds, once
@@ -154,7 +154,7 @@ class Generator:
         integers: the 21 high bits (from the first 32-bit draw) decide, except where they equal
         the threshold's, and there the low 32 bits do.
         """
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         raw = self._bits.random_raw(2 * n)
         if not 0.0 < p < 1.0:  # u in [0, 1): all below p >= 1, none below p <= 0 or NaN
             return np.full(shape, p >= 1.0)
@@ -176,7 +176,7 @@ class Generator:
     def exponential(self, shape, np_dtype, lambd=1.0):
         """Exp(lambd) as torch's exponential_: (-1 / lambd) * log1p(-u) from 53-bit uniforms,
         rounded to float32 first for float16 (the order torch's CPU kernel rounds in)."""
-        x = (-1.0 / lambd) * np.log1p(-self._doubles(int(np.prod(shape))))
+        x = (-1.0 / lambd) * np.log1p(-self._doubles(math.prod(shape)))
         if np.dtype(np_dtype) == np.float16:
             x = x.astype(np.float32)
         return x.astype(np_dtype).reshape(shape)
@@ -205,7 +205,7 @@ class Generator:
         if span <= 0:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                                f"from={low} >= to={high}")
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         raw = self._raw64(n) if span >= 1 << 32 else self._bits.random_raw(n)
         return ((raw % np.uint64(span)).astype(np.int64) + int(low)).reshape(shape)
 
@@ -286,11 +286,8 @@ def _fma_wide(a, b, c, out, wide):
     steps can see (the tests check every one), so no check is made there.
     """
     np.multiply(a, b, out=wide, dtype=np.float64)
-    if wide.size < 4096:  # few values: fewer calls win
-        np.add(wide, c, out=out)
-    else:  # many: same-type loops and a plain cast beat one casting loop
-        np.add(wide, c, out=wide)
-        np.copyto(out, wide, casting="same_kind")
+    np.add(wide, c, out=wide)
+    np.copyto(out, wide, casting="same_kind")  # faster than the add casting as it stores
 
 
 def _fma_exact(a, b, c, out):
@@ -300,22 +297,22 @@ def _fma_exact(a, b, c, out):
 
 _F32 = np.float32
 # Cephes float32 polynomials (log: 9 terms; ln 2 and pi / 4 in two and three parts)
-_LOG_POLY = tuple(_F32(c) for c in (
+_LOG_POLY = tuple(np.float64(_F32(c)) for c in (
     7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
     -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
 _LN2_PARTS = (_F32(-2.12194440e-4), _F32(0.693359375))  # the second has 9 bits
-_PI4_PARTS = tuple(_F32(c) for c in (-0.78515625, -2.4187564849853515625e-4,  # 8, 11 bits
-                                     -3.77489497744594108e-8))
+_PI4_PARTS = (_F32(-0.78515625), _F32(-2.4187564849853515625e-4),  # 8 and 11 bits
+              np.float64(_F32(-3.77489497744594108e-8)))
 # (sin, cos) rows, stacked so that one call steps both polynomials in z = r * r
-_SINCOS_POLY = tuple(np.array([[[s]], [[c]]], _F32) for s, c in (
+_SINCOS_POLY = tuple(np.array([[[s]], [[c]]], _F32).astype(np.float64) for s, c in (
     (-1.9515295891e-4, 2.443315711809948e-5), (8.3321608736e-3, -1.388731625493765e-3),
     (-1.6666654611e-1, 4.166664568298827e-2)))
 _FOUR_OVER_PI, _TWO_PI = _F32(4.0 / math.pi), _F32(2.0 * math.pi)
 _SQRT_HALF_BITS = int(np.array(math.sqrt(0.5), _F32).view(np.int32)) & 0x7FFFFF
-# by octant j (even, 0..8) of the angle: whether sin and cos swap, and the signs they then get
-_SWAP = np.array([(j & 2) != 0 for j in range(9)], _F32)
-_COS_SIGN = np.array([1.0 if (j - 2) & 4 else -1.0 for j in range(9)], _F32)
-_SIN_SIGN = np.array([-1.0 if j & 4 else 1.0 for j in range(9)], _F32)
+# the octant j (even, 0..8) of the angle turns (cos r, sin r) by j pi / 4: these are
+# cos(j pi / 4) and sin(j pi / 4), 0 or +-1 (products by them are exact)
+_TURN_COS = np.array([(1.0, 0.0, -1.0, 0.0)[(j // 2) % 4] for j in range(9)], _F32)
+_TURN_SIN = np.array([(0.0, 1.0, 0.0, -1.0)[(j // 2) % 4] for j in range(9)], _F32)
 _BLOCKS_PER_PASS = 4096  # 65536 values: fewer calls per value, scratch still in L3 cache
 
 
@@ -333,16 +330,16 @@ def _box_muller_f32(k, out):
         angle = np.multiply(k[rows, 8:], _TWO_PI)  # float32(2 pi) u 2**24, rounded
         angle *= _F32(2.0 ** -24)
         sincos, octant = _sincos_f32(angle)
-        swap, keep = _SWAP.take(octant, mode="wrap"), np.empty_like(angle)
-        np.subtract(_F32(1.0), swap, out=keep)
-        # each half takes its sin or cos by octant, through products by 0 and 1 (exact)
-        first = keep * sincos[1]
-        first += swap * sincos[0]
-        sincos[0] *= keep
-        sincos[1] *= swap
-        sincos[0] += sincos[1]
-        np.multiply(radius * _COS_SIGN.take(octant, mode="wrap"), first, out=out[rows, :8])
-        np.multiply(radius * _SIN_SIGN.take(octant, mode="wrap"), sincos[0], out=out[rows, 8:])
+        octant = octant.astype(np.intp)
+        turn_cos = _TURN_COS.take(octant, mode="wrap")
+        turn_sin = _TURN_SIN.take(octant, mode="wrap")
+        # (cos, sin)(r + j pi / 4): of each two products one is +-0, the other exact
+        first = turn_cos * sincos[1]
+        second = turn_sin * sincos[1]
+        first -= np.multiply(turn_sin, sincos[0], out=turn_sin)
+        second += np.multiply(turn_cos, sincos[0], out=turn_cos)
+        np.multiply(radius, first, out=out[rows, :8])
+        np.multiply(radius, second, out=out[rows, 8:])
     return out
 
 
