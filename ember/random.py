@@ -364,17 +364,17 @@ def _radius_f32(x):
     z = m * m
     y *= m
     _fma_wide(y, z, e * _LN2_PARTS[0], y, wide)
-    _fma_exact(z, _F32(-0.5), y, z)
-    z += m
-    _fma_exact(e, _LN2_PARTS[1], z, z)
-    z *= _F32(-2.0)
-    return np.sqrt(z, out=z)
+    _fma_exact(z, _F32(-0.5), y, y)
+    y += m
+    _fma_exact(e, _LN2_PARTS[1], y, y)  # log x
+    y *= _F32(-2.0)
+    return np.sqrt(y, out=y)
 
 
 def _sincos_f32(t):
-    """(sin, cos) rows before their octant's swap and signs, and the octant j, of float32
-    t in [0, 2 pi]: j = t 4 / pi made even, r = t - j pi/4 in three fused steps, then the
-    sin and cos polynomials in z = r * r."""
+    """(sin, cos) rows before the octant's turn, and the octant j, of float32 t in [0, 2 pi]:
+    j = t 4 / pi made even, r = t - j pi/4 in three fused steps, then the sin and cos
+    polynomials in z = r * r."""
     octant = np.multiply(t, _FOUR_OVER_PI).astype(np.int32)
     octant += 1
     octant &= ~1
