@@ -89,7 +89,7 @@ class Generator:
 
     def uniform(self, shape, np_dtype, low=0.0, high=1.0):
         """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
         if np_dtype == np.float64:
             x, lo, span = self._doubles(n), float(low), float(high) - float(low)
@@ -104,9 +104,13 @@ class Generator:
     def normal(self, shape, np_dtype, mean=0.0, std=1.0):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
-        n = int(np.prod(shape))
+        if not std >= 0.0:  # NaN too
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        n = math.prod(shape)
         if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
-            values = self._normal_fill(n, np_dtype)  # multiply-add with float32 std and mean
+            values = self._normal_f32(n)  # multiply-add with float32 std and mean
+            if np.float32(std) == 1:  # values * 1 is exact: the sum alone rounds, once
+                return np.add(values, np.float32(mean), out=values).reshape(shape)
             return _fma32(values, np.float32(std), np.float32(mean)).reshape(shape)
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
@@ -114,16 +118,33 @@ class Generator:
             values = np.array([self._normal_scalar() for _ in range(n)])
         return (values * std + mean).astype(np_dtype).reshape(shape)
 
+    def _normal_f32(self, n):
+        """n >= 16 float32 normals as torch's normal_fill: Box-Muller over the full blocks of
+        16 of n uniforms, then, if n is no multiple of 16, over 16 more for the last 16 values."""
+        full = n - n % 16
+        raw = self._bits.random_raw(n if n == full else n + 16)
+        if n > full:  # the redrawn block moves next to the full ones (the copy may overlap)
+            raw[full:full + 16] = raw[n:]
+            raw = raw[:full + 16]
+        draws = raw.astype(np.int32)  # the low 32 bits, of which 24 are used
+        draws &= _MASK24
+        draws = draws.astype(np.float32).reshape(-1, 16)
+        out = _box_muller_f32(draws, np.empty(draws.shape, np.float32)).reshape(-1)
+        if n > full:
+            out[n - 16:n] = out[full:]
+        return out[:n]
+
     def _normal_fill(self, n, np_dtype):
-        box_muller = _box_muller_16_f32 if np.dtype(np_dtype) == np.float32 else _box_muller_16
+        """n >= 16 normals of float64 (else float32) uniforms: blocks of 16 as _normal_f32,
+        with libm's log, sin and cos."""
         np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
         u = self.uniform((n,), np_dtype)
         out = np.empty(n, np_dtype)
         full = n - n % 16
-        out[:full] = box_muller(u[:full].reshape(-1, 16)).reshape(-1)
+        out[:full] = _box_muller_16(u[:full].reshape(-1, 16)).reshape(-1)
         if n % 16:  # torch redraws the last 16 values
             tail = self.uniform((16,), np_dtype)
-            out[n - 16:] = box_muller(tail.reshape(1, 16)).reshape(-1)
+            out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
         return out
 
     def bernoulli(self, shape, p):
@@ -133,7 +154,7 @@ class Generator:
         integers: the 21 high bits (from the first 32-bit draw) decide, except where they equal
         the threshold's, and there the low 32 bits do.
         """
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         raw = self._bits.random_raw(2 * n)
         if not 0.0 < p < 1.0:  # u in [0, 1): all below p >= 1, none below p <= 0 or NaN
             return np.full(shape, p >= 1.0)
@@ -155,7 +176,7 @@ class Generator:
     def exponential(self, shape, np_dtype, lambd=1.0):
         """Exp(lambd) as torch's exponential_: (-1 / lambd) * log1p(-u) from 53-bit uniforms,
         rounded to float32 first for float16 (the order torch's CPU kernel rounds in)."""
-        x = (-1.0 / lambd) * np.log1p(-self._doubles(int(np.prod(shape))))
+        x = (-1.0 / lambd) * np.log1p(-self._doubles(math.prod(shape)))
         if np.dtype(np_dtype) == np.float16:
             x = x.astype(np.float32)
         return x.astype(np_dtype).reshape(shape)
@@ -184,7 +205,7 @@ class Generator:
         if span <= 0:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                                f"from={low} >= to={high}")
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         raw = self._raw64(n) if span >= 1 << 32 else self._bits.random_raw(n)
         return ((raw % np.uint64(span)).astype(np.int64) + int(low)).reshape(shape)
 
@@ -229,18 +250,6 @@ def _box_muller_16(block):
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
 
 
-def _box_muller_16_f32(block):
-    """float32 rows of 16 uniforms -> 16 normals, bit for bit as torch's AVX2 CPU kernel.
-
-    That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
-    its compiler fuses their multiply-adds; both are reproduced here (_log_f32, _sincos_f32).
-    """
-    f32 = np.float32
-    radius = np.sqrt(f32(-2.0) * _log_f32(f32(1.0) - block[:, :8]))
-    sin, cos = _sincos_f32(f32(2.0 * math.pi) * block[:, 8:])
-    return np.concatenate([radius * cos, radius * sin], axis=1)
-
-
 _BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
 
 
@@ -267,54 +276,123 @@ def _fma32(a, b, c):
     return out
 
 
+def _fma_wide(a, b, c, out, wide):
+    """out = float32 a * b + c as torch's fused multiply-add, through float64 scratch ``wide``.
+
+    a * b is exact in float64; the sum is rounded to float64, then to float32 on the store.
+    That double rounding differs from one rounding only where the float64 sum lands exactly
+    halfway between two float32 values without being exact, which _fma32 handles in general;
+    in the Box-Muller kernel below it never happens, for any of the 2**24 float32 uniforms its
+    steps can see (the tests check every one), so no check is made there.
+    """
+    np.multiply(a, b, out=wide, dtype=np.float64)
+    np.add(wide, c, out=wide)
+    np.copyto(out, wide, casting="same_kind")  # faster than the add casting as it stores
+
+
+def _fma_exact(a, b, c, out):
+    """out = float32 a * b + c where float32 a * b is exact: the one rounding is the sum's."""
+    np.add(np.multiply(a, b), c, out=out)
+
+
+_F32 = np.float32
 # Cephes float32 polynomials (log: 9 terms; ln 2 and pi / 4 in two and three parts)
-_LOG_POLY = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
-             1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
-             3.3333331174e-1)
-_LN2_PARTS = (np.float32(-2.12194440e-4), np.float32(0.693359375))
-_PI4_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)
-_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
-_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+_LOG_POLY = tuple(np.float64(_F32(c)) for c in (
+    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
+_LN2_PARTS = (_F32(-2.12194440e-4), _F32(0.693359375))  # the second has 9 bits
+_PI4_PARTS = (_F32(-0.78515625), _F32(-2.4187564849853515625e-4),  # 8 and 11 bits
+              np.float64(_F32(-3.77489497744594108e-8)))
+# (sin, cos) rows, stacked so that one call steps both polynomials in z = r * r
+_SINCOS_POLY = tuple(np.array([[[s]], [[c]]], _F32).astype(np.float64) for s, c in (
+    (-1.9515295891e-4, 2.443315711809948e-5), (8.3321608736e-3, -1.388731625493765e-3),
+    (-1.6666654611e-1, 4.166664568298827e-2)))
+_FOUR_OVER_PI, _TWO_PI = _F32(4.0 / math.pi), _F32(2.0 * math.pi)
+_SQRT_HALF_BITS = int(np.array(math.sqrt(0.5), _F32).view(np.int32)) & 0x7FFFFF
+# the octant j (even, 0..8) of the angle turns (cos r, sin r) by j pi / 4: these are
+# cos(j pi / 4) and sin(j pi / 4), 0 or +-1 (products by them are exact)
+_TURN_COS = np.array([(1.0, 0.0, -1.0, 0.0)[(j // 2) % 4] for j in range(9)], _F32)
+_TURN_SIN = np.array([(0.0, 1.0, 0.0, -1.0)[(j // 2) % 4] for j in range(9)], _F32)
+_BLOCKS_PER_PASS = 4096  # 65536 values: fewer calls per value, scratch still in L3 cache
 
 
-def _log_f32(x):
-    """log of positive float32 x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a polynomial in
-    m - 1, fused multiply-adds where torch's build fuses them."""
-    f32 = np.float32
-    bits = np.maximum(x, f32(np.finfo(f32).tiny)).view(np.int32)
-    e = ((bits >> 23) - 126).astype(f32)
-    m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)  # in [0.5, 1)
-    small = m < f32(math.sqrt(0.5))
-    e = np.where(small, e - f32(1.0), e)
-    m = np.where(small, (m - f32(1.0)) + m, m - f32(1.0))
+def _box_muller_f32(k, out):
+    """float32 normals, bit for bit as torch's AVX2 kernel, from rows of 16 float32 integers
+    k < 2**24 (uniforms u = k 2**-24): out[:, j] = r cos t, out[:, j + 8] = r sin t with
+    r = sqrt(-2 log(1 - u_j)) and t = 2 pi u_{j+8}.
+
+    That kernel takes log, sin and cos from Cephes-style float32 polynomials (not libm), and
+    its compiler fuses their multiply-adds; both are reproduced here (_fma_wide, _fma_exact).
+    """
+    for lo in range(0, len(k), _BLOCKS_PER_PASS):
+        rows = slice(lo, lo + _BLOCKS_PER_PASS)
+        radius = _radius_f32(np.subtract(_F32(1 << 24), k[rows, :8]))  # (1 - u) 2**24
+        angle = np.multiply(k[rows, 8:], _TWO_PI)  # float32(2 pi) u 2**24, rounded
+        angle *= _F32(2.0 ** -24)
+        sincos, octant = _sincos_f32(angle)
+        octant = octant.astype(np.intp)
+        turn_cos = _TURN_COS.take(octant, mode="wrap")
+        turn_sin = _TURN_SIN.take(octant, mode="wrap")
+        # (cos, sin)(r + j pi / 4): of each two products one is +-0, the other exact
+        first = turn_cos * sincos[1]
+        second = turn_sin * sincos[1]
+        first -= np.multiply(turn_sin, sincos[0], out=turn_sin)
+        second += np.multiply(turn_cos, sincos[0], out=turn_cos)
+        np.multiply(radius, first, out=out[rows, :8])
+        np.multiply(radius, second, out=out[rows, 8:])
+    return out
+
+
+def _radius_f32(x):
+    """sqrt(-2 log(x 2**-24)) of float32 x in [1, 2**24]: x 2**-24 = m 2^e with m in
+    [sqrt(1/2), sqrt(2)), a polynomial in m - 1, fused multiply-adds as torch's build fuses."""
+    bits = x.view(np.int32)
+    mbits = bits & 0x7FFFFF
+    small = mbits < _SQRT_HALF_BITS  # mantissa below sqrt(1/2): take 2 m and e - 1
+    e = np.right_shift(bits, 23)
+    e -= small
+    e = e.astype(_F32)
+    e -= _F32(150.0)  # exponent bias 126 (m in [1/2, 1)) and the 2**24
+    mbits |= 0x3F000000
+    mbits += np.left_shift(small, 23, dtype=np.int32)
+    m = mbits.view(_F32)
+    m -= _F32(1.0)
+    m64, y, wide = m.astype(np.float64), np.empty_like(m), np.empty(m.shape, np.float64)
+    _fma_wide(m64, _LOG_POLY[0], _LOG_POLY[1], y, wide)
+    for coef in _LOG_POLY[2:]:
+        _fma_wide(y, m64, coef, y, wide)
     z = m * m
-    y = np.full_like(m, f32(_LOG_POLY[0]))
-    for coef in _LOG_POLY[1:]:
-        y = _fma32(y, m, f32(coef))
-    y = _fma32(y * m, z, e * _LN2_PARTS[0])
-    y = _fma32(z, f32(-0.5), y)
-    return _fma32(e, _LN2_PARTS[1], m + y)
+    y *= m
+    _fma_wide(y, z, e * _LN2_PARTS[0], y, wide)
+    _fma_exact(z, _F32(-0.5), y, y)
+    y += m
+    _fma_exact(e, _LN2_PARTS[1], y, y)  # log x
+    y *= _F32(-2.0)
+    return np.sqrt(y, out=y)
 
 
-def _sincos_f32(x):
-    """(sin, cos) of float32 x: octant j of |x| (made even), x - j pi/4 in three fused steps,
-    then the cos or sin polynomial by octant, signs by octant."""
-    f32 = np.float32
-    j = (np.abs(x) * f32(4.0 / math.pi)).astype(np.int32)
-    j = (j + 1) & ~1
-    r, y = np.abs(x), j.astype(f32)
-    for part in _PI4_PARTS:
-        r = _fma32(y, f32(part), r)
-    z = r * r
-    cos = _fma32(_fma32(f32(_COS_POLY[0]), z, f32(_COS_POLY[1])), z, f32(_COS_POLY[2]))
-    cos = _fma32(cos * z, z, -(z * f32(0.5))) + f32(1.0)
-    sin = _fma32(_fma32(f32(_SIN_POLY[0]), z, f32(_SIN_POLY[1])), z, f32(_SIN_POLY[2]))
-    sin = _fma32(sin * z, r, r)
-    swap = (j & 2) != 0
-    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
-    sin = np.where(np.signbit(x) ^ ((j & 4) != 0), -sin, sin)
-    cos = np.where((j - 2) & 4, cos, -cos)
-    return sin, cos
+def _sincos_f32(t):
+    """(sin, cos) rows before the octant's turn, and the octant j, of float32 t in [0, 2 pi]:
+    j = t 4 / pi made even, r = t - j pi/4 in three fused steps, then the sin and cos
+    polynomials in z = r * r."""
+    octant = np.multiply(t, _FOUR_OVER_PI).astype(np.int32)
+    octant += 1
+    octant &= ~1
+    j = octant.astype(_F32)
+    rz = np.empty((3,) + t.shape, _F32)  # rows r, z, -z / 2
+    r, z = rz[0], rz[1]
+    _fma_exact(j, _PI4_PARTS[0], t, z)  # j <= 8 even: j times the first two parts is exact
+    _fma_exact(j, _PI4_PARTS[1], z, z)
+    _fma_wide(j, _PI4_PARTS[2], z, r, np.empty(t.shape, np.float64))
+    np.multiply(r, r, out=z)
+    np.multiply(z, _F32(-0.5), out=rz[2])
+    sincos, wide = np.empty((2,) + t.shape, _F32), np.empty((2,) + t.shape, np.float64)
+    _fma_wide(z, _SINCOS_POLY[0], _SINCOS_POLY[1], sincos, wide)
+    _fma_wide(sincos, z, _SINCOS_POLY[2], sincos, wide)
+    sincos *= z
+    _fma_wide(sincos, rz[:2], rz[::2], sincos, wide)  # sin: (.) r + r; cos: (.) z - z / 2
+    sincos[1] += _F32(1.0)
+    return sincos, octant
 
 
 default_generator = Generator()

@@ -216,3 +216,68 @@ def test_fused_multiply_add_rounds_once_also_at_float32_ties():
         around = [np.nextafter(near, np.float32(-np.inf)), near,
                   np.nextafter(near, np.float32(np.inf))]
         assert g == min(around, key=lambda v: abs(Fraction(float(v)) - exact))
+
+
+def _bits_equal(e, t):
+    """Equal to the bit, the sign of zero included (assert_array_equal takes -0.0 == 0.0)."""
+    assert e.dtype == t.dtype and e.shape == t.shape
+    np.testing.assert_array_equal(e.view(np.uint8), t.view(np.uint8))
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX2",
+                    reason="torch draws float32 normals with its AVX2 kernel only on AVX2 CPUs")
+@pytest.mark.parametrize("seed", [0, 5, 2**40 + 3])
+@pytest.mark.parametrize("n", [16, 17, 31, 32, 47, 320, 4095, 4097, 65536, 65536 + 16 + 5, 140001])
+def test_float32_normals_of_every_size_equal_torchs_to_the_bit(seed, n):
+    # sizes off a multiple of 16 (the redrawn last block), and across the kernel's passes
+    _bits_equal(*_both(lambda lib: lib.randn(n), seed))
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX2",
+                    reason="torch draws float32 normals with its AVX2 kernel only on AVX2 CPUs")
+@pytest.mark.parametrize("mean,std", [(0.0, 1.0), (-0.7, 3.1), (0.0, 0.02), (1e-3, 1.0),
+                                      (2.0, 0.0), (-0.0, 1.0)])
+def test_float32_normal_with_mean_and_std_equals_torchs_to_the_bit(mean, std):
+    for n in (16, 1000, 4099):
+        _bits_equal(*_both(lambda lib: lib.empty(n).normal_(mean, std), 11))
+        _bits_equal(*_both(lambda lib: lib.normal(mean, std, size=(n,)), 12))
+    _bits_equal(*_both(lambda lib: lib.nn.init.trunc_normal_(lib.empty(40, 70), mean, std + 1),
+                       13))
+    _bits_equal(*_both(lambda lib: lib.normal(lib.arange(40.0), lib.arange(1.0, 41.0)), 14))
+
+
+@pytest.mark.parametrize("std", [-1.0, -1.5, float("nan")])
+def test_normal_with_negative_or_nan_std_raises_as_torch(std):
+    ember.manual_seed(0)
+    state = ember.get_rng_state()
+    for call in (lambda lib: lib.empty(20).normal_(0.0, std),
+                 lambda lib: lib.normal(0.0, std, size=(3,)),
+                 lambda lib: lib.nn.init.normal_(lib.empty(3), 0.0, std)):
+        with pytest.raises(RuntimeError) as expected:
+            call(torch)
+        with pytest.raises(RuntimeError, match=str(expected.value).replace(".", r"\.")):
+            call(ember)
+    np.testing.assert_array_equal(ember.get_rng_state().numpy(), state.numpy())  # no draw
+
+
+@pytest.mark.slow
+def test_box_muller_fma_steps_round_once_for_every_uniform(monkeypatch):
+    """The kernel rounds each fused multiply-add's float64 sum to float32 without a halfway
+    check (_fma_wide), or takes it as a float32 product and sum (_fma_exact); with both
+    replaced by a once-rounding fma (_fma32) its output stays the same to the bit, for every
+    one of the 2**24 uniforms on both the radius and the angle side."""
+    from ember import random as rnd
+
+    def fused(a, b, c, out, wide=None):
+        out[...] = rnd._fma32(a, b, c)
+    k = np.arange(1 << 24, dtype=np.float32).reshape(-1, 8)
+    rows = np.concatenate([k, k[::-1]], axis=1)  # radius side up, angle side down
+    zero_radius = np.zeros((4096, 16), np.float32)  # a zero radius with angles of every octant
+    zero_radius[:, 8:] = np.linspace(0, 2**24 - 1, 4096 * 8).astype(np.int64).reshape(-1, 8)
+    for part in [*np.array_split(rows, 16), zero_radius]:
+        fast = rnd._box_muller_f32(part, np.empty(part.shape, np.float32))
+        with monkeypatch.context() as patch:
+            patch.setattr(rnd, "_fma_wide", fused)
+            patch.setattr(rnd, "_fma_exact", fused)
+            exact = rnd._box_muller_f32(part, np.empty(part.shape, np.float32))
+        _bits_equal(fast, exact)
