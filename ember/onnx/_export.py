@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Untracked
-from . import _ops_nn, _trace  # noqa: F401  (_ops_nn registers the nn ops' converters)
+from . import _dynamic, _ops_nn, _trace  # noqa: F401  (_ops_nn registers the nn ops' converters)
 from ._builder import Graph
 from ._ops import CONVERTERS, UNTRACKED, unsupported
 from ._ops_shape import shape_converter
@@ -64,22 +64,8 @@ def _array(value):
     return value._data if isinstance(value, Tensor) else np.asarray(value)
 
 
-def _dynamic_fill(g, value, a, b):
-    """Name ``value`` if it is filled with one number and its sizes follow dynamic axes (a zero
-    initial state made with x.size(0)): that number expanded to the sizes read at run time."""
-    if a.ndim != b.ndim or a.dtype != b.dtype or not a.size or not b.size:
-        return False
-    fill = a.reshape(-1)[0]
-    if not (np.all(a == fill) and np.all(b == fill)):
-        return False
-    sizes = []
-    for n, m in zip(a.shape, b.shape):
-        sizes.append(g.ints([n]) if n == m else g.dynamic_size(n, m))
-        if sizes[-1] is None:
-            return False
-    shape = g.node("Concat", sizes, axis=0)
-    g.bind(value, g.node("Expand", [g.const(np.asarray(fill)), shape]))
-    return True
+def _equal(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
 def _check_constant(g, call, index, value, twin, traced_twins):
@@ -90,8 +76,7 @@ def _check_constant(g, call, index, value, twin, traced_twins):
         ok = False
     else:
         a, b = _array(value), _array(twin)
-        ok = a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-        ok = ok or _dynamic_fill(g, value, a, b)
+        ok = _equal(a, b) or _dynamic.rebuild(g, value, a, b)
     if not ok:
         raise RuntimeError(
             f"ember.onnx.export: operand {index} of {call.op} was computed from the model's "
@@ -125,8 +110,11 @@ def _check_call(g, call, other, traced_twins, shape_aware):
                                "a dynamic axis' size, and cannot be stored as a constant")
 
 
-def _foldable(g, call):
-    """True when every tensor operand is known at export time (no graph input reaches it)."""
+def _foldable(g, call, other):
+    """True when every tensor operand is known at export time (no graph input reaches it) and
+    the result is the same in the second trace (a slice ``:T`` of a buffer follows T)."""
+    if other is not None and not _equal(call.out._data, other.out._data):
+        return False
     for value in call.operands():
         if isinstance(value, (Tensor, np.ndarray)) and g.known(value):
             name = g.traced(value)
@@ -142,7 +130,7 @@ def _convert(g, call, other, traced_twins, fold):
     else:
         convert = CONVERTERS.get(cls) or shape_converter(cls)
     _check_call(g, call, other, traced_twins, getattr(convert, "shape_aware", False))
-    if fold and _foldable(g, call):  # left unnamed: a constant is made where it is used
+    if fold and _foldable(g, call, other):  # left unnamed: a constant is made where it is used
         if other is not None:
             traced_twins.difference_update((id(other.out), id(other.out._data)))
         return

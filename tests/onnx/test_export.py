@@ -231,7 +231,8 @@ def test_filled_constant_made_with_the_batch_size_follows_it():
 def test_constant_made_with_the_batch_size_is_refused():
     class Net(nn.Module):
         def forward(self, x):
-            return x + ember.arange(x.size(0)).view(-1, 1)  # not one value: not expressible
+            squares = ember.tensor([i * i for i in range(x.size(0))])  # neither fill nor count
+            return x + squares.view(-1, 1)
     with pytest.raises(RuntimeError, match="operand 0 of ViewBackward0.*dynamic axis"):
         export_bytes(Net(), (ember.randn(3, 2),), input_names=["x"],
                      dynamic_axes={"x": [0]})
@@ -324,3 +325,28 @@ def test_write_through_an_index_is_refused():
             return y + 1
     with pytest.raises(RuntimeError, match=r"operand 0 of AddBackward0 was modified in place"):
         export_bytes(Net(), (ember.randn(3, 2),))
+
+
+def test_gpt_with_dynamic_batch_and_sequence_runs_at_other_lengths():
+    """nanoGPT's causal mask ``bias[:, :, :T, :T]`` and positions ``arange(T)`` follow T: a
+    Slice whose end is the input's length and a Range, read from its shape at run time."""
+    ember.manual_seed(9)
+    model = GPT().eval()
+    axes = {"idx": {0: "b", 1: "t"}, "logits": {0: "b", 1: "t"}}
+    data = export_bytes(model, (ember.randint(0, 11, (2, 5)),), input_names=["idx"],
+                        output_names=["logits"], dynamic_axes=axes)
+    for batch, length in ((2, 5), (3, 7), (1, 1), (4, 8)):
+        got, expected = run_both(model, (ember.randint(0, 11, (batch, length)),), data, ["idx"])
+        assert got[0].shape == (batch, length, 11)
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-5)
+
+
+def test_count_made_with_a_dynamic_size_follows_it():
+    class Net(nn.Module):
+        def forward(self, x):
+            steps = ember.arange(3, 3 + 2 * x.size(1), 2, dtype=ember.float32)
+            return x * steps + ember.arange(x.size(0)).view(-1, 1)
+    model = Net()
+    data = assert_matches(model, (ember.randn(3, 4),), dynamic_axes={"x0": [0, 1]})
+    got, expected = run_both(model, (ember.randn(6, 2),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)

@@ -1,0 +1,69 @@
+"""Values whose sizes follow a dynamic axis, rebuilt at run time from the inputs' shapes.
+
+A tensor the trace did not make (``zeros(x.size(0), 1)``, ``arange(x.size(1))``) is seen as two
+arrays, one per trace (see ember.onnx). When both are filled with one number, or both count
+``start, start + step, ...`` along a dynamic axis, the graph computes the value from the input's
+shape instead of storing it; a size that follows a dynamic axis (a slice's end ``:T``) likewise
+becomes that axis' size read at run time. Anything else stays refused by the caller.
+"""
+import numpy as np
+
+
+def sizes(g, values):
+    """A 1-D int64 value holding ``values``: ints, or names of 1-D int64 run-time sizes."""
+    if all(isinstance(v, (int, np.integer)) for v in values):
+        return g.ints(values)
+    parts = [g.ints([v]) if isinstance(v, (int, np.integer)) else v for v in values]
+    return g.node("Concat", parts, axis=0)
+
+
+def size_of(g, n, m):
+    """The size ``n`` of the trace (``m`` in the second one): an int when they agree, else the
+    name of the dynamic axis' size read at run time, or None when no single axis had them."""
+    return int(n) if n == m else g.dynamic_size(n, m)
+
+
+def rebuild(g, value, a, b):
+    """Name ``value`` (arrays ``a`` and ``b`` in the two traces) by a run-time computation from
+    the dynamic sizes, if it is a fill or a count that follows them; return whether it is."""
+    if a.ndim != b.ndim or a.dtype != b.dtype or a.shape == b.shape:
+        return False
+    return _fill(g, value, a, b) or _count(g, value, a, b)
+
+
+def _fill(g, value, a, b):
+    """One number expanded to the sizes read at run time (a zero state made with x.size(0))."""
+    if not a.size or not b.size:
+        return False
+    fill = a.reshape(-1)[0]
+    if not (np.all(a == fill) and np.all(b == fill)):
+        return False
+    shape = [size_of(g, n, m) for n, m in zip(a.shape, b.shape)]
+    if any(s is None for s in shape):
+        return False
+    g.bind(value, g.node("Expand", [g.const(np.asarray(fill)), sizes(g, shape)]))
+    return True
+
+
+def _count(g, value, a, b):
+    """``start + step * i`` for i below a dynamic size (``arange(x.size(1))``), computed as
+    onnxruntime will compute it, and equal to both traces' values."""
+    if a.ndim != 1 or a.dtype.kind not in "iuf" or len(b) < 2:
+        return False
+    size = g.dynamic_size(len(a), len(b))
+    if size is None:
+        return False
+    start, step = b[0], b[1] - b[0]
+    made = np.arange(len(b)).astype(a.dtype) * step + start
+    if not (np.array_equal(made, b) and np.array_equal(made[:len(a)], a)):
+        return False
+    count = g.node("Range", [g.scalar(0, np.int64), g.axes_op("Squeeze", size, [0], 13),
+                             g.scalar(1, np.int64)])
+    if a.dtype != np.int64:
+        count = g.node("Cast", [count], to=g.elem(a.dtype))
+    if step != 1:
+        count = g.node("Mul", [count, g.scalar(step, a.dtype)])
+    if start != 0:
+        count = g.node("Add", [count, g.scalar(start, a.dtype)])
+    g.bind(value, count)
+    return True
