@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Untracked
-from . import _dynamic, _ops_nn, _trace  # noqa: F401  (_ops_nn registers the nn ops' converters)
+from . import _dynamic, _ops_index, _ops_nn, _ops_reduce, _trace  # noqa: F401  (registered)
 from ._builder import Graph
 from ._ops import CONVERTERS, UNTRACKED, unsupported
 from ._ops_shape import shape_converter
@@ -68,7 +68,7 @@ def _equal(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
-def _check_constant(g, call, index, value, twin, traced_twins):
+def _check_constant(g, what, value, twin, traced_twins):
     """An operand the trace did not make must be the same in the second trace: a constant."""
     twin_array = twin._data if isinstance(twin, Tensor) else twin
     if id(twin) in traced_twins or id(twin_array) in traced_twins or \
@@ -79,7 +79,7 @@ def _check_constant(g, call, index, value, twin, traced_twins):
         ok = _equal(a, b) or _dynamic.rebuild(g, value, a, b)
     if not ok:
         raise RuntimeError(
-            f"ember.onnx.export: operand {index} of {call.op} was computed from the model's "
+            f"ember.onnx.export: {what} was computed from the model's "
             "inputs by an op the export does not trace (a comparison, argmax, a dtype cast "
             "without gradient, an operation on .numpy() or .item()), or it follows a dynamic "
             "axis; it cannot be stored as a constant")
@@ -102,7 +102,7 @@ def _check_call(g, call, other, traced_twins, shape_aware):
     for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):
         if isinstance(value, (Tensor, np.ndarray)):
             if not g.known(value):
-                _check_constant(g, call, index, value, twin, traced_twins)
+                _check_constant(g, f"operand {index} of {call.op}", value, twin, traced_twins)
         elif not shape_aware and not _same(value, twin):
             raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} was "
                                f"{value!r}, and {twin!r} on a second example input: it was "
@@ -145,7 +145,12 @@ def _trace_twice(model, args, kwargs, dynamic):
     calls, output = _trace.run(model, args, kwargs)
     probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic)
     probe = _trace.leaves((probe_args, probe_kwargs))
-    others, _ = _trace.run(model, probe_args, probe_kwargs)
+    try:
+        others, probe_output = _trace.run(model, probe_args, probe_kwargs)
+    except Exception as error:
+        raise RuntimeError("ember.onnx.export: the model's forward failed on the second "
+                           "example input (the example's values permuted and each dynamic axis "
+                           f"one longer), run to see what follows those axes: {error}") from error
     if [c.op for c in calls] != [c.op for c in others]:
         raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
                            "example input (control flow that depends on the input's values or "
@@ -153,7 +158,20 @@ def _trace_twice(model, args, kwargs, dynamic):
     traced_twins = {i for t in probe for i in (id(t), id(t._data))}
     for c in others:
         traced_twins.update((id(c.out), id(c.out._data)))
-    return calls, output, others, traced_twins, versions, probe
+    return calls, (output, probe_output), others, traced_twins, versions, probe
+
+
+def _name_outputs(g, output, output_names, traced_twins):
+    """The model's output tensors and their graph names; an output no traced op made must be
+    the same in the second trace (a constant), as any operand (argsort's result was not seen)."""
+    outputs, twins = (_trace.flat_outputs(o) for o in output)
+    names = list(output_names or [])
+    names += [f"output_{i}" for i in range(len(names), len(outputs))]
+    for index, (tensor, twin, name) in enumerate(zip(outputs, twins, names)):
+        if not g.known(tensor):
+            _check_constant(g, f"output {index} of the model", tensor, twin, traced_twins)
+        g.node("Identity", [g.name(tensor)], name)
+    return outputs, names
 
 
 def _state(model):
@@ -209,11 +227,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             g.add_dynamic_size(value.shape[axis], probe[i].shape[axis], name, axis)
     for call, other in zip(calls, others):
         _convert(g, call, other, traced, do_constant_folding and export_params)
-    outputs = _trace.flat_outputs(output)
-    out_names = list(output_names or [])
-    out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]
-    for tensor, name in zip(outputs, out_names):
-        g.node("Identity", [g.name(tensor)], name)
+    outputs, out_names = _name_outputs(g, output, output_names, traced)
     inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
     _write(g, type(model).__name__, inputs + g.state_inputs,
            [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],

@@ -350,3 +350,26 @@ def test_count_made_with_a_dynamic_size_follows_it():
     data = assert_matches(model, (ember.randn(3, 4),), dynamic_axes={"x0": [0, 1]})
     got, expected = run_both(model, (ember.randn(6, 2),), data, ["x0"])
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)
+
+
+def test_output_made_outside_the_trace_is_refused():
+    """An output no traced op made was written as a constant (the traced values) before."""
+    class Net(nn.Module):
+        def forward(self, x):
+            return x * 2, ember.tensor(x.numpy().cumsum(0))
+    with pytest.raises(RuntimeError, match=r"output 1 of the model was computed from the model's "
+                                           "inputs by an op the export does not trace"):
+        export_bytes(Net(), (ember.randn(3, 2),))
+
+
+def test_failure_on_the_second_example_input_says_so():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", ember.ones(4, 4).tril())
+
+        def forward(self, x):  # a length 4 works, a length 5 does not
+            return x.masked_fill(self.mask[:x.size(0), :x.size(0)] == 0, 0.0)
+    with pytest.raises(RuntimeError, match="forward failed on the second example input"):
+        export_bytes(Net(), (ember.randn(4, 4),), input_names=["x"],
+                     dynamic_axes={"x": [0, 1]})

@@ -48,12 +48,6 @@ def test_slice_bound_taken_from_the_batch_size_is_refused():
         export_bytes(model, (ember.randn(3, 2),), input_names=["x"], dynamic_axes={"x": [0]})
 
 
-def test_index_with_a_tensor_is_refused():
-    model = Lambda(lambda x: x[ember.tensor([0, 2])])
-    with pytest.raises(RuntimeError, match=r"the op 'index' \(IndexBackward0\)"):
-        export_bytes(model, (ember.randn(3, 2),))
-
-
 def test_literal_slice_end_stays_literal_on_a_dynamic_axis():
     """x[:2] taken at batch 2 must still take 2 rows at batch 5 (not stay open)."""
     model = Lambda(lambda x: x[:2] * 2 + x[-1:])
