@@ -97,6 +97,8 @@ def _check_versions(g, call):
 
 def _check_call(g, call, other, traced_twins, shape_aware):
     _check_versions(g, call)
+    if call.written:
+        raise RuntimeError(_trace._WRITTEN.format(f"operand {call.written[0]} of {call.op}"))
     if other is None:
         return
     for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):

@@ -16,13 +16,14 @@ exporting = False  # True while a trace runs the model (torch.onnx.is_in_onnx_ex
 class Call:
     """One op seen during the trace: its node, positional inputs, keyword arguments, output."""
 
-    __slots__ = ("node", "inputs", "kwargs", "out", "versions")
+    __slots__ = ("node", "inputs", "kwargs", "out", "versions", "written")
 
     def __init__(self, node, inputs, kwargs, out):
         self.node, self.inputs, self.kwargs, self.out = node, inputs, kwargs, out
         # the tensors' versions when the op ran: an in-place write since shows as a new one
         self.versions = [t._vc[0] if isinstance(t, Tensor) else None for t in self.operands()]
         self.versions.append(out._vc[0])
+        self.written = ()  # operands whose values changed outside the traced ops (see Copies)
 
     def operands(self):
         """The op's inputs, positional then keyword."""
@@ -35,13 +36,71 @@ class Call:
         return node.name if type(node) is _graph.Untracked else type(node).__name__
 
 
+def _equal(a, b):
+    return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+
+
+class Copies:
+    """A copy of each array the trace saw last made or written by an op, to find writes that
+    bypass ember's ops (through ``.numpy()``, ``np.asarray`` or ``__array__``): the graph would
+    compute without them, so they are refused."""
+
+    def __init__(self, tensors):
+        self.copies, self.pending = {}, None
+        for tensor in tensors:
+            self.take(tensor)
+
+    def take(self, tensor):
+        """Copy ``tensor``'s values and version now; a view gets its base's version counter only
+        after the op that made it returned: its version is read from that when the next op runs
+        (``copies`` maps an array's id to [array, copy, tensor, version counter, version])."""
+        entry = self.pending
+        if entry is not None and entry[2]._vc is not entry[3]:
+            entry[3], entry[4] = entry[2]._vc, entry[2]._vc[0]
+        self.pending = None
+        if tensor is not None:
+            array = tensor._data
+            self.pending = self.copies[id(array)] = [array, array.copy(), tensor, tensor._vc,
+                                                     tensor._vc[0]]
+
+    def changed(self, values):
+        """The positions of ``values`` whose array differs from its copy although no ember op
+        wrote it (its version is the same: an in-place op through a view bumps it, and is
+        refused by the export's version check instead)."""
+        found = []
+        for index, value in enumerate(values):
+            array = value._data if isinstance(value, Tensor) else value
+            entry = self.copies.get(id(array)) if isinstance(array, np.ndarray) else None
+            if entry is not None and entry[2]._vc is entry[3] and entry[3][0] == entry[4] \
+                    and not _equal(array, entry[1]):
+                found.append(index)
+        return tuple(found)
+
+    def check_all(self, calls):
+        """Refuse a write seen at the end of the forward, unless an op read the written value
+        (the export then names that op's operand)."""
+        self.take(None)
+        arrays = [entry[0] for entry in self.copies.values()]
+        if not any(call.written for call in calls) and self.changed(arrays):
+            raise RuntimeError(_WRITTEN.format("a tensor of the model's forward"))
+
+
+_WRITTEN = ("ember.onnx.export: {} was changed outside ember's ops (a write through .numpy(), "
+            "np.asarray or __array__), which the export cannot follow: the exported model would "
+            "compute without that write; make the change with tensor ops")
+
+
 def run(model, args, kwargs):
     """Call ``model(*args, **kwargs)`` in eval mode without gradients; return (calls, output)."""
     global exporting
     calls = []
+    copies = Copies(leaves((args, kwargs)) + list(model.parameters()) + list(model.buffers()))
 
     def observe(node, inputs, op_kwargs, out):
-        calls.append(Call(node, inputs, op_kwargs, out))
+        call = Call(node, inputs, op_kwargs, out)
+        copies.take(out)  # the previous op's output: before the check, which may read it
+        call.written = copies.changed(call.operands())
+        calls.append(call)
 
     saved = (_graph._anomaly_mode, _graph._observer, exporting)
     was_training = model.training
@@ -53,6 +112,7 @@ def run(model, args, kwargs):
     finally:
         _graph._anomaly_mode, _graph._observer, exporting = saved
         model.train(was_training)
+    copies.check_all(calls)
     return calls, output
 
 

@@ -373,3 +373,42 @@ def test_failure_on_the_second_example_input_says_so():
     with pytest.raises(RuntimeError, match="forward failed on the second example input"):
         export_bytes(Net(), (ember.randn(4, 4),), input_names=["x"],
                      dynamic_axes={"x": [0, 1]})
+
+
+class _Written(nn.Module):
+    """Writes through NumPy during its forward, which the trace cannot see."""
+
+    def __init__(self, case):
+        super().__init__()
+        self.case = case
+        self.register_buffer("count", ember.zeros(2))
+
+    def forward(self, x):
+        y = x * 2
+        if self.case == "read_later":
+            y.numpy()[0] = 0
+        elif self.case == "input":
+            x.numpy()[0] = 0
+        elif self.case == "view_as_array":
+            np.asarray(y[1])[:] = 1
+        elif self.case == "buffer":
+            self.count.numpy()[0] += 1
+            return y + self.count
+        elif self.case == "output":
+            out = y + 1
+            out.numpy()[:, 0] = 0
+            return out
+        return y + x
+
+
+@pytest.mark.parametrize("case, message", [
+    ("read_later", "operand 0 of AddBackward0 was changed outside ember's ops"),
+    ("input", "operand 1 of AddBackward0 was changed outside ember's ops"),
+    ("view_as_array", "operand 0 of AddBackward0 was changed outside ember's ops"),
+    ("buffer", "operand 1 of AddBackward0 was changed outside ember's ops"),
+    ("output", "a tensor of the model's forward was changed outside ember's ops")])
+def test_write_through_numpy_is_refused(case, message):
+    """The exported graph would compute without the write (silently other values)."""
+    with pytest.raises(RuntimeError, match=message + r" \(a write through .numpy\(\)"):
+        export_bytes(_Written(case), (ember.randn(3, 2),))
+    assert_matches(_Written("none"), (ember.randn(3, 2),))  # reads alone are followed
