@@ -228,7 +228,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         for axis in dynamic[i]:
             g.add_dynamic_size(value.shape[axis], probe[i].shape[axis], name, axis)
     for call, other in zip(calls, others):
-        _convert(g, call, other, traced, do_constant_folding and export_params)
+        with call.as_run(), other.as_run():
+            _convert(g, call, other, traced, do_constant_folding and export_params)
     outputs, out_names = _name_outputs(g, output, output_names, traced)
     inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
     _write(g, type(model).__name__, inputs + g.state_inputs,

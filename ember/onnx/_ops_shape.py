@@ -183,12 +183,23 @@ def _slice_bounds(g, call, other, item, other_item, dim):
             continue
         if i and all(e is not None and e >= n for e, n in zip(pair, sizes)):
             bounds[i] = INT64_MAX
-        elif None in pair or pair[0] < 0 or pair[1] < 0 or \
-                g.dynamic_size(pair[0], pair[1]) is None:
+        elif None in pair:
             raise dynamic_error(call, f"a slice bound on dim {dim}")
         else:
-            bounds[i] = g.dynamic_size(pair[0], pair[1])
+            bounds[i] = _moving_index(g, call, pair, sizes, f"a slice bound on dim {dim}")
     return tuple(bounds)
+
+
+def _moving_index(g, call, pair, sizes, what):
+    """An index or bound that changed in the second trace: counted from the end of its axis
+    (``T - 1`` on the axis T: -1), or a dynamic axis' size read at run time (``:T`` on another
+    axis); refused when it is neither, or could be both."""
+    from_end = pair[0] - sizes[0]
+    ends = from_end == pair[1] - sizes[1] and from_end < 0
+    size = g.dynamic_size(*pair) if min(pair) >= 0 else None
+    if ends == (size is not None):
+        raise dynamic_error(call, what)
+    return from_end if ends else size
 
 
 def _index_of(call):
@@ -212,7 +223,11 @@ def _index_plan(g, call, other):
                 slices.append((dim, bounds))
             out_axis += 1
         elif int(item) != int(twin):
-            raise dynamic_error(call, f"an index on dim {dim}")
+            sizes = (call.inputs[0].shape[dim], other.inputs[0].shape[dim])
+            at = _moving_index(g, call, (int(item), int(twin)), sizes, f"an index on dim {dim}")
+            if not isinstance(at, int):
+                raise dynamic_error(call, f"an index on dim {dim}")
+            picks.append((dim, at))
         else:
             picks.append((dim, int(item)))
         dim += 1

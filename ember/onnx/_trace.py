@@ -4,6 +4,8 @@ Every op goes through ``Node.apply``; under anomaly mode even the fast paths do,
 ``autograd.graph._observer`` sees each op's node, inputs, keyword arguments and output. The tracer
 switches both on for the one forward call, so that ops pay nothing when no export runs.
 """
+import contextlib
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -16,18 +18,35 @@ exporting = False  # True while a trace runs the model (torch.onnx.is_in_onnx_ex
 class Call:
     """One op seen during the trace: its node, positional inputs, keyword arguments, output."""
 
-    __slots__ = ("node", "inputs", "kwargs", "out", "versions", "written")
+    __slots__ = ("node", "inputs", "kwargs", "out", "versions", "written", "arrays")
 
     def __init__(self, node, inputs, kwargs, out):
         self.node, self.inputs, self.kwargs, self.out = node, inputs, kwargs, out
         # the tensors' versions when the op ran: an in-place write since shows as a new one
         self.versions = [t._vc[0] if isinstance(t, Tensor) else None for t in self.operands()]
         self.versions.append(out._vc[0])
+        # the tensors' arrays when the op ran: an in-place transpose_ replaces one later
+        self.arrays = [t._data if isinstance(t, Tensor) else None for t in self.operands()]
+        self.arrays.append(out._data)
         self.written = ()  # operands whose values changed outside the traced ops (see Copies)
 
     def operands(self):
         """The op's inputs, positional then keyword."""
         return list(self.inputs) + list(self.kwargs.values())
+
+    @contextlib.contextmanager
+    def as_run(self):
+        """The op's tensors hold the arrays (shapes, names) they had when it ran, meanwhile."""
+        tensors = [t for t in self.operands() if isinstance(t, Tensor)] + [self.out]
+        arrays = [a for a in self.arrays if a is not None]
+        now = [t._data for t in tensors]
+        try:
+            for tensor, array in zip(tensors, arrays):
+                tensor._data = array
+            yield self
+        finally:
+            for tensor, array in zip(tensors, now):
+                tensor._data = array
 
     @property
     def op(self):
