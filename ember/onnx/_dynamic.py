@@ -1,10 +1,12 @@
 """Values whose sizes follow a dynamic axis, rebuilt at run time from the inputs' shapes.
 
 A tensor the trace did not make (``zeros(x.size(0), 1)``, ``arange(x.size(1))``) is seen as two
-arrays, one per trace (see ember.onnx). When both are filled with one number, or both count
-``start, start + step, ...`` along a dynamic axis, the graph computes the value from the input's
-shape instead of storing it; a size that follows a dynamic axis (a slice's end ``:T``) likewise
-becomes that axis' size read at run time. Anything else stays refused by the caller.
+arrays, one per trace (see ember.onnx). When both are filled with one number, count
+``start, start + step, ...`` along a dynamic axis, or hold one number on and below a diagonal and
+another above it (the causal mask of scaled_dot_product_attention), the graph computes the value
+from the input's shape instead of storing it; a size that follows a dynamic axis (a slice's
+end ``:T``) likewise becomes that axis' size read at run time. Anything else stays refused by
+the caller.
 """
 import numpy as np
 
@@ -28,7 +30,7 @@ def rebuild(g, value, a, b):
     the dynamic sizes, if it is a fill or a count that follows them; return whether it is."""
     if a.ndim != b.ndim or a.dtype != b.dtype or a.shape == b.shape:
         return False
-    return _fill(g, value, a, b) or _count(g, value, a, b)
+    return _fill(g, value, a, b) or _count(g, value, a, b) or _triangle(g, value, a, b)
 
 
 def _fill(g, value, a, b):
@@ -66,4 +68,25 @@ def _count(g, value, a, b):
     if start != 0:
         count = g.node("Add", [count, g.scalar(start, a.dtype)])
     g.bind(value, count)
+    return True
+
+
+def _triangle(g, value, a, b):
+    """``where(tril(ones(n, m), k), inside, outside)`` of sizes read at run time."""
+    if a.ndim != 2 or not a.size or not b.size:
+        return False
+    inside, outside = b[0, 0], b[0, -1]
+    k = int(np.count_nonzero(b[0] == inside)) - 1
+    for array in (a, b):
+        lower = np.tril(np.ones(array.shape, dtype=bool), k)
+        if not np.array_equal(array, np.where(lower, inside, outside).astype(array.dtype),
+                              equal_nan=array.dtype.kind == "f"):
+            return False
+    shape = [size_of(g, n, m) for n, m in zip(a.shape, b.shape)]
+    if any(s is None for s in shape):
+        return False
+    ones = g.node("Expand", [g.scalar(1, np.int64), sizes(g, shape)])
+    lower = g.node("Trilu", [ones, g.const(np.asarray(k, dtype=np.int64))], upper=0)
+    mask = g.node("Cast", [lower], to=g.elem(np.bool_))
+    g.bind(value, g.node("Where", [mask, g.scalar(inside, a.dtype), g.scalar(outside, a.dtype)]))
     return True

@@ -31,7 +31,10 @@ def test_sizes_are_a_constant_or_a_concat_of_run_time_sizes():
     (np.arange(5.0) * 0.5 + 1, np.arange(6.0) * 0.5 + 1, True),  # a count along T
     (np.arange(5) ** 2, np.arange(6) ** 2, False),  # neither
     (np.arange(4), np.arange(5), False),  # no dynamic axis has sizes 4 and 5
-    (np.ones((2, 2)), np.ones((2, 2)) * 2, False)])  # same shape: a constant or not
+    (np.ones((2, 2)), np.ones((2, 2)) * 2, False),  # same shape: a constant or not
+    (np.where(np.tril(np.ones((5, 5))), 0, -np.inf), np.where(np.tril(np.ones((6, 6))), 0,
+                                                              -np.inf), True),  # causal mask
+    (np.tril(np.ones((5, 5)), 1), np.tril(np.ones((6, 6)), 2), False)])  # diagonals differ
 def test_rebuild(a, b, rebuilt):
     g = _graph()
     assert _dynamic.rebuild(g, object(), a, b) is rebuilt
@@ -53,3 +56,15 @@ def test_size_of_two_axes_with_the_same_sizes_is_refused():
     model = Lambda(lambda x: x + ember.arange(x.size(1)).float())
     with pytest.raises(RuntimeError, match="operand 0 of ToCopyBackward0 was computed"):
         export_bytes(model, (ember.randn(3, 3),), input_names=["x"], dynamic_axes={"x": [0, 1]})
+
+
+def test_causal_attention_follows_the_sequence_length():
+    """scaled_dot_product_attention(is_causal=True) (nanoGPT's flash path) makes its mask for
+    the traced length: rebuilt with Trilu from the run-time length."""
+    import ember.nn.functional as F
+    model = Lambda(lambda x: F.scaled_dot_product_attention(x, x * 0.5, -x, is_causal=True))
+    data = assert_matches(model, (ember.randn(2, 2, 5, 4),), dynamic_axes={"x0": [0, 2]},
+                          atol=1e-5)
+    for shape in ((3, 2, 7, 4), (1, 2, 1, 4)):
+        got, expected = run_both(model, (ember.randn(*shape),), data, ["x0"])
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-5)
