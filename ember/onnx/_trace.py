@@ -18,13 +18,14 @@ exporting = False  # True while a trace runs the model (torch.onnx.is_in_onnx_ex
 class Call:
     """One op seen during the trace: its node, positional inputs, keyword arguments, output."""
 
-    __slots__ = ("node", "inputs", "kwargs", "out", "versions", "written", "arrays")
+    __slots__ = ("node", "inputs", "kwargs", "out", "versions", "written", "arrays", "out_vc")
 
     def __init__(self, node, inputs, kwargs, out):
         self.node, self.inputs, self.kwargs, self.out = node, inputs, kwargs, out
         # the tensors' versions when the op ran: an in-place write since shows as a new one
         self.versions = [t._vc[0] if isinstance(t, Tensor) else None for t in self.operands()]
         self.versions.append(out._vc[0])
+        self.out_vc = out._vc
         # the tensors' arrays when the op ran: an in-place transpose_ replaces one later
         self.arrays = [t._data if isinstance(t, Tensor) else None for t in self.operands()]
         self.arrays.append(out._data)
@@ -33,6 +34,12 @@ class Call:
     def operands(self):
         """The op's inputs, positional then keyword."""
         return list(self.inputs) + list(self.kwargs.values())
+
+    def settle(self):
+        """Read the output's version again once the op returned: a view made by it gets its
+        base's version counter only then."""
+        if self.out._vc is not self.out_vc:
+            self.out_vc, self.versions[-1] = self.out._vc, self.out._vc[0]
 
     @contextlib.contextmanager
     def as_run(self):
@@ -116,8 +123,10 @@ def run(model, args, kwargs):
     copies = Copies(leaves((args, kwargs)) + list(model.parameters()) + list(model.buffers()))
 
     def observe(node, inputs, op_kwargs, out):
+        if calls:
+            calls[-1].settle()
         call = Call(node, inputs, op_kwargs, out)
-        copies.take(out)  # the previous op's output: before the check, which may read it
+        copies.take(out)
         call.written = copies.changed(call.operands())
         calls.append(call)
 
@@ -131,6 +140,8 @@ def run(model, args, kwargs):
     finally:
         _graph._anomaly_mode, _graph._observer, exporting = saved
         model.train(was_training)
+    if calls:
+        calls[-1].settle()
     copies.check_all(calls)
     return calls, output
 

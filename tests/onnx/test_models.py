@@ -1,8 +1,9 @@
-"""Real model shapes exported end to end (ember/onnx): a ConvTranspose autoencoder, a GRU
-language model with dynamic batch and sequence, and a small UNet with Upsample and cat; each runs
-in onnxruntime with ember's outputs at other sizes of its dynamic axes, and agrees with torch's
-own export of the same weights."""
+"""Real model shapes exported end to end (ember/onnx): a ConvTranspose autoencoder, a GRU and a
+Transformer language model with dynamic batch and sequence, a small UNet with Upsample and cat;
+each runs in onnxruntime with ember's outputs at other sizes of its dynamic axes, and agrees with
+torch's own export of the same weights."""
 import io
+import math
 
 import numpy as np
 import pytest
@@ -60,7 +61,31 @@ def _classes(lib):
             u2 = self.up2(lib.cat([u1, self.pool(d1)], dim=1))
             return self.out(lib.cat([u2, x], dim=1))
 
-    return {"autoencoder": AutoEncoder, "gru_lm": GRULanguageModel, "unet": UNet}
+    class TransformerLanguageModel(nn.Module):
+        """pytorch/examples' word_language_model shape: a sinusoidal table sliced to the
+        sequence length, a causal mask made for it, (T, B) token inputs."""
+
+        def __init__(self, vocab=20, width=16, max_len=32):
+            super().__init__()
+            table = lib.zeros(max_len, width)  # written in place: its version is not 0
+            position = lib.arange(0, max_len, dtype=lib.float).unsqueeze(1)
+            rate = lib.exp(lib.arange(0, width, 2).float() * (-math.log(10000.0) / width))
+            table[:, 0::2] = lib.sin(position * rate)
+            table[:, 1::2] = lib.cos(position * rate)
+            self.register_buffer("pe", table.unsqueeze(0).transpose(0, 1))
+            self.embed, self.width = nn.Embedding(vocab, width), width
+            layer = nn.TransformerEncoderLayer(width, 2, 32, 0.1)
+            self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = nn.Linear(width, vocab)
+
+        def forward(self, src):
+            length = src.size(0)
+            mask = lib.triu(lib.ones(length, length) * float("-inf"), diagonal=1)
+            x = self.embed(src) * math.sqrt(self.width) + self.pe[:length, :]
+            return F.log_softmax(self.head(self.encoder(x, mask)), dim=-1)
+
+    return {"autoencoder": AutoEncoder, "gru_lm": GRULanguageModel, "unet": UNet,
+            "transformer_lm": TransformerLanguageModel}
 
 
 def _tokens(*shape):
@@ -70,7 +95,8 @@ def _tokens(*shape):
 # (make input, example shape, another shape, dynamic axes of the input)
 INPUTS = {"autoencoder": (ember.randn, (2, 1, 28, 28), (5, 1, 28, 28), {0: "b"}),
           "gru_lm": (_tokens, (2, 5), (3, 9), {0: "b", 1: "t"}),
-          "unet": (ember.randn, (2, 3, 16, 16), (1, 3, 16, 16), {0: "b"})}
+          "unet": (ember.randn, (2, 3, 16, 16), (1, 3, 16, 16), {0: "b"}),
+          "transformer_lm": (_tokens, (6, 2), (9, 3), {0: "t", 1: "b"})}
 
 
 def _model(name):
