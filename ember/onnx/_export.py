@@ -163,17 +163,23 @@ def _trace_twice(model, args, kwargs, dynamic):
     return calls, (output, probe_output), others, traced_twins, versions, probe
 
 
-def _name_outputs(g, output, output_names, traced_twins):
-    """The model's output tensors and their graph names; an output no traced op made must be
-    the same in the second trace (a constant), as any operand (argsort's result was not seen)."""
+def _name_outputs(g, output, output_names, dynamic_axes, traced_twins):
+    """The graph outputs' value infos. An output no traced op made must be the same in the
+    second trace (a constant), as any operand (argsort's result was not seen); an axis whose
+    size changed in the second trace is named (``{output}_dim_{axis}``) unless dynamic_axes
+    names it, so that onnxruntime expects other sizes there."""
     outputs, twins = (_trace.flat_outputs(o) for o in output)
     names = list(output_names or [])
     names += [f"output_{i}" for i in range(len(names), len(outputs))]
+    infos = []
     for index, (tensor, twin, name) in enumerate(zip(outputs, twins, names)):
         if not g.known(tensor):
             _check_constant(g, f"output {index} of the model", tensor, twin, traced_twins)
         g.node("Identity", [g.name(tensor)], name)
-    return outputs, names
+        axes = {i: f"{name}_dim_{i}" for i, (a, b) in enumerate(zip(tensor.shape, twin.shape))
+                if a != b}
+        infos.append(_value_info(g.onnx, name, tensor, {**axes, **_axes(dynamic_axes, name)}))
+    return infos
 
 
 def _state(model):
@@ -230,11 +236,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     for call, other in zip(calls, others):
         with call.as_run(), other.as_run():
             _convert(g, call, other, traced, do_constant_folding and export_params)
-    outputs, out_names = _name_outputs(g, output, output_names, traced)
+    outputs = _name_outputs(g, output, output_names, dynamic_axes, traced)
     inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
-    _write(g, type(model).__name__, inputs + g.state_inputs,
-           [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
-           f, verbose)
+    _write(g, type(model).__name__, inputs + g.state_inputs, outputs, f, verbose)
 
 
 def _write(g, name, inputs, outputs, f, verbose):

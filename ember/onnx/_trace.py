@@ -147,11 +147,14 @@ def run(model, args, kwargs):
 
 
 def flat_outputs(output):
-    """The model's output as a list of tensors (a tensor, or a tuple/list of them)."""
+    """The model's output as a list of tensors: nested tuples and lists flattened in order and
+    None left out, as torch's export (nanoGPT returns ``logits, None`` without targets)."""
     if isinstance(output, Tensor):
         return [output]
-    if isinstance(output, (tuple, list)) and all(isinstance(o, Tensor) for o in output):
-        return list(output)
+    if output is None:
+        return []
+    if isinstance(output, (tuple, list)):
+        return [t for o in output for t in flat_outputs(o)]
     raise RuntimeError("ember.onnx.export: the model must return a tensor or a tuple/list of "
                        f"tensors, not {type(output).__name__}")
 

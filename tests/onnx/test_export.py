@@ -412,3 +412,39 @@ def test_write_through_numpy_is_refused(case, message):
     with pytest.raises(RuntimeError, match=message + r" \(a write through .numpy\(\)"):
         export_bytes(_Written(case), (ember.randn(3, 2),))
     assert_matches(_Written("none"), (ember.randn(3, 2),))  # reads alone are followed
+
+
+def test_nanogpt_inference_output_logits_of_the_last_position_and_none():
+    """nanoGPT without targets: ``lm_head(x[:, [-1], :]), None``; torch's export leaves the
+    None out and flattens nested outputs."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gpt = GPT()
+
+        def forward(self, idx):
+            logits = self.gpt(idx)
+            return logits[:, [-1], :], None, (logits.sum(-1),)
+    ember.manual_seed(10)
+    model = Net().eval()
+    data = export_bytes(model, (ember.randint(0, 11, (2, 5)),), input_names=["idx"],
+                        dynamic_axes={"idx": {0: "b", 1: "t"}})
+    assert len(onnx.load_from_string(data).graph.output) == 2
+    idx = ember.randint(0, 11, (3, 7))
+    got = session(data).run(None, {"idx": idx.numpy()})
+    with ember.no_grad():
+        last, _, (total,) = model(idx)
+    np.testing.assert_allclose(got[0], last.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], total.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_output_axes_that_follow_a_dynamic_axis_are_named():
+    model = nn.Linear(3, 2)
+    data = export_bytes(model, (ember.randn(4, 3),), input_names=["x"], output_names=["y"],
+                        dynamic_axes={"x": {0: "batch"}})
+    (dims,) = [o.type.tensor_type.shape.dim for o in onnx.load_from_string(data).graph.output]
+    assert (dims[0].dim_param, dims[1].dim_value) == ("y_dim_0", 2)
+    data = export_bytes(model, (ember.randn(4, 3),), input_names=["x"], output_names=["y"],
+                        dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    (dims,) = [o.type.tensor_type.shape.dim for o in onnx.load_from_string(data).graph.output]
+    assert dims[0].dim_param == "batch"
