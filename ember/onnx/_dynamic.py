@@ -90,3 +90,57 @@ def _triangle(g, value, a, b):
     mask = g.node("Cast", [lower], to=g.elem(np.bool_))
     g.bind(value, g.node("Where", [mask, g.scalar(inside, a.dtype), g.scalar(outside, a.dtype)]))
     return True
+
+
+def _groups(source, target):
+    """Consecutive axes of ``source`` and ``target`` with equal products, as ((i0, i1), (j0, j1))
+    slices, as a reshape merges and splits them; None for zero sizes or no such grouping."""
+    if 0 in source or 0 in target or int(np.prod(source)) != int(np.prod(target)):
+        return None
+    groups, i, j = [], 0, 0
+    while i < len(source) and j < len(target):
+        start, p, q = (i, j), source[i], target[j]
+        i, j = i + 1, j + 1
+        while p != q:
+            if p < q:
+                p, i = p * source[i], i + 1
+            else:
+                q, j = q * target[j], j + 1
+        groups.append(((start[0], i), (start[1], j)))
+    if i < len(source) or j < len(target):  # trailing ones join the last group
+        if not groups:
+            return None
+        (i0, _), (j0, _) = groups.pop()
+        groups.append(((i0, len(source)), (j0, len(target))))
+    return groups
+
+
+def _fits(groups, source, target):
+    return all(int(np.prod(source[i0:i1])) == int(np.prod(target[j0:j1]))
+               for (i0, i1), (j0, j1) in groups)
+
+
+def reshape_sizes(g, x, shapes, probe_shapes):
+    """The sizes of a reshape of the graph value ``x`` (shapes: input and output in the trace,
+    probe_shapes: in the second) computed from x's run-time shape, group by group of merged or
+    split axes; None when a group is neither a merge nor a split with one changing size."""
+    groups = _groups(*shapes)
+    if groups is None or not _fits(groups, *probe_shapes):
+        return None
+    out, out2 = shapes[1], probe_shapes[1]
+    shape, found = g.node("Shape", [x]), []
+    for (i0, i1), (j0, j1) in groups:
+        moving = [j for j in range(j0, j1) if out[j] != out2[j]]
+        if not moving:
+            found += [int(n) for n in out[j0:j1]]
+        elif j1 - j0 == 1:  # a merge (or the same axis): the product of the input's sizes
+            part = g.node("Slice", [shape, g.ints([i0]), g.ints([i1])])
+            found.append(g.axes_op("ReduceProd", part, [0], 18, keepdims=1))
+        elif i1 - i0 == 1 and len(moving) == 1:  # a split: the input's size over the others
+            rest = int(np.prod([out[j] for j in range(j0, j1) if j != moving[0]]))
+            size = g.node("Div", [g.node("Slice", [shape, g.ints([i0]), g.ints([i1])]),
+                                  g.ints([rest])])
+            found += [size if j == moving[0] else int(out[j]) for j in range(j0, j1)]
+        else:
+            return None
+    return found

@@ -15,7 +15,7 @@ from ..ops import pad_ops as P
 from ..ops import shape as SH
 from ..ops.api import copies as C
 from ._builder import INT64_MAX
-from ._dynamic import sizes
+from ._dynamic import reshape_sizes, sizes
 from ._ops import arg, converts, out_dtype, unsupported
 
 
@@ -40,8 +40,12 @@ def reshape_target(g, call, other):
             changed.append(i)
     for i in changed[:-1] if len(changed) > 1 else ():
         target[i] = g.dynamic_size(target[i], other.out.shape[i])
-        if target[i] is None:
-            raise dynamic_error(call, "a reshape with several sizes")
+        if target[i] is None:  # (N, C, H, r, W, r) -> (N, C, H r, W r): merged axes
+            grouped = reshape_sizes(g, g.name(call.inputs[0]), (first, call.out.shape),
+                                    (second, other.out.shape))
+            if grouped is None:
+                raise dynamic_error(call, "a reshape with several sizes")
+            return grouped
     for i in changed[-1:]:
         target[i] = -1
     return target

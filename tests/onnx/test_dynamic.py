@@ -68,3 +68,27 @@ def test_causal_attention_follows_the_sequence_length():
     for shape in ((3, 2, 7, 4), (1, 2, 1, 4)):
         got, expected = run_both(model, (ember.randn(*shape),), data, ["x0"])
         np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-5)
+
+
+def test_reshape_groups():
+    assert _dynamic._groups((2, 3, 4), (6, 4)) == [((0, 2), (0, 1)), ((2, 3), (1, 2))]
+    assert _dynamic._groups((2, 12), (2, 3, 4, 1)) == [((0, 1), (0, 1)), ((1, 2), (1, 4))]
+    assert _dynamic._groups((2, 3), (3, 2)) == [((0, 2), (0, 2))]
+    assert _dynamic._groups((2, 0), (0, 2)) is None
+
+
+def test_reshape_sizes_of_a_split_read_the_input_size():
+    g = _graph()
+    found = _dynamic.reshape_sizes(g, "x", ((4, 30), (4, 3, 10)), ((4, 36), (4, 3, 12)))
+    assert found[:2] == [4, 3] and g.nodes[-1].op_type == "Div" and found[2] == g.nodes[-1].output[0]
+    # (2, 15) -> (3, 10) is neither a merge nor a split
+    assert _dynamic.reshape_sizes(g, "x", ((2, 15), (3, 10)), ((2, 18), (3, 12))) is None
+
+
+def test_reshape_of_merged_dynamic_axes():
+    """(N, 2, 3, H, W) permuted to (N, H, 2, W, 3) and merged to (N, 2H, 3W), as PixelShuffle."""
+    model = Lambda(lambda x: x.view(x.size(0), 2, 3, x.size(2), x.size(3)).permute(0, 3, 1, 4, 2)
+                   .reshape(x.size(0), x.size(2) * 2, x.size(3) * 3))
+    data = assert_matches(model, (ember.randn(2, 6, 4, 5),), dynamic_axes={"x0": [0, 2, 3]})
+    got, expected = run_both(model, (ember.randn(3, 6, 8, 9),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)

@@ -1,6 +1,7 @@
 """Real model shapes exported end to end (ember/onnx): a ConvTranspose autoencoder, a GRU and a
-Transformer language model with dynamic batch and sequence, a small UNet with Upsample and cat;
-each runs in onnxruntime with ember's outputs at other sizes of its dynamic axes, and agrees with
+Transformer language model with dynamic batch and sequence, a small UNet with Upsample and cat,
+torch's super-resolution tutorial model (PixelShuffle) with dynamic batch, height and width; each
+runs in onnxruntime with ember's outputs at other sizes of its dynamic axes, and agrees with
 torch's own export of the same weights."""
 import io
 import math
@@ -84,8 +85,20 @@ def _classes(lib):
             x = self.embed(src) * math.sqrt(self.width) + self.pe[:length, :]
             return F.log_softmax(self.head(self.encoder(x, mask)), dim=-1)
 
+    class SuperResolution(nn.Module):
+        """torch's ONNX tutorial model: convolutions and PixelShuffle."""
+
+        def __init__(self, upscale=3):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(1, 16, 5, padding=2), nn.ReLU(), nn.Conv2d(16, 8, 3, padding=1),
+                nn.ReLU(), nn.Conv2d(8, upscale ** 2, 3, padding=1), nn.PixelShuffle(upscale))
+
+        def forward(self, x):
+            return self.body(x)
+
     return {"autoencoder": AutoEncoder, "gru_lm": GRULanguageModel, "unet": UNet,
-            "transformer_lm": TransformerLanguageModel}
+            "transformer_lm": TransformerLanguageModel, "super_resolution": SuperResolution}
 
 
 def _tokens(*shape):
@@ -96,7 +109,9 @@ def _tokens(*shape):
 INPUTS = {"autoencoder": (ember.randn, (2, 1, 28, 28), (5, 1, 28, 28), {0: "b"}),
           "gru_lm": (_tokens, (2, 5), (3, 9), {0: "b", 1: "t"}),
           "unet": (ember.randn, (2, 3, 16, 16), (1, 3, 16, 16), {0: "b"}),
-          "transformer_lm": (_tokens, (6, 2), (9, 3), {0: "t", 1: "b"})}
+          "transformer_lm": (_tokens, (6, 2), (9, 3), {0: "t", 1: "b"}),
+          "super_resolution": (ember.randn, (1, 1, 12, 10), (2, 1, 9, 16),
+                               {0: "b", 2: "h", 3: "w"})}
 
 
 def _model(name):
