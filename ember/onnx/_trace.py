@@ -2,7 +2,9 @@
 
 Every op goes through ``Node.apply``; under anomaly mode even the fast paths do, and there
 ``autograd.graph._observer`` sees each op's node, inputs, keyword arguments and output. The tracer
-switches both on for the one forward call, so that ops pay nothing when no export runs.
+switches both on for the one forward call, so that ops pay nothing when no export runs. Each op
+keeps its tensors' arrays and versions as they were when it ran (a later in-place write or
+transpose_ changes them), and a copy of every value seen finds writes that bypass the ops.
 """
 import contextlib
 
