@@ -19,6 +19,8 @@ CASES = {
     "bool_mask_2d": lambda x: x[:, ember.tensor([[True, False, True, False, True]] * 4)],
     "computed_indices": lambda x: x[:, x[0, :, 0].argsort()],
     "computed_mask": lambda x: x[x > 0],
+    "computed_mask_on_dim_1": lambda x: x[:, x[0, :, 0] > 0],
+    "computed_mask_2d_after_a_slice": lambda x: x[1:, x[0] > 0],
     "masked_select": lambda x: x.masked_select(x > 0.5),
     "index_select": lambda x: x.index_select(2, ember.tensor([3, 0, 3])),
     "gather_computed": lambda x: x.gather(2, x.argsort(2, descending=True)),
