@@ -141,18 +141,32 @@ def _convert(g, call, other, traced_twins, fold):
     g.bind(call.out, convert(g, call, other), version=call.versions[-1])
 
 
+PROBE_EXTRA = (1, 2, 4)  # how much longer each dynamic axis is in the second trace, by turns
+
+
+def _probe(model, args, kwargs, dynamic):
+    """The second trace: on the probe inputs with each dynamic axis one longer, or 2 or 4 longer
+    when the model failed there (an axis that must be even, as GLU's and PixelUnshuffle's)."""
+    tried = PROBE_EXTRA if any(dynamic.values()) else PROBE_EXTRA[:1]
+    for extra in tried:
+        probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic, extra)
+        try:
+            others, probe_output = _trace.run(model, probe_args, probe_kwargs)
+        except Exception as error:  # the model's own error, whatever its type
+            failure = error
+            continue
+        return _trace.leaves((probe_args, probe_kwargs)), others, probe_output
+    raise RuntimeError("ember.onnx.export: the model's forward failed on the second example "
+                       "input (the example's values permuted and each dynamic axis longer by "
+                       f"{' or '.join(map(str, tried))}), run to see what follows those "
+                       f"axes: {failure}") from failure
+
+
 def _trace_twice(model, args, kwargs, dynamic):
     """The trace on the example inputs, and one on probe inputs (see _trace.probe_inputs)."""
     versions = [t._vc[0] for t in _trace.leaves((args, kwargs))]
     calls, output = _trace.run(model, args, kwargs)
-    probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic)
-    probe = _trace.leaves((probe_args, probe_kwargs))
-    try:
-        others, probe_output = _trace.run(model, probe_args, probe_kwargs)
-    except Exception as error:
-        raise RuntimeError("ember.onnx.export: the model's forward failed on the second "
-                           "example input (the example's values permuted and each dynamic axis "
-                           f"one longer), run to see what follows those axes: {error}") from error
+    probe, others, probe_output = _probe(model, args, kwargs, dynamic)
     if [c.op for c in calls] != [c.op for c in others]:
         raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
                            "example input (control flow that depends on the input's values or "

@@ -161,12 +161,14 @@ def _batch_norm(g, call, other):
 @converts(A.GluBackward0)
 def _glu(g, call, other):
     """The first half of ``dim`` times the sigmoid of the second."""
-    dim = call.node.dim
-    half = call.inputs[0].shape[dim] // 2
-    if other is not None and other.inputs[0].shape[dim] != call.inputs[0].shape[dim]:
-        raise unsupported(call, "a halved dim that is dynamic")
-    first, second = g.node_outputs("Split", [g.name(call.inputs[0]), g.ints([half, half])], 2,
-                                   axis=dim)
+    dim, x = call.node.dim, g.name(call.inputs[0])
+    if g.opset >= 18:  # two equal halves of whatever size the dim has at run time
+        first, second = g.node_outputs("Split", [x], 2, axis=dim, num_outputs=2)
+    elif other is not None and other.inputs[0].shape[dim] != call.inputs[0].shape[dim]:
+        raise unsupported(call, f"a halved dim that is dynamic at opset_version {g.opset}")
+    else:
+        half = call.inputs[0].shape[dim] // 2
+        first, second = g.node_outputs("Split", [x, g.ints([half, half])], 2, axis=dim)
     return g.node("Mul", [first, g.node("Sigmoid", [second])])
 
 

@@ -179,8 +179,9 @@ def leaves(value):
     return found
 
 
-def probe_inputs(value, dynamic):
-    """Second example inputs: each tensor's values permuted, and each dynamic axis one longer.
+def probe_inputs(value, dynamic, extra=1):
+    """Second example inputs: each tensor's values permuted, and each dynamic axis ``extra``
+    longer (its first slices repeated at the end).
 
     A second trace on them shows which sizes follow the dynamic axes and which constants were
     computed from the inputs by an op the trace does not see (``dynamic``: {leaf index: axes}).
@@ -191,7 +192,7 @@ def probe_inputs(value, dynamic):
         data = tensor.detach().numpy()
         data = rng.permutation(data.reshape(-1)).reshape(data.shape)
         for axis in dynamic.get(next(count), ()):
-            first = np.take(data, [0], axis=axis)
+            first = np.take(data, np.arange(extra) % max(data.shape[axis], 1), axis=axis)
             data = np.concatenate([data, first], axis=axis)
         return Tensor._make(np.ascontiguousarray(data))
     return map_tensors(probe, value)

@@ -172,3 +172,21 @@ def test_lstm_state_passed_as_a_tuple_is_two_inputs():
     (got,) = session(data).run(None, {"x": x.numpy(), "h": state2[0].numpy(),
                                       "c": state2[1].numpy()})
     np.testing.assert_allclose(got, model(x, state2).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.GLU(-1), lambda: nn.PixelUnshuffle(2)])
+def test_layer_that_needs_an_even_dynamic_dim(make):
+    """The second trace makes each dynamic axis 2 longer when 1 longer fails."""
+    ember.manual_seed(9)
+    model = make()
+    data = export_bytes(model, (ember.randn(2, 3, 4, 6),), input_names=["x"],
+                        dynamic_axes={"x": [0, 2, 3]})
+    got, expected = run_both(model, (ember.randn(3, 3, 8, 10),), data, ["x"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_glu_on_a_dynamic_dim_needs_opset_18():
+    with pytest.raises(RuntimeError, match="a halved dim that is dynamic at opset_version 17"):
+        export_bytes(nn.GLU(-1), (ember.randn(2, 6),), input_names=["x"],
+                     dynamic_axes={"x": [1]}, opset_version=17)
+    assert_matches(nn.GLU(-1), (ember.randn(2, 6),), opset_version=17)
