@@ -24,6 +24,7 @@ class Graph:
         self.scalars = {}
         self.versions = {}  # id of a named tensor -> its version when it got the name
         self.dynamic = {}  # (example size, probe size) -> (input, axis), None if ambiguous
+        self.second = {}  # name of an op's values -> makes the name of its indices (max, sort)
 
     def fresh(self, op):
         return f"/{op}_{next(self.count)}"

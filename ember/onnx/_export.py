@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Untracked
-from . import _ops_nn, _trace  # noqa: F401  (_ops_nn registers the nn ops' converters)
+from . import _dynamic, _ops_index, _ops_nn, _ops_reduce, _trace  # noqa: F401  (registered)
 from ._builder import Graph
 from ._ops import CONVERTERS, UNTRACKED, unsupported
 from ._ops_shape import shape_converter
@@ -64,25 +64,11 @@ def _array(value):
     return value._data if isinstance(value, Tensor) else np.asarray(value)
 
 
-def _dynamic_fill(g, value, a, b):
-    """Name ``value`` if it is filled with one number and its sizes follow dynamic axes (a zero
-    initial state made with x.size(0)): that number expanded to the sizes read at run time."""
-    if a.ndim != b.ndim or a.dtype != b.dtype or not a.size or not b.size:
-        return False
-    fill = a.reshape(-1)[0]
-    if not (np.all(a == fill) and np.all(b == fill)):
-        return False
-    sizes = []
-    for n, m in zip(a.shape, b.shape):
-        sizes.append(g.ints([n]) if n == m else g.dynamic_size(n, m))
-        if sizes[-1] is None:
-            return False
-    shape = g.node("Concat", sizes, axis=0)
-    g.bind(value, g.node("Expand", [g.const(np.asarray(fill)), shape]))
-    return True
+def _equal(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
-def _check_constant(g, call, index, value, twin, traced_twins):
+def _check_constant(g, what, value, twin, traced_twins):
     """An operand the trace did not make must be the same in the second trace: a constant."""
     twin_array = twin._data if isinstance(twin, Tensor) else twin
     if id(twin) in traced_twins or id(twin_array) in traced_twins or \
@@ -90,11 +76,10 @@ def _check_constant(g, call, index, value, twin, traced_twins):
         ok = False
     else:
         a, b = _array(value), _array(twin)
-        ok = a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-        ok = ok or _dynamic_fill(g, value, a, b)
+        ok = _equal(a, b) or _dynamic.rebuild(g, value, a, b)
     if not ok:
         raise RuntimeError(
-            f"ember.onnx.export: operand {index} of {call.op} was computed from the model's "
+            f"ember.onnx.export: {what} was computed from the model's "
             "inputs by an op the export does not trace (a comparison, argmax, a dtype cast "
             "without gradient, an operation on .numpy() or .item()), or it follows a dynamic "
             "axis; it cannot be stored as a constant")
@@ -112,12 +97,14 @@ def _check_versions(g, call):
 
 def _check_call(g, call, other, traced_twins, shape_aware):
     _check_versions(g, call)
+    if call.written:
+        raise RuntimeError(_trace._WRITTEN.format(f"operand {call.written[0]} of {call.op}"))
     if other is None:
         return
     for index, (value, twin) in enumerate(zip(call.operands(), other.operands())):
         if isinstance(value, (Tensor, np.ndarray)):
             if not g.known(value):
-                _check_constant(g, call, index, value, twin, traced_twins)
+                _check_constant(g, f"operand {index} of {call.op}", value, twin, traced_twins)
         elif not shape_aware and not _same(value, twin):
             raise RuntimeError(f"ember.onnx.export: argument {index} of {call.op} was "
                                f"{value!r}, and {twin!r} on a second example input: it was "
@@ -125,8 +112,11 @@ def _check_call(g, call, other, traced_twins, shape_aware):
                                "a dynamic axis' size, and cannot be stored as a constant")
 
 
-def _foldable(g, call):
-    """True when every tensor operand is known at export time (no graph input reaches it)."""
+def _foldable(g, call, other):
+    """True when every tensor operand is known at export time (no graph input reaches it) and
+    the result is the same in the second trace (a slice ``:T`` of a buffer follows T)."""
+    if other is not None and not _equal(call.out._data, other.out._data):
+        return False
     for value in call.operands():
         if isinstance(value, (Tensor, np.ndarray)) and g.known(value):
             name = g.traced(value)
@@ -142,7 +132,7 @@ def _convert(g, call, other, traced_twins, fold):
     else:
         convert = CONVERTERS.get(cls) or shape_converter(cls)
     _check_call(g, call, other, traced_twins, getattr(convert, "shape_aware", False))
-    if fold and _foldable(g, call):  # left unnamed: a constant is made where it is used
+    if fold and _foldable(g, call, other):  # left unnamed: a constant is made where it is used
         if other is not None:
             traced_twins.difference_update((id(other.out), id(other.out._data)))
         return
@@ -151,13 +141,32 @@ def _convert(g, call, other, traced_twins, fold):
     g.bind(call.out, convert(g, call, other), version=call.versions[-1])
 
 
+PROBE_EXTRA = (1, 2, 4)  # how much longer each dynamic axis is in the second trace, by turns
+
+
+def _probe(model, args, kwargs, dynamic):
+    """The second trace: on the probe inputs with each dynamic axis one longer, or 2 or 4 longer
+    when the model failed there (an axis that must be even, as GLU's and PixelUnshuffle's)."""
+    tried = PROBE_EXTRA if any(dynamic.values()) else PROBE_EXTRA[:1]
+    for extra in tried:
+        probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic, extra)
+        try:
+            others, probe_output = _trace.run(model, probe_args, probe_kwargs)
+        except Exception as error:  # the model's own error, whatever its type
+            failure = error
+            continue
+        return _trace.leaves((probe_args, probe_kwargs)), others, probe_output
+    raise RuntimeError("ember.onnx.export: the model's forward failed on the second example "
+                       "input (the example's values permuted and each dynamic axis longer by "
+                       f"{' or '.join(map(str, tried))}), run to see what follows those "
+                       f"axes: {failure}") from failure
+
+
 def _trace_twice(model, args, kwargs, dynamic):
     """The trace on the example inputs, and one on probe inputs (see _trace.probe_inputs)."""
     versions = [t._vc[0] for t in _trace.leaves((args, kwargs))]
     calls, output = _trace.run(model, args, kwargs)
-    probe_args, probe_kwargs = _trace.probe_inputs((args, kwargs), dynamic)
-    probe = _trace.leaves((probe_args, probe_kwargs))
-    others, _ = _trace.run(model, probe_args, probe_kwargs)
+    probe, others, probe_output = _probe(model, args, kwargs, dynamic)
     if [c.op for c in calls] != [c.op for c in others]:
         raise RuntimeError("ember.onnx.export: the model's forward ran different ops on a second "
                            "example input (control flow that depends on the input's values or "
@@ -165,7 +174,26 @@ def _trace_twice(model, args, kwargs, dynamic):
     traced_twins = {i for t in probe for i in (id(t), id(t._data))}
     for c in others:
         traced_twins.update((id(c.out), id(c.out._data)))
-    return calls, output, others, traced_twins, versions, probe
+    return calls, (output, probe_output), others, traced_twins, versions, probe
+
+
+def _name_outputs(g, output, output_names, dynamic_axes, traced_twins):
+    """The graph outputs' value infos. An output no traced op made must be the same in the
+    second trace (a constant), as any operand (argsort's result was not seen); an axis whose
+    size changed in the second trace is named (``{output}_dim_{axis}``) unless dynamic_axes
+    names it, so that onnxruntime expects other sizes there."""
+    outputs, twins = (_trace.flat_outputs(o) for o in output)
+    names = list(output_names or [])
+    names += [f"output_{i}" for i in range(len(names), len(outputs))]
+    infos = []
+    for index, (tensor, twin, name) in enumerate(zip(outputs, twins, names)):
+        if not g.known(tensor):
+            _check_constant(g, f"output {index} of the model", tensor, twin, traced_twins)
+        g.node("Identity", [g.name(tensor)], name)
+        axes = {i: f"{name}_dim_{i}" for i, (a, b) in enumerate(zip(tensor.shape, twin.shape))
+                if a != b}
+        infos.append(_value_info(g.onnx, name, tensor, {**axes, **_axes(dynamic_axes, name)}))
+    return infos
 
 
 def _state(model):
@@ -220,16 +248,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         for axis in dynamic[i]:
             g.add_dynamic_size(value.shape[axis], probe[i].shape[axis], name, axis)
     for call, other in zip(calls, others):
-        _convert(g, call, other, traced, do_constant_folding and export_params)
-    outputs = _trace.flat_outputs(output)
-    out_names = list(output_names or [])
-    out_names += [f"output_{i}" for i in range(len(out_names), len(outputs))]
-    for tensor, name in zip(outputs, out_names):
-        g.node("Identity", [g.name(tensor)], name)
+        with call.as_run(), other.as_run():
+            _convert(g, call, other, traced, do_constant_folding and export_params)
+    outputs = _name_outputs(g, output, output_names, dynamic_axes, traced)
     inputs = [_value_info(onnx, n, v, _axes(dynamic_axes, n)) for v, n in zip(values, names)]
-    _write(g, type(model).__name__, inputs + g.state_inputs,
-           [_value_info(onnx, n, t, _axes(dynamic_axes, n)) for t, n in zip(outputs, out_names)],
-           f, verbose)
+    _write(g, type(model).__name__, inputs + g.state_inputs, outputs, f, verbose)
 
 
 def _write(g, name, inputs, outputs, f, verbose):

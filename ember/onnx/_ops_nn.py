@@ -2,6 +2,7 @@
 embedding and attention (keyed by node class, as in ``_ops``)."""
 import numpy as np
 
+from ..ops import activation_ops as A
 from ..ops import conv as CV
 from ..ops import embedding as EM
 from ..ops import linear_ops as LO
@@ -30,18 +31,40 @@ def _ones(g, size, dtype, value=1.0):
     return g.const(np.full((size,), value, dtype=dtype))
 
 
+def _output_padding(call, geom, n):
+    """ConvTranspose's output_padding: the output size past (i-1)s - 2p + d(k-1) + 1."""
+    x, weight, out_shape = call.inputs[0], call.inputs[1], arg(call, 5, "out_shape")
+    spatial = zip(x.shape[2:], list(geom.stride)[-n:], list(geom.pad)[-n:],
+                  list(geom.dilation)[-n:], weight.shape[2:], out_shape[2:])
+    return [o - ((i - 1) * s - p[0] - p[1] + d * (k - 1) + 1) for i, s, p, d, k, o in spatial]
+
+
+def _geometry(geom):
+    return geom.stride, geom.dilation, geom.pad, geom.groups
+
+
 @converts(CV.ConvolutionBackward0)
 def _conv(g, call, other):
+    """Conv, or ConvTranspose (its output size as output_padding, the same in both traces)."""
     x, weight, bias, geom = call.inputs[:3] + (arg(call, 3, "geom"),)
-    if arg(call, 4, "transposed", False):
-        raise unsupported(call, "transposed=True (ConvTranspose)")
     kernel = list(weight.shape[2:])
     n = len(kernel)
     pads = [p for p in geom.pad][-n:]
     inputs = [g.name(x), g.name(weight)] + ([g.name(bias)] if bias is not None else [])
-    return g.node("Conv", inputs, kernel_shape=kernel, strides=list(geom.stride)[-n:],
-                  dilations=list(geom.dilation)[-n:], group=int(geom.groups),
-                  pads=[p[0] for p in pads] + [p[1] for p in pads])
+    attributes = dict(kernel_shape=kernel, strides=list(geom.stride)[-n:],
+                      dilations=list(geom.dilation)[-n:], group=int(geom.groups),
+                      pads=[p[0] for p in pads] + [p[1] for p in pads])
+    if other is not None and _geometry(geom) != _geometry(arg(other, 3, "geom")):
+        raise unsupported(call, "a geometry that changed on the second example input")
+    if not arg(call, 4, "transposed", False):
+        return g.node("Conv", inputs, **attributes)
+    extra = _output_padding(call, geom, n)
+    if other is not None and _output_padding(other, arg(other, 3, "geom"), n) != extra:
+        raise unsupported(call, "an output size that follows a dynamic axis")
+    return g.node("ConvTranspose", inputs, output_padding=extra, **attributes)
+
+
+_conv.shape_aware = True  # a transposed convolution's out_shape follows the batch
 
 
 def _ceil_mode(geom):
@@ -102,6 +125,25 @@ def _layer_norm(g, call, other):
     return g.node("LayerNormalization", inputs, axis=-k, epsilon=float(eps))
 
 
+@converts(N.NativeGroupNormBackward0)
+def _group_norm(g, call, other):
+    """(N, C, *) as (N, G, -1) normalized per group (InstanceNormalization with unit scale),
+    back to the input's shape, then the per-channel affine."""
+    x, weight, bias, eps = call.inputs[:4]
+    groups, dtype = call.kwargs.get("num_groups", 1), out_dtype(call)
+    name = g.name(x)
+    grouped = g.node("Reshape", [name, g.ints([0, groups, -1])])
+    normed = g.node("InstanceNormalization", [grouped, _ones(g, groups, dtype),
+                                              _ones(g, groups, dtype, 0.0)], epsilon=float(eps))
+    out = g.node("Reshape", [normed, g.node("Shape", [name])])
+    trailing = list(range(1, x.dim() - 1))  # (C,) -> (C, 1, ...) against (N, C, *)
+    if weight is not None:
+        out = g.node("Mul", [out, g.axes_op("Unsqueeze", g.name(weight), trailing, 13)])
+    if bias is not None:
+        out = g.node("Add", [out, g.axes_op("Unsqueeze", g.name(bias), trailing, 13)])
+    return out
+
+
 @converts(N.NativeBatchNormBackward0)
 def _batch_norm(g, call, other):
     x, weight, bias, eps = call.inputs[:4]
@@ -114,6 +156,20 @@ def _batch_norm(g, call, other):
     inputs = [g.name(x), scale, shift, g.name(options["running_mean"]),
               g.name(options["running_var"])]
     return g.node("BatchNormalization", inputs, epsilon=float(eps))
+
+
+@converts(A.GluBackward0)
+def _glu(g, call, other):
+    """The first half of ``dim`` times the sigmoid of the second."""
+    dim, x = call.node.dim, g.name(call.inputs[0])
+    if g.opset >= 18:  # two equal halves of whatever size the dim has at run time
+        first, second = g.node_outputs("Split", [x], 2, axis=dim, num_outputs=2)
+    elif other is not None and other.inputs[0].shape[dim] != call.inputs[0].shape[dim]:
+        raise unsupported(call, f"a halved dim that is dynamic at opset_version {g.opset}")
+    else:
+        half = call.inputs[0].shape[dim] // 2
+        first, second = g.node_outputs("Split", [x, g.ints([half, half])], 2, axis=dim)
+    return g.node("Mul", [first, g.node("Sigmoid", [second])])
 
 
 @converts(EM.EmbeddingBackward0)

@@ -2,7 +2,8 @@
 
 Sizes recorded in the trace are constants; where an input axis is dynamic, the second trace
 (``other``) shows which sizes follow it, and those become Reshape's 0 (copy the input's size) or
--1, or Slice's open end. A size that follows a dynamic axis in any other way is refused.
+-1, Slice's open end, or the axis' size read from the input's shape at run time (``_dynamic``).
+A size that follows a dynamic axis in any other way is refused.
 """
 import numpy as np
 
@@ -14,6 +15,7 @@ from ..ops import pad_ops as P
 from ..ops import shape as SH
 from ..ops.api import copies as C
 from ._builder import INT64_MAX
+from ._dynamic import reshape_sizes, sizes
 from ._ops import arg, converts, out_dtype, unsupported
 
 
@@ -22,8 +24,9 @@ def dynamic_error(call, what):
                         "in a way the export cannot express; export with fewer dynamic_axes")
 
 
-def reshape_target(call, other):
-    """The output shape, with sizes that change with a dynamic axis as 0 or -1."""
+def reshape_target(g, call, other):
+    """The output shape, with sizes that change with a dynamic axis as 0 (the input's size on
+    the same axis), a dynamic axis' size read at run time, or -1 for the one left."""
     target = list(call.out.shape)
     if other is None:
         return target
@@ -35,15 +38,21 @@ def reshape_target(call, other):
             target[i] = 0  # Reshape's 0: this axis keeps the input's size
         else:
             changed.append(i)
-    if len(changed) > 1:
-        raise dynamic_error(call, "a reshape with several sizes")
-    for i in changed:
+    for i in changed[:-1] if len(changed) > 1 else ():
+        target[i] = g.dynamic_size(target[i], other.out.shape[i])
+        if target[i] is None:  # (N, C, H, r, W, r) -> (N, C, H r, W r): merged axes
+            grouped = reshape_sizes(g, g.name(call.inputs[0]), (first, call.out.shape),
+                                    (second, other.out.shape))
+            if grouped is None:
+                raise dynamic_error(call, "a reshape with several sizes")
+            return grouped
+    for i in changed[-1:]:
         target[i] = -1
     return target
 
 
 def reshape(g, call, other):
-    return g.node("Reshape", [g.name(call.inputs[0]), g.ints(reshape_target(call, other))])
+    return g.node("Reshape", [g.name(call.inputs[0]), sizes(g, reshape_target(g, call, other))])
 
 
 @converts(SH.TransposeBackward0, SH.TBackward0, IX.TransposeBackward1, IX.TBackward1)
@@ -156,32 +165,52 @@ def _index_items(call, index, ndim):
     return items + [slice(None)] * (ndim - used)
 
 
-def _slice_bounds(call, other, item, other_item, dim):
+def _slice_bounds(g, call, other, item, other_item, dim):
     """(start, end, step) of a slice on ``dim``, as written (ONNX clamps them as Python does).
 
-    A bound that changed in the second trace must be an end at the axis' size in both (``:T``
-    with T the dynamic size): it stays open; any other change is refused.
+    A bound that changed in the second trace is an end at the axis' size in both (``:T`` on the
+    dynamic axis T itself: it stays open), or the size of a dynamic axis (``bias[:T]`` with T the
+    input's length: read from its shape at run time); any other change is refused.
     """
     step = 1 if item.step is None else int(item.step)
     if step < 1:
         raise unsupported(call, "a negative slice step")
-    start = 0 if item.start is None else int(item.start)
-    end = INT64_MAX if item.stop is None else int(item.stop)
+    bounds = [0 if item.start is None else int(item.start),
+              INT64_MAX if item.stop is None else int(item.stop), step]
     if other is None or other_item == item:
-        return start, end, step
+        return tuple(bounds)
     sizes = (call.inputs[0].shape[dim], other.inputs[0].shape[dim])
-    ends = (item.stop, other_item.stop)
-    if item.start != other_item.start or item.step != other_item.step or \
-            not all(e is not None and e >= n for e, n in zip(ends, sizes)):
-        raise dynamic_error(call, f"a slice bound on dim {dim}")
-    return start, INT64_MAX, step
+    if item.step != other_item.step:
+        raise dynamic_error(call, f"a slice step on dim {dim}")
+    for i, pair in enumerate(((item.start, other_item.start), (item.stop, other_item.stop))):
+        if pair[0] == pair[1]:
+            continue
+        if i and all(e is not None and e >= n for e, n in zip(pair, sizes)):
+            bounds[i] = INT64_MAX
+        elif None in pair:
+            raise dynamic_error(call, f"a slice bound on dim {dim}")
+        else:
+            bounds[i] = _moving_index(g, call, pair, sizes, f"a slice bound on dim {dim}")
+    return tuple(bounds)
+
+
+def _moving_index(g, call, pair, sizes, what):
+    """An index or bound that changed in the second trace: counted from the end of its axis
+    (``T - 1`` on the axis T: -1), or a dynamic axis' size read at run time (``:T`` on another
+    axis); refused when it is neither, or could be both."""
+    from_end = pair[0] - sizes[0]
+    ends = from_end == pair[1] - sizes[1] and from_end < 0
+    size = g.dynamic_size(*pair) if min(pair) >= 0 else None
+    if ends == (size is not None):
+        raise dynamic_error(call, what)
+    return from_end if ends else size
 
 
 def _index_of(call):
     return call.inputs[1] if len(call.inputs) > 1 else call.kwargs["index"]
 
 
-def _index_plan(call, other):
+def _index_plan(g, call, other):
     """(slices as (dim, bounds), picked ints as (dim, index), new axes) of a basic index."""
     ndim = call.inputs[0].dim()
     items = _index_items(call, _index_of(call), ndim)
@@ -193,12 +222,16 @@ def _index_plan(call, other):
             out_axis += 1
             continue
         if isinstance(item, slice):
-            bounds = _slice_bounds(call, other, item, twin, dim)
+            bounds = _slice_bounds(g, call, other, item, twin, dim)
             if bounds != (0, INT64_MAX, 1):
                 slices.append((dim, bounds))
             out_axis += 1
         elif int(item) != int(twin):
-            raise dynamic_error(call, f"an index on dim {dim}")
+            sizes = (call.inputs[0].shape[dim], other.inputs[0].shape[dim])
+            at = _moving_index(g, call, (int(item), int(twin)), sizes, f"an index on dim {dim}")
+            if not isinstance(at, int):
+                raise dynamic_error(call, f"an index on dim {dim}")
+            picks.append((dim, at))
         else:
             picks.append((dim, int(item)))
         dim += 1
@@ -206,11 +239,11 @@ def _index_plan(call, other):
 
 
 def _basic_index(g, call, other):
-    slices, picks, news = _index_plan(call, other)
+    slices, picks, news = _index_plan(g, call, other)
     source = name = g.name(call.inputs[0])
     if slices:
         starts, ends, steps = zip(*(b for _, b in slices))
-        name = g.node("Slice", [name, g.ints(starts), g.ints(ends),
+        name = g.node("Slice", [name, sizes(g, starts), sizes(g, ends),
                                 g.ints([d for d, _ in slices]), g.ints(steps)])
     for d, i in reversed(picks):  # from the last dim: the earlier dims keep their numbers
         name = g.node("Gather", [name, g.const(np.asarray(i, dtype=np.int64))], axis=d)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..autograd.graph import Node, observe_untracked
 from .api.reductions import _ValuesIndices
 from .shape import _dim
 
@@ -54,7 +54,8 @@ def _result(name, values, node_cls, a, **kwargs):
         indices = node.indices
     if a._data.ndim == 0:
         indices = indices.reshape(())
-    result = _ValuesIndices((values, Tensor._make(indices.astype(np.int64))))
+    indices = observe_untracked("indices", (values,), Tensor._make(indices.astype(np.int64)))
+    result = _ValuesIndices((values, indices))
     result._name = f"torch.return_types.{name}"
     return result
 
@@ -71,7 +72,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     if x.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
-    return Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
+    out = Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
+    return observe_untracked("argsort", (input, dim, descending), out)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):

@@ -231,7 +231,8 @@ def test_filled_constant_made_with_the_batch_size_follows_it():
 def test_constant_made_with_the_batch_size_is_refused():
     class Net(nn.Module):
         def forward(self, x):
-            return x + ember.arange(x.size(0)).view(-1, 1)  # not one value: not expressible
+            squares = ember.tensor([i * i for i in range(x.size(0))])  # neither fill nor count
+            return x + squares.view(-1, 1)
     with pytest.raises(RuntimeError, match="operand 0 of ViewBackward0.*dynamic axis"):
         export_bytes(Net(), (ember.randn(3, 2),), input_names=["x"],
                      dynamic_axes={"x": [0]})
@@ -324,3 +325,126 @@ def test_write_through_an_index_is_refused():
             return y + 1
     with pytest.raises(RuntimeError, match=r"operand 0 of AddBackward0 was modified in place"):
         export_bytes(Net(), (ember.randn(3, 2),))
+
+
+def test_gpt_with_dynamic_batch_and_sequence_runs_at_other_lengths():
+    """nanoGPT's causal mask ``bias[:, :, :T, :T]`` and positions ``arange(T)`` follow T: a
+    Slice whose end is the input's length and a Range, read from its shape at run time."""
+    ember.manual_seed(9)
+    model = GPT().eval()
+    axes = {"idx": {0: "b", 1: "t"}, "logits": {0: "b", 1: "t"}}
+    data = export_bytes(model, (ember.randint(0, 11, (2, 5)),), input_names=["idx"],
+                        output_names=["logits"], dynamic_axes=axes)
+    for batch, length in ((2, 5), (3, 7), (1, 1), (4, 8)):
+        got, expected = run_both(model, (ember.randint(0, 11, (batch, length)),), data, ["idx"])
+        assert got[0].shape == (batch, length, 11)
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-5)
+
+
+def test_count_made_with_a_dynamic_size_follows_it():
+    class Net(nn.Module):
+        def forward(self, x):
+            steps = ember.arange(3, 3 + 2 * x.size(1), 2, dtype=ember.float32)
+            return x * steps + ember.arange(x.size(0)).view(-1, 1)
+    model = Net()
+    data = assert_matches(model, (ember.randn(3, 4),), dynamic_axes={"x0": [0, 1]})
+    got, expected = run_both(model, (ember.randn(6, 2),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)
+
+
+def test_output_made_outside_the_trace_is_refused():
+    """An output no traced op made was written as a constant (the traced values) before."""
+    class Net(nn.Module):
+        def forward(self, x):
+            return x * 2, ember.tensor(x.numpy().cumsum(0))
+    with pytest.raises(RuntimeError, match=r"output 1 of the model was computed from the model's "
+                                           "inputs by an op the export does not trace"):
+        export_bytes(Net(), (ember.randn(3, 2),))
+
+
+def test_failure_on_the_second_example_input_says_so():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", ember.ones(4, 4).tril())
+
+        def forward(self, x):  # a length 4 works, a length 5 does not
+            return x.masked_fill(self.mask[:x.size(0), :x.size(0)] == 0, 0.0)
+    with pytest.raises(RuntimeError, match="forward failed on the second example input"):
+        export_bytes(Net(), (ember.randn(4, 4),), input_names=["x"],
+                     dynamic_axes={"x": [0, 1]})
+
+
+class _Written(nn.Module):
+    """Writes through NumPy during its forward, which the trace cannot see."""
+
+    def __init__(self, case):
+        super().__init__()
+        self.case = case
+        self.register_buffer("count", ember.zeros(2))
+
+    def forward(self, x):
+        y = x * 2
+        if self.case == "read_later":
+            y.numpy()[0] = 0
+        elif self.case == "input":
+            x.numpy()[0] = 0
+        elif self.case == "view_as_array":
+            np.asarray(y[1])[:] = 1
+        elif self.case == "buffer":
+            self.count.numpy()[0] += 1
+            return y + self.count
+        elif self.case == "output":
+            out = y + 1
+            out.numpy()[:, 0] = 0
+            return out
+        return y + x
+
+
+@pytest.mark.parametrize("case, message", [
+    ("read_later", "operand 0 of AddBackward0 was changed outside ember's ops"),
+    ("input", "operand 1 of AddBackward0 was changed outside ember's ops"),
+    ("view_as_array", "operand 0 of AddBackward0 was changed outside ember's ops"),
+    ("buffer", "operand 1 of AddBackward0 was changed outside ember's ops"),
+    ("output", "a tensor of the model's forward was changed outside ember's ops")])
+def test_write_through_numpy_is_refused(case, message):
+    """The exported graph would compute without the write (silently other values)."""
+    with pytest.raises(RuntimeError, match=message + r" \(a write through .numpy\(\)"):
+        export_bytes(_Written(case), (ember.randn(3, 2),))
+    assert_matches(_Written("none"), (ember.randn(3, 2),))  # reads alone are followed
+
+
+def test_nanogpt_inference_output_logits_of_the_last_position_and_none():
+    """nanoGPT without targets: ``lm_head(x[:, [-1], :]), None``; torch's export leaves the
+    None out and flattens nested outputs."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gpt = GPT()
+
+        def forward(self, idx):
+            logits = self.gpt(idx)
+            return logits[:, [-1], :], None, (logits.sum(-1),)
+    ember.manual_seed(10)
+    model = Net().eval()
+    data = export_bytes(model, (ember.randint(0, 11, (2, 5)),), input_names=["idx"],
+                        dynamic_axes={"idx": {0: "b", 1: "t"}})
+    assert len(onnx.load_from_string(data).graph.output) == 2
+    idx = ember.randint(0, 11, (3, 7))
+    got = session(data).run(None, {"idx": idx.numpy()})
+    with ember.no_grad():
+        last, _, (total,) = model(idx)
+    np.testing.assert_allclose(got[0], last.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], total.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_output_axes_that_follow_a_dynamic_axis_are_named():
+    model = nn.Linear(3, 2)
+    data = export_bytes(model, (ember.randn(4, 3),), input_names=["x"], output_names=["y"],
+                        dynamic_axes={"x": {0: "batch"}})
+    (dims,) = [o.type.tensor_type.shape.dim for o in onnx.load_from_string(data).graph.output]
+    assert (dims[0].dim_param, dims[1].dim_value) == ("y_dim_0", 2)
+    data = export_bytes(model, (ember.randn(4, 3),), input_names=["x"], output_names=["y"],
+                        dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    (dims,) = [o.type.tensor_type.shape.dim for o in onnx.load_from_string(data).graph.output]
+    assert dims[0].dim_param == "batch"

@@ -15,6 +15,14 @@ def _bn(module):
     return module
 
 
+def _affine(module):
+    """A norm layer whose weight and bias are not the initial ones and 1."""
+    with ember.no_grad():
+        module.weight.copy_(ember.randn(*module.weight.shape))
+        module.bias.copy_(ember.randn(*module.bias.shape))
+    return module
+
+
 MODULES = {
     "linear": (lambda: nn.Linear(5, 3), (4, 5)), "linear_3d": (lambda: nn.Linear(5, 3), (2, 4, 5)),
     "linear_no_bias": (lambda: nn.Linear(5, 3, bias=False), (4, 5)),
@@ -37,6 +45,19 @@ MODULES = {
     "batchnorm2d": (lambda: _bn(nn.BatchNorm2d(3)), (2, 3, 4, 4)),
     "batchnorm2d_no_affine": (lambda: _bn(nn.BatchNorm2d(3, affine=False)), (2, 3, 4, 4)),
     "dropout": (lambda: nn.Dropout(0.3), (4, 5)),
+    "conv_transpose1d": (lambda: nn.ConvTranspose1d(3, 2, 4, stride=2, padding=1), (2, 3, 7)),
+    "conv_transpose2d": (lambda: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1,
+                                                    output_padding=1, groups=2), (2, 4, 5, 6)),
+    "conv_transpose2d_dilated": (lambda: nn.ConvTranspose2d(2, 3, (3, 2), dilation=(2, 1),
+                                                            bias=False), (1, 2, 4, 5)),
+    "groupnorm": (lambda: _affine(nn.GroupNorm(2, 6)), (2, 6, 3, 4)),
+    "groupnorm_1d_no_affine": (lambda: nn.GroupNorm(3, 6, affine=False), (2, 6, 5)),
+    "glu": (lambda: nn.GLU(1), (3, 8, 2)),
+    "upsample_nearest": (lambda: nn.Upsample(scale_factor=2), (2, 3, 4, 5)),
+    "upsample_bilinear": (lambda: nn.Upsample(scale_factor=(2, 3), mode="bilinear"),
+                          (2, 3, 4, 5)),
+    "upsample_bilinear_align_corners": (lambda: nn.Upsample(size=(7, 9), mode="bilinear",
+                                                            align_corners=True), (2, 3, 4, 5)),
     "addmm": (lambda: Lambda(lambda x: ember.addmm(x[0, :1], x[0], x[1].t(), beta=0.5,
                                                    alpha=2.0)), (2, 3, 3)),
     "sdpa": (lambda: Lambda(lambda x: F.scaled_dot_product_attention(x, x * 2, -x)),
@@ -50,8 +71,11 @@ MODULES = {
 def test_module(name):
     ember.manual_seed(0)
     make, shape = MODULES[name]
-    assert_matches(make(), (ember.randn(*shape),), dynamic_axes={"x0": {0: "batch"}},
-                   atol=1e-5)
+    model = make()
+    data = assert_matches(model, (ember.randn(*shape),), dynamic_axes={"x0": {0: "batch"}},
+                          atol=1e-5)
+    got, expected = run_both(model, (ember.randn(shape[0] + 2, *shape[1:]),), data, ["x0"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-5)
 
 
 def test_embedding_and_int_inputs():
@@ -85,11 +109,6 @@ def test_batch_norm_without_running_statistics_is_refused():
     model = nn.BatchNorm1d(3, track_running_stats=False)
     with pytest.raises(RuntimeError, match="native_batch_norm|NativeBatchNorm.*batch statistics"):
         export_bytes(model, (ember.randn(4, 3),))
-
-
-def test_transposed_convolution_is_refused():
-    with pytest.raises(RuntimeError, match=r"ConvolutionBackward0\) with transposed=True"):
-        export_bytes(nn.ConvTranspose2d(2, 2, 3), (ember.randn(1, 2, 4, 4),))
 
 
 RECURRENT = {"lstm2": lambda: nn.LSTM(3, 4, num_layers=2),
@@ -153,3 +172,21 @@ def test_lstm_state_passed_as_a_tuple_is_two_inputs():
     (got,) = session(data).run(None, {"x": x.numpy(), "h": state2[0].numpy(),
                                       "c": state2[1].numpy()})
     np.testing.assert_allclose(got, model(x, state2).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.GLU(-1), lambda: nn.PixelUnshuffle(2)])
+def test_layer_that_needs_an_even_dynamic_dim(make):
+    """The second trace makes each dynamic axis 2 longer when 1 longer fails."""
+    ember.manual_seed(9)
+    model = make()
+    data = export_bytes(model, (ember.randn(2, 3, 4, 6),), input_names=["x"],
+                        dynamic_axes={"x": [0, 2, 3]})
+    got, expected = run_both(model, (ember.randn(3, 3, 8, 10),), data, ["x"])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_glu_on_a_dynamic_dim_needs_opset_18():
+    with pytest.raises(RuntimeError, match="a halved dim that is dynamic at opset_version 17"):
+        export_bytes(nn.GLU(-1), (ember.randn(2, 6),), input_names=["x"],
+                     dynamic_axes={"x": [1]}, opset_version=17)
+    assert_matches(nn.GLU(-1), (ember.randn(2, 6),), opset_version=17)

@@ -54,7 +54,9 @@ def test_probe_inputs_permute_values_and_extend_dynamic_axes():
 
 
 def test_flat_outputs_refuses_other_values():
-    assert len(_trace.flat_outputs((ember.ones(1), ember.ones(2)))) == 2
+    a, b, c = ember.ones(1), ember.ones(2), ember.ones(3)
+    assert _trace.flat_outputs((a, b)) == [a, b]
+    assert _trace.flat_outputs([a, None, (b, [c])]) == [a, b, c]  # as torch's export
     with pytest.raises(RuntimeError, match="must return a tensor or a tuple/list of tensors, "
                                            "not dict"):
         _trace.flat_outputs({"a": ember.ones(1)})

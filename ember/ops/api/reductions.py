@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..._tensor import Tensor
+from ...autograd.graph import observe_untracked
 from .. import reduction as R
 from .. import shape as S
 from .arithmetic import maximum, minimum
@@ -60,7 +61,8 @@ def _minmax(full_cls, dim_cls, binary, name):
             x = input._data
             node_indices = np.asarray(arg(x, axis=dim, keepdims=keepdim)) if x.ndim else \
                 np.zeros((), np.int64)
-        result = _ValuesIndices((values, Tensor._make(node_indices.astype(np.int64))))
+        indices = Tensor._make(node_indices.astype(np.int64))
+        result = _ValuesIndices((values, observe_untracked("indices", (values,), indices)))
         result._name = f"torch.return_types.{name}"
         return result
     reduce.__name__ = name
@@ -82,11 +84,13 @@ def amin(input, dim=(), keepdim=False):
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (flattened when dim is None)."""
-    return _arg_reduce(np.argmax, input, dim, keepdim, "argmax")
+    out = _arg_reduce(np.argmax, input, dim, keepdim, "argmax")
+    return observe_untracked("argmax", (input, dim, keepdim), out)
 
 
 def argmin(input, dim=None, keepdim=False):
-    return _arg_reduce(np.argmin, input, dim, keepdim, "argmin")
+    out = _arg_reduce(np.argmin, input, dim, keepdim, "argmin")
+    return observe_untracked("argmin", (input, dim, keepdim), out)
 
 
 def _arg_reduce(fn, input, dim, keepdim, name):
