@@ -4,7 +4,7 @@ from .. import _functional_loss_extra as FX
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
+           "NLLLoss2d", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
            "GaussianNLLLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
            "MultiLabelMarginLoss"]
@@ -76,6 +76,10 @@ class NLLLoss(_WeightedLoss):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated in torch: NLLLoss (which takes (N, C, H, W) inputs itself)."""
 
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax + nll for class indices; -sum y log_softmax(x) for class probabilities."""
