@@ -2,6 +2,7 @@
 from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
+from .modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 
 

@@ -53,3 +53,18 @@ from .extra import (  # noqa: E402
 
 __all__ += ["AlphaDropout", "ChannelShuffle", "FeatureAlphaDropout", "LocalResponseNorm",
             "RMSNorm", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+
+from .lazy import (  # noqa: E402
+           LazyBatchNorm1d,
+           LazyBatchNorm2d,
+           LazyConv1d,
+           LazyConv2d,
+           LazyConv3d,
+           LazyConvTranspose1d,
+           LazyConvTranspose2d,
+           LazyConvTranspose3d,
+           LazyLinear,
+)
+
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear"]

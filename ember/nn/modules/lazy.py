@@ -1,0 +1,196 @@
+"""Lazy modules (LazyLinear, LazyConv*, LazyConvTranspose*, LazyBatchNorm*): their input size is
+read from the first input; until then the parameters are UninitializedParameter. The first
+forward materialises them, initialises them as the eager module would (same random draws, in
+the same order) and turns the module into that eager class (``cls_to_become``)."""
+import numpy as np
+
+from ... import _dtype
+from ..._creation import tensor
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ..parameter import Parameter
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .linear import Linear
+from .normalization import BatchNorm1d, BatchNorm2d
+
+__all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+
+
+class _Uninitialized:
+    """A placeholder without a shape until ``materialize(shape)`` gives it one."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        np_dtype = self._data.dtype if dtype is None else _dtype.to_numpy_dtype(dtype)
+        self._data = np.empty(tuple(shape), np_dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A Parameter whose shape is not known yet (becomes a Parameter when materialised)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        data = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(dtype or _dtype.get_default_dtype())))
+        return Parameter.__new__(cls, data, requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer whose shape is not known yet (becomes a plain Tensor when materialised)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        buffer = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(
+            dtype or _dtype.get_default_dtype())), requires_grad)
+        buffer.__class__ = cls
+        return buffer
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+
+class LazyModuleMixin:
+    """Materialise the module's uninitialised parameters from its first input."""
+
+    cls_to_become = None
+
+    def _lazy_setup(self):
+        self._lazy_hook = self.register_forward_pre_hook(_infer_parameters)
+
+    def has_uninitialized_params(self):
+        tensors = list(self._parameters.values()) + list(self._buffers.values())
+        return any(isinstance(t, _Uninitialized) for t in tensors)
+
+    def initialize_parameters(self, *args, **kwargs):
+        raise NotImplementedError(f"initialize_parameters is not implemented for "
+                                  f"{type(self).__name__}")
+
+
+def _infer_parameters(module, args):
+    module.initialize_parameters(*args)
+    if module.has_uninitialized_params():
+        raise RuntimeError(f"module {type(module).__name__} has not been fully initialized")
+    module._lazy_hook.remove()
+    del module._lazy_hook
+    if module.cls_to_become is not None:
+        module.__class__ = module.cls_to_become
+
+
+def _materialize(module, shapes):
+    with grad_mode.no_grad():
+        for name, shape in shapes.items():
+            tensor = getattr(module, name)
+            if isinstance(tensor, _Uninitialized):
+                tensor.materialize(shape)
+        module.reset_parameters()
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """Linear whose in_features is the last dim of the first input."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Linear.__init__(self, 0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            Linear.reset_parameters(self)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.in_features = input.shape[-1]
+            _materialize(self, {"weight": (self.out_features, self.in_features),
+                                "bias": (self.out_features,)})
+
+
+class _LazyConv(LazyModuleMixin):
+    def _lazy_init(self, out_channels, bias, dtype):
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            self.cls_to_become.reset_parameters(self)
+
+    def initialize_parameters(self, input, *args):
+        if not self.has_uninitialized_params():
+            return
+        batched = input.dim() == self._dims + 2
+        self.in_channels = input.shape[1] if batched else input.shape[0]
+        if self.in_channels % self.groups:
+            raise ValueError("in_channels must be divisible by groups")
+        shape = ((self.in_channels, self.out_channels // self.groups) if self.transposed else
+                 (self.out_channels, self.in_channels // self.groups)) + self.kernel_size
+        _materialize(self, {"weight": shape, "bias": (self.out_channels,)})
+
+
+def _lazy_conv(eager):
+    def __init__(self, out_channels, kernel_size, *args, bias=True, device=None, dtype=None,
+                 **kwargs):
+        eager.__init__(self, 0, 0, kernel_size, *args, bias=False, **kwargs)
+        self._lazy_init(out_channels, bias, dtype)
+    name = "Lazy" + eager.__name__
+    return type(name, (_LazyConv, eager), {"__init__": __init__, "cls_to_become": eager,
+                                          "__doc__": f"{eager.__name__} whose in_channels is "
+                                                     "read from the first input."})
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(c) for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_conv(c) for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+
+
+class _LazyNorm(LazyModuleMixin):
+    def _lazy_init(self, dtype):
+        if self.affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", UninitializedBuffer(dtype=dtype))
+            self.register_buffer("running_var", UninitializedBuffer(dtype=dtype))
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            self.cls_to_become.reset_parameters(self)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            shape = (self.num_features,)
+            _materialize(self, {name: shape for name in ("weight", "bias", "running_mean",
+                                                         "running_var")})
+
+
+def _lazy_norm(eager):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        eager.__init__(self, 0, eps, momentum, False, False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if track_running_stats:
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dtype.int64))
+        self._lazy_init(dtype)
+    return type("Lazy" + eager.__name__, (_LazyNorm, eager),
+                {"__init__": __init__, "cls_to_become": eager,
+                 "__doc__": f"{eager.__name__} whose num_features is read from the first input."})
+
+
+LazyBatchNorm1d, LazyBatchNorm2d = (_lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d))

@@ -1,0 +1,69 @@
+"""Lazy modules against torch: the first forward materialises the parameters with the eager
+module's initialisation (same seed, same values), turns the module into its eager class, and
+the result trains as torch's does."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+CASES = [
+    (lambda nn: nn.LazyLinear(5), (3, 7)),
+    (lambda nn: nn.LazyLinear(2, bias=False), (4, 2, 6)),
+    (lambda nn: nn.LazyConv1d(4, 3, padding=1), (2, 3, 8)),
+    (lambda nn: nn.LazyConv2d(4, 3, stride=2), (2, 3, 7, 7)),
+    (lambda nn: nn.LazyConv2d(6, 3, groups=3), (1, 3, 5, 5)),
+    (lambda nn: nn.LazyConvTranspose2d(2, 3), (2, 4, 4, 4)),
+    (lambda nn: nn.LazyConv3d(2, 2), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.LazyBatchNorm1d(), (4, 5)),
+    (lambda nn: nn.LazyBatchNorm2d(momentum=0.3), (3, 2, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("make,shape", CASES)
+def test_materialises_as_torch(make, shape):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    out = {}
+    for lib in (ember, torch):
+        lib.manual_seed(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = make(lib.nn)
+        assert module.has_uninitialized_params()
+        before = repr(module)
+        y = module(lib.tensor(x))
+        y.sum().backward()
+        out[lib.__name__] = (before, repr(module), type(module).__name__,
+                             {k: v.numpy() for k, v in module.state_dict().items()},
+                             y.detach().numpy(), [p.grad.numpy() for p in module.parameters()])
+    e, t = out["ember"], out["torch"]
+    assert e[:3] == t[:3]
+    assert list(e[3]) == list(t[3])
+    for key in t[3]:
+        np.testing.assert_allclose(e[3][key], t[3][key], rtol=1e-6, atol=1e-7, err_msg=key)
+    np.testing.assert_allclose(e[4], t[4], rtol=1e-5, atol=1e-5)
+    for a, b in zip(e[5], t[5]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_optimizer_built_before_materialising_updates_the_same_parameters():
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = lib.nn.LazyLinear(3)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        model(lib.ones(2, 4)).sum().backward()
+        opt.step()
+        assert isinstance(model.weight, lib.nn.Parameter)
+        assert not isinstance(model.weight, lib.nn.UninitializedParameter)
+        assert tuple(model.weight.shape) == (3, 4)
+
+
+def test_construction_is_silent_as_torch():
+    for lib in (ember, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lib.nn.LazyLinear(3)
