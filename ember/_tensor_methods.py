@@ -11,7 +11,17 @@ from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
 from .autograd.graph import _type_name
-from .ops import api, composites, counting, index_ops, matrix_ops, order_stats, scan, sorting
+from .ops import (
+    api,
+    composites,
+    counting,
+    index_ops,
+    matrix_functions,
+    matrix_ops,
+    order_stats,
+    scan,
+    sorting,
+)
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.inplace import apply_inplace
@@ -291,7 +301,8 @@ def _bind_composite_methods():
                           "kron"),
              order_stats: ("kthvalue", "median", "mode", "cummax", "cummin", "aminmax",
                            "nansum", "nanmean"),
-             counting: ("unique", "bincount", "histc")}
+             counting: ("unique", "bincount", "histc"),
+             matrix_functions: ("dist", "matrix_exp")}
     for module, names in table.items():
         for name in names:
             setattr(Tensor, name, getattr(module, name))
