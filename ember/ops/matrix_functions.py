@@ -46,7 +46,7 @@ def _expm(x):
     a = x.astype(np.float64)
     norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1) if a.size else np.zeros(a.shape[:-2])
     top = float(np.max(norm)) if np.size(norm) else 0.0
-    s = max(0, int(math.ceil(math.log2(top))) + 1) if top > 0.5 else 0
+    s = max(0, int(math.ceil(math.log2(top))) + 1) if 0.5 < top < math.inf else 0
     a = a / (2.0 ** s)
     eye = np.broadcast_to(np.eye(a.shape[-1]), a.shape)
     result, term = eye.copy(), eye

@@ -93,3 +93,11 @@ def test_eigvalsh_second_derivative_raises_instead_of_wrong_values():
 def test_eigvalsh_errors_match_torch():
     same_error(lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2), UPLO="X"))
     same_error(lambda lib: lib.linalg.eigvalsh(lib.ones(2, 3)))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_matrix_exp_of_a_non_finite_matrix_is_nan_as_torch(value):
+    a = np.eye(2, dtype=np.float32)
+    a[0, 1] = value
+    e, t = ember.matrix_exp(ember.tensor(a)), torch.matrix_exp(torch.tensor(a))
+    np.testing.assert_array_equal(np.isnan(e._data), np.isnan(t.numpy()))
