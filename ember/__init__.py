@@ -171,6 +171,7 @@ from .ops.counting import (  # noqa: E402
     unique,
 )
 from .ops.index_ops import index_add, take, take_along_dim  # noqa: E402
+from .ops.matrix_functions import dist, matrix_exp  # noqa: E402
 from .ops.order_stats import (  # noqa: E402
     aminmax,
     cdist,
@@ -215,7 +216,6 @@ from .ops.shape_extra import (  # noqa: E402
     diag_embed,
     diagflat,
     diagonal_scatter,
-    dist,
     dsplit,
     dstack,
     hsplit,

@@ -172,9 +172,50 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _new(arr, requires_grad)
 
 
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once (float64), as the fused multiply-add torch's CPU kernels compile
+    to: the product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) are added
+    back before the last rounding."""
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    a_hi = a * split - (a * split - a)
+    b_hi = b * split - (b * split - b)
+    p_err = ((a_hi * b_hi - p) + a_hi * (b - b_hi) + (a - a_hi) * b_hi) + (a - a_hi) * (b - b_hi)
+    s = p + c
+    bv = s - p
+    s_err = (p - (s - bv)) + (c - bv)
+    return s + (s_err + p_err)
+
+
+def _linspace_values(start, end, steps, np_dtype):
+    """torch's CPU linspace: start + step * i for the first half, end - step * (steps - 1 - i)
+    for the second, in the output's float type (float64 for integer outputs, then truncated),
+    each a fused multiply-add; float32 is exact in float64 before its one rounding."""
+    work = np.float32 if np_dtype == np.float32 else np.float64
+    if steps == 1:
+        return np.array([start], dtype=work).astype(np_dtype)
+    lo, hi = np.asarray(start, np_dtype).astype(work), np.asarray(end, np_dtype).astype(work)
+    step = (hi - lo) / work(steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    first = np.arange(steps) < steps // 2
+    counts = np.where(first, i, steps - 1 - i)
+    signed = np.where(first, np.float64(step), -np.float64(step))
+    base = np.where(first, np.float64(lo), np.float64(hi))
+    if work == np.float32:  # |step * i| has at most 48 significant bits: exact in float64
+        out = base + signed * counts
+    else:
+        out = _fused_multiply_add(signed, counts, base)
+    return out.astype(work).astype(np_dtype)
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` evenly spaced values from start to end inclusive."""
-    return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+    """``steps`` evenly spaced values from start to end inclusive, rounded as torch's."""
+    np_dtype = _np_dtype(dtype)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if np_dtype in (np.float32, np.float64) or np_dtype.kind in "iu":
+        return _new(_linspace_values(start, end, steps, np_dtype), requires_grad)
+    return _new(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):

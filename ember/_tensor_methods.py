@@ -16,6 +16,7 @@ from .ops import (
     composites,
     counting,
     index_ops,
+    matrix_functions,
     matrix_ops,
     order_stats,
     scan,
@@ -302,7 +303,8 @@ def _bind_composite_methods():
                           "kron"),
              order_stats: ("kthvalue", "median", "mode", "cummax", "cummin", "aminmax",
                            "nansum", "nanmean"),
-             counting: ("unique", "bincount", "histc")}
+             counting: ("unique", "bincount", "histc"),
+             matrix_functions: ("dist", "matrix_exp")}
     for module, names in table.items():
         for name in names:
             setattr(Tensor, name, getattr(module, name))
@@ -317,7 +319,7 @@ _bind_composite_methods()
 
 def _bind_shape_statistics_methods():
     """Tensor methods of ops.shape_extra and ops.statistics (tile, movedim, trace, quantile...)."""
-    names = {shape_extra: ("argwhere", "diag_embed", "diagflat", "diagonal_scatter", "dist",
+    names = {shape_extra: ("argwhere", "diag_embed", "diagflat", "diagonal_scatter",
                            "dsplit", "hsplit", "vsplit", "index_put", "index_put_", "inner",
                            "moveaxis", "movedim", "msort", "put", "put_", "renorm",
                            "select_scatter", "slice_scatter", "tile", "trace", "vdot"),

@@ -6,12 +6,13 @@ from .ops import api
 from .ops import composites as _composites
 from .ops import linalg_extra as X
 from .ops.linalg_extra import LinAlgError  # noqa: F401  (public, as torch.linalg.LinAlgError)
+from .ops.matrix_functions import eigvalsh, matrix_exp  # noqa: F401  (public)
 from .ops.out import with_out
 from .ops.reduction import LinalgVectorNormBackward0
 from .ops.shape import _dim
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "svdvals",
-           "vector_norm"]
+__all__ = ["LinAlgError", "det", "eigvalsh", "inv", "matrix_exp", "matrix_norm", "norm", "solve",
+           "svdvals", "vector_norm"]
 
 
 def _cast(x, dtype, name):

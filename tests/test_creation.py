@@ -1,10 +1,12 @@
 """Tensor creation (ember/_creation.py): tensor/as_tensor/from_numpy and the factories (zeros,
 ones, full, eye, arange, linspace, logspace, *_like) against torch 2.13, with torch's errors. The
 random factories' streams are tested in tests/test_random.py."""
+import math
+
 import numpy as np
 import pytest
 import torch
-from oracle import close
+from oracle import close, same_error
 
 import ember
 
@@ -150,3 +152,21 @@ def test_size_keyword(name, size):
     # pytorch/examples gat: torch.empty(size=(in_features, out_features))
     e, t = getattr(ember, name)(size=size), getattr(torch, name)(size=size)
     assert e.shape == tuple(t.shape) and e.dtype is ember.float32
+
+
+@pytest.mark.parametrize("start,end,steps", [
+    (-math.pi, math.pi, 2000), (-3, 10, 1001), (0.1, 0.7, 33), (5, -2, 9), (0, 1, 1), (0, 1, 0),
+    (-1e6, 3.3, 777), (0.3, 1e-8, 4096)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
+def test_linspace_rounds_every_value_as_torch(start, end, steps, dtype):
+    """torch's kernel: start + step * i up to the middle, end - step * (steps - 1 - i) after, each
+    one fused multiply-add; NumPy's linspace rounds a third of the values of (-pi, pi, 2000)
+    differently (an ulp), which the polynomial tutorials' float32 training loops amplify."""
+    e = ember.linspace(start, end, steps, dtype=getattr(ember, dtype))
+    t = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+    np.testing.assert_array_equal(e._data, t.numpy())
+    assert e.dtype == getattr(ember, dtype)
+
+
+def test_linspace_negative_steps_raise_as_torch():
+    same_error(lambda lib: lib.linspace(0, 1, -1))

@@ -1,7 +1,7 @@
 """More of torch's shape and arrangement functions, composed from ember's primitives (whose
 nodes give the gradients): tile, movedim, broadcast_tensors/shapes, atleast_*d, the *stack and
 *split families, tensordot/inner/vdot/chain_matmul, trace, diag_embed/diagflat, the *_scatter
-functions, index_put/put, isin, msort, argwhere, unravel_index, dist, renorm."""
+functions, index_put/put, isin, msort, argwhere, unravel_index, renorm."""
 import numpy as np
 
 from .._creation import tensor as _tensor
@@ -333,11 +333,6 @@ def unravel_index(indices, shape):
     size = int(np.prod(shape, dtype=np.int64))
     coords = np.unravel_index(np.mod(idx, size) if size else idx, shape)  # wraps, as torch
     return tuple(_tensor(np.asarray(c, np.int64)) for c in coords)
-
-
-def dist(input, other, p=2):
-    """The p-norm of input - other."""
-    return api.norm(api.sub(input, other), p)
 
 
 def renorm(input, p, dim, maxnorm):

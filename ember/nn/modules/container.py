@@ -124,7 +124,7 @@ class ModuleList(_Indexed):
         """Runs of identical modules print once, as '(0-2): 3 x Linear(...)' (torch's form)."""
         reprs = [repr(m) for m in self]
         if not reprs:
-            return "ModuleList()"
+            return self._get_name() + "()"
         lines, start = [], 0
         for i in range(1, len(reprs) + 1):
             if i < len(reprs) and reprs[i] == reprs[start]:
@@ -134,7 +134,7 @@ class ModuleList(_Indexed):
             lines.append(f"({start}): {text}" if count == 1 else
                          f"({start}-{i - 1}): {count} x {text}")
             start = i
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is not callable; iterate over its modules")

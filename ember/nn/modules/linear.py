@@ -45,7 +45,11 @@ class Linear(Module):
 
     def forward(self, input):
         params = self._parameters
-        return F.linear(input, params["weight"], params["bias"])
+        try:
+            weight, bias = params["weight"], params["bias"]
+        except KeyError:  # parametrized (nn.utils.parametrize): the class's property computes it
+            weight, bias = self.weight, self.bias
+        return F.linear(input, weight, bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

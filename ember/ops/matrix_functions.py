@@ -1,0 +1,111 @@
+"""torch.dist, torch.matrix_exp and torch.linalg.eigvalsh, each with its backward."""
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from . import api
+from .linalg_extra import _VectorNormExtremes, check_square
+from .reduction import LinalgVectorNormBackward0
+
+_TAYLOR_TERMS = 18  # with ||A / 2^s||_1 <= 1/2 the remainder is below 1e-22, past float64's eps
+
+
+class DistBackward0(LinalgVectorNormBackward0):
+    """out = ||a - b||_p (a and b broadcast);  da = the p-norm's gradient at a - b, db = -da."""
+
+    def forward(self, a, b, p=2):
+        out = super().forward(Tensor._make(a._data - b._data), p)
+        self.save(a, b)  # the difference is recomputed in backward (graph mode: from a and b)
+        return out
+
+    def backward(self, m, g, a, b, out):
+        (da,) = super().backward(m, g, a - b, out)
+        return da, -da
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), as torch.dist."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    for t in (input, other):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {_dtype.of_numpy(t._data.dtype).scalar_name} instead.")
+    if p != 0 and p != -math.inf:
+        return DistBackward0.apply(input, other, p=p)
+    # p = 0 (count of nonzeros) or -inf (min |a - b|): the vector norm's node for those orders
+    return _VectorNormExtremes.apply(api.sub(input, other), p=p)
+
+
+def _expm(x):
+    """exp of each matrix of x (float64 inside): scaling, Taylor series, squaring."""
+    a = x.astype(np.float64)
+    norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1) if a.size else np.zeros(a.shape[:-2])
+    top = float(np.max(norm)) if np.size(norm) else 0.0
+    s = max(0, int(math.ceil(math.log2(top))) + 1) if 0.5 < top < math.inf else 0
+    a = a / (2.0 ** s)
+    eye = np.broadcast_to(np.eye(a.shape[-1]), a.shape)
+    result, term = eye.copy(), eye
+    for k in range(1, _TAYLOR_TERMS + 1):
+        term = np.matmul(term, a) / k
+        result = result + term
+    for _ in range(s):
+        result = np.matmul(result, result)
+    return result.astype(x.dtype)
+
+
+class LinalgMatrixExpBackward0(Node):
+    """out = exp(A);  dA = the upper-right block of exp([[A^T, G], [0, A^T]]) (the adjoint of
+    exp's Fréchet derivative)."""
+
+    def forward(self, a):
+        check_square(a._data, "linalg.matrix_exp")
+        self.save(a)
+        return _expm(a._data)
+
+    def backward(self, m, g, a):
+        n = a.shape[-1]
+        at = m.mT(a)
+        block = m.cat([m.cat([at, g], -1), m.cat([at * 0, at], -1)], -2)
+        if m.is_graph:
+            big = LinalgMatrixExpBackward0.apply(block)
+        else:
+            big = _expm(block)
+        return (big[..., :n, n:],)
+
+
+def matrix_exp(input):
+    """The matrix exponential of each square matrix of ``input`` (torch.matrix_exp and
+    torch.linalg.matrix_exp)."""
+    return LinalgMatrixExpBackward0.apply(input)
+
+
+
+class LinalgEighBackward0(Node):
+    """out = eigenvalues of the symmetric A (ascending; the triangle ``UPLO`` is read);
+    dA = V diag(g) V^T (first derivative only)."""
+
+    def forward(self, a, uplo="L"):
+        x = a._data
+        check_square(x, "linalg.eigh")  # (torch names the decomposition in its errors)
+        self.save(a)
+        w, self.v = np.linalg.eigh(x, UPLO=uplo)
+        return w.astype(x.dtype)
+
+    def backward(self, m, g, a):
+        if m.is_graph:
+            raise NotImplementedError("the second derivative of linalg.eigvalsh is not "
+                                      "implemented")
+        v = self.v
+        return (np.matmul(v * g[..., None, :], np.swapaxes(v, -1, -2)).astype(g.dtype),)
+
+
+def eigvalsh(input, UPLO="L"):
+    """The eigenvalues of each symmetric (Hermitian) matrix of ``input``, ascending."""
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return LinalgEighBackward0.apply(input, uplo=UPLO)
