@@ -5,6 +5,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
+from . import _parallel
 
 _SCALARS = (int, float, bool)
 
@@ -412,9 +413,31 @@ _SIGMOID_ONES = {}
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
                           "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
-# max(0, x) keeps NaN and -0.0 as torch; the gradient flows where y is not <= 0 (NaN included)
-ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(0, x),
-                       lambda m, g, y: g * ~(m.data(y) <= 0), "output", "y = max(x, 0)")
+def _relu_kernel(x):
+    return np.maximum(0, x)  # keeps NaN and -0.0 as torch
+
+
+def _relu_grad_kernel(y, g):
+    return g * ~(y <= 0)  # the gradient flows where y is not <= 0 (NaN included)
+
+
+def _splits(*arrays):
+    """Large C-contiguous operands (then a split keeps the one-thread result's layout too)."""
+    return arrays[0].size >= _parallel.MIN_ELEMENTS and all(
+        type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
+
+
+def _relu(x):
+    return _parallel.compute(_relu_kernel, (x,)) if _splits(x) else _relu_kernel(x)
+
+
+def _relu_grad(m, g, y):
+    if not m.is_graph and _splits(y, g):
+        return _parallel.compute(_relu_grad_kernel, (y, g))
+    return _relu_grad_kernel(m.data(y), g)
+
+
+ReluBackward0 = _unary("ReluBackward0", _relu, _relu_grad, "output", "y = max(x, 0)")
 
 
 class RoundBackward1(Node):
