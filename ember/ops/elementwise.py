@@ -421,20 +421,25 @@ def _relu_grad_kernel(y, g):
     return g * ~(y <= 0)  # the gradient flows where y is not <= 0 (NaN included)
 
 
+_SPLIT_MIN = _parallel.MIN_ELEMENTS
+
+
 def _splits(*arrays):
-    """Large C-contiguous operands (then a split keeps the one-thread result's layout too)."""
-    return arrays[0].size >= _parallel.MIN_ELEMENTS and all(
-        type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
+    """C-contiguous operands (then a split keeps the one-thread result's layout too)."""
+    return all(type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
 
 
 def _relu(x):
-    return _parallel.compute(_relu_kernel, (x,)) if _splits(x) else _relu_kernel(x)
+    if x.size < _SPLIT_MIN or not _splits(x):  # tiny tensors: one size check
+        return _relu_kernel(x)
+    return _parallel.compute(_relu_kernel, (x,))
 
 
 def _relu_grad(m, g, y):
-    if not m.is_graph and _splits(y, g):
-        return _parallel.compute(_relu_grad_kernel, (y, g))
-    return _relu_grad_kernel(m.data(y), g)
+    y = m.data(y)
+    if y.size < _SPLIT_MIN or m.is_graph or not _splits(y, g):
+        return _relu_grad_kernel(y, g)
+    return _parallel.compute(_relu_grad_kernel, (y, g))
 
 
 ReluBackward0 = _unary("ReluBackward0", _relu, _relu_grad, "output", "y = max(x, 0)")
