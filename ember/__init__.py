@@ -1,4 +1,5 @@
 """ember: PyTorch's training core in Python over NumPy. Use as ``import ember as torch``."""
+from . import _openblas  # noqa: F401, I001  (first: OpenBLAS's spin timeout, before NumPy loads)
 from ._tensor import Size, Tensor, device  # noqa: I001  (Tensor first: the rest builds on it)
 from ._device import get_default_device, set_default_device
 from . import _dtype

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -45,3 +47,20 @@ def test_profile_worker_charges_time_to_ember_functions():
     assert any(label.startswith("ember/") and "softmax" in label for label in labels), labels
     shares = [share for _, _, share in result["modules"]]
     assert all(0 <= s <= 1 for s in shares) and sum(shares) <= 1 + 1e-9
+
+
+def test_ab_runs_each_configuration_in_its_own_environment(monkeypatch):
+    from benchmarks.ab import compare, parse_config
+    configs = [parse_config("one="), parse_config("split=EMBER_NUM_THREADS=2")]
+    assert configs == [("one", {}), ("split", {"EMBER_NUM_THREADS": "2"})]
+    monkeypatch.delenv("EMBER_NUM_THREADS", raising=False)
+    results = compare("softmax", configs, rounds=2, repeats=1)
+    assert [r["env"]["threads"] for r in results["one"]] == [1, 1]
+    assert [r["env"]["threads"] for r in results["split"]] == [2, 2]
+    assert all(r["median"] > 0 for rs in results.values() for r in rs)
+
+
+def test_ab_refuses_a_malformed_configuration():
+    from benchmarks.ab import main
+    with pytest.raises(SystemExit):
+        main(["softmax", "--config", "EMBER_NUM_THREADS"])

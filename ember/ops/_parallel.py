@@ -24,6 +24,8 @@ from queue import SimpleQueue
 
 import numpy as np
 
+from .. import _openblas
+
 MIN_ELEMENTS = 1 << 16
 MIN_PART = 1 << 15  # elements each thread gets at least
 
@@ -39,10 +41,13 @@ def _default_threads():
         if threads >= 1:
             return threads
         raise ValueError(f"EMBER_NUM_THREADS must be a positive integer, got {value!r}")
-    # one thread unless asked: on the 2-core benchmark machine the split measured no gain on the
-    # GPT/encoder steps and made the conv+BatchNorm step 1.37x slower (OpenBLAS's threads still
-    # spin on the second core after a GEMM); BENCHMARKS.md has the A/B
-    return 1
+    # by default (SPLIT_BY_DEFAULT) only while NumPy's OpenBLAS threads sleep promptly after a
+    # GEMM: spinning, they hold the second core (the split then made the conv+BatchNorm step
+    # 1.37x slower, BENCHMARKS.md)
+    if not (_openblas.SPLIT_BY_DEFAULT and _openblas.QUIET):
+        return 1
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else os.cpu_count() or 1)
 
 
 class _Job:

@@ -5,6 +5,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
+from . import _parallel
 
 _SCALARS = (int, float, bool)
 
@@ -412,9 +413,36 @@ _SIGMOID_ONES = {}
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
                           "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
-# max(0, x) keeps NaN and -0.0 as torch; the gradient flows where y is not <= 0 (NaN included)
-ReluBackward0 = _unary("ReluBackward0", lambda x: np.maximum(0, x),
-                       lambda m, g, y: g * ~(m.data(y) <= 0), "output", "y = max(x, 0)")
+def _relu_kernel(x):
+    return np.maximum(0, x)  # keeps NaN and -0.0 as torch
+
+
+def _relu_grad_kernel(y, g):
+    return g * ~(y <= 0)  # the gradient flows where y is not <= 0 (NaN included)
+
+
+_SPLIT_MIN = _parallel.MIN_ELEMENTS
+
+
+def _splits(*arrays):
+    """C-contiguous operands (then a split keeps the one-thread result's layout too)."""
+    return all(type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
+
+
+def _relu(x):
+    if x.size < _SPLIT_MIN or not _splits(x):  # tiny tensors: one size check
+        return _relu_kernel(x)
+    return _parallel.compute(_relu_kernel, (x,))
+
+
+def _relu_grad(m, g, y):
+    y = m.data(y)
+    if y.size < _SPLIT_MIN or m.is_graph or not _splits(y, g):
+        return _relu_grad_kernel(y, g)
+    return _parallel.compute(_relu_grad_kernel, (y, g))
+
+
+ReluBackward0 = _unary("ReluBackward0", _relu, _relu_grad, "output", "y = max(x, 0)")
 
 
 class RoundBackward1(Node):

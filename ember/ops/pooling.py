@@ -9,6 +9,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from . import _parallel
 
 
 class PoolGeometry:
@@ -164,11 +165,16 @@ def max_pool_scatter(g, arg, geom):
     gp = np.zeros(g.shape[:-2] + geom.padded_hw, dtype=g.dtype)
     disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(geom.stride, geom.dilation,
                                                             geom.kernel))
-    for k, rows, cols in geom.offsets():
-        if disjoint:  # each input position is in one window: write, no accumulation
-            np.multiply(g, arg == k, out=gp[..., rows, cols])
-        else:
-            gp[..., rows, cols] += np.where(arg == k, g, 0)
+    offsets = list(geom.offsets())
+
+    def scatter(lo, hi):  # planes lo..hi of the first axis: disjoint writes, any thread
+        part, where, out = g[lo:hi], arg[lo:hi], gp[lo:hi]
+        for k, rows, cols in offsets:
+            if disjoint:  # each input position is in one window: write, no accumulation
+                np.multiply(part, where == k, out=out[..., rows, cols])
+            else:
+                out[..., rows, cols] += np.where(where == k, part, 0)
+    _parallel.split(g.shape[0], scatter, gp.size)
     return _unpad(gp, geom)
 
 

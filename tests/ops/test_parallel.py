@@ -84,6 +84,9 @@ OPS = {
     "group_norm": lambda x: F.group_norm(x, 3, ember.linspace(0.5, 1.5, x.shape[1],
                                                               dtype=x.dtype)),
     "batch_norm": _batch_norm,
+    "relu": F.relu,
+    "max_pool_2x2": lambda x: F.max_pool2d(x, 2),
+    "max_pool_3x3_overlapping": lambda x: F.max_pool2d(x, 3, stride=2, padding=1),
 }
 SHAPES = [(17, 33, 257), (5, 9, 41, 67), (3, 12, 97, 71)]
 
