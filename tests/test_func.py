@@ -187,3 +187,20 @@ def test_functional_call_errors_match_torch():
 def test_vmap_is_a_clear_gap():
     with pytest.raises(NotImplementedError, match="vmap"):
         ember.func.vmap(lambda x: x)
+
+
+def test_no_graph_under_no_grad():
+    def run(lib):
+        x = t(lib, Y, requires_grad=True)
+        with lib.no_grad():
+            return (lib.func.grad(lambda z: (z ** 3).sum())(x),
+                    lib.func.jacrev(lambda z: z.exp())(x),
+                    lib.func.vjp(lambda z: z * z, x)[1](t(lib, Y)))
+    both(run)
+
+
+def test_edge_shapes():
+    both(lambda lib: lib.func.jacrev(lambda x: x ** 2)(t(lib, 3.0)))
+    both(lambda lib: lib.func.vjp(lambda x, y: x * 2, t(lib, Y), t(lib, [1.0]))[1](t(lib, Y)))
+    both(lambda lib: lib.func.grad(lambda x, y: (x * 2).sum(), argnums=1)(t(lib, Y),
+                                                                         t(lib, [1.0])))

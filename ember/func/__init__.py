@@ -47,9 +47,9 @@ def _check_argnums(argnums, nargs):
     return tuple(n % nargs for n in nums)
 
 
-def _private(t):
+def _private(t, outer_grad):
     """A differentiable stand-in for ``t``: a view inside an enclosing graph, else a fresh leaf."""
-    if t.requires_grad and is_grad_enabled():
+    if t.requires_grad and outer_grad:
         return t.view(t.shape)
     return t.detach().requires_grad_()
 
@@ -73,12 +73,13 @@ def _reaches_outside(outputs, own):
 class _Call:
     """One call of ``func`` on private copies of the differentiated arguments."""
 
-    def __init__(self, func, args, kwargs, argnums, has_aux, api):
+    def __init__(self, func, args, kwargs, argnums, has_aux, api, outer_grad):
+        """``outer_grad``: the grad mode of the caller (the call itself runs with grad on)."""
         self.argnums = _check_argnums(argnums, len(args))
         args = list(args)
         self.trees, self.inputs = [], []
         for n in self.argnums:
-            args[n] = _rebuild(args[n], iter([_private(t) for t in _leaves(args[n])]))
+            args[n] = _rebuild(args[n], iter([_private(t, outer_grad) for t in _leaves(args[n])]))
             self.trees.append(args[n])
             self.inputs.extend(_leaves(args[n]))
         out = func(*args, **kwargs)
@@ -91,7 +92,7 @@ class _Call:
         self.out = out
         self.own = [t for t in self.inputs if t.grad_fn is None]
         outs = [t for t in _leaves(out) if isinstance(t, Tensor)] if _is_tree(out) else []
-        self.keep = is_grad_enabled() and _reaches_outside(outs, self.own)
+        self.keep = outer_grad and _reaches_outside(outs, self.own)
 
     def grads_like_args(self, flat_grads, single):
         """Per differentiated argument, the gradients in the argument's structure."""
@@ -123,8 +124,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
     api = "grad_and_value(f)(*args)"
 
     def wrapper(*args, **kwargs):
+        outer_grad = is_grad_enabled()
         with enable_grad():
-            call = _Call(func, args, kwargs, argnums, has_aux, api)
+            call = _Call(func, args, kwargs, argnums, has_aux, api, outer_grad)
             out = call.out
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(out)}")
@@ -153,8 +155,10 @@ def grad(func, argnums=0, has_aux=False):
 
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) -> one gradient per primal."""
+    outer_grad = is_grad_enabled()
     with enable_grad():
-        call = _Call(func, primals, {}, tuple(range(len(primals))), has_aux, "vjp(f, *primals)")
+        call = _Call(func, primals, {}, tuple(range(len(primals))), has_aux, "vjp(f, *primals)",
+                     outer_grad)
     outs = _leaves(call.out)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -185,8 +189,10 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     single = not isinstance(argnums, tuple)
 
     def wrapper(*args, **kwargs):
+        outer_grad = is_grad_enabled()
         with enable_grad():
-            call = _Call(func, args, kwargs, argnums, has_aux, "jacrev(f, argnums)(*args)")
+            call = _Call(func, args, kwargs, argnums, has_aux, "jacrev(f, argnums)(*args)",
+                         outer_grad)
             inputs = tuple(call.inputs)
             per_out = [call.grads_like_args(_jacobian_of_output(i, out, inputs, False, call.keep),
                                             single)

@@ -190,3 +190,25 @@ def test_argument_errors_match_torch():
 def test_forward_mode_strategy_is_a_clear_gap():
     with pytest.raises(NotImplementedError, match="forward-mode"):
         ember.autograd.functional.jacobian(vector_fn, ember.tensor(Y), strategy="forward-mode")
+
+
+def test_edge_shapes_and_defaults():
+    def run(lib):
+        F = lib.autograd.functional
+        return (F.jacobian(lambda x: x * 3, t(lib, 2.0)),
+                F.jacobian(lambda x: lib.ones(2), t(lib, Y)),
+                F.jvp(lambda x: x ** 2, t(lib, [3.0])),
+                F.hvp(lambda x: (x ** 3).sum(), t(lib, [3.0])),
+                F.vhp(lambda x: (x ** 3).sum(), t(lib, 3.0)),
+                F.hessian(lambda x: x ** 3, t(lib, 2.0)),
+                F.jacobian(lambda x: (x * 2,), (t(lib, Y),)),
+                F.hessian(lambda x, y: (x * y * y).sum(), (t(lib, Y), t(lib, Y)),
+                          create_graph=True))
+    both(run)
+
+
+def test_under_no_grad():
+    def run(lib):
+        with lib.no_grad():
+            return lib.autograd.functional.jacobian(vector_fn, t(lib, Y, requires_grad=True))
+    both(run)
