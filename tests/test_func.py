@@ -204,3 +204,39 @@ def test_edge_shapes():
     both(lambda lib: lib.func.vjp(lambda x, y: x * 2, t(lib, Y), t(lib, [1.0]))[1](t(lib, Y)))
     both(lambda lib: lib.func.grad(lambda x, y: (x * 2).sum(), argnums=1)(t(lib, Y),
                                                                          t(lib, [1.0])))
+
+
+def test_jvp():
+    def run(lib):
+        jvp = lib.func.jvp
+        f = (lambda x, y: {"p": x * y, "s": (x.cos() * y).sum(), "c": y * 0 + 1})
+        return (jvp(f, (t(lib, X), t(lib, Y)), (t(lib, X * 2), t(lib, Y))),
+                jvp(lambda x: (x.exp(), x.sum()), (t(lib, Y),), (t(lib, Y),), has_aux=True),
+                jvp(lambda x, y: x * 3, (t(lib, Y), t(lib, X)), (t(lib, Y), t(lib, X))))
+    both(run)
+
+
+def test_hvp_by_jvp_of_grad_and_enclosing_graph():
+    def run(lib):
+        x = t(lib, Y, requires_grad=True)
+        f = lib.func.grad(lambda z: (z.sin() * z ** 3).sum())
+        plain = lib.func.jvp(f, (t(lib, Y),), (t(lib, [1.0, 2.0, -1.0]),))
+        out, tangent = lib.func.jvp(f, (x,), (t(lib, [1.0, 2.0, -1.0]),))
+        tangent.sum().backward()
+        return plain, out, tangent, x.grad
+    both(run)
+
+
+def test_jvp_errors_match_torch():
+    def run_with(primals, tangents, **kw):
+        return lambda lib: lib.func.jvp(lambda x: x * 2, primals(lib), tangents(lib), **kw)
+    raises_like(run_with(lambda lib: t(lib, Y), lambda lib: t(lib, Y)), RuntimeError)
+    raises_like(run_with(lambda lib: (t(lib, Y),), lambda lib: (t(lib, [1.0, 2.0]),)),
+                RuntimeError)
+    raises_like(run_with(lambda lib: (t(lib, Y),), lambda lib: (t(lib, Y),), has_aux=True),
+                RuntimeError)
+    for tangents in (lambda lib: t(lib, Y), lambda lib: (t(lib, Y), t(lib, Y))):
+        with pytest.raises(RuntimeError, match="Expected primals and tangents to have the same"):
+            run_with(lambda lib: (t(lib, Y),), tangents)(ember)
+        with pytest.raises(RuntimeError, match="Expected primals and tangents to have the same"):
+            run_with(lambda lib: (t(lib, Y),), tangents)(torch)

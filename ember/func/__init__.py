@@ -9,10 +9,10 @@ import contextlib
 
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
-from ..autograd.functional import _jacobian_of_output
+from ..autograd.functional import _jacobian_of_output, _zeros_like
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "functional_call",
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
            "vmap"]
 
 
@@ -179,6 +179,47 @@ def vjp(func, *primals, has_aux=False):
         return grads if create else _rebuild(grads, iter([g.detach() for g in _leaves(grads)]))
     out = call.finish(call.out)
     return (out, vjp_fn, call.finish(call.aux)) if has_aux else (out, vjp_fn)
+
+
+def _check_tangents(primals, tangents, api):
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if not isinstance(tangents, tuple) or len(_leaves(tangents)) != len(_leaves(primals)):
+        raise RuntimeError(f"{api}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents "
+                           "also must be.")
+    for p, t in zip(_leaves(primals), _leaves(tangents)):
+        if p.shape != t.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                               "that of the original Tensor, this is not supported. Tensor is of "
+                               f"size {list(p.shape)} while the given forward gradient is of size "
+                               f"{list(t.shape)}.")
+    return _leaves(tangents)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """(func(*primals), J tangents[, aux]), by differentiating a vjp w.r.t. its cotangent."""
+    api = "jvp(f, primals, tangents)"
+    flat_tangents = _check_tangents(primals, tangents, api)
+    outer_grad = is_grad_enabled()
+    with enable_grad():
+        call = _Call(func, primals, {}, tuple(range(len(primals))), has_aux, api, outer_grad)
+        outs = _leaves(call.out)
+        dummies = [_zeros_like(o, requires_grad=True) for o in outs]
+        pairs = [(o, d) for o, d in zip(outs, dummies) if o.requires_grad]
+        flat = [None] * len(outs)
+        if pairs:  # u -> J^T u is linear in u; its vjp with the tangents at any u is J t
+            back = _engine_grad([o for o, _ in pairs], call.inputs, [d for _, d in pairs],
+                                create_graph=True, allow_unused=True)
+            used = [(g, t) for g, t in zip(back, flat_tangents)
+                    if g is not None and g.requires_grad]
+            if used:
+                flat = _engine_grad([g for g, _ in used], dummies, [t for _, t in used],
+                                    create_graph=call.keep, allow_unused=True)
+    tangents_out = _rebuild(call.out, iter(_zeros_for_missing(flat, outs)))
+    out, tangents_out = call.finish(call.out), call.finish(tangents_out)
+    return (out, tangents_out, call.finish(call.aux)) if has_aux else (out, tangents_out)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
