@@ -28,7 +28,7 @@ LAYERS = (
     ("namespace", ("ember", "ember._tensor_methods", "ember.linalg", "ember.amp", "ember.sparse")),
     ("library", ("ember._compile", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
-                 "ember.onnx", "ember.viz", "ember.cuda")),
+                 "ember.onnx", "ember.viz", "ember.cuda", "ember.func")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

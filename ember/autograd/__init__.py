@@ -2,6 +2,7 @@
 import sys
 
 from .._tensor import bind_autograd
+from . import functional  # noqa: F401  (torch.autograd.functional)
 from .anomaly import (
                       detect_anomaly,
                       is_anomaly_check_nan_enabled,
