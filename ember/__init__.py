@@ -137,6 +137,13 @@ _install_out(globals(), (
     "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn",
     "randint", "randperm"))
 
+from . import _tensor_misc  # noqa: E402  (binds the extra math, in-place forms, misc attributes)
+
+globals().update(_tensor_misc.FUNCTIONS)  # atan2, xlogy, lgamma, addcmul, ...
+globals().update({_n: _tensor_misc.torch_inplace(_n) for _n in _tensor_misc.TORCH_INPLACE})
+_install_out(globals(), [_n for _n in _tensor_misc.FUNCTIONS
+                         if _n not in ("positive", "is_nonzero", "isreal")])
+
 from . import _malloc  # noqa: E402
 
 _malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)
