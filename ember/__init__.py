@@ -140,6 +140,10 @@ _install_out(globals(), (
 from . import _tensor_misc  # noqa: E402  (binds the extra math, in-place forms, misc attributes)
 
 globals().update(_tensor_misc.FUNCTIONS)  # atan2, xlogy, lgamma, addcmul, ...
+globals().update({_n: getattr(_tensor_misc, _n) for _n in _tensor_misc.NAMESPACE})
+from . import _switches  # noqa: E402  (torch's global switches: deterministic, matmul precision)
+
+globals().update({_n: getattr(_switches, _n) for _n in _switches.NAMES})
 globals().update({_n: _tensor_misc.torch_inplace(_n) for _n in _tensor_misc.TORCH_INPLACE})
 _install_out(globals(), [_n for _n in _tensor_misc.FUNCTIONS
                          if _n not in ("positive", "is_nonzero", "isreal")])

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 
-from . import _autograd_state
+from . import _autograd_state, _dtype
 from . import _creation as C
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from .ops import api, fused_products, index_ops, pointwise
 from .ops import elementwise_extra as X
-from .ops.inplace import check_inplace
+from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
 
 UNARY_EXTRA = {name: _unary(cls) for name, cls in {
@@ -93,23 +93,170 @@ def _uniform(self, generator):
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    """median + sigma * tan(pi (u - 1/2)). ember's uniform stream, not torch's cauchy_ stream
-    (torch draws 64-bit uniforms here): the distribution matches, the draws do not."""
+    """median + sigma * tan(pi (u - 1/2)), u uniform in float64 (torch's stream)."""
     return _fill(self, median + sigma * np.tan(math.pi * (_uniform(self, generator) - 0.5)))
 
 
+def _serial_normal(self, generator):
+    """torch's serial float64 normals: Box-Muller on uniform pairs (u1, u2), giving
+    r cos(2 pi u1) then r sin(2 pi u1), r = sqrt(-2 log(1 - u2)). (torch keeps an odd count's
+    last sine in its generator for the next such draw; ember does not.)"""
+    n = self._data.size
+    u = _gen(generator).uniform((2 * ((n + 1) // 2),), np.dtype(np.float64))
+    radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    theta = 2.0 * math.pi * u[0::2]
+    pairs = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    return pairs.reshape(-1)[:n].reshape(self._data.shape)
+
+
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """exp of Normal(mean, std) draws (ember's normal stream; torch's log_normal_ draws are
-    not reproduced)."""
-    normal = _gen(generator).normal(self._data.shape, np.dtype(np.float64), mean, std)
-    return _fill(self, np.exp(normal))
+    """exp(mean + std * z), z standard normal (torch's stream: see _serial_normal)."""
+    return _fill(self, np.exp(mean + std * _serial_normal(self, generator)))
 
 
 def _geometric_(self, p, *, generator=None):
-    """ceil(log(u) / log(1 - p)): trials to the first success (ember's uniform stream; torch's
-    geometric_ draws are not reproduced)."""
-    u = 1 - _uniform(self, generator)  # in (0, 1]
-    return _fill(self, np.maximum(np.ceil(np.log(u) / np.log1p(-p)), 1))
+    """ceil(log(u) / log(1 - p)): trials to the first success (torch's stream)."""
+    u = _uniform(self, generator)
+    return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
+
+
+# ---------------------------------------------------------------- Tensor's smaller attributes
+def _storage_offset(self):
+    """Elements between the start of the memory (the base's first element) and this view's."""
+    base = self._base if self._base is not None else self
+    return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
+
+def is_complex(input):
+    """False: ember has no complex dtypes."""
+    return False
+
+
+def is_signed(input):
+    return input.dtype.is_signed
+
+
+def is_same_size(input, other):
+    return input._data.shape == other._data.shape
+
+
+def _new(self, *args, **kwargs):
+    """The legacy constructor in this tensor's dtype: new(sizes...), new(data), new()."""
+    dtype = kwargs.pop("dtype", None) or self.dtype
+    if not args:
+        return C.empty(0, dtype=dtype)
+    return Tensor(*args, dtype=dtype, **kwargs)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor with the given strides (in elements) over its own memory."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    dt = C.empty(0, dtype=dtype)._data.dtype
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    memory = np.empty(span, dt)
+    data = np.lib.stride_tricks.as_strided(memory, size, [s * dt.itemsize for s in stride])
+    return Tensor._make(data, requires_grad)
+
+
+def result_type(tensor, other):
+    """The dtype torch's promotion gives ``tensor op other`` (tensors or numbers)."""
+    operands = [(t._data.dtype, t._data.ndim == 0) if isinstance(t, Tensor) else t
+                for t in (tensor, other)]
+    return _dtype.from_numpy_dtype(_dtype._result_from_operands(operands))
+
+
+def can_cast(from_, to):
+    """True unless the cast goes down a category (float to integer, integer or float to bool)."""
+    return _dtype.as_dtype(from_)._category <= _dtype.as_dtype(to)._category
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-d tensor of ``s`` in ``dtype`` (the default float dtype when not given)."""
+    return C.tensor(s, dtype=dtype or _dtype.get_default_dtype(), requires_grad=requires_grad)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _resize_(self, *sizes, memory_format=None):
+    """Reshape in place to ``sizes``: the elements kept in order, new ones uninitialised."""
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    if self._requires_grad and grad_mode_enabled():
+        raise RuntimeError("cannot resize variables that require grad")
+    _autograd_state.check_inplace(self._vc)
+    count = int(np.prod(shape))
+    flat = self._data.reshape(-1)
+    if count <= flat.size and self._data.flags.c_contiguous:
+        self._data = flat[:count].reshape(shape)
+    else:
+        grown = np.empty(count, self._data.dtype)
+        kept = min(count, flat.size)
+        grown[:kept] = flat[:kept]
+        self._data = grown.reshape(shape)
+    self._vc[0] += 1
+    return self
+
+
+def grad_mode_enabled():
+    return _autograd_state._state.enabled
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal in place (every dim equal beyond 2-D; ``wrap``:
+    a tall matrix's diagonal starts again after each square block, as torch's)."""
+    shape = self._data.shape
+    if self._data.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self._data.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(shape, bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return apply_inplace(self, api.masked_fill, Tensor._make(mask), fill_value)
+
+
+def _apply_(self, callable):
+    """Replace each element x by callable(x) in place (Python, element by element)."""
+    if self._requires_grad and grad_mode_enabled():
+        raise RuntimeError("apply_ is only implemented on CPU tensors that do not require grad")
+    values = [callable(v) for v in self._data.reshape(-1).tolist()]
+    return _fill(self, np.asarray(values).reshape(self._data.shape))
+
+
+def _map_(self, tensor, callable):
+    """self[i] = callable(self[i], tensor[i]) in place (``tensor`` broadcast to self)."""
+    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    values = [callable(a, b) for a, b in zip(self._data.reshape(-1).tolist(), other)]
+    return _fill(self, np.asarray(values).reshape(self._data.shape))
+
+
+# ember.X functions of this part (besides FUNCTIONS)
+NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast",
+             "scalar_tensor", "empty_strided")
+
+
+def _bind_attributes():
+    Tensor.storage_offset = _storage_offset
+    Tensor.nbytes = property(lambda self: self._data.nbytes)
+    Tensor.itemsize = property(lambda self: self._data.itemsize)
+    Tensor.is_cpu = property(lambda self: True)
+    Tensor.output_nr = property(lambda self: self._output_nr)
+    Tensor.is_complex, Tensor.is_signed, Tensor.is_same_size = is_complex, is_signed, \
+        is_same_size
+    Tensor.is_inference = lambda self: type(self._vc) is _autograd_state.InferenceVersion
+    Tensor.new, Tensor.new_empty_strided = _new, _new_empty_strided
+    Tensor.resize_ = _resize_
+    Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, other.shape)
+    Tensor.fill_diagonal_ = _fill_diagonal_
+    Tensor.apply_, Tensor.map_ = _apply_, _map_
+    Tensor.squeeze_ = lambda self, dim=None: index_ops.view_in_place(
+        self, lambda t: api.squeeze(t) if dim is None else api.squeeze(t, dim))
+    Tensor.unsqueeze_ = lambda self, dim: index_ops.view_in_place(
+        self, lambda t: api.unsqueeze(t, dim))
 
 
 def _bind():
@@ -139,3 +286,4 @@ def _bind():
 
 
 _bind()
+_bind_attributes()
