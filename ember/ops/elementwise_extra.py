@@ -136,16 +136,18 @@ class LogitBackward0(Node):
 class _Binary(Node):
     """out = ufunc(a, b) after torch's type promotion. ``integers``: "float" (integer inputs
     give the default float dtype), "keep" (computed as integers), or the name of torch's kernel
-    that refuses them; ``floats``: likewise the kernel that refuses floating inputs."""
+    that refuses them; ``floats`` and ``bools``: likewise for floating and bool inputs."""
 
     integers = "float"
     floats = None
+    bools = None  # None: as integers
     saves_output = False
 
     def forward(self, a, b):
         x, y = E._operands(a, b)
         kind = np.result_type(x, y).kind
-        refused = self.floats if kind in "fV" else self.integers if kind in "biu" else None
+        refused = self.floats if kind in "fV" else self.integers if kind in "iu" else \
+            (self.bools or self.integers) if kind == "b" else None
         if refused not in (None, "float", "keep"):
             dt = _dtype.of_numpy(np.result_type(x, y))
             raise NotImplementedError(f'"{refused}" not implemented for \'{dt.scalar_name}\'')
@@ -277,17 +279,38 @@ Logaddexp2Backward0 = _binary("Logaddexp2Backward0", np.logaddexp2, _logaddexp_g
                               integers="logaddexp2_cpu")
 XlogyBackward0 = _binary("XlogyBackward0", _xlogy, _xlogy_grad)
 XlogyBackward2 = _binary("XlogyBackward2", _xlogy, _xlogy_grad)  # a number ``other``
-LdexpBackward0 = _binary("LdexpBackward0", lambda x, y: x * np.exp2(y), _ldexp_grad)
 NextafterBackward0 = _binary("NextafterBackward0", np.nextafter, _no_derivative("nextafter"),
                              integers="nextafter_cpu")
 GcdBackward0 = _binary("GcdBackward0", np.gcd, _no_derivative("gcd"), integers="keep",
-                       floats="gcd_cpu")
+                       floats="gcd_cpu", bools="gcd_cpu")
 LcmBackward0 = _binary("LcmBackward0", np.lcm, _no_derivative("lcm"), integers="keep",
-                       floats="lcm_cpu")
+                       floats="lcm_cpu", bools="lcm_cpu")
 LshiftBackward0 = _binary("LshiftBackward0", _shift(True), _no_derivative("lshift"),
-                          integers="keep", floats="lshift_cpu")
+                          integers="keep", floats="lshift_cpu", bools="lshift_cpu")
 RshiftBackward0 = _binary("RshiftBackward0", _shift(False), _no_derivative("rshift"),
-                          integers="keep", floats="rshift_cpu")
+                          integers="keep", floats="rshift_cpu", bools="rshift_cpu")
+
+
+class LdexpBackward0(Node):
+    """out = a * 2^b (torch's kernel: an integer b scales exactly in the result dtype, a
+    floating b's 2^b is taken in b's dtype, the product in at least float32);
+    da = g 2^b, db = g a 2^b ln 2."""
+
+    backward = _ldexp_grad
+
+    def forward(self, a, b):
+        exponent = b._data
+        x, _ = E._operands(a, b)
+        if exponent.dtype.kind == "b" and x.dtype.kind in "fV":  # (integer inputs take it)
+            raise NotImplementedError('"ldexp_cpu_exp" not implemented for \'Bool\'')
+        if x.dtype.kind in "biu":
+            x = x.astype(_dtype.get_default_dtype().np)
+        self.save(a, b)
+        if exponent.dtype.kind in "iu":
+            return np.ldexp(x, exponent.astype(np.int64).clip(-(1 << 20), 1 << 20))
+        compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
+        scale = np.exp2(exponent).astype(compute)
+        return np.multiply(x.astype(compute), scale).astype(x.dtype, copy=False)
 
 
 class HeavisideBackward0(Node):

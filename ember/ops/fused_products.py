@@ -28,6 +28,8 @@ class AddcmulBackward0(Node):
 
     def forward(self, input, tensor1, tensor2, value=1):
         x, y, z = _common(input, tensor1, tensor2)
+        if x.dtype.kind == "b":
+            raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
         _integral_scalar("value", value, (x, y, z))
         self.value = value
         self.save(tensor1, tensor2)

@@ -151,3 +151,51 @@ def test_no_derivative_for_nextafter():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="nextafter"):
         ember.nextafter(x, ember.tensor([2.0, 3.0])).sum().backward()
+
+
+SWEEP = {"f32": np.array([1.5, -2.25, 0.0, 3.0], np.float32),
+         "f64": np.array([0.5, -1.0, 2.0, 7.5]),
+         "f16": np.array([1.5, -2.0, 0.25, 3.0], np.float16), "i64": np.array([3, -2, 0, 5]),
+         "i32": np.array([1, 2, -3, 4], np.int32), "u8": np.array([1, 2, 3, 250], np.uint8),
+         "b": np.array([True, False, True, True]), "0d": np.array(0.7)}
+SWEEP_SCALARS = {"int": 2, "float": 1.5}
+SWEEP_BINARY = ["atan2", "hypot", "fmod", "copysign", "fmax", "fmin", "logaddexp", "logaddexp2",
+                "xlogy", "ldexp", "nextafter", "gcd", "lcm", "bitwise_left_shift",
+                "bitwise_right_shift", "float_power"]
+
+
+def _outcome(fn, lib, *args):
+    try:
+        r = fn(lib, *args)
+    except Exception as error:  # the error's type is the outcome compared
+        return type(error).__name__, None
+    return str(r.dtype).split(".")[1], np.asarray(r.detach().numpy(), dtype=float)
+
+
+@pytest.mark.parametrize("name", SWEEP_BINARY)
+def test_dtype_sweep_binary(name):
+    """Every pair of dtypes (and numbers as other): torch's result dtype, values, or error."""
+    def fn(lib, a, b):
+        return getattr(lib, name)(a, b)
+    others = {**SWEEP, **SWEEP_SCALARS}
+    for ka, a in SWEEP.items():
+        for kb, b in others.items():
+            lift = (lambda lib, v: v) if kb in SWEEP_SCALARS else (lambda lib, v: lib.tensor(v))
+            e = _outcome(fn, ember, ember.tensor(a), lift(ember, b))
+            t = _outcome(fn, torch, torch.tensor(a), lift(torch, b))
+            assert e[0] == t[0], f"{name}({ka}, {kb}): {e[0]} vs torch {t[0]}"
+            if t[1] is not None:
+                tol = 2e-3 if t[0] == "float16" else 1e-6
+                np.testing.assert_allclose(e[1], t[1], rtol=tol, atol=tol, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY) + ["signbit", "isposinf", "isneginf", "isreal",
+                                                  "positive"])
+def test_dtype_sweep_unary(name):
+    for ka, a in SWEEP.items():
+        e = _outcome(lambda lib, x: getattr(lib, name)(x), ember, ember.tensor(a))
+        t = _outcome(lambda lib, x: getattr(lib, name)(x), torch, torch.tensor(a))
+        assert e[0] == t[0], f"{name}({ka}): {e[0]} vs torch {t[0]}"
+        if t[1] is not None:
+            tol = 2e-3 if t[0] == "float16" else 1e-6
+            np.testing.assert_allclose(e[1], t[1], rtol=tol, atol=tol, equal_nan=True)
