@@ -33,11 +33,10 @@ def _frac(x):
 
 
 def _sinc_grad(m, g, x):
-    """d sinc / dx = (cos(pi x) - sinc(x)) / x, 0 at x = 0 (as torch's masked formula)."""
-    zero = m.data(x) == 0
-    safe = m.where(zero, 1.0, x)
-    slope = (m.cos(safe * math.pi) - _through(m, SincBackward0, np.sinc)(safe)) / safe
-    return g * m.where(zero, 0.0, slope)
+    """d sinc / dx = (cos(pi x) - sinc(x)) / x, masked to 0 at x = 0 as torch's formula (whose
+    second derivative is NaN there, 0/0 behind the mask: the same here)."""
+    slope = (m.cos(x * math.pi) - _through(m, SincBackward0, np.sinc)(x)) / x
+    return g * m.where(m.data(x) == 0, 0.0, slope)
 
 
 E._INTEGER_OK.update({"SgnBackward0", "FracBackward0"})
@@ -172,8 +171,9 @@ def _needs(node):
 
 
 def _atan2_grad(self, m, g, a, b):
-    """da = g b / (a^2 + b^2), db = -g a / (a^2 + b^2)."""
-    scale = g / (a * a + b * b)
+    """da = g b / (a^2 + b^2), db = -g a / (a^2 + b^2); both 0 at a = b = 0, as torch."""
+    denominator = a * a + b * b
+    scale = m.where(m.data(denominator) == 0, 0.0, g / denominator)
     return scale * b, -scale * a
 
 

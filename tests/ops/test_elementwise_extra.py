@@ -199,3 +199,31 @@ def test_dtype_sweep_unary(name):
         if t[1] is not None:
             tol = 2e-3 if t[0] == "float16" else 1e-6
             np.testing.assert_allclose(e[1], t[1], rtol=tol, atol=tol, equal_nan=True)
+
+
+def _two_orders(lib, fn, arrays):
+    inputs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    first = lib.autograd.grad(fn(lib, *inputs).sum(), inputs, create_graph=True)
+    total = sum(g.sum() for g in first)
+    second = lib.autograd.grad(total, inputs, allow_unused=True) if total.requires_grad else \
+        [None] * len(inputs)  # a piecewise-linear op: no second derivative recorded
+    return list(first) + list(second)
+
+
+@pytest.mark.parametrize("fn,arrays", [
+    (lambda L, a, b: L.atan2(a, b), ([0.0, 1.0, 0.0], [0.0, 0.0, -1.0])),  # 0 at the origin
+    (lambda L, a: L.sinc(a), ([0.0, 1.0, -2.0, 0.5],)),  # NaN second derivative at 0, as torch
+    (lambda L, a, b: L.hypot(a, b), ([0.0, 1.0, -2.0], [0.0, 0.0, 3.0])),
+    (lambda L, a, b: L.xlogy(a, b), ([0.0, 0.0, 1.0, 2.0], [0.0, 1.0, 0.5, 3.0])),
+    (lambda L, a: L.logit(a), ([-0.5, 0.0, 0.5, 1.0, 1.5],)),
+    (lambda L, a: L.logit(a, 0.2), ([-0.5, 0.1, 0.2, 0.5, 0.8, 0.95],)),
+    (lambda L, a: L.erfinv(a), ([-1.0, 0.0, 0.5, 1.0],)),
+    (lambda L, a: L.lgamma(a), ([-2.5, -0.5, 0.5, 3.0],)),
+    (lambda L, a: L.i0(a), ([0.0, -1.0, 20.0, -30.0],)),
+    (lambda L, a, b: L.fmax(a, b), ([np.nan, 1.0, 2.0], [1.0, np.nan, 2.0])),
+    (lambda L, a, b: L.logaddexp(a, b), ([1000.0, -1000.0, 0.0], [0.0, 0.0, 0.0])),
+    (lambda L, a: L.atanh(a), ([1.0, 0.5, -1.0],))])
+def test_gradients_at_edge_values(fn, arrays):
+    arrays = [np.array(a) for a in arrays]
+    e, t = _two_orders(ember, fn, arrays), _two_orders(torch, fn, arrays)
+    close(e, t, rtol=1e-7, atol=1e-9)
