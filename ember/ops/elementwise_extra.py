@@ -57,11 +57,17 @@ I0Backward0 = _u("I0Backward0", special.i0, lambda m, g, x: g * _through(
 SincBackward0 = _u("SincBackward0", np.sinc, _sinc_grad, doc="sin(pi x) / (pi x), 1 at 0")
 FracBackward0 = _u("FracBackward0", _frac, lambda m, g: g, None, "x - trunc(x); dx = g")
 Exp2Backward0 = _u("Exp2Backward0", np.exp2, lambda m, g, y: g * y * _LN2, "output")
-SgnBackward0 = _u("SgnBackward0", E._sign, E._zeros, None, "sign (real tensors)")
+SgnBackward0 = _u("SgnBackward0", E._sign, lambda m, g, x: m.zeros_like(g),
+                  doc="sign (real tensors); saves its input, as torch (a second backward fails)")
 Deg2RadBackward0 = _u("Deg2RadBackward0", lambda x: x * (math.pi / 180),
                       lambda m, g: g * (math.pi / 180), None)
 Rad2DegBackward0 = _u("Rad2DegBackward0", lambda x: x * (180 / math.pi),
                       lambda m, g: g * (180 / math.pi), None)
+
+for _cls in (AcoshBackward0, AsinhBackward0, AtanhBackward0, ErfcBackward0, ErfinvBackward0,
+             LgammaBackward0, DigammaBackward0, I0Backward0, SincBackward0, FracBackward0,
+             Exp2Backward0, SgnBackward0, Deg2RadBackward0, Rad2DegBackward0):
+    _cls.__module__ = __name__  # (made by elementwise's maker, defined here)
 
 
 def _inplace_without_derivative(base, name):
@@ -112,6 +118,23 @@ class PolygammaBackward0(Node):
         return (g * _through(m, PolygammaBackward0, special.polygamma, self.n + 1)(x),)
 
 
+class MvlgammaBackward0(Node):
+    """y = sum_i<p lgamma(x - i/2) + p (p-1)/4 log(pi);  dx = g * sum_i digamma(x - i/2)."""
+
+    def forward(self, a, p):
+        if p < 1:
+            raise RuntimeError("p has to be greater than or equal to 1")
+        self.save(a)
+        self.p = p
+        x = _float(a)
+        out = sum(special.lgamma(x - x.dtype.type(i / 2)) for i in range(p))
+        return np.asarray(out + x.dtype.type(p * (p - 1) / 4 * math.log(math.pi)), x.dtype)
+
+    def backward(self, m, g, x):
+        digamma = _through(m, DigammaBackward0, special.digamma)
+        return (g * sum(digamma(x - i / 2) for i in range(self.p)),)
+
+
 class LogitBackward0(Node):
     """y = log(z / (1 - z)), z = x clamped to [eps, 1 - eps];  dx = g / (x (1 - x)) inside,
     0 outside (NaN outside [0, 1] without eps)."""
@@ -141,6 +164,7 @@ class _Binary(Node):
     floats = None
     bools = None  # None: as integers
     saves_output = False
+    saves_inputs = True  # False: a backward that needs neither (fmod by a number)
 
     def forward(self, a, b):
         x, y = E._operands(a, b)
@@ -154,7 +178,8 @@ class _Binary(Node):
             dt = _dtype.get_default_dtype().np
             x = x.astype(dt)
             y = y.astype(dt) if isinstance(y, np.ndarray) else y
-        self.save(a, b)
+        if self.saves_inputs:
+            self.save(a, b)
         return self.compute(x, y)
 
 
@@ -191,6 +216,11 @@ def _fmod_grad(self, m, g, a, b):
     """da = g, db = -g trunc(a / b)."""
     need_a, need_b = _needs(self)
     return g, (-g * np.trunc(m.data(a) / m.data(b)) if need_b else None)
+
+
+def _fmod_scalar_grad(self, m, g):
+    """da = g (b is a number)."""
+    return g, None
 
 
 def _copysign_grad(self, m, g, a, b, out):
@@ -266,9 +296,11 @@ def _no_derivative(op):
 Atan2Backward0 = _binary("Atan2Backward0", np.arctan2, _atan2_grad)
 HypotBackward0 = _binary("HypotBackward0", np.hypot, _hypot_grad, integers="hypot_cpu",
                          saves_output=True)
-FmodBackward0 = _binary("FmodBackward0", _fmod, _fmod_grad, integers="keep")
+FmodBackward0 = _binary("FmodBackward0", _fmod, _fmod_scalar_grad, integers="keep",
+                        saves_inputs=False)
 FmodBackward1 = _binary("FmodBackward1", _fmod, _fmod_grad, integers="keep")
 CopysignBackward0 = _binary("CopysignBackward0", np.copysign, _copysign_grad, saves_output=True)
+CopysignBackward1 = _binary("CopysignBackward1", np.copysign, _copysign_grad, saves_output=True)
 FmaxBackward0 = _binary("FmaxBackward0", np.fmax, _extremum_grad(np.greater_equal),
                         integers="keep")
 FminBackward0 = _binary("FminBackward0", np.fmin, _extremum_grad(np.less_equal),
@@ -278,6 +310,7 @@ LogaddexpBackward0 = _binary("LogaddexpBackward0", np.logaddexp, _logaddexp_grad
 Logaddexp2Backward0 = _binary("Logaddexp2Backward0", np.logaddexp2, _logaddexp_grad(2.0),
                               integers="logaddexp2_cpu")
 XlogyBackward0 = _binary("XlogyBackward0", _xlogy, _xlogy_grad)
+XlogyBackward1 = _binary("XlogyBackward1", _xlogy, _xlogy_grad)  # a number ``input``
 XlogyBackward2 = _binary("XlogyBackward2", _xlogy, _xlogy_grad)  # a number ``other``
 NextafterBackward0 = _binary("NextafterBackward0", np.nextafter, _no_derivative("nextafter"),
                              integers="nextafter_cpu")

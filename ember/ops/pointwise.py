@@ -1,6 +1,5 @@
 """The public functions of the extra element-wise ops (ember.atan2, ember.xlogy, ember.logit,
 ember.frexp, ...): torch's argument names and checks over the nodes of elementwise_extra."""
-import math
 
 import numpy as np
 
@@ -22,17 +21,20 @@ def _as_tensor(value):
     return value if isinstance(value, Tensor) else tensor(value)
 
 
-def _binary(name, cls, scalar_cls=None, scalars=False):
+def _binary(name, cls, scalar_cls=None, scalars=False, scalar_input_cls=None):
     """torch.<name>(input, other): ``other`` a tensor (or, with ``scalars``, a number, and then
-    ``input`` may be a number too); ``scalar_cls`` records a number ``other`` (torch's overload
-    node)."""
+    ``input`` may be a number too); ``scalar_cls`` / ``scalar_input_cls`` record a number
+    ``other`` / ``input`` (torch's overload nodes)."""
     def fn(input, other):
+        node = cls
         if not scalars:
             _need_tensor(name, input, "input", 1)
             _need_tensor(name, other)
         elif not isinstance(input, Tensor):
             input = _as_tensor(input)
-        node = scalar_cls if scalar_cls is not None and not isinstance(other, Tensor) else cls
+            node = scalar_input_cls or cls
+        if scalar_cls is not None and not isinstance(other, Tensor):
+            node = scalar_cls
         return node.apply(input, other)
     fn.__name__ = name
     fn.__doc__ = cls.__doc__
@@ -42,12 +44,13 @@ def _binary(name, cls, scalar_cls=None, scalars=False):
 atan2 = _binary("atan2", X.Atan2Backward0)
 hypot = _binary("hypot", X.HypotBackward0)
 fmod = _binary("fmod", X.FmodBackward1, X.FmodBackward0, scalars=True)
-copysign = _binary("copysign", X.CopysignBackward0, scalars=True)
+copysign = _binary("copysign", X.CopysignBackward0, X.CopysignBackward1, scalars=True)
 fmax = _binary("fmax", X.FmaxBackward0)
 fmin = _binary("fmin", X.FminBackward0)
 logaddexp = _binary("logaddexp", X.LogaddexpBackward0)
 logaddexp2 = _binary("logaddexp2", X.Logaddexp2Backward0)
-xlogy = _binary("xlogy", X.XlogyBackward0, X.XlogyBackward2, scalars=True)
+xlogy = _binary("xlogy", X.XlogyBackward0, X.XlogyBackward2, scalars=True,
+                scalar_input_cls=X.XlogyBackward1)
 ldexp = _binary("ldexp", X.LdexpBackward0)
 nextafter = _binary("nextafter", X.NextafterBackward0)
 gcd = _binary("gcd", X.GcdBackward0)
@@ -92,13 +95,8 @@ def logit(input, eps=None):
 
 
 def mvlgamma(input, p):
-    """The multivariate log-gamma of dimension p: sum_i lgamma(input - i/2) + const."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    out = X.LgammaBackward0.apply(input)
-    for i in range(1, p):
-        out = api.add(out, X.LgammaBackward0.apply(api.sub(input, i / 2)))
-    return api.add(out, p * (p - 1) / 4 * math.log(math.pi))
+    """The multivariate log-gamma of dimension p: sum_i<p lgamma(input - i/2) + const."""
+    return X.MvlgammaBackward0.apply(input, p)
 
 
 def positive(input):
