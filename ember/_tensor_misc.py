@@ -274,6 +274,7 @@ def _bind():
             setattr(Tensor, name + "_", _inplace_unary(getattr(Tensor, name)))
     for name, cls in (("asinh", X.AsinhBackward1), ("atanh", X.AtanhBackward1)):
         method = _inplace_unary(cls.apply)  # torch has no derivative for these in-place forms
+        method.__name__ = name + "_"
         setattr(Tensor, name + "_", method)
         setattr(Tensor, "arc" + name[1:] + "_", method)
     Tensor.__ilshift__ = Tensor.bitwise_left_shift_
