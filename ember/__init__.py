@@ -138,6 +138,17 @@ _install_out(globals(), (
     "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn",
     "randint", "randperm"))
 
+from . import _tensor_misc  # noqa: E402  (binds the extra math, in-place forms, misc attributes)
+
+globals().update(_tensor_misc.FUNCTIONS)  # atan2, xlogy, lgamma, addcmul, ...
+globals().update({_n: getattr(_tensor_misc, _n) for _n in _tensor_misc.NAMESPACE})
+from . import _switches  # noqa: E402  (torch's global switches: deterministic, matmul precision)
+
+globals().update({_n: getattr(_switches, _n) for _n in _switches.NAMES})
+globals().update({_n: _tensor_misc.torch_inplace(_n) for _n in _tensor_misc.TORCH_INPLACE})
+_install_out(globals(), [_n for _n in _tensor_misc.FUNCTIONS
+                         if _n not in ("positive", "is_nonzero", "isreal")])
+
 from . import _malloc  # noqa: E402
 
 _malloc.tune()  # freed arrays stay in the heap: no page faults each step (see _malloc)

@@ -188,22 +188,30 @@ def _swap_in_place(self, node_class, dim0, dim1):
     """Swap two dims of ``self`` in place: its strides change, its memory stays."""
     n = self._data.ndim
     d0, d1 = _dim(n, dim0), _dim(n, dim1)  # (checked before any change)
+    return view_in_place(self, lambda t: node_class.apply(t, dim0=d0, dim1=d1))
+
+
+def view_in_place(self, view):
+    """Make ``self`` the tensor ``view(self)`` in place (t_, transpose_, squeeze_, unsqueeze_):
+    its shape and strides change, its memory stays; its history gains the view's node."""
     recording = grad_mode._state.enabled and self._requires_grad
     if recording:
         check_inplace(self)
     grad_mode.check_inplace(self._vc)
-    observing = _graph._observer is not None  # a trace (onnx export) sees the swap as an op
+    observing = _graph._observer is not None  # a trace (onnx export) sees the view as an op
     if recording or observing:
         alias = _alias(self)
         if observing:
             _graph.observe_untracked("inplace", (self,), alias)
-        swapped = node_class.apply(alias, dim0=d0, dim1=d1)
+        viewed = view(alias)
         if recording:
-            self._grad_fn, self._output_nr = swapped._grad_fn, 0
-    self._data = np.swapaxes(self._data, d0, d1) if n > 1 else self._data
+            self._grad_fn, self._output_nr = viewed._grad_fn, 0
+    else:
+        viewed = view(Tensor._make(self._data))
+    self._data = viewed._data
     self._vc[0] += 1
     if observing:
-        _graph.observe_untracked("inplace", (swapped,), self)
+        _graph.observe_untracked("inplace", (viewed,), self)
     return self
 
 

@@ -125,12 +125,16 @@ class AddmmBackward0(Node):
     """out = beta * input + alpha * (mat1 @ mat2);  dinput = beta * g,
     dmat1 = alpha * g @ mat2^T, dmat2 = alpha * mat1^T @ g."""
 
-    def forward(self, input, mat1, mat2, beta=1, alpha=1):
-        x, y = mat1._data, mat2._data
+    @staticmethod
+    def product(x, y):
+        """mat1 @ mat2 (the product each subclass forms: addmv's, addr's, addbmm's)."""
         _check_matmul(x, y, "addmm")
+        return np.matmul(x, y)
+
+    def forward(self, input, mat1, mat2, beta=1, alpha=1):
         self.beta, self.alpha = beta, alpha
         self.save(mat1, mat2)
-        product = np.matmul(x, y)
+        product = self.product(mat1._data, mat2._data)
         if alpha != 1:
             product = product * np.asarray(alpha, product.dtype)
         if beta == 0:  # torch ignores input then (its NaN and inf do not propagate)

@@ -27,6 +27,12 @@ def _index_put_zeros(L):
     return (g * g).sum()
 
 
+def _i0_second_order(L):
+    x = _t(L, M)
+    (g,) = L.autograd.grad(L.i0(x).sum(), x, create_graph=True)  # i0's derivative: i1's node
+    return (g * g).sum()
+
+
 def _sparse(L):
     idx = L.tensor([[0, 1, 1, 0], [2, 0, 0, 2]])
     vals = _t(L, [1.0, 2.0, 3.0, 4.0])
@@ -44,6 +50,7 @@ EXTRA = {
     "remainder_tensors": lambda L: L.remainder(_t(L, M), _t(L, P)).sum(),
     "ellipsis_index": lambda L: (_t(L, M)[...] * 2).sum(),
     "index_put_zeros": _index_put_zeros,
+    "i0_second_order": _i0_second_order,
     "scatter_value": lambda L: L.scatter(_t(L, M), 1, L.tensor([[0], [2], [1]]), 2.5).sum(),
     "unsqueeze": lambda L: (L.unsqueeze(_t(L, M), 1) * 2).sum(),
     "squeeze_all": lambda L: (_t(L, M)[None, :, None].squeeze() * 2).sum(),

@@ -161,6 +161,15 @@ NOT_DRIVEN = {
     "ember.ops.recurrent._RNN": "base of the RNN node (named StackBackward0 as torch's)",
     "ember.ops.elementwise.NotImplemented": "torch's node for ops without a derivative: raises",
     "ember.ops.linalg_extra._SvdvalsGrad": "svdvals' derivative under create_graph: raises",
+    "ember.ops.elementwise_extra._Binary": "base of the extra binary nodes",
+    "ember.ops.elementwise_extra.NotImplemented": "heaviside's node (torch's name): raises",
+    "ember.ops.elementwise_extra.NextafterBackward0": "torch has no derivative: raises",
+    "ember.ops.elementwise_extra.AsinhBackward1": "asinh_'s node: torch has no derivative",
+    "ember.ops.elementwise_extra.AtanhBackward1": "atanh_'s node: torch has no derivative",
+    "ember.ops.elementwise_extra.GcdBackward0": "integer inputs only: never needs a gradient",
+    "ember.ops.elementwise_extra.LcmBackward0": "integer inputs only: never needs a gradient",
+    "ember.ops.elementwise_extra.LshiftBackward0": "integer inputs only: never needs a gradient",
+    "ember.ops.elementwise_extra.RshiftBackward0": "integer inputs only: never needs a gradient",
 }
 
 

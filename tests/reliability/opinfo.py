@@ -327,3 +327,9 @@ from opinfo_math import MATH_OPS  # noqa: E402  (issue 14's math API)
 OPS += MATH_OPS
 BY_NAME = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "duplicate op names in the table"
+
+from opinfo_elementwise import ELEMENTWISE_OPS  # noqa: E402  (issue 14's extra element-wise ops)
+
+OPS += ELEMENTWISE_OPS
+BY_NAME = {op.name: op for op in OPS}
+assert len(BY_NAME) == len(OPS), "duplicate op names in the table"

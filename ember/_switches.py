@@ -1,0 +1,78 @@
+"""torch's global switches that have no effect on a NumPy CPU backend, kept as plain state so
+that scripts setting and reading them run: deterministic algorithms (ember's ops are
+deterministic already), float32 matmul precision (NumPy's matmul is always full precision),
+warn_always, and the inter-op thread count (ember runs ops one at a time); plus
+set_anomaly_enabled / is_anomaly_enabled, which do switch ember's anomaly mode."""
+import os
+import warnings
+
+from .autograd import anomaly
+
+_state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
+          "warn_always": False, "interop_threads": os.cpu_count() or 1}
+_PRECISIONS = ("highest", "high", "medium")
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Record the setting (a no-op: ember's ops are deterministic)."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
+                        f"bool, not {type(mode).__name__}")
+    _state["deterministic"], _state["warn_only"] = mode, bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _state["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _state["warn_only"]
+
+
+def set_float32_matmul_precision(precision):
+    """Record the setting (a no-op: NumPy's float32 matmul keeps full precision)."""
+    if precision not in _PRECISIONS:  # torch warns and keeps the old setting
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _state["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _state["matmul_precision"]
+
+
+def set_warn_always(b):
+    """Record the setting (ember's warnings follow Python's warnings filters)."""
+    _state["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _state["warn_always"]
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turn ember's anomaly detection on or off (as autograd.set_detect_anomaly)."""
+    anomaly._set(enabled, check_nan)
+
+
+def is_anomaly_enabled():
+    return anomaly.is_anomaly_enabled()
+
+
+def get_num_interop_threads():
+    return _state["interop_threads"]
+
+
+def set_num_interop_threads(int):  # noqa: A002  (torch's parameter name)
+    """Record the count (a no-op: ember runs one op at a time)."""
+    if int < 1:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    _state["interop_threads"] = int
+
+
+NAMES = ("use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+         "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+         "get_float32_matmul_precision", "set_warn_always", "is_warn_always_enabled",
+         "set_anomaly_enabled", "is_anomaly_enabled", "get_num_interop_threads",
+         "set_num_interop_threads")

@@ -1,0 +1,290 @@
+"""The rest of torch's element-wise surface bound onto Tensor and the ember namespace: the extra
+unary table, binary math, fused products, the in-place ``_`` forms (methods and torch.X_),
+and Tensor's smaller attributes (storage_offset, nbytes, is_signed, resize_, fill_diagonal_,
+apply_, squeeze_, the random fills bernoulli_, cauchy_, log_normal_, geometric_, ...)."""
+import math
+
+import numpy as np
+
+from . import _autograd_state, _dtype
+from . import _creation as C
+from ._tensor import Tensor
+from ._tensor_methods import _inplace_unary, _unary
+from .ops import api, fused_products, index_ops, pointwise
+from .ops import elementwise_extra as X
+from .ops.inplace import apply_inplace, check_inplace
+from .random import _gen
+
+UNARY_EXTRA = {name: _unary(cls) for name, cls in {
+    "acosh": X.AcoshBackward0, "asinh": X.AsinhBackward0, "atanh": X.AtanhBackward0,
+    "erfc": X.ErfcBackward0, "erfinv": X.ErfinvBackward0, "lgamma": X.LgammaBackward0,
+    "digamma": X.DigammaBackward0, "i0": X.I0Backward0, "sinc": X.SincBackward0,
+    "frac": X.FracBackward0, "exp2": X.Exp2Backward0, "sgn": X.SgnBackward0,
+    "deg2rad": X.Deg2RadBackward0, "rad2deg": X.Rad2DegBackward0}.items()}
+UNARY_EXTRA.update(arccosh=UNARY_EXTRA["acosh"], arcsinh=UNARY_EXTRA["asinh"],
+                   arctanh=UNARY_EXTRA["atanh"])
+
+# public functions (ember.X and Tensor.X) besides the unary table
+FUNCTIONS = {name: getattr(module, name) for module, names in (
+    (pointwise, ("atan2", "arctan2", "hypot", "fmod", "copysign", "fmax", "fmin", "logaddexp",
+                 "logaddexp2", "xlogy", "ldexp", "nextafter", "gcd", "lcm", "heaviside",
+                 "bitwise_left_shift", "bitwise_right_shift", "float_power", "logit",
+                 "mvlgamma", "positive", "signbit", "isposinf", "isneginf", "isreal",
+                 "is_nonzero", "frexp", "polygamma")),
+    (fused_products, ("addcmul", "addcdiv", "addmv", "addr", "addbmm"))) for name in names}
+FUNCTIONS.update(UNARY_EXTRA)
+
+# Tensor methods that get an in-place ``_`` form here (when Tensor has none yet)
+_INPLACE = (*UNARY_EXTRA, "atan2", "arctan2", "hypot", "fmod", "copysign", "xlogy", "ldexp",
+            "nextafter", "gcd", "lcm", "heaviside", "bitwise_left_shift", "bitwise_right_shift",
+            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logit", "mvlgamma",
+            "polygamma", "addcmul", "addcdiv", "addmv", "addr", "addbmm", "absolute", "tan",
+            "exp2", "log10", "fix", "negative", "erf", "asin", "acos", "atan", "sinh", "cosh",
+            "arcsin", "arccos", "arctan", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+            "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
+            "logical_xor", "logical_not", "divide", "multiply", "subtract", "true_divide",
+            "floor_divide", "sign", "sigmoid", "tanh")
+
+# torch.X_ functions (the same as the methods: the tensor is the first argument)
+TORCH_INPLACE = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_",
+    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "erf_", "erfc_", "exp2_", "exp_",
+    "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "lcm_", "ldexp_", "log10_",
+    "log1p_", "log2_", "log_", "logit_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+    "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
+    "tan_", "tanh_", "trunc_", "xlogy_", "zero_")
+
+
+def torch_inplace(name):
+    """torch.<name>(input, ...): the Tensor method ``name`` under torch's argument name."""
+    method = getattr(Tensor, name)
+
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+def _method_polygamma(self, n):
+    return pointwise.polygamma(n, self)
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
+    if isinstance(p, Tensor):
+        draws = _gen(generator).bernoulli_tensor(np.broadcast_to(p._data, self._data.shape))
+    else:
+        draws = _gen(generator).bernoulli(self._data.shape, p)
+    return _fill(self, draws)
+
+
+def _fill(self, values):
+    """Write ``values`` into self (a random fill: no history, as torch's)."""
+    _autograd_state.check_inplace(self._vc)  # an inference tensor refuses before the write
+    check_inplace(self)
+    np.copyto(self._data, values, casting="unsafe")
+    self._vc[0] += 1
+    return self
+
+
+def _uniform(self, generator):
+    return _gen(generator).uniform(self._data.shape, np.dtype(np.float64))
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """median + sigma * tan(pi (u - 1/2)), u uniform in float64 (torch's stream)."""
+    return _fill(self, median + sigma * np.tan(math.pi * (_uniform(self, generator) - 0.5)))
+
+
+def _serial_normal(self, generator):
+    """torch's serial float64 normals: Box-Muller on uniform pairs (u1, u2), giving
+    r cos(2 pi u1) then r sin(2 pi u1), r = sqrt(-2 log(1 - u2)). (torch keeps an odd count's
+    last sine in its generator for the next such draw; ember does not.)"""
+    n = self._data.size
+    u = _gen(generator).uniform((2 * ((n + 1) // 2),), np.dtype(np.float64))
+    radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    theta = 2.0 * math.pi * u[0::2]
+    pairs = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    return pairs.reshape(-1)[:n].reshape(self._data.shape)
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """exp(mean + std * z), z standard normal (torch's stream: see _serial_normal)."""
+    return _fill(self, np.exp(mean + std * _serial_normal(self, generator)))
+
+
+def _geometric_(self, p, *, generator=None):
+    """ceil(log(u) / log(1 - p)): trials to the first success (torch's stream)."""
+    u = _uniform(self, generator)
+    return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
+
+
+# ---------------------------------------------------------------- Tensor's smaller attributes
+def _storage_offset(self):
+    """Elements between the start of the memory (the base's first element) and this view's."""
+    base = self._base if self._base is not None else self
+    return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
+
+def is_complex(input):
+    """False: ember has no complex dtypes."""
+    return False
+
+
+def is_signed(input):
+    return input.dtype.is_signed
+
+
+def is_same_size(input, other):
+    return input._data.shape == other._data.shape
+
+
+def _new(self, *args, **kwargs):
+    """The legacy constructor in this tensor's dtype: new(sizes...), new(data), new()."""
+    dtype = kwargs.pop("dtype", None) or self.dtype
+    if not args:
+        return C.empty(0, dtype=dtype)
+    return Tensor(*args, dtype=dtype, **kwargs)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor with the given strides (in elements) over its own memory."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    dt = C.empty(0, dtype=dtype)._data.dtype
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    memory = np.empty(span, dt)
+    data = np.lib.stride_tricks.as_strided(memory, size, [s * dt.itemsize for s in stride])
+    return Tensor._make(data, requires_grad)
+
+
+def result_type(tensor, other):
+    """The dtype torch's promotion gives ``tensor op other`` (tensors or numbers)."""
+    operands = [(t._data.dtype, t._data.ndim == 0) if isinstance(t, Tensor) else t
+                for t in (tensor, other)]
+    return _dtype.from_numpy_dtype(_dtype._result_from_operands(operands))
+
+
+def can_cast(from_, to):
+    """True unless the cast goes down a category (float to integer, integer or float to bool)."""
+    return _dtype.as_dtype(from_)._category <= _dtype.as_dtype(to)._category
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-d tensor of ``s`` in ``dtype`` (the default float dtype when not given)."""
+    return C.tensor(s, dtype=dtype or _dtype.get_default_dtype(), requires_grad=requires_grad)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _resize_(self, *sizes, memory_format=None):
+    """Reshape in place to ``sizes``: the elements kept in order, new ones uninitialised."""
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    if self._requires_grad and grad_mode_enabled():
+        raise RuntimeError("cannot resize variables that require grad")
+    _autograd_state.check_inplace(self._vc)
+    count = int(np.prod(shape))
+    flat = self._data.reshape(-1)
+    if count <= flat.size and self._data.flags.c_contiguous:
+        self._data = flat[:count].reshape(shape)
+    else:
+        grown = np.empty(count, self._data.dtype)
+        kept = min(count, flat.size)
+        grown[:kept] = flat[:kept]
+        self._data = grown.reshape(shape)
+    self._vc[0] += 1
+    return self
+
+
+def grad_mode_enabled():
+    return _autograd_state._state.enabled
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal in place (every dim equal beyond 2-D; ``wrap``:
+    a tall matrix's diagonal starts again after each square block, as torch's)."""
+    shape = self._data.shape
+    if self._data.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self._data.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(shape, bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return apply_inplace(self, api.masked_fill, Tensor._make(mask), fill_value)
+
+
+def _apply_(self, callable):
+    """Replace each element x by callable(x) in place (Python, element by element)."""
+    if self._requires_grad and grad_mode_enabled():
+        raise RuntimeError("apply_ is only implemented on CPU tensors that do not require grad")
+    values = [callable(v) for v in self._data.reshape(-1).tolist()]
+    return _fill(self, np.asarray(values).reshape(self._data.shape))
+
+
+def _map_(self, tensor, callable):
+    """self[i] = callable(self[i], tensor[i]) in place (``tensor`` broadcast to self)."""
+    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    values = [callable(a, b) for a, b in zip(self._data.reshape(-1).tolist(), other)]
+    return _fill(self, np.asarray(values).reshape(self._data.shape))
+
+
+# ember.X functions of this part (besides FUNCTIONS)
+NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast",
+             "scalar_tensor", "empty_strided")
+
+
+def _bind_attributes():
+    Tensor.storage_offset = _storage_offset
+    Tensor.nbytes = property(lambda self: self._data.nbytes)
+    Tensor.itemsize = property(lambda self: self._data.itemsize)
+    Tensor.is_cpu = property(lambda self: True)
+    Tensor.output_nr = property(lambda self: self._output_nr)
+    Tensor.is_complex, Tensor.is_signed, Tensor.is_same_size = is_complex, is_signed, \
+        is_same_size
+    Tensor.is_inference = lambda self: type(self._vc) is _autograd_state.InferenceVersion
+    Tensor.new, Tensor.new_empty_strided = _new, _new_empty_strided
+    Tensor.resize_ = _resize_
+    Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, other.shape)
+    Tensor.fill_diagonal_ = _fill_diagonal_
+    Tensor.apply_, Tensor.map_ = _apply_, _map_
+    Tensor.squeeze_ = lambda self, dim=None: index_ops.view_in_place(
+        self, lambda t: api.squeeze(t) if dim is None else api.squeeze(t, dim))
+    Tensor.unsqueeze_ = lambda self, dim: index_ops.view_in_place(
+        self, lambda t: api.unsqueeze(t, dim))
+
+
+def _bind():
+    for name, fn in FUNCTIONS.items():
+        setattr(Tensor, name, fn)
+    Tensor.polygamma = _method_polygamma  # x.polygamma(n): the order comes after self
+    Tensor.__lshift__ = pointwise.bitwise_left_shift
+    Tensor.__rshift__ = pointwise.bitwise_right_shift
+    Tensor.__rlshift__ = lambda self, other: pointwise.bitwise_left_shift(other, self)
+    Tensor.__rrshift__ = lambda self, other: pointwise.bitwise_right_shift(other, self)
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"):
+        setattr(Tensor, name, getattr(api, name))
+    for name in _INPLACE:
+        if not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _inplace_unary(getattr(Tensor, name)))
+    for name, cls in (("asinh", X.AsinhBackward1), ("atanh", X.AtanhBackward1)):
+        method = _inplace_unary(cls.apply)  # torch has no derivative for these in-place forms
+        method.__name__ = name + "_"
+        setattr(Tensor, name + "_", method)
+        setattr(Tensor, "arc" + name[1:] + "_", method)
+    Tensor.__ilshift__ = Tensor.bitwise_left_shift_
+    Tensor.__irshift__ = Tensor.bitwise_right_shift_
+    Tensor.float_power_ = pointwise.float_power_
+    Tensor.swapaxes_ = Tensor.swapdims_ = index_ops.transpose_
+    Tensor.bernoulli = C.bernoulli
+    Tensor.bernoulli_, Tensor.cauchy_ = _bernoulli_, _cauchy_
+    Tensor.log_normal_, Tensor.geometric_ = _log_normal_, _geometric_
+
+
+_bind()
+_bind_attributes()

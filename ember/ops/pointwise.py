@@ -1,0 +1,149 @@
+"""The public functions of the extra element-wise ops (ember.atan2, ember.xlogy, ember.logit,
+ember.frexp, ...): torch's argument names and checks over the nodes of elementwise_extra."""
+
+import numpy as np
+
+from .. import _dtype
+from .._creation import tensor
+from .._tensor import Tensor
+from . import api
+from . import elementwise_extra as X
+from .inplace import apply_inplace
+
+
+def _need_tensor(name, value, argument="other", position=2):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
+def _as_tensor(value):
+    return value if isinstance(value, Tensor) else tensor(value)
+
+
+def _binary(name, cls, scalar_cls=None, scalars=False, scalar_input_cls=None):
+    """torch.<name>(input, other): ``other`` a tensor (or, with ``scalars``, a number, and then
+    ``input`` may be a number too); ``scalar_cls`` / ``scalar_input_cls`` record a number
+    ``other`` / ``input`` (torch's overload nodes)."""
+    def fn(input, other):
+        node = cls
+        if not scalars:
+            _need_tensor(name, input, "input", 1)
+            _need_tensor(name, other)
+        elif not isinstance(input, Tensor):
+            input = _as_tensor(input)
+            node = scalar_input_cls or cls
+        if scalar_cls is not None and not isinstance(other, Tensor):
+            node = scalar_cls
+        return node.apply(input, other)
+    fn.__name__ = name
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+atan2 = _binary("atan2", X.Atan2Backward0)
+hypot = _binary("hypot", X.HypotBackward0)
+fmod = _binary("fmod", X.FmodBackward1, X.FmodBackward0, scalars=True)
+copysign = _binary("copysign", X.CopysignBackward0, X.CopysignBackward1, scalars=True)
+fmax = _binary("fmax", X.FmaxBackward0)
+fmin = _binary("fmin", X.FminBackward0)
+logaddexp = _binary("logaddexp", X.LogaddexpBackward0)
+logaddexp2 = _binary("logaddexp2", X.Logaddexp2Backward0)
+xlogy = _binary("xlogy", X.XlogyBackward0, X.XlogyBackward2, scalars=True,
+                scalar_input_cls=X.XlogyBackward1)
+ldexp = _binary("ldexp", X.LdexpBackward0)
+nextafter = _binary("nextafter", X.NextafterBackward0)
+gcd = _binary("gcd", X.GcdBackward0)
+lcm = _binary("lcm", X.LcmBackward0)
+bitwise_left_shift = _binary("bitwise_left_shift", X.LshiftBackward0, scalars=True)
+bitwise_right_shift = _binary("bitwise_right_shift", X.RshiftBackward0, scalars=True)
+arctan2 = atan2
+
+
+def heaviside(input, values):
+    """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
+    _need_tensor("heaviside", values, "values")
+    return X.HeavisideBackward0.apply(input, values)
+
+
+def float_power(input, exponent):
+    """input ** exponent computed in float64 (the result is float64 whatever the inputs)."""
+    def double(v):
+        return api.to_dtype(v, _dtype.float64) if isinstance(v, Tensor) else v
+    if not isinstance(input, Tensor):
+        return api.pow(float(input), double(exponent))
+    return api.pow(double(input), double(exponent))
+
+
+def float_power_(input, exponent):
+    """In place: the base must already be float64 (the result's dtype)."""
+    if input._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{input.dtype.scalar_name} but the operation's result requires dtype "
+                           "Double")
+    return apply_inplace(input, float_power, exponent)
+
+
+def polygamma(n, input):
+    """The n-th derivative of digamma."""
+    return X.PolygammaBackward0.apply(input, n)
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)), p = input clamped to [eps, 1 - eps] when eps is given."""
+    return X.LogitBackward0.apply(input, eps)
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma of dimension p: sum_i<p lgamma(input - i/2) + const."""
+    return X.MvlgammaBackward0.apply(input, p)
+
+
+def positive(input):
+    """``input`` itself (the unary plus); bool tensors are refused, as torch."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _mask(fn):
+    def predicate(input):
+        return Tensor._make(np.asarray(fn(input._data)))
+    predicate.__name__ = fn.__name__
+    return predicate
+
+
+signbit = _mask(lambda x: np.signbit(x) if x.dtype.kind in "fV" else x < 0)
+isposinf = _mask(lambda x: np.isposinf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool))
+isneginf = _mask(lambda x: np.isneginf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool))
+isreal = _mask(lambda x: np.ones(x.shape, bool))  # ember has no complex dtypes
+signbit.__name__, isposinf.__name__, isneginf.__name__, isreal.__name__ = (
+    "signbit", "isposinf", "isneginf", "isreal")
+
+
+def is_nonzero(input):
+    """The truth of a one-element tensor."""
+    size = input._data.size
+    if size != 1:
+        raise RuntimeError("Boolean value of Tensor with "
+                           f"{'no values' if size == 0 else 'more than one value'} is ambiguous")
+    return bool(input._data.reshape(()) != 0)
+
+
+class _Frexp(tuple):
+    """torch.return_types.frexp: (mantissa, exponent)."""
+
+    mantissa = property(lambda self: self[0])
+    exponent = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torch.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
+
+
+def frexp(input):
+    """Mantissa in [0.5, 1) and int32 exponent with input = mantissa * 2 ** exponent."""
+    if input._data.dtype.kind not in "fV":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(input._data)
+    return _Frexp((Tensor._make(np.asarray(mantissa)),
+                   Tensor._make(np.asarray(exponent, dtype=np.int32))))

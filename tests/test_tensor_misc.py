@@ -1,0 +1,196 @@
+"""ember/_tensor_misc.py against torch: the in-place forms (methods and torch.X_), bit-shift
+operators, and Tensor's smaller attributes."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close, same_error
+
+import ember
+from ember import _tensor_misc
+
+R = np.random.default_rng(0)
+X = R.uniform(0.1, 0.9, (3, 4))
+
+INPLACE_UNARY = ["abs_", "absolute_", "sin_", "cos_", "tan_", "tanh_", "sigmoid_", "exp_",
+                 "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sqrt_", "rsqrt_",
+                 "ceil_", "floor_", "round_", "trunc_", "fix_", "frac_", "neg_", "negative_",
+                 "reciprocal_", "erf_", "erfc_", "erfinv_", "asin_", "acos_", "atan_", "sinh_",
+                 "cosh_", "arcsin_", "arccos_", "arctan_", "asinh_", "arcsinh_", "atanh_",
+                 "arctanh_", "relu_", "square_", "sgn_", "sign_", "lgamma_", "digamma_", "i0_",
+                 "sinc_", "deg2rad_", "rad2deg_", "logit_", "logical_not_"]
+
+
+@pytest.mark.parametrize("name", INPLACE_UNARY)
+def test_inplace_unary_methods(name):
+    if name in ("asinh_", "arcsinh_", "atanh_", "arctanh_"):  # torch: no derivative in place
+        same_error(lambda L: getattr(L.tensor(X, requires_grad=True) * 1, name)().sum()
+                   .backward())
+    else:
+        check(lambda L, x: getattr(x * 1, name)(), X, rtol=1e-7, atol=1e-7,
+              same_grad_fn=False)
+    e, t = ember.tensor(X), torch.tensor(X)
+    assert getattr(e, name)() is e
+    getattr(t, name)()
+    close(e, t, rtol=1e-7, atol=1e-7)
+    assert e._version == 1
+
+
+@pytest.mark.parametrize("name", [n for n in _tensor_misc.TORCH_INPLACE
+                                  if n not in ("fill_", "zero_", "gcd_", "lcm_", "ldexp_",
+                                               "xlogy_", "addmv_") and "clamp" not in n
+                                  and "clip" not in n])
+def test_torch_inplace_functions(name):
+    e, t = ember.tensor(X), torch.tensor(X)
+    assert getattr(ember, name)(e) is e
+    getattr(torch, name)(t)
+    close(e, t, rtol=1e-7, atol=1e-7)
+
+
+def test_torch_inplace_with_arguments():
+    e, t = ember.tensor(X), torch.tensor(X)
+    ember.clamp_(e, 0.2, 0.5), torch.clamp_(t, 0.2, 0.5)
+    ember.clamp_min_(e, 0.3), torch.clamp_min_(t, 0.3)
+    ember.xlogy_(e, 2.0), torch.xlogy_(t, 2.0)
+    close(e, t)
+    i, j = ember.tensor([12, 18]), torch.tensor([12, 18])
+    ember.gcd_(i, ember.tensor([8, 4])), torch.gcd_(j, torch.tensor([8, 4]))
+    close(i, j)
+
+
+BINARY_INPLACE = ["atan2_", "arctan2_", "hypot_", "fmod_", "copysign_", "xlogy_", "ldexp_",
+                  "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_",
+                  "less_", "less_equal_", "not_equal_", "logical_and_", "logical_or_",
+                  "logical_xor_", "divide_", "multiply_", "subtract_", "true_divide_",
+                  "floor_divide_"]
+
+
+@pytest.mark.parametrize("name", BINARY_INPLACE)
+def test_inplace_binary_methods(name):
+    y = R.uniform(0.2, 2.0, 4)
+    grad = name not in ("floor_divide_",) and not name.startswith(
+        ("eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "not", "logical"))
+    check(lambda L, a, b: getattr(a * 1, name)(b), X, y, grad=grad, same_grad_fn=False,
+          rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["bitwise_and_", "bitwise_or_", "bitwise_xor_",
+                                  "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_",
+                                  "__ilshift__", "__irshift__"])
+def test_integer_inplace(name):
+    a, b = np.array([12, 5, -3, 7]), np.array([1, 3, 2, 0])
+    e, t = ember.tensor(a), torch.tensor(a)
+    assert getattr(e, name)(ember.tensor(b)) is e
+    getattr(t, name)(torch.tensor(b))
+    close(e, t)
+    close(ember.tensor(a).bitwise_not_(), torch.tensor(a).bitwise_not_())
+
+
+def test_inplace_errors_as_torch():
+    same_error(lambda L: L.tensor([1, 2]).sqrt_())  # Float result can't be cast to Long
+    same_error(lambda L: L.tensor([1, 2]).atan2_(L.tensor([1, 2])))
+    same_error(lambda L: L.ones(2, requires_grad=True).lgamma_())
+    same_error(lambda L: L.ones(2).addcmul_(L.ones(3), L.ones(3)))
+
+
+def test_shift_operators():
+    a = np.array([1, -8, 3])
+    for fn in (lambda x: x << 2, lambda x: x >> 1, lambda x: 5 << x, lambda x: 64 >> x):
+        close(fn(ember.tensor(a)), fn(torch.tensor(a)))
+
+
+def test_attributes():
+    for L in (torch, ember):
+        x = L.arange(12.0).reshape(3, 4)[1:, 1:]
+        assert (x.storage_offset(), x.nbytes, x.itemsize, x.is_cpu, x.output_nr) == \
+            (5, 24, 4, True, 0)
+    for data in ([1.0], [1], [True], np.array([1], np.uint8)):
+        e, t = ember.tensor(data), torch.tensor(data)
+        assert (e.is_signed(), e.is_complex(), ember.is_signed(e), ember.is_complex(e)) == \
+            (t.is_signed(), t.is_complex(), torch.is_signed(t), torch.is_complex(t))
+    a, b = ember.ones(2, 3), ember.zeros(2, 3)
+    assert a.is_same_size(b) and ember.is_same_size(a, b) and not a.is_same_size(ember.ones(3))
+    with ember.inference_mode():
+        inner = ember.ones(2)
+    assert inner.is_inference() and not a.is_inference()
+
+
+def test_new_and_strided():
+    for L in (torch, ember):
+        x = L.tensor([1.5])
+        assert tuple(x.new(2, 3).shape) == (2, 3) and tuple(x.new().shape) == (0,)
+        assert str(L.tensor([1]).new([1, 2]).dtype).endswith("int64")
+        s = L.empty_strided((2, 3), (1, 2))
+        assert s.stride() == (1, 2) and tuple(s.shape) == (2, 3)
+        assert x.new_empty_strided((2, 2), (1, 2)).stride() == (1, 2)
+        assert str(x.new_empty_strided((2, 2), (2, 1)).dtype).endswith("float32")
+
+
+def test_resize():
+    for L in (torch, ember):
+        y = L.arange(6.0)
+        y.resize_(2, 2)
+        assert y.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+        y.resize_as_(L.ones(3, 3))
+        assert tuple(y.shape) == (3, 3) and y.reshape(-1)[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
+    same_error(lambda L: L.ones(2, requires_grad=True).resize_(3))
+
+
+@pytest.mark.parametrize("shape,wrap", [((7, 3), True), ((7, 3), False), ((3, 5), True),
+                                        ((3, 3, 3), False)])
+def test_fill_diagonal(shape, wrap):
+    e, t = ember.zeros(*shape), torch.zeros(*shape)
+    assert e.fill_diagonal_(2.5, wrap=wrap) is e
+    t.fill_diagonal_(2.5, wrap=wrap)
+    close(e, t)
+
+
+def test_fill_diagonal_gradient_and_errors():
+    check(lambda L, x: (x * 1).fill_diagonal_(0.5), X, same_grad_fn=False)
+    same_error(lambda L: L.zeros(2, 3, 4).fill_diagonal_(1))
+    same_error(lambda L: L.zeros(3).fill_diagonal_(1))
+
+
+def test_apply_and_map():
+    for L in (torch, ember):
+        a = L.tensor([1.0, 2.0, 3.0])
+        assert a.apply_(lambda v: v * 2) is a
+        a.map_(L.tensor([1.0, 1.0, 2.0]), lambda u, v: u + v)
+        assert a.tolist() == [3.0, 5.0, 8.0]
+
+
+def test_view_in_place():
+    for L in (torch, ember):
+        z = L.zeros(2, 1, 3)
+        assert z.squeeze_(1) is z and tuple(z.shape) == (2, 3)
+        z.unsqueeze_(0)
+        assert tuple(z.shape) == (1, 2, 3)
+        z.swapaxes_(0, 2)
+        assert tuple(z.shape) == (3, 2, 1)
+        z.swapdims_(0, 1).squeeze_()
+        assert tuple(z.shape) == (2, 3)
+    check(lambda L, x: (x * 1).unsqueeze_(1).swapaxes_(0, 2).squeeze_(), X, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("fill", [
+    lambda L: L.empty(1000).cauchy_(), lambda L: L.empty(7, dtype=L.float64).cauchy_(1.0, 2.0),
+    lambda L: L.empty(1000).log_normal_(), lambda L: L.empty(37, 3).log_normal_(0.2, 0.5),
+    lambda L: L.empty(1001).geometric_(0.2), lambda L: L.empty(50, dtype=L.float64)
+    .geometric_(0.7), lambda L: L.empty(100).bernoulli_(0.3),
+    lambda L: L.empty(100).bernoulli_(L.full((100,), 0.6)), lambda L: L.rand(100).bernoulli()])
+def test_random_fills_draw_torchs_stream(fill):
+    torch.manual_seed(3)
+    expected = fill(torch)
+    ember.manual_seed(3)
+    close(fill(ember), expected, rtol=0, atol=0)
+
+
+def test_namespace_functions():
+    for args in ((torch.int32, torch.uint8), (torch.bool, torch.float32),
+                 (torch.float64, torch.int8), (torch.float64, torch.float16)):
+        mapped = [getattr(ember, str(a).split(".")[1]) for a in args]
+        assert ember.can_cast(*mapped) == torch.can_cast(*args)
+    for L in (torch, ember):
+        assert str(L.result_type(L.tensor([1]), 2.0)).endswith("float32")
+        assert str(L.result_type(L.tensor([1], dtype=L.int8), L.tensor(1000))).endswith("int8")
+    close(ember.scalar_tensor(3), torch.scalar_tensor(3))
+    close(ember.scalar_tensor(3, dtype=ember.int64), torch.scalar_tensor(3, dtype=torch.int64))
