@@ -7,7 +7,9 @@ weights are plain arrays there.
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd.graph import Node
+from . import _bf16
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _row_max, _sigmoid, _softplus_np
 from .elementwise import _operands
@@ -180,13 +182,27 @@ class NllLossBackward0(Node):
         self.onehot = _onehot_values(x, safe, w, denom if reduction == "mean" else 1.0)
         if reduction == "none":
             return losses
+        if _opmath.source(input) is not None:  # torch's bfloat16 kernel sums in bfloat16
+            return self._bf16_reduce(x, target._data, picked, w, weight is None, ignore_index)
         total = losses.sum()
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
             return np.asarray(total / denom, dtype=x.dtype)
 
+    def _bf16_reduce(self, x, target, picked, w, unweighted, ignore_index):
+        kept = target != ignore_index
+        w = None if unweighted else w
+        result, total = _bf16.nll_reduce(picked, w, kept, self.reduction)
+        if self.reduction == "mean":  # backward takes torch's bfloat16 steps
+            self.bf16_mean = (w, total, kept)
+        return np.asarray(result, dtype=x.dtype)
+
     def backward(self, m, g, *saved):
+        bf16_mean = self.__dict__.get("bf16_mean")
+        if bf16_mean is not None and not m.is_graph:
+            self.onehot = _bf16.nll_grad_entries(g, *bf16_mean)
+            g = 1.0
         entries = g * self.onehot  # G's one entry a row (g: a scalar, or per row for 'none')
         if not self.from_logits:
             return (m.index_into_zeros(entries, self.shape, self.index, False), None)
