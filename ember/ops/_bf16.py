@@ -89,3 +89,30 @@ def nll_grad_entries(g, weights, total_weight, kept):
     if weights is not None:
         scaled = rounded(weights * scaled)
     return np.where(kept, scaled, _F32(0))
+
+
+def steps(fn, *arrays):
+    """``fn`` on ``arrays`` (float32 holding bfloat16 values) in bfloat16: each NumPy step
+    rounds, as a kernel written in torch's bfloat16 scalar type."""
+    bf16 = _opmath._bf16_dtype()
+    return fn(*[np.asarray(a, _F32).astype(bf16) for a in arrays]).astype(_F32)
+
+
+def clipped_difference(x, y, delta):
+    """huber's derivative before scaling, on bfloat16 arrays: x - y, or +-delta beyond delta."""
+    d = x - y
+    bound = np.asarray(delta, _F32).astype(d.dtype)
+    return np.where(np.abs(d) >= bound, np.where(d > 0, bound, -bound), d)
+
+
+def pointwise_grad(norm, output, g):
+    """norm * output * g with each product rounded (torch's bfloat16 loss backward kernels)."""
+    return steps(lambda n, o, g: n * o * g, norm, output, g)
+
+
+def huber(x, y, delta):
+    """huber's loss on bfloat16 arrays: 0.5 z z, or delta (z - delta / 2) from z = |x - y| >=
+    delta, with delta and delta / 2 as bfloat16 constants."""
+    z = np.abs(x - y)
+    bound, half = np.asarray([delta, delta * 0.5], _F32).astype(z.dtype)
+    return np.where(z >= bound, bound * (z - half), half.dtype.type(0.5) * z * z)

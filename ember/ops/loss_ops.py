@@ -41,11 +41,28 @@ class _Pointwise(Node):
         self.save(input, target)
         self.reduction, self.params = reduction, params
         self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
+        if self.bf16_norm and _opmath.source(input) is not None:  # torch's bfloat16 steps
+            self.bf16 = True
+            return reduce_array(self.bf16_loss(x, y, **params), reduction)
         return reduce_array(self.loss(x, y, **params), reduction)
 
+    bf16_norm = 0.0  # for a kernel computing in bfloat16: the gradient's factor before 'mean'
+    bf16 = False
+
     def backward(self, m, g, x, y):
+        if self.bf16 and not m.is_graph:
+            return self._bf16_backward(g, x, y)
         dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction, self.count)
         return (dx if _needs(self, 0) else None), (-dx if _needs(self, 1) else None)
+
+    def _bf16_backward(self, g, x, y):
+        """Each gradient as torch's kernel computes it, the target's from swapped operands."""
+        norm = self.bf16_norm / (self.count if self.reduction == "mean" else 1)
+        grads = []
+        for i, (a, b) in enumerate(((x, y), (y, x))):
+            output = self.bf16_output(a, b, **self.params) if _needs(self, i) else None
+            grads.append(None if output is None else _bf16.pointwise_grad(norm, output, g))
+        return tuple(grads)
 
 
 class MseLossBackward0(_Pointwise):
@@ -59,6 +76,16 @@ class MseLossBackward0(_Pointwise):
     @staticmethod
     def derivative(m, x, y):
         return (x - y) * 2.0
+
+    bf16_norm = 2.0  # torch's bfloat16 kernels: l = d d, dx = 2 d g, each step rounded
+
+    @staticmethod
+    def bf16_loss(x, y):
+        return _bf16.steps(lambda x, y: (x - y) * (x - y), x, y)
+
+    @staticmethod
+    def bf16_output(x, y):
+        return _bf16.steps(np.subtract, x, y)
 
 
 class SmoothL1LossBackward0(_Pointwise):
@@ -88,6 +115,16 @@ class HuberLossBackward0(_Pointwise):
     def derivative(m, x, y, delta=1.0):
         d = x - y
         return m.where(np.abs(m.data(d)) <= delta, d, np.sign(m.data(d)) * delta)
+
+    bf16_norm = 1.0  # torch's bfloat16 kernels: each step rounded
+
+    @staticmethod
+    def bf16_loss(x, y, delta=1.0):
+        return _bf16.steps(lambda x, y: _bf16.huber(x, y, delta), x, y)
+
+    @staticmethod
+    def bf16_output(x, y, delta=1.0):
+        return _bf16.steps(lambda x, y: _bf16.clipped_difference(x, y, delta), x, y)
 
 
 _EPS = 1e-12  # torch's bound on x (1 - x) in the BCE gradient

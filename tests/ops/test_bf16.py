@@ -48,3 +48,31 @@ def test_nll_reductions_sum_in_bfloat16_as_torch(seed, fn, reduction):
         loss.backward()
         outs.append((loss, a.grad))
     _same(outs)
+
+
+def _pair(lib, seed, shape=(37, 30)):
+    rs = np.random.RandomState(seed)
+    x, y = (rs.randn(2, *shape) * 2).astype(np.float32)
+    x[0, :3] = [np.nan, np.inf, -np.inf]
+    y[1, 1] = x[1, 0]  # equal values: the sign of a zero gradient
+    a = lib.tensor(x).to(lib.bfloat16)[:, ::2].detach().requires_grad_()  # non-contiguous
+    b = lib.tensor(y).to(lib.bfloat16)[:, 1::2].detach().requires_grad_()
+    return a, b
+
+
+POINTWISE = {"mse": lambda F, a, b, r: F.mse_loss(a, b, reduction=r),
+             "huber": lambda F, a, b, r: F.huber_loss(a, b, reduction=r, delta=0.7),
+             "huber_default": lambda F, a, b, r: F.huber_loss(a, b, reduction=r)}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_pointwise_losses_round_each_step_as_torchs_kernels(name, reduction):
+    """mse and huber: torch's kernels compute in bfloat16 (every product rounded)."""
+    outs = []
+    for lib in (torch, ember):
+        a, b = _pair(lib, 0)
+        loss = POINTWISE[name](lib.nn.functional, a, b, reduction)
+        loss.backward(lib.ones_like(loss) * 0.37 if loss.ndim else None)
+        outs.append((loss, a.grad, b.grad))
+    _same(outs)
