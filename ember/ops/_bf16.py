@@ -116,3 +116,172 @@ def huber(x, y, delta):
     z = np.abs(x - y)
     bound, half = np.asarray([delta, delta * 0.5], _F32).astype(z.dtype)
     return np.where(z >= bound, bound * (z - half), half.dtype.type(0.5) * z * z)
+
+
+def thread_chunks(n, grain=1):
+    """The parts torch's ``parallel_for(0, n, grain)`` hands its threads: ember's thread count
+    stands for torch's (``set_num_threads`` sets both alike). Returns the part starts."""
+    from ._parallel import get_num_threads  # noqa: PLC0415 (a module ops/_parallel imports)
+    threads = get_num_threads()
+    if threads <= 1 or n <= grain or n <= 1:
+        return np.array([0])
+    threads = min(threads, -(-n // max(grain, 1)))
+    return np.arange(0, n, -(-n // threads))
+
+
+def layer_norm_backward(g, x, mean, rstd, weight, rounded_stats, need):
+    """torch's layer-norm backward for bfloat16 input, rows (M, N) of ``x``: with bfloat16 (or
+    no) affine parameters the mean and 1/std it reads are bfloat16; dx is computed in float32
+    as rstd g w + b x + c; the weight and bias gradients add up row by row in bfloat16 buffers,
+    one per thread, summed in float32 at the end."""
+    if rounded_stats:
+        mean, rstd = rounded(mean), rounded(rstd)
+    dx = dw = db = None
+    if need[0]:
+        dx = _layer_norm_input_grad(g, x, mean, rstd, weight)
+    if need[1]:
+        dw = _bf16_row_sums(g * (rstd * x + (-rstd * mean)))
+    if need[2]:
+        db = _bf16_row_sums(g)
+    return dx, dw, db
+
+
+def layer_norm_stats(x, eps):
+    """Each row's mean and 1/sqrt(var + eps) as torch's layer norm takes them (float32)."""
+    mean, var = row_moments(x)
+    return mean[:, None], _F32(1) / np.sqrt(var[:, None] + _F32(eps))
+
+
+def layer_norm_output(x, mean, rstd, weight, bias):
+    """torch's layer norm of bfloat16 rows in float32: (x rstd + (-rstd mean)) w + b."""
+    y = x * rstd + (-rstd * mean)
+    if weight is not None:
+        y = y * weight
+    return y if bias is None else y + bias
+
+
+def _layer_norm_input_grad(g, x, mean, rstd, weight):
+    scale = _F32(1.0 / x.shape[1])
+    ones = _F32(1) if weight is None else weight
+    ds = vector_sum(g * x * ones)[:, None]
+    db = vector_sum(g * ones)[:, None]
+    b = (db * mean - ds) * rstd * rstd * rstd * scale
+    c = -b * mean - db * rstd * scale
+    return rstd * g * ones + b * x + c
+
+
+def _bf16_row_sums(terms):
+    """Column sums of ``terms`` (M, N) as torch's per-thread bfloat16 buffers take them: each
+    thread's rows added in order, rounded each time; the buffers then added in float32."""
+    rows = terms.shape[0]
+    starts = thread_chunks(rows)
+    size = rows if starts.size == 1 else int(starts[1])
+    padded = np.zeros((starts.size * size,) + terms.shape[1:], _F32)  # 0 adds nothing
+    padded[:rows] = terms
+    parts = padded.reshape((starts.size, size) + terms.shape[1:])
+    buffers = np.zeros((starts.size,) + terms.shape[1:], _F32)
+    for k in range(size):
+        buffers = rounded(buffers + parts[:, k])
+    total = buffers[0]
+    for buffer in buffers[1:]:
+        total = total + buffer
+    return total
+
+
+_LANES = 16  # bfloat16 values in one AVX2 vector: two float32 vectors of 8 lanes
+
+
+def vector_sum(terms):
+    """Sums over the last axis of float32 ``terms`` in the order of torch's AVX2 reductions of
+    bfloat16 data (``map_reduce_all``): 16 lane sums (a short tail joins the first lanes), the
+    two halves added lane by lane, then 8 lanes folded pairwise (4 + 4, 2 + 2, 1 + 1); fewer
+    than 16 terms: the halves added, then the lanes left to right."""
+    n = terms.shape[-1]
+    if n < _LANES:
+        padded = np.zeros(terms.shape[:-1] + (_LANES,), _F32)
+        padded[..., :n] = terms
+        lanes = padded[..., :8] + padded[..., 8:] if n > 8 else padded[..., :8]
+        total = lanes[..., 0]
+        for k in range(1, min(n, 8)):
+            total = total + lanes[..., k]
+        return total
+    lanes = terms[..., :_LANES].copy()
+    full = n - n % _LANES
+    for start in range(_LANES, full, _LANES):
+        lanes += terms[..., start:start + _LANES]
+    lanes[..., :n - full] += terms[..., full:]
+    lanes = lanes[..., :8] + lanes[..., 8:]
+    lanes = lanes[..., :4] + lanes[..., 4:]
+    lanes = lanes[..., :2] + lanes[..., 2:]
+    return lanes[..., 0] + lanes[..., 1]
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once (a fused multiply-add), through float64."""
+    return (a.astype(np.float64) * b + c).astype(_F32)
+
+
+def _add_moments(count_add, m1_add, m2_add, count, m1, m2):
+    """Welford's merge of (count_add, m1_add, m2_add) into (count, m1, m2), float32 steps."""
+    n = count + count_add
+    c = _F32(count_add) / _F32(n) if n else _F32(0)
+    delta = m1_add - m1
+    m2_sum = m2 + m2_add
+    c_delta = c * delta
+    return n, m1 + c_delta, _fma(delta * _F32(count), c_delta, m2_sum)
+
+
+def _chunk_moments(block, state):
+    """One chunk of up to 16 vectors (rows, k, 16) through torch's per-lane Welford update;
+    the two 8-lane halves merged into ``state`` in turn."""
+    for half in (block[..., :8], block[..., 8:]):
+        m1 = np.zeros(half.shape[:1] + (8,), _F32)
+        m2 = np.zeros_like(m1)
+        for j in range(half.shape[1]):
+            x = half[:, j]
+            delta = x - m1
+            m1 = _fma(delta, _F32(1) / _F32(j + 1), m1)
+            m2 = m2 + delta * (x - m1)
+        state = _add_moments(half.shape[1], m1, m2, *state)
+    return state
+
+
+def row_moments(x):
+    """Mean and biased variance of each row of bfloat16 values ``x`` (float32, (M, N)) as
+    torch's ``RowwiseMoments`` takes them (AVX2): Welford per lane over 16-wide vectors in
+    chunks of 16 merged in a binary cascade, the tail one by one, then the 8 lanes merged."""
+    rows, n_total = x.shape
+    n = n_total // _LANES
+    chunks = -(-n // 16)
+    depth = _ceil_log2(chunks)
+    zero = (0, np.zeros((rows, 8), _F32), np.zeros((rows, 8), _F32))
+    stack = [zero] * max(depth, 1)
+    vectors = x[:, :n * _LANES].reshape(rows, n, _LANES)
+    for i in range(chunks):
+        stack[0] = _chunk_moments(vectors[:, i * 16:(i + 1) * 16], stack[0])
+        mask, j = i + 1, 1
+        while j < depth and mask & 1 == 0:
+            stack[j] = _add_moments(*stack[j - 1], *stack[j])
+            stack[j - 1] = zero
+            mask, j = mask >> 1, j + 1
+    for j in range(1, depth):
+        stack[0] = _add_moments(*stack[j], *stack[0])
+    return _merge_lanes(x[:, n * _LANES:], 2 * n, stack[0][1], stack[0][2], n_total)
+
+
+def _merge_lanes(tail, count_add, m1_lanes, m2_lanes, n_total):
+    count, m1, m2 = 0, np.zeros(tail.shape[0], _F32), np.zeros(tail.shape[0], _F32)
+    for k in range(tail.shape[1]):
+        x = tail[:, k]
+        delta = x - m1
+        count += 1
+        m1 = m1 + delta / _F32(count)
+        m2 = m2 + delta * (x - m1)
+    for lane in range(8):
+        n = count + count_add
+        c = _F32(count_add) / _F32(n) if n else _F32(0)
+        delta = m1_lanes[:, lane] - m1
+        m1 = _fma(np.full_like(delta, c), delta, m1)
+        m2 = m2 + _fma(delta * delta * c, np.full_like(delta, count), m2_lanes[:, lane])
+        count = n
+    return m1, m2 / _F32(n_total)

@@ -16,9 +16,9 @@ def _bits(x):
 
 
 def _same(outs):
-    (t, *t_rest), (e, *e_rest) = outs
-    for a, b in zip((t, *t_rest), (e, *e_rest)):
-        np.testing.assert_array_equal(_bits(b), _bits(a))
+    for t, e in zip(*outs):
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        np.testing.assert_array_equal(_bits(e), _bits(t))
 
 
 def _nll_case(seed):
@@ -75,4 +75,35 @@ def test_pointwise_losses_round_each_step_as_torchs_kernels(name, reduction):
         loss = POINTWISE[name](lib.nn.functional, a, b, reduction)
         loss.backward(lib.ones_like(loss) * 0.37 if loss.ndim else None)
         outs.append((loss, a.grad, b.grad))
+    _same(outs)
+
+
+@pytest.fixture(params=[1, 2, 3])
+def threads(request):
+    """torch's bfloat16 kernels that split rows over threads: ember's count stands for torch's."""
+    before = torch.get_num_threads(), ember.get_num_threads()
+    torch.set_num_threads(request.param)
+    ember.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(before[0])
+    ember.set_num_threads(before[1])
+
+
+@pytest.mark.parametrize("shape, dims", [((24, 40), 1), ((3, 7, 33), 1), ((5, 4, 6), 2),
+                                         ((1, 17), 1)])
+@pytest.mark.parametrize("params", [None, "bfloat16", "float32"])
+def test_layer_norm_backward_as_torchs_bfloat16_kernel(threads, shape, dims, params):
+    """bfloat16 (or no) parameters: torch keeps mean and 1/std in bfloat16; the weight and bias
+    gradients add up in per-thread bfloat16 buffers."""
+    rs = np.random.RandomState(threads)
+    x, g = (rs.randn(2, *shape) * 3 + 1).astype(np.float32)
+    w, b = (rs.rand(2, *shape[-dims:]) + 0.5).astype(np.float32)
+    outs = []
+    for lib in (torch, ember):
+        a = lib.tensor(x).to(lib.bfloat16).requires_grad_()
+        affine = [] if params is None else [
+            lib.tensor(v).to(getattr(lib, params)).requires_grad_() for v in (w, b)]
+        y = lib.nn.functional.layer_norm(a, shape[-dims:], *affine)
+        y.backward(lib.tensor(g).to(lib.bfloat16))
+        outs.append([y, a.grad] + [p.grad for p in affine])
     _same(outs)
