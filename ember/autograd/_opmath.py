@@ -98,7 +98,7 @@ def _float32_copy(t, data=None, source=False):
     copy = Tensor._make(data, t._requires_grad, t._grad_fn)
     copy._vc = t._vc
     if source:
-        copy.__dict__["_widened_from"] = t._data.dtype
+        copy.__dict__["_widened_from"] = t._data  # its dtype, and its layout for kernels
     if t._output_nr:
         copy._output_nr = t._output_nr
     return copy
@@ -107,6 +107,13 @@ def _float32_copy(t, data=None, source=False):
 def source(t):
     """The bfloat16 NumPy dtype an op's float32 input was widened from, else None: for the few
     kernels where torch rounds an intermediate to bfloat16 (log_softmax)."""
+    array = source_array(t)
+    return None if array is None else array.dtype
+
+
+def source_array(t):
+    """The bfloat16 array an op's float32 input was widened from, else None: its strides say
+    which elements torch's vectorized kernels reach."""
     return t.__dict__.get("_widened_from") if isinstance(t, Tensor) else None
 
 

@@ -9,6 +9,7 @@ that narrowing to bfloat16 afterwards is exact. They run only for bfloat16 input
 import numpy as np
 
 from ..autograd import _opmath
+from . import _parallel
 
 _F32 = np.float32
 _LEVELS = 8  # torch's nll kernels sum in a cascade of 8 partial sums
@@ -121,8 +122,7 @@ def huber(x, y, delta):
 def thread_chunks(n, grain=1):
     """The parts torch's ``parallel_for(0, n, grain)`` hands its threads: ember's thread count
     stands for torch's (``set_num_threads`` sets both alike). Returns the part starts."""
-    from ._parallel import get_num_threads  # noqa: PLC0415 (a module ops/_parallel imports)
-    threads = get_num_threads()
+    threads = _parallel.get_num_threads()
     if threads <= 1 or n <= grain or n <= 1:
         return np.array([0])
     threads = min(threads, -(-n // max(grain, 1)))
