@@ -105,19 +105,26 @@ class Generator:
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
         n = int(np.prod(shape))
-        if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
-            values = self._normal_fill(n, np_dtype)  # multiply-add with float32 std and mean
-            return _fma32(values, np.float32(std), np.float32(mean)).reshape(shape)
+        bf16 = np.dtype(np_dtype).kind == "V"  # bfloat16: torch computes in float32, casts
+        if n >= 16 and (bf16 or np.dtype(np_dtype) == np.float32):  # torch's kernel ends in
+            values = self._normal_fill(n, np.float32, bf16)  # one fused multiply-add with
+            values = _fma32(values, np.float32(std), np.float32(mean))  # float32 std, mean
+            return values.astype(np_dtype).reshape(shape)
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
         else:
             values = np.array([self._normal_scalar() for _ in range(n)])
-        return (values * std + mean).astype(np_dtype).reshape(shape)
+        values = values * std + mean
+        if bf16:  # torch's double -> bfloat16 goes through float
+            values = values.astype(np.float32)
+        return values.astype(np_dtype).reshape(shape)
 
-    def _normal_fill(self, n, np_dtype):
+    def _normal_fill(self, n, np_dtype, blockwise=False):
+        """``blockwise``: torch's bfloat16 kernel, which draws 16 uniforms a block, so the
+        redrawn last block follows the last full one (float32 draws all n first)."""
         box_muller = _box_muller_16_f32 if np.dtype(np_dtype) == np.float32 else _box_muller_16
         np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
-        u = self.uniform((n,), np_dtype)
+        u = self.uniform((n - n % 16 if blockwise else n,), np_dtype)
         out = np.empty(n, np_dtype)
         full = n - n % 16
         out[:full] = box_muller(u[:full].reshape(-1, 16)).reshape(-1)
