@@ -168,13 +168,20 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     is_float = any(isinstance(v, float) for v in vals)
     default = _dtype.get_default_dtype().np if is_float else np.dtype(np.int64)
     npd = _np_dtype(dtype, default)
-    arr = np.arange(*vals, dtype=np.float64 if is_float else None).astype(npd)
-    return _new(arr, requires_grad)
+    arr = np.arange(*vals, dtype=np.float64 if is_float else None)
+    if npd.kind == "V":  # bfloat16: torch's kernel steps in float32
+        from .ops import _bf16  # lazy: ops build on this module
+        return _new(_bf16.arange(vals[0], vals[2], arr.size), requires_grad)
+    return _new(arr.astype(npd), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive."""
-    return _new(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+    np_dtype = _np_dtype(dtype)
+    if np_dtype.kind == "V" and steps > 0:  # bfloat16: torch's kernel rounds each step
+        from .ops import _bf16  # lazy: ops build on this module
+        return _new(_bf16.linspace(start, end, steps).reshape(-1), requires_grad)
+    return _new(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):

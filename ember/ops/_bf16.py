@@ -285,3 +285,36 @@ def _merge_lanes(tail, count_add, m1_lanes, m2_lanes, n_total):
         m2 = m2 + _fma(delta * delta * c, np.full_like(delta, count), m2_lanes[:, lane])
         count = n
     return m1, m2 / _F32(n_total)
+
+
+def linspace(start, end, steps):
+    """torch's bfloat16 linspace: start, end and step = (end - start) / (steps - 1) held in
+    bfloat16, the first half start + step i and the rest end - step (steps - 1 - i), each
+    operation rounded (an integer is cast to bfloat16 first)."""
+    bf16 = _opmath._bf16_dtype()
+
+    def b(value):
+        return np.asarray(value, _F32).astype(bf16)
+    first, last = b(start), b(end)
+    if steps == 1:
+        return first.reshape(1)
+    step = (last - first) / b(steps - 1)
+    index = np.arange(steps)
+    half = steps // 2
+    return np.where(index < half, first + step * b(index), last - step * b(steps - index - 1))
+
+
+def arange(start, step, count):
+    """torch's bfloat16 arange: start + step i in float32, rounded; where a 16-value vector
+    step starts (32 values at a time, per 32768-value part), the later values are the rounded
+    start value plus k step in float32, rounded again."""
+    start, step = _F32(start), _F32(step)
+    index = np.arange(count)
+    values = start + step * index.astype(_F32)
+    bounds = np.append(thread_chunks(count, 32768) if count > 32768 else [0], count)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        vector = np.arange(lo, lo + (hi - lo) // 32 * 32)
+        lane = (vector - lo) % 16
+        base = rounded(values[vector - lane])
+        values[vector] = base + lane.astype(_F32) * step
+    return values.astype(_opmath._bf16_dtype())

@@ -107,3 +107,19 @@ def test_layer_norm_backward_as_torchs_bfloat16_kernel(threads, shape, dims, par
         y.backward(lib.tensor(g).to(lib.bfloat16))
         outs.append([y, a.grad] + [p.grad for p in affine])
     _same(outs)
+
+
+@pytest.mark.parametrize("args", [(0, 1, 7), (-3.3, 7.1, 100), (2, -2, 1000), (0, 1000, 257),
+                                  (1e-3, 5, 33), (-1, 1, 1), (0, 1, 70001)])
+def test_linspace_rounds_each_step_as_torch(args):
+    """torch's bfloat16 linspace keeps start, end and step in bfloat16 and rounds each step."""
+    t = torch.linspace(*args, dtype=torch.bfloat16)
+    np.testing.assert_array_equal(_bits(ember.linspace(*args, dtype=ember.bfloat16)), _bits(t))
+
+
+@pytest.mark.parametrize("args", [(0, 5000, 0.37), (-1000, 1000, 3.3), (7,), (1.5, 2.5, 0.001),
+                                  (0, 100000, 1.1), (5, 300)])
+def test_arange_steps_as_torchs_vectorized_kernel(threads, args):
+    """float32 steps, 16-value vectors from a rounded start, parts over threads."""
+    t = torch.arange(*args, dtype=torch.bfloat16)
+    np.testing.assert_array_equal(_bits(ember.arange(*args, dtype=ember.bfloat16)), _bits(t))
