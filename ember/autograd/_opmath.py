@@ -150,12 +150,21 @@ def bf16_grad(grad):
 def backward(node, m, grad):
     """``node.backward`` in float32 for bfloat16 gradients and saved values, as torch's backward
     kernels compute; the engine rounds each result to its input's dtype."""
+    if type(node).__name__ in STEPWISE and type(grad) is not list:  # inputs saved: exact
+        saved = [x.astype(_bf16_dtype()) if type(x) is np.ndarray and x.dtype == _F32 else x
+                 for x in node._unpack(False)]
+        return node.backward(m, grad, *saved)
     if type(grad) is list:
         grad = [_widened_array(g) for g in grad]
     else:
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
     return node.backward(m, grad, *saved)
+
+
+# backward formulas torch composes from bfloat16 tensor ops (derivatives.yaml: sin's is
+# grad * self.cos()): each step rounds, so these run on the bfloat16 arrays themselves
+STEPWISE = frozenset({"SinBackward0", "CosBackward0", "SinhBackward0", "CoshBackward0"})
 
 
 def _widened_array(x):

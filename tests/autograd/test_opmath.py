@@ -118,6 +118,9 @@ BACKWARD = {
     "cross_entropy": lambda a, L: _f(L).cross_entropy(a, L.arange(12) % 40), "matmul": lambda a, L: a @ a.t(),
     "linear": lambda a, L: _f(L).linear(a, a[:5]), "sum": lambda a, L: a.sum(),
     "mean": lambda a, L: a.mean(),
+    # formulas torch composes from bfloat16 ops (grad * cos(x)): each step rounded
+    "sin": lambda a, L: a.sin(), "cos": lambda a, L: a.cos(), "sinh": lambda a, L: a.sinh(),
+    "cosh": lambda a, L: a.cosh(),
 }
 
 
