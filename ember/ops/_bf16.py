@@ -318,3 +318,39 @@ def arange(start, step, count):
         base = rounded(values[vector - lane])
         values[vector] = base + lane.astype(_F32) * step
     return values.astype(_opmath._bf16_dtype())
+
+
+def softmax_inner(x, dim):
+    """torch's bfloat16 softmax over a dim that is not the last: the (outer, inner) positions
+    are cut in parts over threads; 16 neighbouring positions within one inner row and one part
+    run as a vector (exp kept in float32, divided by its float32 sum), the rest one by one
+    (exp stored in bfloat16, times 1 / sum)."""
+    shifted = x - x.max(axis=dim, keepdims=True)
+    exps = np.exp(shifted.astype(np.float64)).astype(_F32)  # Sleef's and libm's expf, ~1 ulp
+    moved = np.moveaxis(exps, dim, 0)
+    total = np.zeros(moved.shape[1:], _F32)
+    for row in moved:  # summed along dim in order
+        total = total + row
+    total = np.expand_dims(total, dim)
+    vector = _softmax_vector_positions(x.shape, dim)
+    return np.where(vector, exps / total, rounded(exps) * (_F32(1) / total))
+
+
+def _softmax_vector_positions(shape, dim):
+    """Which (outer, inner) positions torch's kernel runs as 16-lane vectors, broadcast over
+    ``shape`` (``dim`` the softmax dim)."""
+    inner = int(np.prod(shape[dim + 1:]))
+    count = int(np.prod(shape[:dim])) * inner
+    vector = np.zeros(count, bool)
+    bounds = np.append(thread_chunks(count), count)
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        index = begin
+        while index < end:
+            inner_index = index % inner
+            if inner_index + 16 <= inner and index + 16 <= end:
+                vector[index:index + 16] = True
+                index += 16
+            else:
+                index += end - index if index + 16 > end else inner - inner_index
+    shaped = vector.reshape(shape[:dim] + (1,) + shape[dim + 1:])
+    return np.broadcast_to(shaped, shape)

@@ -12,7 +12,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16_vec, _parallel
+from . import _bf16, _bf16_vec, _parallel
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -466,6 +466,8 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
+        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None:  # an inner dim
+            return _bf16.softmax_inner(x, dim % x.ndim)  # torch's bfloat16 kernel rounds exp
         return _rowwise(_softmax_np, dim, x)
 
     def backward(self, m, g, y):

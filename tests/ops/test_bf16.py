@@ -123,3 +123,19 @@ def test_arange_steps_as_torchs_vectorized_kernel(threads, args):
     """float32 steps, 16-value vectors from a rounded start, parts over threads."""
     t = torch.arange(*args, dtype=torch.bfloat16)
     np.testing.assert_array_equal(_bits(ember.arange(*args, dtype=ember.bfloat16)), _bits(t))
+
+
+@pytest.mark.parametrize("shape, dim", [((12, 40), 0), ((37, 29), 0), ((3, 7, 33), 1),
+                                        ((5, 200), 0), ((2, 3, 4, 50), -3), ((4, 9, 70), 1)])
+def test_softmax_off_the_last_dim_as_torchs_kernel(threads, shape, dim):
+    """16-lane vectors keep exp in float32; the positions left over store it in bfloat16."""
+    x = (np.random.RandomState(threads).randn(*shape) * 3).astype(np.float32)
+    x.flat[0] = -np.inf
+    outs = []
+    for lib in (torch, ember):
+        a = lib.tensor(x).to(lib.bfloat16).requires_grad_()
+        y = a.softmax(dim)
+        y.backward(lib.tensor(np.random.RandomState(1).randn(*shape).astype(np.float32))
+                   .to(lib.bfloat16))
+        outs.append((y, a.grad))
+    _same(outs)
