@@ -168,8 +168,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     is_float = any(isinstance(v, float) for v in vals)
     default = _dtype.get_default_dtype().np if is_float else np.dtype(np.int64)
     npd = _np_dtype(dtype, default)
-    arr = np.arange(*vals, dtype=np.float64 if is_float else None).astype(npd)
-    return _new(arr, requires_grad)
+    arr = np.arange(*vals, dtype=np.float64 if is_float else None)
+    if npd.kind == "V":  # bfloat16: torch's kernel steps in float32
+        from .ops import _bf16  # lazy: ops build on this module
+        return _new(_bf16.arange(vals[0], vals[2], arr.size), requires_grad)
+    return _new(arr.astype(npd), requires_grad)
 
 
 def _fused_multiply_add(a, b, c):
@@ -215,6 +218,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         raise RuntimeError("number of steps must be non-negative")
     if np_dtype in (np.float32, np.float64) or np_dtype.kind in "iu":
         return _new(_linspace_values(start, end, steps, np_dtype), requires_grad)
+    if np_dtype.kind == "V" and steps > 0:  # bfloat16: torch's kernel rounds each step
+        from .ops import _bf16  # lazy: ops build on this module
+        return _new(_bf16.linspace(start, end, steps).reshape(-1), requires_grad)
     return _new(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
 
 

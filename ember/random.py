@@ -107,23 +107,31 @@ class Generator:
         if not std >= 0.0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         n = math.prod(shape)
-        if n >= 16 and np.dtype(np_dtype) == np.float32:  # torch's kernel ends in one fused
-            values = self._normal_f32(n)  # multiply-add with float32 std and mean
+        bf16 = np.dtype(np_dtype).kind == "V"  # bfloat16: torch computes in float32, casts
+        if n >= 16 and (bf16 or np.dtype(np_dtype) == np.float32):  # torch's kernel ends in
+            values = self._normal_f32(n, bf16)  # one fused multiply-add, float32 std and mean
             if np.float32(std) == 1:  # values * 1 is exact: the sum alone rounds, once
-                return np.add(values, np.float32(mean), out=values).reshape(shape)
-            return _fma32(values, np.float32(std), np.float32(mean)).reshape(shape)
+                values = np.add(values, np.float32(mean), out=values)
+            else:
+                values = _fma32(values, np.float32(std), np.float32(mean))
+            return values.astype(np_dtype, copy=False).reshape(shape)
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
         else:
             values = np.array([self._normal_scalar() for _ in range(n)])
-        return (values * std + mean).astype(np_dtype).reshape(shape)
+        values = values * std + mean
+        if bf16:  # torch's double -> bfloat16 goes through float
+            values = values.astype(np.float32)
+        return values.astype(np_dtype).reshape(shape)
 
-    def _normal_f32(self, n):
+    def _normal_f32(self, n, blockwise=False):
         """n >= 16 float32 normals as torch's normal_fill: Box-Muller over the full blocks of
-        16 of n uniforms, then, if n is no multiple of 16, over 16 more for the last 16 values."""
+        16 of n uniforms, then, if n is no multiple of 16, over 16 more for the last 16 values.
+        ``blockwise`` (torch's bfloat16 kernel, which draws 16 uniforms a block): the redrawn
+        block's uniforms follow the last full block's, not all n."""
         full = n - n % 16
-        raw = self._bits.random_raw(n if n == full else n + 16)
-        if n > full:  # the redrawn block moves next to the full ones (the copy may overlap)
+        raw = self._bits.random_raw((full if blockwise else n) + (n > full) * 16)
+        if n > full and not blockwise:  # the redrawn block moves next to the full ones
             raw[full:full + 16] = raw[n:]
             raw = raw[:full + 16]
         draws = raw.astype(np.int32)  # the low 32 bits, of which 24 are used

@@ -281,3 +281,18 @@ def test_box_muller_fma_steps_round_once_for_every_uniform(monkeypatch):
             patch.setattr(rnd, "_fma_exact", fused)
             exact = rnd._box_muller_f32(part, np.empty(part.shape, np.float32))
         _bits_equal(fast, exact)
+
+
+@pytest.mark.parametrize("shape", [(3,), (16,), (17,), (7, 9), (100,), (4097,)])
+def test_bfloat16_normal_follows_torchs_stream(shape):
+    """bfloat16 normals: float32 Box-Muller blocks cast down, the redrawn last block drawn
+    right after the full ones (torch's bfloat16 kernel), and the stream after them."""
+    pytest.importorskip("ml_dtypes")
+    outs = []
+    for lib in (torch, ember):
+        lib.manual_seed(3)
+        a = lib.randn(*shape, dtype=lib.bfloat16)
+        b = lib.empty(*shape, dtype=lib.bfloat16).normal_(0.5, 2.0)
+        outs.append((a.float().numpy(), b.float().numpy(), lib.randn(5).numpy()))
+    for t, e in zip(*outs):
+        np.testing.assert_array_equal(e, t)

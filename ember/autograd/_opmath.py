@@ -98,7 +98,7 @@ def _float32_copy(t, data=None, source=False):
     copy = Tensor._make(data, t._requires_grad, t._grad_fn)
     copy._vc = t._vc
     if source:
-        copy.__dict__["_widened_from"] = t._data.dtype
+        copy.__dict__["_widened_from"] = t._data  # its dtype, and its layout for kernels
     if t._output_nr:
         copy._output_nr = t._output_nr
     return copy
@@ -107,6 +107,13 @@ def _float32_copy(t, data=None, source=False):
 def source(t):
     """The bfloat16 NumPy dtype an op's float32 input was widened from, else None: for the few
     kernels where torch rounds an intermediate to bfloat16 (log_softmax)."""
+    array = source_array(t)
+    return None if array is None else array.dtype
+
+
+def source_array(t):
+    """The bfloat16 array an op's float32 input was widened from, else None: its strides say
+    which elements torch's vectorized kernels reach."""
     return t.__dict__.get("_widened_from") if isinstance(t, Tensor) else None
 
 
@@ -143,12 +150,21 @@ def bf16_grad(grad):
 def backward(node, m, grad):
     """``node.backward`` in float32 for bfloat16 gradients and saved values, as torch's backward
     kernels compute; the engine rounds each result to its input's dtype."""
+    if type(node).__name__ in STEPWISE and type(grad) is not list:  # inputs saved: exact
+        saved = [x.astype(_bf16_dtype()) if type(x) is np.ndarray and x.dtype == _F32 else x
+                 for x in node._unpack(False)]
+        return node.backward(m, grad, *saved)
     if type(grad) is list:
         grad = [_widened_array(g) for g in grad]
     else:
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
     return node.backward(m, grad, *saved)
+
+
+# backward formulas torch composes from bfloat16 tensor ops (derivatives.yaml: sin's is
+# grad * self.cos()): each step rounds, so these run on the bfloat16 arrays themselves
+STEPWISE = frozenset({"SinBackward0", "CosBackward0", "SinhBackward0", "CoshBackward0"})
 
 
 def _widened_array(x):

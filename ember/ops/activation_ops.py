@@ -12,7 +12,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _parallel
+from . import _bf16, _bf16_vec, _parallel
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -217,12 +217,27 @@ class GeluBackward0(Node):
         x = _float(a, "GeluKernelImpl")
         self.save(a)
         self.approximate = approximate
+        source = _opmath.source_array(a)
+        if source is not None:  # torch's vectorized bfloat16 kernel, lane by lane
+            self.bf16_source = source
+            lanes = _bf16_vec.gelu_lanes(source)
+            if approximate == "tanh":
+                return _bf16_vec.gelu_tanh(x, lanes)
+            self.cdf = _parallel.compute(_gelu_cdf, (x,))
+            return _bf16_vec.gelu(x, lanes, _np_erf)
         if approximate == "tanh":
             return _parallel.compute(_gelu_tanh, (x,))
         self.cdf = _parallel.compute(_gelu_cdf, (x,))  # reused by backward
         return x * self.cdf
 
+    bf16_source = None  # bfloat16 input: its layout says where torch's kernel vectorizes
+
     def backward(self, m, g, x):
+        if self.bf16_source is not None and not m.is_graph:  # the gradient leads, in C order
+            lanes = _bf16_vec.vector_lanes(self.bf16_source, any_order=False)
+            if self.approximate == "tanh":
+                return (_bf16_vec.gelu_tanh_grad(g, x, lanes),)
+            return (_bf16_vec.gelu_grad(g, x, lanes, _np_erf),)
         if self.approximate == "tanh":
             if not m.is_graph:
                 return (_parallel.compute(_gelu_tanh_grad, (g, x)),)
@@ -451,6 +466,8 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
+        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None:  # an inner dim
+            return _bf16.softmax_inner(x, dim % x.ndim)  # torch's bfloat16 kernel rounds exp
         return _rowwise(_softmax_np, dim, x)
 
     def backward(self, m, g, y):

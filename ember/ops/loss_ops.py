@@ -7,7 +7,9 @@ weights are plain arrays there.
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd.graph import Node
+from . import _bf16
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _row_max, _sigmoid, _softplus_np
 from .elementwise import _operands
@@ -39,11 +41,28 @@ class _Pointwise(Node):
         self.save(input, target)
         self.reduction, self.params = reduction, params
         self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
+        if self.bf16_norm and _opmath.source(input) is not None:  # torch's bfloat16 steps
+            self.bf16 = True
+            return reduce_array(self.bf16_loss(x, y, **params), reduction)
         return reduce_array(self.loss(x, y, **params), reduction)
 
+    bf16_norm = 0.0  # for a kernel computing in bfloat16: the gradient's factor before 'mean'
+    bf16 = False
+
     def backward(self, m, g, x, y):
+        if self.bf16 and not m.is_graph:
+            return self._bf16_backward(g, x, y)
         dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction, self.count)
         return (dx if _needs(self, 0) else None), (-dx if _needs(self, 1) else None)
+
+    def _bf16_backward(self, g, x, y):
+        """Each gradient as torch's kernel computes it, the target's from swapped operands."""
+        norm = self.bf16_norm / (self.count if self.reduction == "mean" else 1)
+        grads = []
+        for i, (a, b) in enumerate(((x, y), (y, x))):
+            output = self.bf16_output(a, b, **self.params) if _needs(self, i) else None
+            grads.append(None if output is None else _bf16.pointwise_grad(norm, output, g))
+        return tuple(grads)
 
 
 class MseLossBackward0(_Pointwise):
@@ -57,6 +76,16 @@ class MseLossBackward0(_Pointwise):
     @staticmethod
     def derivative(m, x, y):
         return (x - y) * 2.0
+
+    bf16_norm = 2.0  # torch's bfloat16 kernels: l = d d, dx = 2 d g, each step rounded
+
+    @staticmethod
+    def bf16_loss(x, y):
+        return _bf16.steps(lambda x, y: (x - y) * (x - y), x, y)
+
+    @staticmethod
+    def bf16_output(x, y):
+        return _bf16.steps(np.subtract, x, y)
 
 
 class SmoothL1LossBackward0(_Pointwise):
@@ -86,6 +115,16 @@ class HuberLossBackward0(_Pointwise):
     def derivative(m, x, y, delta=1.0):
         d = x - y
         return m.where(np.abs(m.data(d)) <= delta, d, np.sign(m.data(d)) * delta)
+
+    bf16_norm = 1.0  # torch's bfloat16 kernels: each step rounded
+
+    @staticmethod
+    def bf16_loss(x, y, delta=1.0):
+        return _bf16.steps(lambda x, y: _bf16.huber(x, y, delta), x, y)
+
+    @staticmethod
+    def bf16_output(x, y, delta=1.0):
+        return _bf16.steps(lambda x, y: _bf16.clipped_difference(x, y, delta), x, y)
 
 
 _EPS = 1e-12  # torch's bound on x (1 - x) in the BCE gradient
@@ -180,13 +219,27 @@ class NllLossBackward0(Node):
         self.onehot = _onehot_values(x, safe, w, denom if reduction == "mean" else 1.0)
         if reduction == "none":
             return losses
+        if _opmath.source(input) is not None:  # torch's bfloat16 kernel sums in bfloat16
+            return self._bf16_reduce(x, target._data, picked, w, weight is None, ignore_index)
         total = losses.sum()
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
             return np.asarray(total / denom, dtype=x.dtype)
 
+    def _bf16_reduce(self, x, target, picked, w, unweighted, ignore_index):
+        kept = target != ignore_index
+        w = None if unweighted else w
+        result, total = _bf16.nll_reduce(picked, w, kept, self.reduction)
+        if self.reduction == "mean":  # backward takes torch's bfloat16 steps
+            self.bf16_mean = (w, total, kept)
+        return np.asarray(result, dtype=x.dtype)
+
     def backward(self, m, g, *saved):
+        bf16_mean = self.__dict__.get("bf16_mean")
+        if bf16_mean is not None and not m.is_graph:
+            self.onehot = _bf16.nll_grad_entries(g, *bf16_mean)
+            g = 1.0
         entries = g * self.onehot  # G's one entry a row (g: a scalar, or per row for 'none')
         if not self.from_logits:
             return (m.index_into_zeros(entries, self.shape, self.index, False), None)

@@ -11,9 +11,10 @@ differentiable; otherwise the forward's arrays are reused.
 """
 import numpy as np
 
+from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _parallel
+from . import _bf16, _parallel
 
 
 def _stats(m, xs, axes, eps, total=None):
@@ -196,6 +197,29 @@ class NativeLayerNormBackward0(_Normalize):
         self.param_axes = tuple(range(lead))
         self.affine_shape = tuple(shape[lead:])
         self.bias_shape = self.affine_shape
+
+    bf16 = None  # for bfloat16 input: whether torch keeps the statistics in bfloat16
+
+    def forward(self, x, weight, bias, eps, **options):
+        y = super().forward(x, weight, bias, eps, **options)
+        if _opmath.source(x) is not None:  # no float32 parameter: bfloat16 statistics
+            self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
+            rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
+            self.stats = _bf16.layer_norm_stats(rows, eps)
+            y = _bf16.layer_norm_output(rows, *self.stats, *(
+                None if p is None else p._data.reshape(-1) for p in (weight, bias)))
+        return y.reshape(self.x_shape)
+
+    def backward(self, m, g, x, weight):
+        if self.bf16 is None or m.is_graph:
+            return super().backward(m, g, x, weight)
+        rows = int(np.prod(self.x_shape[:len(self.param_axes)]))
+        need = [nx is not None for nx, _ in self.next_functions]
+        w = None if weight is None else weight.reshape(-1)
+        grads = _bf16.layer_norm_backward(g.reshape(rows, -1), x.reshape(rows, -1),
+                                          *self.stats, w, self.bf16, need)
+        shapes = (self.x_shape, self.affine_shape, self.bias_shape)
+        return tuple(None if d is None else d.reshape(s) for d, s in zip(grads, shapes))
 
 
 class NativeGroupNormBackward0(_Normalize):
