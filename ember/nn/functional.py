@@ -27,4 +27,5 @@ def linear(input, weight, bias=None):
 
 
 from ._functional_layers import *  # noqa: E402, F401, F403
+from ._functional_pool3d import *  # noqa: E402, F401, F403
 from ._functional_spatial import *  # noqa: E402, F401, F403

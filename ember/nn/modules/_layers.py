@@ -40,3 +40,17 @@ __all__ += ["Conv3d", "ConvTranspose3d"]
 from .spatial import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample  # noqa: E402
 
 __all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample"]
+
+from .normalization import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .pooling import (  # noqa: E402
+           AdaptiveAvgPool3d,
+           AdaptiveMaxPool1d,
+           AdaptiveMaxPool2d,
+           AdaptiveMaxPool3d,
+           AvgPool3d,
+           MaxPool3d,
+)
+
+__all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+            "AvgPool3d", "MaxPool3d"]

@@ -18,6 +18,15 @@ import ember
     ("AdaptiveAvgPool2d", ((3, 2),), {}, (2, 3, 7, 8)),
     ("AdaptiveAvgPool2d", (1,), {}, (2, 3, 7, 8)),
     ("AdaptiveAvgPool1d", (4,), {}, (2, 3, 10)),
+    ("MaxPool3d", (3, 2, 1), dict(ceil_mode=True), (2, 3, 5, 6, 7)),
+    ("MaxPool3d", ((2, 1, 2),), {}, (3, 4, 4, 6)),
+    ("AvgPool3d", (3, 2, 1), dict(count_include_pad=False), (2, 3, 5, 6, 7)),
+    ("AvgPool3d", (2,), dict(divisor_override=3), (3, 4, 4, 6)),
+    ("AdaptiveAvgPool3d", ((1, None, 2),), {}, (2, 3, 5, 6, 7)),
+    ("AdaptiveMaxPool3d", (2,), {}, (2, 3, 5, 6, 7)),
+    ("AdaptiveMaxPool3d", ((3, 2, 4),), dict(return_indices=True), (3, 5, 6, 7)),
+    ("AdaptiveMaxPool2d", ((3, None),), {}, (2, 3, 7, 8)),
+    ("AdaptiveMaxPool1d", (4,), dict(return_indices=True), (2, 3, 10)),
 ])
 def test_pool_modules(cls, args, kw, shape):
     check_module(lambda lib: getattr(lib.nn, cls)(*args, **kw), rand(*shape))

@@ -1,0 +1,74 @@
+"""nn.functional's 3-D pools, adaptive max pools and instance_norm
+(ember/nn/_functional_pool3d.py): torch's errors, indices and instance_norm's statistics."""
+import numpy as np
+import pytest
+import torch
+from oracle import check, close, same_error
+
+import ember
+
+R = np.random.default_rng(0)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: F(L).max_pool3d(L.randn(2, 3, 4), 2),
+    lambda L: F(L).max_pool3d(L.randn(2, 1, 3, 4, 4, 4), 2),
+    lambda L: F(L).max_pool3d(L.randn(1, 1, 1, 4, 4), 2),
+    lambda L: F(L).max_pool3d(L.randn(1, 1, 4, 4, 4), 2, padding=2),
+    lambda L: F(L).avg_pool3d(L.randn(1, 1, 1, 4, 4), 2),
+    lambda L: F(L).avg_pool3d(L.randn(1, 1, 4, 4, 4), 2, padding=2),
+    lambda L: F(L).avg_pool3d(L.randn(1, 1, 0, 4, 4), 2),
+    lambda L: F(L).max_pool3d(L.randn(1, 1, 4, 4, 0), 2),
+    lambda L: F(L).avg_pool3d(L.randn(0, 4, 4, 4), 2),
+    lambda L: F(L).adaptive_avg_pool3d(L.randn(2, 3, 4), 2),
+    lambda L: F(L).adaptive_max_pool2d(L.randn(3, 4), 2),
+    lambda L: F(L).adaptive_max_pool3d(L.randn(2, 3, 4, 4, 4), (2, 2)),
+    lambda L: F(L).adaptive_avg_pool3d(L.randn(2, 3, 4, 4, 4), (2, 2)),
+    lambda L: F(L).adaptive_max_pool3d(L.randn(2, 3, 0, 4, 4), 2),
+    lambda L: F(L).adaptive_max_pool1d(L.randn(2, 3, 4, 4, 4), 2),
+    lambda L: F(L).adaptive_max_pool3d(L.ones(2, 3, 4, 4, 4, dtype=L.int64), 2),
+])
+def test_errors_as_torch(call):
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: F(L).max_pool3d(x, 2, return_indices=True),
+    lambda L, x: F(L).avg_pool3d(x, 2), lambda L, x: F(L).adaptive_avg_pool3d(x, (1, 2, 3)),
+    lambda L, x: F(L).adaptive_max_pool3d(x, 3, True),
+])
+def test_empty_batch_as_torch(call):
+    close(call(ember, ember.zeros(0, 2, 4, 4, 4)), call(torch, torch.zeros(0, 2, 4, 4, 4)))
+
+
+def test_unbatched_and_integer_max_pool3d_match_torch():
+    x = R.integers(-5, 5, (3, 4, 5, 6))
+    for args in ((2,), (3, 2, 1)):
+        close(F(ember).max_pool3d(ember.tensor(x), *args, return_indices=True),
+              F(torch).max_pool3d(torch.tensor(x), *args, return_indices=True))
+    close(F(ember).adaptive_max_pool3d(ember.tensor(x * 1.0), 0),
+          F(torch).adaptive_max_pool3d(torch.tensor(x * 1.0), 0))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 5), (3, 2, 2, 3, 4)])
+def test_instance_norm_matches_torch(shape):
+    x, w, b = R.standard_normal(shape), R.standard_normal(shape[1]), R.standard_normal(shape[1])
+    check(lambda L, x, w, b: F(L).instance_norm(x, weight=w, bias=b, eps=1e-3), x, w, b)
+    check(lambda L, x: F(L).instance_norm(x), x)
+
+
+def test_instance_norm_running_statistics_match_torch():
+    x = R.standard_normal((4, 3, 5))
+    stats = []
+    for lib in (torch, ember):
+        mean = lib.zeros(3, dtype=lib.float64)
+        var = lib.ones(3, dtype=lib.float64)
+        out = F(lib).instance_norm(lib.tensor(x), mean, var, momentum=0.3)
+        fixed = F(lib).instance_norm(lib.tensor(x), mean, var, use_input_stats=False)
+        stats.append([a.numpy() for a in (out, fixed, mean, var)])
+    for e, t in zip(*stats[::-1]):
+        np.testing.assert_allclose(e, t, rtol=1e-12)
