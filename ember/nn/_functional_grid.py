@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 import ember
+from ember.autograd.graph import Node
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -63,9 +64,23 @@ def affine_grid(theta, size, align_corners=None):
     dtype = theta._data.dtype
     axes = [_base(n, align_corners, dtype) for n in spatial[::-1]]  # x (width) first
     mesh = list(np.meshgrid(*axes[::-1], indexing="ij"))[::-1]
-    base = np.stack(mesh + [np.ones(spatial, dtype)], axis=-1).reshape(1, -1, len(spatial) + 1)
-    grid = ember.matmul(ember.tensor(base), theta.transpose(1, 2))
-    return grid.reshape((size[0],) + spatial + (len(spatial),))
+    base = np.stack(mesh + [np.ones(spatial, dtype)], axis=-1).reshape(-1, len(spatial) + 1)
+    return AffineGridGeneratorBackward0.apply(theta, base=base, shape=spatial)
+
+
+class AffineGridGeneratorBackward0(Node):
+    """out[n, p] = theta[n] @ base[p] (base: the output's homogeneous coordinates (P, d+1));
+    dtheta[n] = sum over p of g[n, p] base[p]^T."""
+
+    def forward(self, theta, base, shape):
+        self.base = base
+        t = theta._data
+        return np.matmul(base, np.swapaxes(t, 1, 2)).reshape((t.shape[0],) + shape + (-1,))
+
+    def backward(self, m, g):
+        base = ember.tensor(self.base) if m.is_graph else self.base
+        rows = m.reshape(g, (g.shape[0], -1, g.shape[-1]))  # (N, P, d)
+        return (m.matmul(m.mT(rows), base),)
 
 
 # ------------------------------------------------------------------ grid_sample

@@ -51,7 +51,7 @@ def test_affine_grid_matches_torch(size, align_corners):
     theta = R.standard_normal((2, len(size) - 2, len(size) - 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unit-size grids warn in both libraries
-        check(lambda L, t: F(L).affine_grid(t, size, align_corners), theta, same_grad_fn=False)
+        check(lambda L, t: F(L).affine_grid(t, size, align_corners), theta)
 
 
 def test_affine_grid_then_grid_sample_is_a_spatial_transformer():
