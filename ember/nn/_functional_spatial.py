@@ -1,5 +1,5 @@
 """nn.functional for resampling and rearranging images: interpolate (nearest, nearest-exact,
-linear, bilinear, trilinear), pixel_shuffle/pixel_unshuffle, unfold/fold.
+linear, bilinear, trilinear, area), pixel_shuffle/pixel_unshuffle, unfold/fold.
 
 All are built from existing primitives, which give the gradients: interpolation is gathers
 (index_select) and weighted sums per spatial dim; unfold is a grouped convolution whose kernel
@@ -12,7 +12,14 @@ import numpy as np
 import ember
 from ember.ops import api
 
-from ._functional_layers import _tuple, conv2d, conv_transpose2d
+from ._functional_layers import (
+    _tuple,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    conv2d,
+    conv_transpose2d,
+)
+from ._functional_pool3d import adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
 
@@ -82,9 +89,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if mode not in ("nearest", "nearest-exact") and mode not in _LINEAR:
+    if mode not in ("nearest", "nearest-exact", "area") and mode not in _LINEAR:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember "
-                                  "(nearest, nearest-exact, linear, bilinear, trilinear are)")
+                                  "(nearest, nearest-exact, linear, bilinear, trilinear, area "
+                                  "are)")
     dims = input.ndim - 2
     if mode in _LINEAR and _LINEAR[mode] != dims:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
@@ -95,6 +103,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if mode == "area":  # torch's area mode is adaptive average pooling to the output size
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]
+        return pool(input, sizes[0] if dims == 1 else tuple(sizes))
     out = input
     for d, (n_out, factor) in enumerate(zip(sizes, factors)):
         if mode in _LINEAR:

@@ -27,6 +27,8 @@ INTERPOLATE = [
     (X3, dict(scale_factor=3, mode="linear", align_corners=True)),
     (X5, dict(size=(4, 5, 2), mode="trilinear")),
     (X4, dict(size=(1, 1), mode="bilinear", align_corners=True)),
+    (X3, dict(size=3, mode="area")), (X4, dict(scale_factor=0.5, mode="area")),
+    (X4, dict(size=(7, 3), mode="area")), (X5, dict(size=(2, 3, 2), mode="area")),
 ]
 
 
@@ -55,6 +57,8 @@ def test_rearranging_matches_torch(fn):
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4)), ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, scale_factor=2), ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, align_corners=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, mode="area", align_corners=True),
+     ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=(2, 2, 2)), ValueError),
     (lambda L: _f(L).pixel_shuffle(L.ones(1, 3, 4, 4), 2), RuntimeError),
     (lambda L: _f(L).pixel_unshuffle(L.ones(1, 1, 5, 4), 2), RuntimeError),
