@@ -1,13 +1,18 @@
-"""nn.functional's 3-D pools and the adaptive max pools (ember/ops/pooling_nd.py), and
-instance_norm (batch norm of the (1, N*C, *) reshape, as torch composes it)."""
+"""nn.functional's 3-D pools, the adaptive max pools and max unpooling (ember/ops/pooling_nd.py),
+power-average pools (lp_pool), local_response_norm and instance_norm, the last three composed
+from other ops as torch defines them."""
+import numpy as np
+
 import ember
 from ember.ops import pooling_nd as _nd
 
-from ._functional_layers import _tuple
+from ._functional_layers import _tuple, avg_pool1d, avg_pool2d
 from ._functional_norm import batch_norm
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-           "adaptive_max_pool2d", "adaptive_max_pool3d", "instance_norm"]
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "instance_norm", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "local_response_norm"]
 
 
 def _check_volume(input, name):
@@ -148,3 +153,114 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 stat.copy_(batch.view(n, c).mean(0))
     return out.view(tuple(input.shape))
 
+
+
+# ------------------------------------------------------------------ max unpooling
+def _unpool_size(input, kernel, stride, padding, output_size):
+    """The output's spatial size: the pool's input size by default, else ``output_size``
+    (spatial, or with N and C) within one stride of it."""
+    n = len(kernel)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        return tuple(default)
+    sizes = list(output_size)
+    if len(sizes) == n + 2:
+        sizes = sizes[2:]
+    if len(sizes) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(sizes)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < sizes[d] < high:
+            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                             f"between {low} and {high})")
+    return tuple(int(s) for s in sizes)
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, node):
+    kernel = _tuple(kernel_size, n)
+    stride = kernel if stride is None else _tuple(stride, n)
+    size = _unpool_size(input, kernel, stride, _tuple(padding, n), output_size)
+    idx = indices._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype.scalar_name}")
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, "
+                           f"but got a tensor with {input.dim()} dimensions.")
+    if tuple(idx.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(idx.shape)}")
+    bad = idx[(idx < 0) | (idx >= int(np.prod(size)))]
+    if bad.size:
+        raise RuntimeError(f"Found an invalid max index: {bad.flat[0]} (output volumes are of "
+                           f"size {'x'.join(map(str, size))})")
+    return node.apply(input, index=idx, out_size=size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool1d: each value written back at its index, zeros elsewhere."""
+    kernel, stride = _tuple(kernel_size, 1), None if stride is None else _tuple(stride, 1)
+    size = None if output_size is None else tuple(output_size) + (1,)
+    out = max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), kernel + (1,),
+                       None if stride is None else stride + (1,), _tuple(padding, 1) + (0,),
+                       size)
+    return out.squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d: each value written back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2,
+                       _nd.MaxUnpool2DBackward0)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool3d: each value written back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3,
+                       _nd.MaxUnpool3DBackward0)
+
+
+# ------------------------------------------------------------------ composed
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, average):
+    """(sum over each window of x**p) ** (1/p), as the window's average times its size; a
+    negative average (odd p) is clamped to 0 first."""
+    kernel = _tuple(kernel_size, n)
+    powered = average(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    total = ember.sign(powered) * ember.relu(powered.abs())
+    return total.mul(int(np.prod(kernel))).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over the last dim: (sum of x**p over each window) ** (1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, avg_pool1d)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over kh x kw windows."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, avg_pool2d)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over kd x kh x kw windows."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, avg_pool3d)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha/size * sum of x**2 over ``size`` neighbouring channels) ** beta; the
+    window of channel c runs from c - size//2 to c + (size-1)//2 (zeros beyond the ends)."""
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got "
+                         f"{input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    channels, front = input.shape[1], size // 2
+    pads = [ember.zeros((input.shape[0], p) + tuple(input.shape[2:]), dtype=input.dtype)
+            for p in (front, (size - 1) // 2)]
+    padded = ember.cat([pads[0], squares, pads[1]], 1)
+    window = padded.narrow(1, 0, channels)
+    for j in range(1, size):
+        window = window + padded.narrow(1, j, channels)
+    return input / (window * (alpha / size) + k).pow(beta)

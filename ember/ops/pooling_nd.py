@@ -1,5 +1,5 @@
 """Pools over the last 1-3 dims written once for any number of dims, axis by axis: 3-D max and
-average pooling, and adaptive max/average pooling.
+average pooling, adaptive max/average pooling, and max unpooling (the scatter back).
 
 Both kinds are separable. An average pool is a linear map with one averaging matrix per axis (the
 divisor of a window is the product of its per-axis extents, counted as torch counts them), so
@@ -145,5 +145,37 @@ class AdaptiveMaxPool2DBackward0(_GatherPool):
 
 class AdaptiveMaxPool3DBackward0(_GatherPool):
     """Adaptive max pooling over (D, H, W)."""
+
+    pooled = 3
+
+
+# ------------------------------------------------------------------ max unpooling
+class _ScatterPool(Node):
+    """out = zeros with x written at ``index`` (flat positions in the pooled trailing dims);
+    dx = g read back there."""
+
+    def forward(self, x, index, out_size):
+        data = x._data
+        self.shape, lead = data.shape, data.shape[:-self.pooled]
+        self.index = index.reshape(lead + (int(np.prod(data.shape[-self.pooled:])),))
+        self.out_size = int(np.prod(out_size))
+        out = np.zeros(lead + (self.out_size,), dtype=data.dtype)
+        np.put_along_axis(out, self.index, data.reshape(self.index.shape), -1)
+        return out.reshape(lead + tuple(out_size))
+
+    def backward(self, m, g):
+        lead = self.shape[:-self.pooled]
+        flat = m.reshape(g, lead + (self.out_size,))
+        return (m.reshape(m.gather(flat, len(lead), self.index), self.shape),)
+
+
+class MaxUnpool2DBackward0(_ScatterPool):
+    """max_unpool2d (and max_unpool1d, as a width-1 plane)."""
+
+    pooled = 2
+
+
+class MaxUnpool3DBackward0(_ScatterPool):
+    """max_unpool3d."""
 
     pooled = 3

@@ -72,3 +72,66 @@ def test_instance_norm_running_statistics_match_torch():
         stats.append([a.numpy() for a in (out, fixed, mean, var)])
     for e, t in zip(*stats[::-1]):
         np.testing.assert_allclose(e, t, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ max unpooling, lp, lrn
+def _pooled(lib, x, n, **kw):
+    pool = (lib.nn.functional.max_pool1d, lib.nn.functional.max_pool2d,
+            lib.nn.functional.max_pool3d)[n - 1]
+    return pool(lib.tensor(x), 2, return_indices=True, **kw)
+
+
+@pytest.mark.parametrize("n, shape, kw", [
+    (1, (2, 3, 9), {}), (2, (2, 3, 4, 6), {}), (2, (3, 5, 7), dict(output_size=(5, 7))),
+    (2, (2, 3, 4, 6), dict(output_size=(2, 3, 5, 7))), (3, (2, 2, 4, 4, 6), {}),
+    (3, (2, 5, 4, 7), dict(output_size=(5, 4, 7))), (1, (3, 8), dict(output_size=[9])),
+])
+def test_max_unpool_matches_torch(n, shape, kw):
+    """Values written back at the pool's indices; the gradient reads them back (torch's
+    MaxUnpool2DBackward0/MaxUnpool3DBackward0)."""
+    x = R.standard_normal(shape)
+    indices = _pooled(torch, x, n)[1].numpy()
+    values = R.standard_normal(indices.shape)
+    unpool = lambda L: getattr(F(L), f"max_unpool{n}d")  # noqa: E731
+    check(lambda L, v, i: unpool(L)(v, i, 2, **kw), values, indices)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: F(L).max_unpool2d(*_pooled(L, X6, 2), 2, output_size=(6, 7)),
+    lambda L: F(L).max_unpool2d(*_pooled(L, X6, 2), 2, output_size=(5,)),
+    lambda L: F(L).max_unpool2d(_pooled(L, X6, 2)[0], _pooled(L, X6, 2)[1].float(), 2),
+    lambda L: F(L).max_unpool2d(_pooled(L, X6, 2)[0], _pooled(L, X6, 2)[1][:, :, :1], 2),
+    lambda L: F(L).max_unpool2d(_pooled(L, X6, 2)[0], _one_bad(L, _pooled(L, X6, 2)[1]), 2),
+    lambda L: F(L).max_unpool2d(_pooled(L, X6, 2)[0][0, 0], _pooled(L, X6, 2)[1][0, 0], 2),
+    lambda L: F(L).max_unpool1d(_pooled(L, X6, 2)[0], _pooled(L, X6, 2)[1], 2),
+    lambda L: F(L).max_unpool3d(L.ones(2, 3, 4, 4, 4, 4), L.ones(2, 3, 4, 4, 4, 4).long(), 2),
+    lambda L: F(L).local_response_norm(L.ones(2, 2), 2),
+])
+def test_unpool_and_lrn_errors_as_torch(call):
+    same_error(call)
+
+
+X6 = R.standard_normal((2, 3, 4, 6))
+
+
+def _one_bad(lib, indices):
+    """One index past the output (with several, torch's threads decide which it names)."""
+    return lib.where(lib.arange(indices.numel()).reshape(indices.shape) == 7, indices + 100,
+                     indices)
+
+
+@pytest.mark.parametrize("n, shape, args, kw", [
+    (1, (2, 3, 9), (2, 3), {}), (2, (2, 3, 5, 6), (2, 2), {}), (2, (3, 5, 7), (3, (2, 3)),
+                                                            dict(stride=(1, 2), ceil_mode=True)),
+    (3, (2, 2, 4, 4, 6), (1.5, 2), {}), (2, (2, 3, 4, 6), (1, 2), {}),
+])
+def test_lp_pool_matches_torch(n, shape, args, kw):
+    x = np.abs(R.standard_normal(shape)) + 0.1  # fractional powers of positive values
+    check(lambda L, x: getattr(F(L), f"lp_pool{n}d")(x, *args, **kw), x)
+
+
+@pytest.mark.parametrize("shape, args", [
+    ((2, 5, 7), (3,)), ((2, 6, 3, 4), (2, 1e-2, 0.5, 2.0)), ((1, 4, 2, 3, 2), (5,)),
+    ((2, 1, 3), (4, 0.1))])
+def test_local_response_norm_matches_torch(shape, args):
+    check(lambda L, x: F(L).local_response_norm(x, *args), R.standard_normal(shape))

@@ -41,16 +41,29 @@ from .spatial import Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample  # noq
 
 __all__ += ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample"]
 
-from .normalization import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .normalization import (  # noqa: E402
+           BatchNorm3d,
+           InstanceNorm1d,
+           InstanceNorm2d,
+           InstanceNorm3d,
+           LocalResponseNorm,
+)
 from .pooling import (  # noqa: E402
            AdaptiveAvgPool3d,
            AdaptiveMaxPool1d,
            AdaptiveMaxPool2d,
            AdaptiveMaxPool3d,
            AvgPool3d,
+           LPPool1d,
+           LPPool2d,
+           LPPool3d,
            MaxPool3d,
+           MaxUnpool1d,
+           MaxUnpool2d,
+           MaxUnpool3d,
 )
 
 __all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-            "AvgPool3d", "MaxPool3d"]
+            "AvgPool3d", "MaxPool3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
