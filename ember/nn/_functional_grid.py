@@ -160,11 +160,8 @@ def _check_sample(input, grid, mode, padding_mode):
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
-    if mode == "bicubic":
-        if input.dim() == 5:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample(): mode='bicubic' is not supported by ember yet; "
-                                  "use 'bilinear' or 'nearest'")
+    if mode == "bicubic" and input.dim() == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{grid.dtype.scalar_name}")
@@ -176,7 +173,8 @@ def _check_sample(input, grid, mode, padding_mode):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input (N, C, *spatial) at the normalized positions of grid (N, *out, d), x first
-    (d = 2 or 3): bilinear/trilinear or nearest, padding 'zeros', 'border' or 'reflection'."""
+    (d = 2 or 3): bilinear/trilinear, nearest or bicubic (4-D), padding 'zeros', 'border' or
+    'reflection'."""
     _check_sample(input, grid, mode, padding_mode)
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING)
@@ -188,7 +186,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     positions = [_pixel_position(flat_grid[..., len(sizes) - 1 - d], size, padding_mode,
                                  align_corners) for d, size in enumerate(sizes)]
     flat = input.reshape(n, c, -1)
-    if mode == "nearest":
+    if mode == "bicubic":
+        raw = [_pixel_position(flat_grid[..., len(sizes) - 1 - d], size, "zeros", align_corners)
+               for d, size in enumerate(sizes)]
+        out = _bicubic(flat, sizes, raw, padding_mode, align_corners)
+    elif mode == "nearest":
         corner = [np.rint(p._data) for p in positions]
         out = _read(flat, sizes, corner)
     else:
@@ -203,3 +205,40 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                 weight.unsqueeze(1)
             out = term if out is None else out + term
     return out.reshape((n, c) + out_shape)
+
+
+def _cubic_weights(t):
+    """The four weights of Keys' cubic convolution (A = -0.75, torch's) at the fractional
+    offset t, for the taps at -1, 0, 1, 2."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _tap(position, size, padding_mode, align_corners):
+    """An integer tap position with the padding applied to it (bicubic pads each tap)."""
+    if padding_mode == "zeros":
+        return position
+    if padding_mode == "reflection":
+        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        position = _reflect(position, *bounds)[0]
+    return np.trunc(np.clip(position, 0, size - 1))
+
+
+def _bicubic(flat, sizes, raw, padding_mode, align_corners):
+    """The 4 x 4 taps around each position, weighted by cubic convolution per axis."""
+    lower = [np.floor(p._data.astype(np.float64)) for p in raw]
+    weights = [_cubic_weights(p - ember.tensor(low.astype(p._data.dtype)))
+               for p, low in zip(raw, lower)]
+    out = None
+    for i, j in itertools.product(range(4), repeat=2):
+        taps = [_tap(low + k - 1, size, padding_mode, align_corners)
+                for low, k, size in zip(lower, (i, j), sizes)]
+        term = _read(flat, sizes, taps) * (weights[0][i] * weights[1][j]).unsqueeze(1)
+        out = term if out is None else out + term
+    return out
