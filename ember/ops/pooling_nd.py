@@ -1,5 +1,6 @@
 """Pools over the last 1-3 dims written once for any number of dims, axis by axis: 3-D max and
-average pooling, adaptive max/average pooling, and max unpooling (the scatter back).
+average pooling, adaptive max/average pooling, max unpooling (the scatter back), and the node of
+bicubic resampling (linear and separable like an average pool).
 
 Both kinds are separable. An average pool is a linear map with one averaging matrix per axis (the
 divisor of a window is the product of its per-axis extents, counted as torch counts them), so
@@ -60,9 +61,9 @@ def _contract(m, x, right):
     return x
 
 
-class AvgPool3DBackward0(Node):
-    """out = x ×_D M_D ×_H M_H ×_W M_W (per-axis averaging matrices);  dx = g with the
-    transposed matrices."""
+class _Separable(Node):
+    """out = x with each trailing axis multiplied by its own matrix (times ``scale``);
+    dx = g with the transposed matrices."""
 
     def forward(self, x, matrices, scale=None):
         data = x._data
@@ -79,8 +80,16 @@ class AvgPool3DBackward0(Node):
         return (grad if self.scale is None else grad * self.scale,)
 
 
-class AdaptiveAvgPool3DBackward0(AvgPool3DBackward0):
+class AvgPool3DBackward0(_Separable):
+    """3-D average pooling: out = x ×_D M_D ×_H M_H ×_W M_W (per-axis averaging matrices)."""
+
+
+class AdaptiveAvgPool3DBackward0(_Separable):
     """Adaptive average pooling over (D, H, W): the same separable averaging."""
+
+
+class UpsampleBicubic2DBackward0(_Separable):
+    """Bicubic resampling of (H, W): one cubic-convolution matrix per axis."""
 
 
 # ------------------------------------------------------------------ max pools

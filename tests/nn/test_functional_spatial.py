@@ -27,6 +27,9 @@ INTERPOLATE = [
     (X3, dict(scale_factor=3, mode="linear", align_corners=True)),
     (X5, dict(size=(4, 5, 2), mode="trilinear")),
     (X4, dict(size=(1, 1), mode="bilinear", align_corners=True)),
+    (X4, dict(scale_factor=2, mode="bicubic")), (X4, dict(size=(3, 7), mode="bicubic")),
+    (X4, dict(size=(9, 6), mode="bicubic", align_corners=True)),
+    (X4, dict(scale_factor=(0.5, 1.5), mode="bicubic")), (X4, dict(size=1, mode="bicubic")),
     (X3, dict(size=3, mode="area")), (X4, dict(scale_factor=0.5, mode="area")),
     (X4, dict(size=(7, 3), mode="area")), (X5, dict(size=(2, 3, 2), mode="area")),
 ]
@@ -37,6 +40,10 @@ def test_interpolate_matches_torch(x, kw):
     check(lambda L, x: _f(L).interpolate(x, **kw), x, same_grad_fn=False)
     check(lambda L, x: _f(L).interpolate(x, **kw), x.astype(np.float32), rtol=1e-5, atol=1e-5,
           same_grad_fn=False)
+
+
+def test_bicubic_node_is_torch():
+    check(lambda L, x: _f(L).interpolate(x, scale_factor=1.5, mode="bicubic"), X4)
 
 
 @pytest.mark.parametrize("fn", [
