@@ -66,10 +66,24 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
                            f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
     windows, padding = _regular(input, kernel, stride, padding, 1, ceil_mode)
+    if input._data.dtype.kind in "biu":
+        return _integer_avg_pool3d(input, windows, padding, count_include_pad, divisor_override)
     matrices = [_nd.average_matrix(pos, valid, n, p, count_include_pad, divisor_override)
                 for (pos, valid), n, p in zip(windows, input.shape[-3:], padding)]
     scale = 1.0 / divisor_override if divisor_override else None
     return _nd.AvgPool3DBackward0.apply(input, matrices=matrices, scale=scale)
+
+
+def _integer_avg_pool3d(input, windows, padding, count_include_pad, divisor_override):
+    """torch averages int64 only (sums divided with truncation); other integers it refuses."""
+    if input._data.dtype != np.int64:
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    sums = [_nd.window_sums(pos, valid, n, p, count_include_pad)
+            for (pos, valid), n, p in zip(windows, input.shape[-3:], padding)]
+    divisors = int(divisor_override) if divisor_override else [size for _, size in sums]
+    return ember.Tensor._make(_nd.integer_average(input._data, [rows for rows, _ in sums],
+                                                  divisors))
 
 
 def _adaptive_sizes(input, output_size, n, name):
@@ -142,6 +156,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalize each channel of each sample over its (*) dims: batch norm of the input seen
     as (1, N*C, *); running statistics, when given, take the mean over the batch."""
     n, c = input.shape[0], input.shape[1]
+    if use_input_stats and n * c and input.numel() // (n * c) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"ember.Size({list(input.shape)})")
     shape = (1, n * c) + tuple(input.shape[2:])
     repeat = (lambda t: None if t is None else t.repeat(n))
     mean, var = repeat(running_mean), repeat(running_var)

@@ -11,6 +11,7 @@ Its output is then the input gathered at those positions, and its gradient the s
 """
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -34,20 +35,38 @@ def adaptive_windows(n, out):
     return positions, positions < ends[:, None]
 
 
-def average_matrix(positions, valid, n, padding=0, count_include_pad=False,
-                   divisor_override=None):
-    """(out, n) matrix averaging each window: padding counts in the divisor if
-    ``count_include_pad``; ``divisor_override`` replaces the divisor (then 1 here)."""
+def window_sums(positions, valid, n, padding=0, count_include_pad=False):
+    """(rows, divisors): the (out, n) 0/1 matrix summing each window and each window's divisor
+    (padding counts in it if ``count_include_pad``)."""
     rows = np.zeros((positions.shape[0], n))
     for i, (where, inside) in enumerate(zip(positions, valid)):
         rows[i, where[inside]] = 1.0
-    if divisor_override:
-        return rows
     if count_include_pad:  # the window as far as the padding reaches (ceil_mode may cut it)
         size = np.minimum(positions[:, -1] + 1, n + padding) - positions[:, 0]
     else:
         size = valid.sum(axis=1)
-    return rows / size[:, None]
+    return rows, size
+
+
+def average_matrix(positions, valid, n, padding=0, count_include_pad=False,
+                   divisor_override=None):
+    """(out, n) matrix averaging each window; ``divisor_override`` replaces the divisor (then
+    the matrix only sums)."""
+    rows, size = window_sums(positions, valid, n, padding, count_include_pad)
+    return rows if divisor_override else rows / size[:, None]
+
+
+def integer_average(x, sums, divisors):
+    """Window sums of an int64 array divided by the divisors, truncated toward zero (C's
+    integer division, as torch's kernel); ``divisors``: one vector per axis, or one number."""
+    total = _contract(array_math, x, [rows.T.astype(np.int64) for rows in sums])
+    if isinstance(divisors, list):
+        grid = np.ones((), np.int64)
+        for size in divisors:
+            grid = np.multiply.outer(grid, size.astype(np.int64))
+        divisors = grid
+    quotient = np.abs(total) // np.abs(divisors)
+    return np.where((total < 0) != (np.asarray(divisors) < 0), -quotient, quotient)
 
 
 # ------------------------------------------------------------------ average pools
@@ -65,8 +84,13 @@ class _Separable(Node):
     """out = x with each trailing axis multiplied by its own matrix (times ``scale``);
     dx = g with the transposed matrices."""
 
+    kernel = None  # torch's kernel name, in its error for integer inputs
+
     def forward(self, x, matrices, scale=None):
         data = x._data
+        if data.dtype.kind not in "fc":  # int matrices would hold zeros: refuse, as torch
+            raise NotImplementedError(f"\"{self.kernel}\" not implemented for "
+                                      f"'{from_numpy_dtype(data.dtype).scalar_name}'")
         self.matrices = [mat.astype(data.dtype) for mat in matrices]
         self.scale = scale
         out = _contract(array_math, data, [mat.T for mat in self.matrices])
@@ -83,13 +107,19 @@ class _Separable(Node):
 class AvgPool3DBackward0(_Separable):
     """3-D average pooling: out = x ×_D M_D ×_H M_H ×_W M_W (per-axis averaging matrices)."""
 
+    kernel = "avg_pool3d_out_frame"
+
 
 class AdaptiveAvgPool3DBackward0(_Separable):
     """Adaptive average pooling over (D, H, W): the same separable averaging."""
 
+    kernel = "adaptive_avg_pool3d_cpu"
+
 
 class UpsampleBicubic2DBackward0(_Separable):
     """Bicubic resampling of (H, W): one cubic-convolution matrix per axis."""
+
+    kernel = "compute_indices_weights_cubic"
 
 
 # ------------------------------------------------------------------ max pools

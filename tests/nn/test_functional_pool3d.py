@@ -31,6 +31,8 @@ def F(lib):
     lambda L: F(L).adaptive_max_pool3d(L.randn(2, 3, 0, 4, 4), 2),
     lambda L: F(L).adaptive_max_pool1d(L.randn(2, 3, 4, 4, 4), 2),
     lambda L: F(L).adaptive_max_pool3d(L.ones(2, 3, 4, 4, 4, dtype=L.int64), 2),
+    lambda L: F(L).instance_norm(L.ones(2, 3, 1)),
+    lambda L: L.nn.InstanceNorm2d(3)(L.ones(2, 3, 1, 1)),
 ])
 def test_errors_as_torch(call):
     same_error(call)
@@ -135,3 +137,19 @@ def test_lp_pool_matches_torch(n, shape, args, kw):
     ((2, 1, 3), (4, 0.1))])
 def test_local_response_norm_matches_torch(shape, args):
     check(lambda L, x: F(L).local_response_norm(x, *args), R.standard_normal(shape))
+
+
+def test_integer_average_pools_as_torch():
+    """torch averages int64 in avg_pool3d (sums divided with truncation toward zero) and
+    refuses integers elsewhere; never a silent average of zeros."""
+    x = R.integers(-9, 9, (2, 3, 5, 6, 7))
+    for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+               dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+               dict(kernel_size=2, divisor_override=3)):
+        close(F(ember).avg_pool3d(ember.tensor(x), **kw), F(torch).avg_pool3d(torch.tensor(x),
+                                                                                 **kw))
+    for call in (lambda L: F(L).avg_pool3d(L.tensor(x).int(), 2),
+                 lambda L: F(L).adaptive_avg_pool3d(L.tensor(x), (1, 1, 2)),
+                 lambda L: F(L).adaptive_avg_pool2d(L.tensor(x[0]), (1, 2)),
+                 lambda L: F(L).interpolate(L.tensor(x[0]), scale_factor=2, mode="bicubic")):
+        same_error(call)
