@@ -110,6 +110,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   "(nearest, nearest-exact, linear, bilinear, bicubic, "
                                   "trilinear, area are)")
     dims = input.ndim - 2
+    if antialias:  # ignoring it would resample silently otherwise than torch
+        if mode not in ("bilinear", "bicubic", "lanczos") or dims != 2:
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        raise NotImplementedError("interpolate(antialias=True) is not supported by ember yet")
     if mode in _LINEAR and _LINEAR[mode] != dims:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode] + 2}D input")

@@ -67,6 +67,9 @@ def test_rearranging_matches_torch(fn):
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, mode="area", align_corners=True),
      ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=(2, 2, 2)), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, antialias=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4), size=2, mode="linear", antialias=True),
+     ValueError),
     (lambda L: _f(L).pixel_shuffle(L.ones(1, 3, 4, 4), 2), RuntimeError),
     (lambda L: _f(L).pixel_unshuffle(L.ones(1, 1, 5, 4), 2), RuntimeError),
     (lambda L: _f(L).fold(L.ones(1, 4, 5), (4, 4), 2), RuntimeError),
@@ -78,3 +81,8 @@ def test_errors_as_torch(call, error):
             call(lib)
         messages.append(str(info.value))
     assert messages[1] == messages[0]
+
+
+def test_antialias_is_refused_not_ignored():
+    with pytest.raises(NotImplementedError, match="antialias"):
+        _f(ember).interpolate(ember.ones(1, 1, 8, 8), size=3, mode="bilinear", antialias=True)
