@@ -1,6 +1,6 @@
 """nn.functional's 3-D pools, the adaptive max pools and max unpooling (ember/ops/pooling_nd.py),
-power-average pools (lp_pool), local_response_norm and instance_norm, the last three composed
-from other ops as torch defines them."""
+and power-average pools (lp_pool) and instance_norm, composed from other ops as torch defines
+them."""
 import numpy as np
 
 import ember
@@ -11,8 +11,7 @@ from ._functional_norm import batch_norm
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "instance_norm", "max_unpool1d",
-           "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-           "local_response_norm"]
+           "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 def _check_volume(input, name):
@@ -262,22 +261,3 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over kd x kh x kw windows."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, avg_pool3d)
-
-
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """x / (k + alpha/size * sum of x**2 over ``size`` neighbouring channels) ** beta; the
-    window of channel c runs from c - size//2 to c + (size-1)//2 (zeros beyond the ends)."""
-    if input.dim() < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got "
-                         f"{input.dim()} dimensions)")
-    if input.numel() == 0:
-        return input
-    squares = input * input
-    channels, front = input.shape[1], size // 2
-    pads = [ember.zeros((input.shape[0], p) + tuple(input.shape[2:]), dtype=input.dtype)
-            for p in (front, (size - 1) // 2)]
-    padded = ember.cat([pads[0], squares, pads[1]], 1)
-    window = padded.narrow(1, 0, channels)
-    for j in range(1, size):
-        window = window + padded.narrow(1, j, channels)
-    return input / (window * (alpha / size) + k).pow(beta)

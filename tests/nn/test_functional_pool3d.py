@@ -76,7 +76,7 @@ def test_instance_norm_running_statistics_match_torch():
         np.testing.assert_allclose(e, t, rtol=1e-12)
 
 
-# ------------------------------------------------------------------ max unpooling, lp, lrn
+# ------------------------------------------------------------------ max unpooling, lp_pool
 def _pooled(lib, x, n, **kw):
     pool = (lib.nn.functional.max_pool1d, lib.nn.functional.max_pool2d,
             lib.nn.functional.max_pool3d)[n - 1]
@@ -107,9 +107,8 @@ def test_max_unpool_matches_torch(n, shape, kw):
     lambda L: F(L).max_unpool2d(_pooled(L, X6, 2)[0][0, 0], _pooled(L, X6, 2)[1][0, 0], 2),
     lambda L: F(L).max_unpool1d(_pooled(L, X6, 2)[0], _pooled(L, X6, 2)[1], 2),
     lambda L: F(L).max_unpool3d(L.ones(2, 3, 4, 4, 4, 4), L.ones(2, 3, 4, 4, 4, 4).long(), 2),
-    lambda L: F(L).local_response_norm(L.ones(2, 2), 2),
 ])
-def test_unpool_and_lrn_errors_as_torch(call):
+def test_unpool_errors_as_torch(call):
     same_error(call)
 
 
@@ -130,13 +129,6 @@ def _one_bad(lib, indices):
 def test_lp_pool_matches_torch(n, shape, args, kw):
     x = np.abs(R.standard_normal(shape)) + 0.1  # fractional powers of positive values
     check(lambda L, x: getattr(F(L), f"lp_pool{n}d")(x, *args, **kw), x)
-
-
-@pytest.mark.parametrize("shape, args", [
-    ((2, 5, 7), (3,)), ((2, 6, 3, 4), (2, 1e-2, 0.5, 2.0)), ((1, 4, 2, 3, 2), (5,)),
-    ((2, 1, 3), (4, 0.1))])
-def test_local_response_norm_matches_torch(shape, args):
-    check(lambda L, x: F(L).local_response_norm(x, *args), R.standard_normal(shape))
 
 
 def test_integer_average_pools_as_torch():

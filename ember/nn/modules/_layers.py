@@ -46,7 +46,6 @@ from .normalization import (  # noqa: E402
            InstanceNorm1d,
            InstanceNorm2d,
            InstanceNorm3d,
-           LocalResponseNorm,
 )
 from .pooling import (  # noqa: E402
            AdaptiveAvgPool3d,
@@ -65,5 +64,5 @@ from .pooling import (  # noqa: E402
 
 __all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-            "AvgPool3d", "MaxPool3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
+            "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

@@ -1,5 +1,5 @@
 """Normalization layers: BatchNorm1d/2d/3d (running statistics), InstanceNorm1d/2d/3d,
-LayerNorm, GroupNorm, LocalResponseNorm."""
+LayerNorm, GroupNorm."""
 import numbers
 import warnings
 
@@ -201,16 +201,3 @@ class GroupNorm(Module):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
 
-
-class LocalResponseNorm(Module):
-    """Normalize each channel by the energy of its ``size`` neighbouring channels."""
-
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
-        super().__init__()
-        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
-
-    def forward(self, input):
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-
-    def extra_repr(self):
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

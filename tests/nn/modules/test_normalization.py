@@ -123,8 +123,3 @@ def test_instance_norm_feature_mismatch_as_torch():
         with pytest.warns(UserWarning, match="does not match num_features"):
             lib.nn.InstanceNorm1d(3)(lib.tensor(x))
 
-
-@pytest.mark.parametrize("args, shape", [((3,), (2, 5, 4, 4)), ((2, 1e-3, 0.5, 2), (3, 4, 6))])
-def test_local_response_norm_module(args, shape):
-    e_mod, t_mod = check_module(lambda lib: lib.nn.LocalResponseNorm(*args), rand(*shape))
-    assert repr(e_mod) == repr(t_mod)
