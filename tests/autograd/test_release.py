@@ -161,6 +161,10 @@ NOT_DRIVEN = {
     "ember.ops.recurrent._RNN": "base of the RNN node (named StackBackward0 as torch's)",
     "ember.ops.elementwise.NotImplemented": "torch's node for ops without a derivative: raises",
     "ember.ops.linalg_extra._SvdvalsGrad": "svdvals' derivative under create_graph: raises",
+    "ember.ops.order_stats._SelectAlong": "base of the value-selecting reduction nodes",
+    "ember.ops.pooling_nd._GatherPool": "base of the 3-D and adaptive max pool nodes",
+    "ember.ops.pooling_nd._ScatterPool": "base of the max unpool nodes",
+    "ember.ops.pooling_nd._Separable": "base of the separable average/bicubic nodes",
 }
 
 
