@@ -114,7 +114,7 @@ from .ops.matrix_ops import (  # noqa: E402
     triu,
 )
 from .ops.out import install as _install_out  # noqa: E402
-from .ops.scan import cumprod, cumsum  # noqa: E402
+from .ops.scan import cumprod, cumsum, logcumsumexp  # noqa: E402
 from .ops.sorting import argsort, sort, topk  # noqa: E402
 
 # torch.sparse: sparse COO tensors; torch.mm and torch.matmul also take a sparse operand
@@ -182,8 +182,16 @@ from .ops.counting import (  # noqa: E402
     triu_indices,
     unique,
 )
-from .ops.index_ops import index_add, take, take_along_dim  # noqa: E402
+from .ops.index_ops import (  # noqa: E402
+    index_add,
+    index_copy,
+    index_fill,
+    take,
+    take_along_dim,
+)
 from .ops.matrix_functions import dist, matrix_exp  # noqa: E402
+
+_install_out(globals(), ("logcumsumexp", "index_copy"))
 from .ops.order_stats import (  # noqa: E402
     aminmax,
     cdist,

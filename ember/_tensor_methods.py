@@ -272,7 +272,7 @@ for _name, _fn in ACTIVATIONS.items():
 def _bind_math_methods():
     """Tensor methods of the issue-14 math API (sorting, scans, triangles, linalg)."""
     methods = {name: getattr(module, name) for module, names in (
-        (sorting, ("sort", "argsort", "topk")), (scan, ("cumsum", "cumprod")),
+        (sorting, ("sort", "argsort", "topk")), (scan, ("cumsum", "cumprod", "logcumsumexp")),
         (matrix_ops, ("tril", "triu", "diag", "diagonal", "outer", "lerp", "addmm", "baddbmm",
                       "clamp_min", "clamp_max", "roll", "repeat_interleave"))) for name in names}
     methods.update(ger=matrix_ops.outer, det=linalg.det, inverse=linalg.inv)
@@ -287,9 +287,10 @@ _bind_math_methods()
 
 
 def _bind_index_methods():
-    """Tensor methods of index_ops (index_add, take, take_along_dim, t_, transpose_, unfold)."""
-    for name in ("index_add", "index_add_", "take", "take_along_dim", "t_", "transpose_",
-                 "unfold"):
+    """Tensor methods of index_ops (index_add, index_copy, index_fill, take, take_along_dim, t_,
+    transpose_, unfold)."""
+    for name in ("index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
+                 "index_fill_", "take", "take_along_dim", "t_", "transpose_", "unfold"):
         setattr(Tensor, name, getattr(index_ops, name))
 
 

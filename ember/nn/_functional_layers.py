@@ -224,6 +224,9 @@ def adaptive_avg_pool2d(input, output_size):
     sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, input.shape[-2:]))
     if sizes == (1, 1):
         return input.mean((-1, -2), keepdim=True)
+    if not input.is_floating_point():  # NumPy would average into zeros of the integer dtype
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
     return _pool.AdaptiveAvgPool2DBackward0.apply(input, out_hw=sizes)
 
 

@@ -1,5 +1,5 @@
 """nn.functional for resampling and rearranging images: interpolate (nearest, nearest-exact,
-linear, bilinear, trilinear), pixel_shuffle/pixel_unshuffle, unfold/fold.
+linear, bilinear, trilinear, bicubic, area), pixel_shuffle/pixel_unshuffle, unfold/fold.
 
 All are built from existing primitives, which give the gradients: interpolation is gathers
 (index_select) and weighted sums per spatial dim; unfold is a grouped convolution whose kernel
@@ -11,12 +11,21 @@ import numpy as np
 
 import ember
 from ember.ops import api
+from ember.ops import pooling_nd as _nd
 
-from ._functional_layers import _tuple, conv2d, conv_transpose2d
+from ._functional_grid import _cubic_weights
+from ._functional_layers import (
+    _tuple,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    conv2d,
+    conv_transpose2d,
+)
+from ._functional_pool3d import adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
 
-_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}  # modes with align_corners
 
 
 def _output_sizes(input, size, scale_factor, recompute):
@@ -53,6 +62,20 @@ def _scale(n_in, n_out, factor, align_corners):
     return 1.0 / factor if factor is not None and factor > 0 else n_in / n_out
 
 
+def _cubic_matrix(n_in, n_out, factor, align_corners):
+    """(n_out, n_in) matrix of bicubic resampling along one axis: four taps around each source
+    position (torch's: no clamp of the position, taps clamped to the edge)."""
+    step = _scale(n_in, n_out, factor, align_corners)
+    dst = np.arange(n_out, dtype=np.float64)
+    src = dst * step if align_corners else (dst + 0.5) * step - 0.5
+    low = np.floor(src)
+    matrix = np.zeros((n_out, n_in))
+    for k, weight in enumerate(_cubic_weights(src - low)):
+        np.add.at(matrix, (np.arange(n_out), np.clip(low + k - 1, 0, n_in - 1).astype(int)),
+                  weight)
+    return matrix
+
+
 def _nearest(x, dim, n_out, factor, exact):
     n_in = x.shape[dim]
     step = np.float32(_scale(n_in, n_out, factor, False))
@@ -82,10 +105,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if mode not in ("nearest", "nearest-exact") and mode not in _LINEAR:
+    if mode not in ("nearest", "nearest-exact", "area") and mode not in _LINEAR:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember "
-                                  "(nearest, nearest-exact, linear, bilinear, trilinear are)")
+                                  "(nearest, nearest-exact, linear, bilinear, bicubic, "
+                                  "trilinear, area are)")
     dims = input.ndim - 2
+    if antialias:  # ignoring it would resample silently otherwise than torch
+        if mode not in ("bilinear", "bicubic", "lanczos") or dims != 2:
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        raise NotImplementedError("interpolate(antialias=True) is not supported by ember yet")
     if mode in _LINEAR and _LINEAR[mode] != dims:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode] + 2}D input")
@@ -95,6 +124,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if mode == "area":  # torch's area mode is adaptive average pooling to the output size
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]
+        return pool(input, sizes[0] if dims == 1 else tuple(sizes))
+    if mode == "bicubic":
+        matrices = [_cubic_matrix(n, o, f, bool(align_corners))
+                    for n, o, f in zip(input.shape[2:], sizes, factors)]
+        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)
     out = input
     for d, (n_out, factor) in enumerate(zip(sizes, factors)):
         if mode in _LINEAR:

@@ -7,7 +7,10 @@ from .._creation import as_tensor
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from ..autograd.graph import Node
 from . import api
+from . import shape as S
+from .elementwise import WhereBackward0
 from .index_ops import take
 from .inplace import apply_inplace
 from .pad_ops import ConstantPadNdBackward0
@@ -122,7 +125,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     info = np.finfo(x.dtype)
     fill = np.where(np.isnan(x), nan, np.where(x > 0, info.max if posinf is None else posinf,
                                                info.min if neginf is None else neginf))
-    return api.where(_tensor(np.isfinite(x)), input, _tensor(fill.astype(x.dtype)))
+    return NanToNumBackward0.apply(_tensor(np.isfinite(x)), input, _tensor(fill.astype(x.dtype)))
+
+
+class NanToNumBackward0(WhereBackward0):
+    """nan_to_num as where(isfinite(a), a, fill): the gradient flows where a is finite."""
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -152,9 +159,25 @@ def cross(input, other, dim=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
-    turn = lambda t, order: api.index_select(t, d, _tensor(np.array(order)))  # noqa: E731
-    return api.sub(api.mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])),
-                   api.mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{other.dtype.scalar_name}")
+    return LinalgCrossBackward0.apply(input, other, dim=d)
+
+
+class LinalgCrossBackward0(Node):
+    """out = a x b along dim (broadcast);  da = b x g, db = g x a."""
+
+    def forward(self, a, b, dim):
+        self.dim = dim
+        self.save(a, b)
+        return np.cross(a._data, b._data, axis=dim)
+
+    def backward(self, m, g, a, b):
+        if m.is_graph:
+            return (LinalgCrossBackward0.apply(b, g, dim=self.dim),
+                    LinalgCrossBackward0.apply(g, a, dim=self.dim))
+        return np.cross(b, g, axis=self.dim), np.cross(g, a, axis=self.dim)
 
 
 def kron(input, other):
@@ -164,7 +187,8 @@ def kron(input, other):
     b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
     a = api.reshape(input, sum(((s, 1) for s in a_shape), ()))
     b = api.reshape(other, sum(((1, s) for s in b_shape), ()))
-    return api.reshape(api.mul(a, b), tuple(x * y for x, y in zip(a_shape, b_shape)))
+    shape = tuple(x * y for x, y in zip(a_shape, b_shape))
+    return S.UnsafeViewBackward0.apply(api.mul(a, b), shape=shape)  # torch's last node
 
 
 def block_diag(*tensors):

@@ -1,5 +1,6 @@
-"""Index-driven ops real scripts use (index_add, take, take_along_dim, Tensor.unfold) and the
-in-place transposes t_ and transpose_, which change a tensor's strides, not its memory."""
+"""Index-driven ops real scripts use (index_add, index_copy, index_fill, take, take_along_dim,
+Tensor.unfold) and the in-place transposes t_ and transpose_, which change a tensor's strides,
+not its memory."""
 import numpy as np
 
 from .._dtype import from_numpy_dtype
@@ -9,6 +10,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import Node
 from . import api
 from . import shape as S
+from .elementwise import MaskedFillBackward0
 from .indexing import _check_bounds
 from .inplace import _alias, apply_inplace, check_inplace
 from .shape import _dim
@@ -66,10 +68,15 @@ class IndexAddBackward0(Node):
     def backward(self, m, g):
         gs = None
         if self.next_functions[1][0] is not None:
-            gs = m.reshape(m.index(g, self.index), self.source_shape)
+            gs = _source_grad(self, m, g)
             if self.alpha != 1:
                 gs = gs * self.alpha
         return g, gs
+
+
+def _source_grad(node, m, g):
+    """The gradient of the source of index_add and index_copy: g read at the index."""
+    return m.reshape(m.index(g, node.index), node.source_shape)
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -80,6 +87,126 @@ def index_add(input, dim, index, source, *, alpha=1):
 def index_add_(input, dim, index, source, *, alpha=1):
     """In-place index_add."""
     return apply_inplace(input, index_add, dim, index, source, alpha=alpha)
+
+
+# ------------------------------------------------------------------ index_copy, index_fill
+def _index_copy_index(a, index, source, dim):
+    """The index vector of index_copy, checked in torch's order with torch's messages."""
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{_name(idx)}")
+    if idx.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    x, s = a._data, source._data
+    if x.ndim and s.ndim and x.ndim != s.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({s.ndim}), "
+                         f"destination dimensionality ({x.ndim})")
+    x_slice, s_slice = x.shape[:dim] + x.shape[dim + 1:], s.shape[:dim] + s.shape[dim + 1:]
+    if x_slice != s_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(map(str, x_slice))} at "
+                           f"dimension {dim} and source slice shape: "
+                           f"{' '.join(map(str, s_slice))} at dimension 0.")
+    src_len = s.shape[dim] if s.ndim else 1
+    if idx.size != src_len:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({src_len})")
+    if x.dtype != s.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_name(x)} and (source) {_name(s)}")
+    size = x.shape[dim] if x.ndim else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        raise IndexError(f"index_copy_(): index {bad.flat[0]} is out of bounds for dimension "
+                         f"{dim} with size {size}")
+    return idx.reshape(-1)
+
+
+def _along(x, dim, idx):
+    """A bool mask broadcastable against ``x``: True at ``idx`` (negative counts from the end)
+    along ``dim``."""
+    if not x.ndim:
+        return np.asarray(idx.size > 0)
+    mask = np.zeros(x.shape[dim], dtype=bool)
+    mask[idx] = True
+    return mask.reshape((1,) * dim + (-1,) + (1,) * (x.ndim - dim - 1))
+
+
+class IndexCopyBackward0(Node):
+    """out = a with the slices at index along dim replaced by source's (of repeated indices the
+    last wins, as torch's CPU kernel);  da = g zeroed there, dsource = g read at index."""
+
+    def forward(self, a, source, dim, index):
+        x = a._data
+        self.dim = _dim(max(x.ndim, 1), dim)
+        idx = _index_copy_index(a, index, source, self.dim)
+        self.index = (slice(None),) * self.dim + (idx,) if x.ndim else ()
+        self.mask = _along(x, self.dim, idx)
+        self.source_shape = source._data.shape
+        if not x.ndim:
+            return source._data.reshape(()).copy()
+        out = x.copy()
+        out[self.index] = source._data.reshape(x.shape[:self.dim] + idx.shape +
+                                               x.shape[self.dim + 1:])
+        return out
+
+    def backward(self, m, g):
+        zero = m.zeros_like(g) if m.is_graph else np.zeros((), g.dtype)
+        gs = _source_grad(self, m, g) if self.next_functions[1][0] is not None else None
+        return m.where(self.mask, zero, g), gs
+
+
+def index_copy(input, dim, index, source):
+    """input with its slices at ``index`` along ``dim`` replaced by source's."""
+    return IndexCopyBackward0.apply(input, source, dim=dim, index=index)
+
+
+def index_copy_(input, dim, index, source):
+    """In-place index_copy."""
+    return apply_inplace(input, index_copy, dim, index, source)
+
+
+class IndexFillBackward0(MaskedFillBackward0):
+    """index_fill with a scalar: masked_fill with the mask of the index along dim."""
+
+
+class IndexFillBackward1(MaskedFillBackward0):
+    """index_fill with a 0-dim tensor value;  dvalue = sum of g over the filled slices (each
+    once, however often the index repeats it)."""
+
+
+def _index_fill_mask(input, dim, index, value):
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    x = input._data
+    d = _dim(x.ndim, dim)
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    size = x.shape[d] if x.ndim else 1
+    bad = idx[(idx < -size) | (idx >= size)]
+    if bad.size:
+        raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size "
+                         f"{size}")
+    return _along(x, d, idx.reshape(-1))
+
+
+def index_fill(input, dim, index, value):
+    """input with the slices at ``index`` along ``dim`` set to ``value`` (a scalar or 0-dim
+    tensor)."""
+    mask = _index_fill_mask(input, dim, index, value)
+    node = IndexFillBackward1 if isinstance(value, Tensor) else IndexFillBackward0
+    return node.apply(input, Tensor._make(mask), value)
+
+
+def index_fill_(input, dim, index, value):
+    """In-place index_fill."""
+    return apply_inplace(input, index_fill, dim, index, value)
 
 
 # ------------------------------------------------------------------ take

@@ -19,15 +19,70 @@ def _named(name, values, indices):
     return result
 
 
+class _SelectAlong(Node):
+    """out = a read at ``index`` (keepdim-shaped) along dim, the dim dropped unless keepdim;
+    da = g added back at index (torch's value-selecting reduction backward)."""
+
+    def forward(self, a, dim, index, keepdim):
+        x = a._data
+        self.shape, self.dim, self.index, self.keepdim = x.shape, dim, index, keepdim
+        if not x.ndim:
+            return x.copy()
+        out = np.take_along_axis(x, index, axis=dim)
+        return out if keepdim else np.squeeze(out, dim)
+
+    def backward(self, m, g):
+        if not self.shape:
+            return (g,)
+        if not self.keepdim:
+            g = m.unsqueeze(g, self.dim)
+        return (m.scatter_add_zeros(g, self.shape, self.dim, self.index),)
+
+
+class KthvalueBackward0(_SelectAlong):
+    """kthvalue's values."""
+
+
+class MedianBackward1(_SelectAlong):
+    """median along a dim."""
+
+
+class ModeBackward0(_SelectAlong):
+    """mode's values."""
+
+
+class CummaxBackward0(_SelectAlong):
+    """cummax's values (index of the input's shape: keepdim)."""
+
+
+class CumminBackward0(_SelectAlong):
+    """cummin's values."""
+
+
+class MedianBackward0(Node):
+    """out = the element of a at flat ``position``;  da = zeros with g there."""
+
+    def forward(self, a, position):
+        self.shape = a._data.shape
+        self.index = np.unravel_index(position, self.shape)
+        return a._data[self.index].copy()
+
+    def backward(self, m, g):
+        return (m.index_into_zeros(g, self.shape, self.index, False),)
+
+
+_NODES = {"kthvalue": KthvalueBackward0, "median": MedianBackward1, "mode": ModeBackward0,
+          "cummax": CummaxBackward0, "cummin": CumminBackward0}
+
+
 def _pick(name, input, dim, keepdim, indices):
-    """values = input gathered at ``indices`` (keepdim-shaped) along dim, and the indices."""
+    """values = input read at ``indices`` (keepdim-shaped) along dim by torch's node for
+    ``name``, and the indices."""
     if input.ndim == 0:
-        return _named(name, api.clone(input), _tensor(np.zeros((), np.int64)))
-    index = _tensor(indices.astype(np.int64))
-    values = api.gather(input, dim, index)
-    if not keepdim:
-        values, index = api.squeeze(values, dim), api.squeeze(index, dim)
-    return _named(name, values, index)
+        indices, keepdim = np.zeros((), np.int64), True
+    index = indices.astype(np.int64)
+    values = _NODES[name].apply(input, dim=dim, index=index, keepdim=keepdim)
+    return _named(name, values, _tensor(index if keepdim else np.squeeze(index, dim)))
 
 
 def _no_bool(x, kernel):
@@ -45,8 +100,68 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.ndim == 0:
         return _pick("kthvalue", input, d, keepdim, None)
-    order = np.argsort(x, axis=d, kind="stable")
-    return _pick("kthvalue", input, d, keepdim, np.take(order, [k - 1], axis=d))
+    index = np.take(np.argsort(x, axis=d, kind="stable"), [k - 1], axis=d)
+    return _pick("kthvalue", input, d, keepdim, _kth_among_ties(x, d, k - 1, index))
+
+
+def _kth_among_ties(x, dim, k, index):
+    """Where the k-th value is tied (NaN ties with NaN), torch's index is the one its selection
+    (median-of-three partitioning, NaN sorting last) leaves at position k: replayed per such
+    row; elsewhere the sort's index is the only one."""
+    rows = np.moveaxis(x, dim, -1).reshape(-1, x.shape[dim])
+    found = np.moveaxis(index, dim, -1).reshape(-1).copy()
+    value = rows[np.arange(rows.shape[0]), found][:, None]
+    same = (rows == value) | ((rows != rows) & (value != value))
+    for r in np.flatnonzero(same.sum(axis=1) > 1):
+        found[r] = _select(rows[r].tolist(), k)
+    shape = np.moveaxis(index, dim, -1).shape
+    return np.moveaxis(found.reshape(shape), -1, dim)
+
+
+def _after(a, b):
+    """a sorts after b: greater, or NaN against a number."""
+    return a > b or (a != a and b == b)
+
+
+def _select(values, k):
+    """The original position of the element that quickselect with a median-of-three pivot
+    (Hoare partitioning around values[lo]) leaves at position k, as torch's kthvalue does."""
+    v, pos = values, list(range(len(values)))
+
+    def swap(i, j):
+        v[i], v[j] = v[j], v[i]
+        pos[i], pos[j] = pos[j], pos[i]
+
+    lo, hi = 0, len(v) - 1
+    while hi > lo + 1:
+        swap(lo + (hi - lo) // 2, lo + 1)  # median of three: v[lo + 1] <= v[lo] <= v[hi]
+        for a, b in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+            if _after(v[a], v[b]):
+                swap(a, b)
+        i, j = _partition(v, lo, hi, swap)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    if hi == lo + 1 and _after(v[lo], v[hi]):
+        swap(lo, hi)
+    return pos[k]
+
+
+def _partition(v, lo, hi, swap):
+    """Hoare partitioning of v[lo+1:hi] around the pivot v[lo]; the crossing (i, j)."""
+    i, j, pivot = lo + 1, hi, v[lo]
+    while True:
+        i += 1
+        while _after(pivot, v[i]):
+            i += 1
+        j -= 1
+        while _after(v[j], pivot):
+            j -= 1
+        if j < i:
+            return i, j
+        swap(i, j)
 
 
 def median(input, dim=None, keepdim=False):
@@ -57,8 +172,8 @@ def median(input, dim=None, keepdim=False):
         flat = api.reshape(input, (-1,))
         if x.size == 0:
             return api.to_dtype(api.sum(flat), input.dtype) * float("nan")
-        result = median(flat, 0)
-        return result.values
+        position = median(flat, 0).indices.item()
+        return MedianBackward0.apply(input, position=position)
     d = _dim(input.ndim, dim)
     if x.ndim == 0:
         return _pick("median", input, d, keepdim, None)
@@ -92,14 +207,13 @@ def _cumulative(name, accumulate, input, dim):
     d = _dim(input.ndim, dim)
     x = input._data
     if x.ndim == 0:
-        return _named(name, api.clone(input), _tensor(np.zeros((), np.int64)))
+        return _pick(name, input, d, True, None)
     running = accumulate(x, axis=d)
     # the last position holding the running extreme (a NaN holds it from where it appears)
     hits = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
     steps = np.arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - d - 1))
     index = np.maximum.accumulate(np.where(hits, steps, 0), axis=d)
-    return _named(name, api.gather(input, d, _tensor(index.astype(np.int64))),
-                  _tensor(index.astype(np.int64)))
+    return _pick(name, input, d, True, index)
 
 
 def cummax(input, dim):

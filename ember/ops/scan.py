@@ -1,4 +1,4 @@
-"""Scans along a dim: cumsum and cumprod (torch's zero-safe cumprod gradient)."""
+"""Scans along a dim: cumsum, cumprod (torch's zero-safe cumprod gradient) and logcumsumexp."""
 import numpy as np
 
 from .. import _dtype
@@ -80,3 +80,42 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along ``dim``."""
     return CumprodBackward0.apply(input, dim=dim, dtype=dtype)
+
+
+class LogcumsumexpBackward0(Node):
+    """out[i] = log sum of exp(a[:i+1]) along dim, accumulated pairwise by logaddexp (stable,
+    -inf entries add nothing);  da[j] = sum_{i>=j} g[i] exp(a[j] - out[i]), summed in log space
+    for the positive and negative parts of g apart (torch's formula, so its NaN where a and out
+    are both -inf)."""
+
+    saves_output = True
+
+    def forward(self, a, dim):
+        x = a._data
+        if x.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                      f"'{_dtype.from_numpy_dtype(x.dtype).scalar_name}'")
+        self.dim = _dim(x.ndim, dim)
+        self.save(a)
+        return np.logaddexp.accumulate(x, axis=self.dim) if x.ndim else x.copy()
+
+    def backward(self, m, g, a, out):
+        if not g.ndim or not m.data(g).size:
+            return (g,)
+        lowest = np.finfo(m.data(g).dtype).min  # log(0) as torch writes it: finite
+        log_abs = m.log(m.abs(g))
+        parts = [m.where(side, log_abs, lowest) - out for side in (g > 0, g < 0)]
+        positive, negative = (m.exp(_reverse_logcumsumexp(m, p, self.dim) + a) for p in parts)
+        return (positive - negative,)
+
+
+def _reverse_logcumsumexp(m, x, dim):
+    flipped = m.flip(x, (dim,))
+    if m.is_graph:
+        return m.flip(LogcumsumexpBackward0.apply(flipped, dim=dim), (dim,))
+    return m.flip(np.logaddexp.accumulate(flipped, axis=dim), (dim,))
+
+
+def logcumsumexp(input, dim):
+    """log(cumsum(exp(input), dim)), computed stably."""
+    return LogcumsumexpBackward0.apply(input, dim=dim)

@@ -149,3 +149,40 @@ EXTRA.update({
     "conv3d": lambda L: L.nn.functional.conv3d(_t(L, X5), _t(L, X5[:, :, :2, :2, :2] * 0 + 1)
                                                ).pow(2).sum(),
 })
+
+THETA = R.standard_normal((2, 2, 3))
+EXTRA.update({  # apis3: logcumsumexp, index_copy/fill, order statistics, pools, grids
+    "logcumsumexp": lambda L: L.logcumsumexp(_t(L, M), 1).pow(2).sum(),
+    "index_copy": lambda L: L.index_copy(_t(L, M), 1, L.tensor([3, 0]), _t(L, P[:, :2])
+                                         ).pow(2).sum(),
+    "index_fill": lambda L: _t(L, M).index_fill(1, L.tensor([1, 1]), 2.0).pow(2).sum(),
+    "index_fill_tensor": lambda L: (_t(L, M) * 1).index_fill(0, L.tensor([2]), _t(L, 0.5)
+                                                           ).pow(2).sum(),
+    "cross": lambda L: L.cross(_t(L, M[:, :3]), _t(L, P[:, :3]), dim=1).pow(2).sum(),
+    "nan_to_num": lambda L: L.nan_to_num(_t(L, M)).pow(2).sum(),
+    "order_stats": lambda L: (L.kthvalue(_t(L, M), 2, 1).values.sum()
+                              + L.median(_t(L, M), 0).values.sum() + L.median(_t(L, M))
+                              + L.mode(_t(L, M), 1).values.sum()
+                              + L.cummax(_t(L, M), 1).values.sum()
+                              + L.cummin(_t(L, M), 0).values.sum()),
+    "pools_3d": lambda L: (L.nn.functional.max_pool3d(_t(L, X5), 2).sum()
+                           + L.nn.functional.avg_pool3d(_t(L, X5), 2).pow(2).sum()
+                           + L.nn.functional.adaptive_avg_pool3d(_t(L, X5), 3).pow(2).sum()
+                           + L.nn.functional.adaptive_max_pool3d(_t(L, X5), 3).sum()
+                           + L.nn.functional.adaptive_max_pool2d(_t(L, X4), 4).sum()),
+    "max_unpool": lambda L: (L.nn.functional.max_unpool2d(
+        *L.nn.functional.max_pool2d(_t(L, X4), 2, return_indices=True), 2).pow(2).sum()
+        + L.nn.functional.max_unpool3d(
+            *L.nn.functional.max_pool3d(_t(L, X5), 2, return_indices=True), 2).pow(2).sum()),
+    "bicubic": lambda L: L.nn.functional.interpolate(_t(L, X4), scale_factor=1.5,
+                                                     mode="bicubic").pow(2).sum(),
+    "affine_grid": lambda L: L.nn.functional.affine_grid(_t(L, THETA), (2, 1, 3, 4),
+                                                         align_corners=False).pow(2).sum(),
+})
+
+SYM = M[:, :3] @ M[:, :3].T + 3 * np.eye(3)
+EXTRA.update({  # torch.dist, matrix_exp and eigvalsh (ember/ops/matrix_functions.py)
+    "dist": lambda L: L.dist(_t(L, M), _t(L, P), 3),
+    "matrix_exp": lambda L: L.linalg.matrix_exp(_t(L, M[:, :3] * 0.3)).sum(),
+    "eigvalsh": lambda L: L.linalg.eigvalsh(_t(L, SYM)).sum(),
+})

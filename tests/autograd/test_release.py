@@ -170,6 +170,10 @@ NOT_DRIVEN = {
     "ember.ops.elementwise_extra.LcmBackward0": "integer inputs only: never needs a gradient",
     "ember.ops.elementwise_extra.LshiftBackward0": "integer inputs only: never needs a gradient",
     "ember.ops.elementwise_extra.RshiftBackward0": "integer inputs only: never needs a gradient",
+    "ember.ops.order_stats._SelectAlong": "base of the value-selecting reduction nodes",
+    "ember.ops.pooling_nd._GatherPool": "base of the 3-D and adaptive max pool nodes",
+    "ember.ops.pooling_nd._ScatterPool": "base of the max unpool nodes",
+    "ember.ops.pooling_nd._Separable": "base of the separable average/bicubic nodes",
 }
 
 

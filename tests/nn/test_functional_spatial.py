@@ -27,6 +27,11 @@ INTERPOLATE = [
     (X3, dict(scale_factor=3, mode="linear", align_corners=True)),
     (X5, dict(size=(4, 5, 2), mode="trilinear")),
     (X4, dict(size=(1, 1), mode="bilinear", align_corners=True)),
+    (X4, dict(scale_factor=2, mode="bicubic")), (X4, dict(size=(3, 7), mode="bicubic")),
+    (X4, dict(size=(9, 6), mode="bicubic", align_corners=True)),
+    (X4, dict(scale_factor=(0.5, 1.5), mode="bicubic")), (X4, dict(size=1, mode="bicubic")),
+    (X3, dict(size=3, mode="area")), (X4, dict(scale_factor=0.5, mode="area")),
+    (X4, dict(size=(7, 3), mode="area")), (X5, dict(size=(2, 3, 2), mode="area")),
 ]
 
 
@@ -35,6 +40,10 @@ def test_interpolate_matches_torch(x, kw):
     check(lambda L, x: _f(L).interpolate(x, **kw), x, same_grad_fn=False)
     check(lambda L, x: _f(L).interpolate(x, **kw), x.astype(np.float32), rtol=1e-5, atol=1e-5,
           same_grad_fn=False)
+
+
+def test_bicubic_node_is_torch():
+    check(lambda L, x: _f(L).interpolate(x, scale_factor=1.5, mode="bicubic"), X4)
 
 
 @pytest.mark.parametrize("fn", [
@@ -55,7 +64,12 @@ def test_rearranging_matches_torch(fn):
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4)), ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, scale_factor=2), ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, align_corners=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, mode="area", align_corners=True),
+     ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=(2, 2, 2)), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, antialias=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 4), size=2, mode="linear", antialias=True),
+     ValueError),
     (lambda L: _f(L).pixel_shuffle(L.ones(1, 3, 4, 4), 2), RuntimeError),
     (lambda L: _f(L).pixel_unshuffle(L.ones(1, 1, 5, 4), 2), RuntimeError),
     (lambda L: _f(L).fold(L.ones(1, 4, 5), (4, 4), 2), RuntimeError),
@@ -67,3 +81,8 @@ def test_errors_as_torch(call, error):
             call(lib)
         messages.append(str(info.value))
     assert messages[1] == messages[0]
+
+
+def test_antialias_is_refused_not_ignored():
+    with pytest.raises(NotImplementedError, match="antialias"):
+        _f(ember).interpolate(ember.ones(1, 1, 8, 8), size=3, mode="bilinear", antialias=True)

@@ -47,6 +47,13 @@ def test_matches_torch(name):
     check(fn, *[np.asarray(a, np.float32) for a in inputs], rtol=1e-5, same_grad_fn=False)
 
 
+@pytest.mark.parametrize("name", ["cross", "cross_broadcast", "kron", "kron_ranks"])
+def test_nodes_named_as_torch(name):
+    """cross (LinalgCrossBackward0) and kron (UnsafeViewBackward0) end in torch's node."""
+    fn, *inputs = CASES[name]
+    check(fn, *inputs)
+
+
 @pytest.mark.parametrize("kw", [{}, dict(N=3, increasing=True), dict(N=0)])
 def test_vander_matches_torch(kw):
     # gradients by finite differences: torch's own vander backward fails (an in-place write
@@ -60,9 +67,8 @@ def test_vander_matches_torch(kw):
 
 def test_nan_to_num_matches_torch():
     x = np.array([[1.0, np.nan, np.inf], [-np.inf, -2.0, 0.5]])
-    check(lambda L, x: L.nan_to_num(x * 2), x, same_grad_fn=False)
-    check(lambda L, x: (x * 1).nan_to_num(nan=1.5, posinf=9.0, neginf=-9.0), x,
-          same_grad_fn=False)
+    check(lambda L, x: L.nan_to_num(x * 2), x)  # NanToNumBackward0, as torch
+    check(lambda L, x: (x * 1).nan_to_num(nan=1.5, posinf=9.0, neginf=-9.0), x)
     check(lambda L, x: L.nan_to_num(x), x.astype(np.float32), grad=False)
     for lib in (torch, ember):
         assert lib.nan_to_num(lib.tensor([1, 2])).tolist() == [1, 2]
@@ -96,6 +102,7 @@ def test_in_place_forms_bump_the_version():
     lambda L: L.rot90(L.ones(2, 2), 1, [0, 0]),
     lambda L: L.rot90(L.ones(2, 2), 1, [0]),
     lambda L: L.cross(L.ones(2, 4), L.ones(2, 4), dim=1),
+    lambda L: L.cross(L.ones(2, 3), L.ones(2, 3, dtype=L.float64), dim=1),
     lambda L: L.linalg.cross(L.ones(2, 3), L.ones(3)),
     lambda L: L.block_diag(L.ones(1, 2, 3)),
     lambda L: L.diff(L.tensor(1.0)),

@@ -1,4 +1,4 @@
-"""index_add, take, take_along_dim and t_ (ember/ops/index_ops.py) against torch: values,
+"""index_add, index_copy, index_fill, take, take_along_dim and t_ (ember/ops/index_ops.py) against torch: values,
 gradients, second derivatives, grad_fn names, version counters and torch's errors."""
 import numpy as np
 import pytest
@@ -173,3 +173,114 @@ def test_tensor_unfold_is_a_view():
 ])
 def test_tensor_unfold_errors_as_torch(call):
     same_error(call)
+
+
+# ------------------------------------------------------------------ index_copy, index_fill
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dim, index, source_shape", [
+    (1, [0, 2, 1], (4, 3, 5)), (-1, [4, 0], (4, 3, 2)), (0, [3], (1, 3, 5)),
+    (-3, [2, 2, 0, 2], (4, 3, 5)),  # repeated: the last copy wins, as torch's CPU kernel
+    (1, 1, (4, 1, 5)), (2, np.array([], np.int64), (4, 3, 0))])
+def test_index_copy_matches_torch(dtype, dim, index, source_shape):
+    source = RNG.standard_normal(source_shape).astype(dtype)
+    check(lambda L, x, s: L.index_copy(x, dim, _idx(L, index), s), X.astype(dtype), source)
+    check(lambda L, x, s: x.index_copy(dim, _idx(L, index), s), X.astype(dtype), source)
+
+
+@pytest.mark.parametrize("shape, index, source", [((), [0], ()), ((3,), 1, ()), ((1,), 0, ())])
+def test_index_copy_scalars_match_torch(shape, index, source):
+    check(lambda L, x, s: x.index_copy(0, _idx(L, index), s), RNG.standard_normal(shape),
+          RNG.standard_normal(source))
+
+
+@pytest.mark.parametrize("value", [2.5, -1, "tensor"])
+@pytest.mark.parametrize("dim, index", [
+    (1, [0, 2, 2]), (-1, [-1, 0]), (0, 3), (2, np.array([], np.int64)), (-3, [1, -4, 1])])
+def test_index_fill_matches_torch(value, dim, index):
+    if value == "tensor":  # a 0-dim tensor value gets the gradient of the filled slices
+        # (torch's backward fails on negative indices there: they are counted from the end)
+        index = np.asarray(index) % X.shape[dim]
+        check(lambda L, x, v: L.index_fill(x, dim, _idx(L, index), v), X, np.array(0.75))
+        check(lambda L, x, v: x.index_fill(dim, _idx(L, index), v), X.astype(np.float32),
+              np.array(0.75, np.float32))
+        return
+    check(lambda L, x: L.index_fill(x, dim, _idx(L, index), value), X)
+    check(lambda L, x: x.index_fill(dim, _idx(L, index), value), X.astype(np.float32))
+
+
+def test_index_fill_value_gradient_counts_each_slice_once():
+    grads = []
+    for lib in (torch, ember):
+        v = lib.tensor(2.0, requires_grad=True)
+        out = lib.zeros(3, 4).index_fill(1, lib.tensor([1, 1, 3]), v)
+        assert type(out.grad_fn).__name__ == "IndexFillBackward1"
+        out.sum().backward()
+        grads.append(v.grad.item())
+    assert grads[1] == grads[0] == 6.0
+
+
+@pytest.mark.parametrize("op", ["index_copy_", "index_fill_"])
+def test_index_copy_fill_in_place_match_torch(op):
+    data, seed = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        y = x * 2
+        arg = lib.ones(3, 2, dtype=lib.float64) if op == "index_copy_" else -3.0
+        assert getattr(y, op)(1, lib.tensor([3, 0]), arg) is y and y._version == 1
+        name = type(y.grad_fn).__name__
+        (y * lib.tensor(seed)).sum().backward()
+        results.append((name, y.detach().numpy().tolist(), x.grad.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_index_copy_out_and_integer_fill():
+    out = ember.empty(3, 5, dtype=ember.float64)
+    res = ember.index_copy(ember.tensor(X[0]), 0, ember.tensor([2]),
+                           ember.ones(1, 5, dtype=ember.float64), out=out)
+    expected = torch.index_copy(torch.tensor(X[0]), 0, torch.tensor([2]),
+                                torch.ones(1, 5, dtype=torch.float64))
+    assert res is out
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    for value in (2.7, ember.tensor(2.7)):
+        filled = ember.zeros(2, 3, dtype=ember.int64).index_fill(1, ember.tensor([1]), value)
+        t_value = value if isinstance(value, float) else torch.tensor(2.7)
+        assert filled.tolist() == torch.zeros(2, 3, dtype=torch.int64).index_fill(
+            1, torch.tensor([1]), t_value).tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0.0]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0], dtype=L.int32), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([[0]]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([3]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([-1]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0]), L.ones(2, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0]), L.ones(1, 5)),
+    lambda L: L.zeros(2, 3, 4).index_copy(1, L.tensor([0]), L.ones(3, 1, 5)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0]), L.ones(1, 4, dtype=L.float64)),
+    lambda L: L.zeros(3, 4).index_copy(2, L.tensor([0]), L.ones(1, 4)),
+    lambda L: L.zeros(3, 4).index_copy(0, L.tensor(0), L.ones(4)),
+    lambda L: L.zeros(()).index_copy(0, L.tensor([1]), L.ones(())),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([0.0]), 1),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([0], dtype=L.int32), 1),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([[0]]), 1),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([3]), 1),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([-4]), 1),
+    lambda L: L.zeros(3, 4).index_fill(2, L.tensor([0]), 1),
+    lambda L: L.zeros(3, 4).index_fill(0, L.tensor([0]), L.ones(2)),
+    lambda L: L.zeros(3, dtype=L.int64).index_fill(0, L.tensor([1]), 1e30),
+    lambda L: L.zeros(2, 3, requires_grad=True).index_fill_(0, L.tensor([1]), 1),
+    lambda L: L.zeros(2, 3, requires_grad=True).index_copy_(0, L.tensor([1]), L.ones(1, 3)),
+])
+def test_index_copy_fill_errors_as_torch(call):
+    same_error(call)
+
+
+def test_index_copy_fill_errors_leave_the_tensor_unchanged():
+    x = ember.arange(6.0).reshape(2, 3)
+    for call in (lambda: x.index_copy_(0, ember.tensor([5]), ember.ones(1, 3)),
+                 lambda: x.index_fill_(1, ember.tensor([0, 7]), 9.0)):
+        with pytest.raises(IndexError):
+            call()
+        assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and x._version == 0

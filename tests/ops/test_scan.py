@@ -1,8 +1,9 @@
-"""Scans (ember/ops/scan.py): cumsum and cumprod against torch, including zeros in cumprod."""
+"""Scans (ember/ops/scan.py): cumsum, cumprod and logcumsumexp against torch, including zeros in
+cumprod and -inf in logcumsumexp."""
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 
@@ -48,3 +49,43 @@ def test_in_place_forms():
 def test_dim_out_of_range():
     with pytest.raises(IndexError, match="Dimension out of range"):
         ember.cumsum(ember.zeros(3, 4), 2)
+
+
+INF = np.inf
+LOGCUMSUMEXP = {
+    "random": (lambda L, x: L.logcumsumexp(x, 1), R.standard_normal((3, 4))),
+    "method_negative_dim": (lambda L, x: x.logcumsumexp(dim=-2), R.standard_normal((4, 3, 2))),
+    "large": (lambda L, x: L.logcumsumexp(x, 0), np.array([1000.0, 999.0, -1000.0, 1001.0])),
+    "small": (lambda L, x: L.logcumsumexp(x, 0), np.array([-1000.0, -1001.0, -999.5])),
+    "minus_inf_inside": (lambda L, x: L.logcumsumexp(x, 0), np.array([0.5, -INF, 2.0, -INF])),
+    "minus_inf_first": (lambda L, x: L.logcumsumexp(x, -1), np.array([[-INF, 0.0, 1.0]])),
+    "all_minus_inf": (lambda L, x: L.logcumsumexp(x, 0), np.array([-INF, -INF])),
+    "inf_and_nan": (lambda L, x: L.logcumsumexp(x, 0), np.array([INF, 1.0, np.nan])),
+    "scalar": (lambda L, x: L.logcumsumexp(x, -1), np.array(0.75)),
+    "empty": (lambda L, x: L.logcumsumexp(x, 1), np.zeros((2, 0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOGCUMSUMEXP))
+def test_logcumsumexp_matches_torch(name):
+    """Values, gradients and second derivatives (torch's NaN where a -inf leads included)."""
+    fn, x = LOGCUMSUMEXP[name]
+    check(fn, x)
+    check(fn, x.astype(np.float32), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logcumsumexp(L.tensor([1, 2]), 0),
+    lambda L: L.logcumsumexp(L.tensor([True]), 0),
+    lambda L: L.logcumsumexp(L.ones(2), 1),
+    lambda L: L.ones(2, 3).logcumsumexp(-3),
+])
+def test_logcumsumexp_errors_as_torch(call):
+    same_error(call)
+
+
+def test_logcumsumexp_out():
+    x = R.standard_normal((2, 3))
+    e_out, t_out = ember.empty(2, 3, dtype=ember.float64), torch.empty(2, 3, dtype=torch.float64)
+    assert ember.logcumsumexp(ember.tensor(x), 1, out=e_out) is e_out
+    close(e_out, torch.logcumsumexp(torch.tensor(x), 1, out=t_out))

@@ -68,3 +68,29 @@ from .lazy import (  # noqa: E402
 
 __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
             "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear"]
+
+from .normalization import (  # noqa: E402
+           BatchNorm3d,
+           InstanceNorm1d,
+           InstanceNorm2d,
+           InstanceNorm3d,
+)
+from .pooling import (  # noqa: E402
+           AdaptiveAvgPool3d,
+           AdaptiveMaxPool1d,
+           AdaptiveMaxPool2d,
+           AdaptiveMaxPool3d,
+           AvgPool3d,
+           LPPool1d,
+           LPPool2d,
+           LPPool3d,
+           MaxPool3d,
+           MaxUnpool1d,
+           MaxUnpool2d,
+           MaxUnpool3d,
+)
+
+__all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+            "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

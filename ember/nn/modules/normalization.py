@@ -1,5 +1,7 @@
-"""Normalization layers: BatchNorm1d/2d (running statistics), LayerNorm, GroupNorm."""
+"""Normalization layers: BatchNorm1d/2d/3d (running statistics), InstanceNorm1d/2d/3d,
+LayerNorm, GroupNorm."""
 import numbers
+import warnings
 
 from ... import _creation
 from ..._dtype import int64
@@ -96,6 +98,62 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W)."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel normalization over the spatial dims (no running statistics
+    unless ``track_running_stats``)."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
+
+    def forward(self, input):
+        spatial = self._spatial
+        if input.dim() not in (spatial + 1, spatial + 2):
+            raise ValueError(f"expected {spatial + 1}D or {spatial + 2}D input (got "
+                             f"{input.dim()}D input)")
+        feature_dim = input.dim() - spatial - 1
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is "
+                          "not used because affine=False")
+        batched = input if input.dim() == spatial + 2 else input.unsqueeze(0)
+        out = F.instance_norm(batched, self.running_mean, self.running_var, self.weight,
+                              self.bias, self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out if input.dim() == spatial + 2 else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm over (N, C, L) or (C, L)."""
+
+    _spatial = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm over (N, C, H, W) or (C, H, W)."""
+
+    _spatial = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or (C, D, H, W)."""
+
+    _spatial = 3
+
+
 class LayerNorm(Module):
     """Normalize over the trailing ``normalized_shape`` dims, then scale and shift."""
 
@@ -142,3 +200,4 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+

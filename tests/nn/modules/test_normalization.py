@@ -1,4 +1,4 @@
-"""BatchNorm/LayerNorm/GroupNorm modules vs torch: outputs, gradients, running statistics."""
+"""BatchNorm/InstanceNorm/LayerNorm/GroupNorm modules vs torch: outputs, gradients, running statistics."""
 import numpy as np
 import pytest
 import torch
@@ -15,13 +15,19 @@ import ember
     ("BatchNorm2d", dict(affine=False), (4, 3, 2, 2)),
     ("BatchNorm2d", dict(track_running_stats=False), (4, 3, 2, 2)),
     ("BatchNorm2d", dict(bias=False), (4, 3, 2, 2)),
+    ("BatchNorm3d", {}, (4, 3, 2, 3, 2)),
+    ("BatchNorm3d", dict(momentum=None, affine=False), (2, 3, 2, 2, 2)),
+    ("InstanceNorm1d", dict(affine=True, track_running_stats=True), (4, 3, 5)),
+    ("InstanceNorm2d", dict(track_running_stats=True, momentum=None), (2, 3, 4, 2)),
+    ("InstanceNorm3d", dict(affine=True, track_running_stats=True), (2, 3, 2, 3, 4)),
 ])
 def test_batch_norm_train_then_eval(cls, kw, shape):
     e_mod, t_mod = check_module(lambda lib: getattr(lib.nn, cls)(3, **kw).double(), rand(*shape),
                                 calls=3)  # three steps: running stats and momentum=None average
     assert repr(e_mod) == repr(t_mod)
-    if kw.get("track_running_stats", True):
-        assert int(e_mod.num_batches_tracked) == 3
+    if kw.get("track_running_stats", True):  # instance norm counts no batches, as torch
+        assert int(e_mod.num_batches_tracked) == int(t_mod.num_batches_tracked)
+        assert int(e_mod.num_batches_tracked) == (0 if cls.startswith("Instance") else 3)
     x = rand(*shape, seed=9)
     e_mod.eval()
     t_mod.eval()
@@ -42,6 +48,9 @@ def test_batch_norm_float32_and_state_dict():
 @pytest.mark.parametrize("cls,shape,message", [
     ("BatchNorm2d", (4, 3, 2), "expected 4D input (got 3D input)"),
     ("BatchNorm1d", (4, 3, 2, 2), "expected 2D or 3D input (got 4D input)"),
+    ("BatchNorm3d", (4, 3, 2, 2), "expected 5D input (got 4D input)"),
+    ("InstanceNorm3d", (3, 2, 2), "expected 4D or 5D input (got 3D input)"),
+    ("InstanceNorm1d", (3,), "expected 2D or 3D input (got 1D input)"),
 ])
 def test_batch_norm_dim_errors(cls, shape, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -93,3 +102,24 @@ def test_output_without_affine_is_not_the_saved_normalized_input(fn):
         (y * z).sum().backward()
         grads.append(a.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls,kw,shape", [
+    ("InstanceNorm1d", {}, (4, 3, 5)), ("InstanceNorm2d", dict(affine=True), (3, 4, 2)),
+    ("InstanceNorm3d", dict(eps=1e-3), (2, 3, 2, 3, 4)), ("InstanceNorm3d", {}, (3, 2, 3, 4)),
+])
+def test_instance_norm_modules(cls, kw, shape):
+    """Unbatched inputs included; no running statistics by default."""
+    e_mod, t_mod = check_module(lambda lib: getattr(lib.nn, cls)(3, **kw).double(), rand(*shape))
+    assert repr(e_mod) == repr(t_mod) and e_mod.running_mean is None
+
+
+def test_instance_norm_feature_mismatch_as_torch():
+    x = rand(2, 4, 5)
+    for lib in (torch, ember):
+        with pytest.raises(ValueError, match=r"expected input's size at dim=1 to match "
+                           r"num_features \(3\), but got: 4."):
+            lib.nn.InstanceNorm1d(3, affine=True)(lib.tensor(x))
+        with pytest.warns(UserWarning, match="does not match num_features"):
+            lib.nn.InstanceNorm1d(3)(lib.tensor(x))
+
