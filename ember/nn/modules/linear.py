@@ -44,8 +44,8 @@ class Linear(Module):
             _uniform_bias(self.bias, self.in_features)
 
     def forward(self, input):
-        params = self._parameters
-        return F.linear(input, params["weight"], params["bias"])
+        # attribute look-up, not _parameters: weight_norm / functional_call put a tensor there
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

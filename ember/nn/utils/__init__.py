@@ -11,3 +11,6 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
+
+__all__ += ["weight_norm", "remove_weight_norm"]
