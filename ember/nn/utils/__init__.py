@@ -14,3 +14,6 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 
 __all__ += ["weight_norm", "remove_weight_norm"]
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+
+__all__ += ["spectral_norm", "remove_spectral_norm"]
