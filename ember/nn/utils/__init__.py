@@ -17,3 +17,13 @@ __all__ += ["weight_norm", "remove_weight_norm"]
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
 
 __all__ += ["spectral_norm", "remove_spectral_norm"]
+from . import fusion  # noqa: E402,F401
+from .fusion import (  # noqa: E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+
+__all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+            "fuse_linear_bn_weights"]
