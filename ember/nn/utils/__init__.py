@@ -28,3 +28,6 @@ from .fusion import (  # noqa: E402
 __all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
             "fuse_linear_bn_weights"]
 from . import stateless  # noqa: E402,F401
+from .init import skip_init  # noqa: E402
+
+__all__ += ["skip_init"]
