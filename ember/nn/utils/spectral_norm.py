@@ -21,6 +21,11 @@ class SpectralNorm:
     def reshape_weight_to_matrix(self, weight):
         """The weight as a matrix whose rows run along ``dim``."""
         if self.dim != 0:
+            if not 0 <= self.dim < weight.ndim:  # torch's permute fails on the ordering's length
+                raise RuntimeError(
+                    "permute(): number of dimensions in the tensor input does not match the "
+                    "length of the desired ordering of dimensions i.e. input.dim() = "
+                    f"{weight.ndim} is not equal to len(dims) = {weight.ndim + 1}")
             weight = weight.permute(self.dim, *[d for d in range(weight.ndim) if d != self.dim])
         return weight.reshape(weight.shape[0], -1)
 

@@ -18,6 +18,12 @@ def _norm_except_dim(v, dim):
     return v.norm(2, dim=axes, keepdim=True)
 
 
+def _check_dim(weight, dim):
+    if dim != -1 and not -weight.ndim <= dim < weight.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-weight.ndim}, {weight.ndim - 1}], but got {dim})")
+
+
 class WeightNorm:
     """Forward pre-hook that rebuilds ``name`` from ``name_g`` (magnitude) and ``name_v``."""
 
@@ -41,6 +47,7 @@ class WeightNorm:
                     f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        _check_dim(weight, fn.dim)  # before any change (torch fails after removing the weight)
         del module._parameters[name]
         module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, fn.dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))

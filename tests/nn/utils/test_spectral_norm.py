@@ -76,3 +76,13 @@ def test_errors_as_torch():
         utils.spectral_norm(ember.nn.Linear(2, 2, bias=False), name="bias")
     with pytest.raises(ValueError, match="spectral_norm of 'bias' not found in Linear"):
         utils.remove_spectral_norm(e_mod, "bias")
+
+
+@pytest.mark.parametrize("dim", [2, -1])
+def test_dim_outside_0_to_ndim_fails_as_torch(dim):
+    e_mod, t_mod = ember.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    with pytest.raises(RuntimeError, match="input.dim\\(\\) = 2 is not equal to len\\(dims\\) = 3"):
+        torch.nn.utils.spectral_norm(t_mod, dim=dim)
+    with pytest.raises(RuntimeError, match="input.dim\\(\\) = 2 is not equal to len\\(dims\\) = 3"):
+        utils.spectral_norm(e_mod, dim=dim)
+    assert list(e_mod.state_dict()) == ["weight", "bias"]

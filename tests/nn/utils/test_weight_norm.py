@@ -81,3 +81,14 @@ def test_warning_and_errors_as_torch():
     utils.remove_weight_norm(e_mod)
     with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
         utils.remove_weight_norm(e_mod)
+
+
+@pytest.mark.parametrize("dim", [2, -3])
+def test_dim_out_of_range_leaves_module_intact(dim):
+    e_mod, t_mod = _pair(lambda lib: lib.nn.Linear(3, 2))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         rf"\[-2, 1\], but got {dim}\)"):
+        utils.weight_norm(e_mod, dim=dim)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        torch.nn.utils.weight_norm(t_mod, dim=dim)
+    assert list(e_mod.state_dict()) == ["weight", "bias"]  # torch loses its weight here
