@@ -111,3 +111,26 @@ def test_func_form_takes_disjoint_dicts():
         stateless._func_functional_call(e_net, ({"0.bias": ember.ones(4)},) * 2, ember.ones(1, 3))
     with pytest.raises(ValueError, match="Expected parameter_and_buffer_dicts to be a dict"):
         stateless._func_functional_call(e_net, "x", ember.ones(1, 3))
+
+
+def _counter(lib):
+    class Counter(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("count", lib.zeros(()))
+
+        def forward(self, x):
+            self.count = self.count + 1  # reassigned, not updated in place
+            return x * self.count
+
+    return Counter()
+
+
+def test_reassigned_buffer_written_back_into_the_dict_as_torch():
+    e_mod, t_mod = _counter(ember), _counter(torch)
+    e_given, t_given = {"count": ember.tensor(5.0)}, {"count": torch.tensor(5.0)}
+    ye = stateless.functional_call(e_mod, e_given, ember.ones(2))
+    yt = torch.nn.utils.stateless.functional_call(t_mod, t_given, torch.ones(2))
+    np.testing.assert_array_equal(ye.numpy(), yt.numpy())
+    assert e_given["count"].item() == t_given["count"].item() == 6.0
+    assert e_mod.count.item() == t_mod.count.item() == 0.0
