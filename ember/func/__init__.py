@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
 from ..autograd.functional import _jacobian_of_output, _zeros_like
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..nn.utils import stateless as _stateless
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
            "vmap"]
@@ -259,79 +260,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                               "torch.autograd.functional.jacobian for Jacobians")
 
 
-def _merge(dicts):
-    if isinstance(dicts, dict):
-        return dict(dicts)
-    merged, repeated = {}, set()
-    for d in dicts:
-        repeated.update(k for k in d if k in merged)
-        merged.update(d)
-    if repeated:
-        raise ValueError(f"{sorted(repeated)} appeared in multiple dictionaries; behavior of "
-                         "functional call is ambiguous")
-    return merged
-
-
-def _check_keys(module, names, mapping):
-    lines = []
-    unexpected = sorted(set(mapping) - set(names))
-    missing = sorted(set(names) - set(mapping))
-    if unexpected:
-        lines.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
-    if missing:
-        lines.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
-    if lines:
-        raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t"
-                           + "\n\t".join(lines))
-
-
-def _targets(module, mapping, tie_weights, strict):
-    """[(submodule, store or None, attribute, new tensor)], resolved before anything changes."""
-    named = list(module.named_parameters(remove_duplicate=False)) + \
-        list(module.named_buffers(remove_duplicate=False))
-    if strict:
-        _check_keys(module, [n for n, _ in named], mapping)
-    mapping = dict(mapping)
-    if tie_weights:  # a name sharing its tensor with a given name follows it
-        given = {id(t): mapping[n] for n, t in named if n in mapping}
-        mapping.update({n: given[id(t)] for n, t in named if n not in mapping and id(t) in given})
-    targets = []
-    for name, tensor in mapping.items():
-        path, _, attr = name.rpartition(".")
-        sub = module.get_submodule(path)
-        store = next((s for s in ("_parameters", "_buffers") if attr in getattr(sub, s)), None)
-        targets.append((sub, store, attr, tensor))
-    return targets
-
-
-_MISSING = object()
-
-
-@contextlib.contextmanager
-def _swapped(targets):
-    saved = []
-    try:
-        for sub, store, attr, tensor in targets:
-            where = getattr(sub, store) if store else sub.__dict__
-            saved.append((where, attr, where.get(attr, _MISSING)))
-            where[attr] = tensor
-        yield
-    finally:
-        for where, attr, old in reversed(saved):
-            if old is _MISSING:
-                where.pop(attr, None)
-            else:
-                where[attr] = old
-
-
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):
-    """module(*args, **kwargs) with the given tensors in place of its parameters and buffers for
-    this one call; the module's own tensors are back afterwards, also when the call raises."""
-    targets = _targets(module, _merge(parameter_and_buffer_dicts), tie_weights, strict)
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    with _swapped(targets):
-        return module(*args, **(kwargs or {}))
+# torch.func.functional_call is nn.utils.stateless's (one implementation; the deprecated
+# stateless.functional_call there is the one-dict form with a warning)
+functional_call = _stateless._func_functional_call
