@@ -57,6 +57,7 @@ __all__ += ["AlphaDropout", "ChannelShuffle", "FeatureAlphaDropout", "LocalRespo
 from .lazy import (  # noqa: E402
            LazyBatchNorm1d,
            LazyBatchNorm2d,
+           LazyBatchNorm3d,
            LazyConv1d,
            LazyConv2d,
            LazyConv3d,
@@ -66,8 +67,9 @@ from .lazy import (  # noqa: E402
            LazyLinear,
 )
 
-__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
-            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear"]
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
+            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+            "LazyLinear"]
 
 from .normalization import (  # noqa: E402
            BatchNorm3d,

@@ -11,11 +11,12 @@ from ...autograd import grad_mode
 from ..parameter import Parameter
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
            "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _Uninitialized:
@@ -193,4 +194,5 @@ def _lazy_norm(eager):
                  "__doc__": f"{eager.__name__} whose num_features is read from the first input."})
 
 
-LazyBatchNorm1d, LazyBatchNorm2d = (_lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    _lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))

@@ -19,6 +19,7 @@ CASES = [
     (lambda nn: nn.LazyConv3d(2, 2), (1, 2, 3, 3, 3)),
     (lambda nn: nn.LazyBatchNorm1d(), (4, 5)),
     (lambda nn: nn.LazyBatchNorm2d(momentum=0.3), (3, 2, 4, 4)),
+    (lambda nn: nn.LazyBatchNorm3d(), (2, 3, 2, 2, 2)),
 ]
 
 
