@@ -273,3 +273,27 @@ def _torch_matrix_power(input, n):
 TORCH_FORMS = {"cholesky": _torch_cholesky, "qr": _torch_qr, "svd": _torch_svd,
                "slogdet": _torch_slogdet, "logdet": logdet, "matrix_power": _torch_matrix_power}
 TENSOR_METHODS = dict(TORCH_FORMS)
+
+
+from .ops.linalg_solvers import (  # noqa: E402
+    cond,
+    diagonal,
+    inv_ex,
+    lstsq,
+    matmul,
+    matrix_rank,
+    pinv,
+    pinverse,
+    solve_ex,
+    solve_triangular,
+    triangular_solve,
+    vecdot,
+)
+
+for _name in ("cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pinv",
+              "solve_ex", "solve_triangular", "vecdot"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pinv", "solve_ex",
+            "solve_triangular", "vecdot"]
+TORCH_FORMS.update(pinverse=pinverse, triangular_solve=triangular_solve)
+TENSOR_METHODS.update(pinverse=pinverse, triangular_solve=triangular_solve)
