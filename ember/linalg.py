@@ -297,3 +297,24 @@ __all__ += ["cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pin
             "solve_triangular", "vecdot"]
 TORCH_FORMS.update(pinverse=pinverse, triangular_solve=triangular_solve)
 TENSOR_METHODS.update(pinverse=pinverse, triangular_solve=triangular_solve)
+
+from .ops.lu import lu, lu_factor, lu_solve, lu_unpack, torch_lu_solve  # noqa: E402
+
+for _name in ("lu", "lu_factor", "lu_solve"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["lu", "lu_factor", "lu_solve"]
+TORCH_FORMS.update(lu_unpack=lu_unpack, lu_solve=torch_lu_solve)
+TENSOR_METHODS.update(lu_solve=torch_lu_solve)
+
+
+def _complex_result(name):
+    def raises(*args, **kwargs):
+        raise RuntimeError(f"linalg.{name}: the eigenvalues of a general matrix are complex in "
+                           "torch, and ember has no complex dtypes (its tensors are real NumPy "
+                           "arrays); for a symmetric matrix use linalg.eigh or linalg.eigvalsh")
+    raises.__name__ = raises.__qualname__ = name
+    raises.__doc__ = f"torch.linalg.{name} returns complex tensors: ember raises, naming why."
+    return raises
+
+
+eig, eigvals = _complex_result("eig"), _complex_result("eigvals")
