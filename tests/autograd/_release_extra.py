@@ -142,3 +142,16 @@ EXTRA.update({
     "conv3d": lambda L: L.nn.functional.conv3d(_t(L, X5), _t(L, X5[:, :, :2, :2, :2] * 0 + 1)
                                                ).pow(2).sum(),
 })
+
+SPD = M[:, :3] @ M[:, :3].T + 3 * np.eye(3)
+
+
+def _decompositions(L):
+    a, s = _t(L, M[:, :3] + 3 * np.eye(3)), _t(L, SPD)
+    parts = [L.linalg.cholesky(s), L.cholesky(s), *L.linalg.qr(a), *L.linalg.eigh(s),
+             *L.linalg.svd(a, full_matrices=False), L.linalg.slogdet(a)[1], L.logdet(s),
+             *L.linalg.lu(a)[1:]]
+    return sum(p.abs().sum() for p in parts)
+
+
+EXTRA.update({"decompositions": _decompositions})
