@@ -1,4 +1,5 @@
-"""ember.linalg, as torch.linalg: norms, inverse, solve and determinant."""
+"""ember.linalg, as torch.linalg: norms, inverse, solve, determinant, the decompositions
+(Cholesky, QR, eigh, SVD, LU), least squares, pseudo-inverse, and their torch.* forms."""
 import math
 
 import numpy as np
