@@ -248,8 +248,8 @@ def _torch_svd(input, some=True, compute_uv=True):
     if not compute_uv:
         m, n = input.shape[-2:]
         shape = input.shape[:-2]
-        U = _make(np.zeros(shape + (m, m if not some else min(m, n)), input._data.dtype))
-        V = _make(np.zeros(shape + (n, n if not some else min(m, n)), input._data.dtype))
+        U = _make(np.zeros(shape + (m, m), input._data.dtype))  # square, whatever ``some``
+        V = _make(np.zeros(shape + (n, n), input._data.dtype))
         return SVDV((U, S.detach(), V))
     return SVDV((U, S, api.transpose(Vh, -2, -1)))
 

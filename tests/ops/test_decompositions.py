@@ -149,3 +149,16 @@ def test_errors_as_torch(i):
     assert isinstance(got.value, ember.linalg.LinAlgError) == isinstance(
         want.value, torch.linalg.LinAlgError)
     assert str(got.value) == str(want.value)
+
+
+def test_torch_svd_forms():
+    """torch.svd: V (not Vh), complete factors without ``some``, zero-filled U and V without
+    ``compute_uv``; torch.qr(some=False) complete. (The complete factors' extra columns span a
+    null space in no unique basis: their shapes are compared.)"""
+    for x in (TALL, WIDE):
+        check(lambda L, a: [t.abs()[..., :3] for t in L.svd(a, some=False)], x, grad=False)
+        assert [tuple(t.shape) for t in ember.svd(ember.tensor(x), some=False)] == [
+            tuple(t.shape) for t in torch.svd(torch.tensor(x), some=False)]
+        check(lambda L, a: L.svd(a, compute_uv=False), x, grad=False)
+        check(lambda L, a: L.svd(a, some=False, compute_uv=False), x, grad=False)
+        check(lambda L, a: L.qr(a, some=False), x, grad=False)
