@@ -96,6 +96,8 @@ _COMPLEX = {"complex", "polar", "view_as_complex", "view_as_real", "complex64", 
 
 # The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
 from . import linalg  # noqa: E402
+
+globals().update(linalg.TORCH_FORMS)  # torch.cholesky, qr, svd, slogdet, logdet, ...
 from .ops.aliases import concatenate, det, dot, inverse, mv, swapaxes, true_divide  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.matrix_ops import (  # noqa: E402

@@ -276,6 +276,7 @@ def _bind_math_methods():
         (matrix_ops, ("tril", "triu", "diag", "diagonal", "outer", "lerp", "addmm", "baddbmm",
                       "clamp_min", "clamp_max", "roll", "repeat_interleave"))) for name in names}
     methods.update(ger=matrix_ops.outer, det=linalg.det, inverse=linalg.inv)
+    methods.update(linalg.TENSOR_METHODS)
     for name in ("tril", "triu", "cumsum", "cumprod", "lerp", "addmm", "baddbmm", "clamp_min",
                  "clamp_max"):
         methods[name + "_"] = _inplace_unary(methods[name])

@@ -1,17 +1,22 @@
-"""ember.linalg, as torch.linalg: norms, inverse, solve and determinant."""
+"""ember.linalg, as torch.linalg: norms, inverse, solve, determinant, the decompositions
+(Cholesky, QR, eigh, SVD, LU), least squares, pseudo-inverse, and their torch.* forms."""
 import math
 
+import numpy as np
+
 from . import _dtype
+from ._tensor import Tensor
 from .ops import api
 from .ops import composites as _composites
+from .ops import decompositions as D
 from .ops import linalg_extra as X
 from .ops.linalg_extra import LinAlgError  # noqa: F401  (public, as torch.linalg.LinAlgError)
-from .ops.matrix_functions import eigvalsh, matrix_exp  # noqa: F401  (public)
+from .ops.matrix_functions import matrix_exp  # noqa: F401  (public)
 from .ops.out import with_out
 from .ops.reduction import LinalgVectorNormBackward0
 from .ops.shape import _dim
 
-__all__ = ["LinAlgError", "det", "eigvalsh", "inv", "matrix_exp", "matrix_norm", "norm", "solve",
+__all__ = ["LinAlgError", "det", "inv", "matrix_exp", "matrix_norm", "norm", "solve",
            "svdvals", "vector_norm"]
 
 
@@ -122,3 +127,196 @@ def cross(input, other, *, dim=-1):
 
 
 __all__ += ["cross"]
+
+
+# ------------------------------------------------------------------ decompositions (issue 14)
+_make = Tensor._make
+CholeskyEx = D.returns("linalg_cholesky_ex", ("L", "info"))
+QR = D.returns("qr", ("Q", "R"))
+Eigh = D.returns("linalg_eigh", ("eigenvalues", "eigenvectors"))
+SVD = D.returns("svd", ("U", "S", "Vh"))
+Slogdet = D.returns("linalg_slogdet", ("sign", "logabsdet"))
+
+
+def cholesky(input, *, upper=False):
+    """L (lower, input = L L^T) or U (``upper``, input = U^T U) of symmetric positive-definite
+    input, read from its lower (upper) triangle; raises LinAlgError where it is not."""
+    return D.LinalgCholeskyExBackward0.apply(input, upper=upper)
+
+
+def cholesky_ex(input, *, upper=False, check_errors=False):
+    """(L, info): info is 0, or the order of the first leading minor that is not
+    positive-definite (that matrix's L is then zero); raises only with ``check_errors``."""
+    name = "linalg.cholesky_ex"
+    L, info = D.cholesky_forward(input._data, upper, name, raise_errors=check_errors)
+    if input.requires_grad and not info.any():  # the node factorises again, for the graph
+        return CholeskyEx((D.LinalgCholeskyExBackward0.apply(input, upper=upper, name=name),
+                           _make(info)))
+    return CholeskyEx((_make(L), _make(info)))
+
+
+def qr(A, mode="reduced"):
+    """(Q, R) with Q orthonormal columns and R upper triangular; ``mode`` 'reduced', 'complete'
+    or 'r' (Q then empty)."""
+    return QR(D.apply_multi(D.LinalgQrBackward0, A, mode=mode))
+
+
+def eigh(input, UPLO="L"):
+    """(eigenvalues ascending, eigenvectors as columns) of symmetric input, read from its lower
+    (UPLO='L') or upper triangle."""
+    return Eigh(D.apply_multi(D.LinalgEighBackward0, input, UPLO=UPLO))
+
+
+def eigvalsh(input, UPLO="L"):
+    """The eigenvalues of symmetric input, ascending."""
+    return D.apply_multi(D.LinalgEighBackward0, input, UPLO=UPLO, name="linalg.eigh")[0]
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (``driver`` is CUDA-only in torch)."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    return SVD(D.apply_multi(D.LinalgSvdBackward0, A, full_matrices=full_matrices))
+
+
+def slogdet(A):
+    """(sign, log|det A|) of each square matrix: (0, -inf) where A is singular."""
+    logabs = D.LinalgSlogdetBackward0.apply(A)
+    node = logabs._grad_fn
+    sign = node.sign if node is not None else np.sign(np.linalg.det(A._data))
+    return Slogdet((_make(np.asarray(sign, A._data.dtype)), logabs))
+
+
+def matrix_power(input, n):
+    """input^n by repeated squaring (n < 0: of input's inverse; n == 0: the identity)."""
+    X.check_square(input._data, "linalg.matrix_power")
+    if n == 0:
+        eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input._data.dtype), input.shape)
+        return _make(eye.copy())
+    base, n, out = (inv(input) if n < 0 else input), abs(n), None
+    while n:
+        if n & 1:
+            out = base if out is None else api.matmul(out, base)
+        n >>= 1
+        if n:
+            base = api.matmul(base, base)
+    return out
+
+
+def multi_dot(tensors):
+    """The product of the matrices in the order of fewest multiplications; the first (last)
+    may be 1-D: a row (column) vector, its dim then dropped from the result."""
+    D.check_chain(tensors)
+    first, last = tensors[0]._data.ndim == 1, tensors[-1]._data.ndim == 1
+    mats = list(tensors)
+    if first:
+        mats[0] = api.unsqueeze(mats[0], 0)
+    if last:
+        mats[-1] = api.unsqueeze(mats[-1], 1)
+    out = D.chain_product(mats, api.matmul)
+    if first:
+        out = api.squeeze(out, 0)
+    if last:
+        out = api.squeeze(out, -1)
+    return out
+
+
+for _name in ("cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "slogdet",
+              "matrix_power", "multi_dot"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "slogdet",
+            "matrix_power", "multi_dot"]
+
+
+# ------------------------------------------------------------------ torch.* and Tensor forms
+SVDV = D.returns("svd", ("U", "S", "V"))
+
+
+def _torch_cholesky(input, upper=False):
+    """torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    return D.CholeskyBackward0.apply(input, upper=upper, name="cholesky")
+
+
+def _torch_qr(input, some=True):
+    """torch.qr: reduced (``some``) or complete Q."""
+    return qr(input, "reduced" if some else "complete")
+
+
+def _torch_svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with V (not Vh); U and V zero-filled when not ``compute_uv``."""
+    U, S, Vh = svd(input, full_matrices=not some)
+    if not compute_uv:
+        m, n = input.shape[-2:]
+        shape = input.shape[:-2]
+        U = _make(np.zeros(shape + (m, m), input._data.dtype))  # square, whatever ``some``
+        V = _make(np.zeros(shape + (n, n), input._data.dtype))
+        return SVDV((U, S.detach(), V))
+    return SVDV((U, S, api.transpose(Vh, -2, -1)))
+
+
+def _torch_slogdet(input):
+    """torch.slogdet: (sign, logabsdet)."""
+    sign, logabs = slogdet(input)
+    out = D.returns("slogdet", ("sign", "logabsdet"))((sign, logabs))
+    return out
+
+
+def logdet(input):
+    """log det of each square matrix: NaN where det < 0, -inf where det == 0."""
+    return D.LogdetBackward0.apply(input)
+
+
+def _torch_matrix_power(input, n):
+    """torch.matrix_power: linalg.matrix_power under torch's argument names."""
+    return matrix_power(input, n)
+
+
+TORCH_FORMS = {"cholesky": _torch_cholesky, "qr": _torch_qr, "svd": _torch_svd,
+               "slogdet": _torch_slogdet, "logdet": logdet, "matrix_power": _torch_matrix_power}
+TENSOR_METHODS = dict(TORCH_FORMS)
+
+
+from .ops.linalg_solvers import (  # noqa: E402
+    cond,
+    diagonal,
+    inv_ex,
+    lstsq,
+    matmul,
+    matrix_rank,
+    pinv,
+    pinverse,
+    solve_ex,
+    solve_triangular,
+    triangular_solve,
+    vecdot,
+)
+
+for _name in ("cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pinv",
+              "solve_ex", "solve_triangular", "vecdot"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pinv", "solve_ex",
+            "solve_triangular", "vecdot"]
+TORCH_FORMS.update(pinverse=pinverse, triangular_solve=triangular_solve)
+TENSOR_METHODS.update(pinverse=pinverse, triangular_solve=triangular_solve)
+
+from .ops.lu import lu, lu_factor, lu_solve, lu_unpack, torch_lu_solve  # noqa: E402
+
+for _name in ("lu", "lu_factor", "lu_solve"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["lu", "lu_factor", "lu_solve"]
+TORCH_FORMS.update(lu_unpack=lu_unpack, lu_solve=torch_lu_solve)
+TENSOR_METHODS.update(lu_solve=torch_lu_solve)
+
+
+def _complex_result(name):
+    def raises(*args, **kwargs):
+        raise RuntimeError(f"linalg.{name}: the eigenvalues of a general matrix are complex in "
+                           "torch, and ember has no complex dtypes (its tensors are real NumPy "
+                           "arrays); for a symmetric matrix use linalg.eigh or linalg.eigvalsh")
+    raises.__name__ = raises.__qualname__ = name
+    raises.__doc__ = f"torch.linalg.{name} returns complex tensors: ember raises, naming why."
+    return raises
+
+
+eig, eigvals = _complex_result("eig"), _complex_result("eigvals")

@@ -82,30 +82,3 @@ def matrix_exp(input):
     """The matrix exponential of each square matrix of ``input`` (torch.matrix_exp and
     torch.linalg.matrix_exp)."""
     return LinalgMatrixExpBackward0.apply(input)
-
-
-
-class LinalgEighBackward0(Node):
-    """out = eigenvalues of the symmetric A (ascending; the triangle ``UPLO`` is read);
-    dA = V diag(g) V^T (first derivative only)."""
-
-    def forward(self, a, uplo="L"):
-        x = a._data
-        check_square(x, "linalg.eigh")  # (torch names the decomposition in its errors)
-        self.save(a)
-        w, self.v = np.linalg.eigh(x, UPLO=uplo)
-        return w.astype(x.dtype)
-
-    def backward(self, m, g, a):
-        if m.is_graph:
-            raise NotImplementedError("the second derivative of linalg.eigvalsh is not "
-                                      "implemented")
-        v = self.v
-        return (np.matmul(v * g[..., None, :], np.swapaxes(v, -1, -2)).astype(g.dtype),)
-
-
-def eigvalsh(input, UPLO="L"):
-    """The eigenvalues of each symmetric (Hermitian) matrix of ``input``, ascending."""
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return LinalgEighBackward0.apply(input, uplo=UPLO)

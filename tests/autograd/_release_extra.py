@@ -186,3 +186,16 @@ EXTRA.update({  # torch.dist, matrix_exp and eigvalsh (ember/ops/matrix_function
     "matrix_exp": lambda L: L.linalg.matrix_exp(_t(L, M[:, :3] * 0.3)).sum(),
     "eigvalsh": lambda L: L.linalg.eigvalsh(_t(L, SYM)).sum(),
 })
+
+SPD = M[:, :3] @ M[:, :3].T + 3 * np.eye(3)
+
+
+def _decompositions(L):
+    a, s = _t(L, M[:, :3] + 3 * np.eye(3)), _t(L, SPD)
+    parts = [L.linalg.cholesky(s), L.cholesky(s), *L.linalg.qr(a), *L.linalg.eigh(s),
+             *L.linalg.svd(a, full_matrices=False), L.linalg.slogdet(a)[1], L.logdet(s),
+             *L.linalg.lu(a)[1:]]
+    return sum(p.abs().sum() for p in parts)
+
+
+EXTRA.update({"decompositions": _decompositions})

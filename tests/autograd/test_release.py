@@ -174,6 +174,7 @@ NOT_DRIVEN = {
     "ember.ops.pooling_nd._GatherPool": "base of the 3-D and adaptive max pool nodes",
     "ember.ops.pooling_nd._ScatterPool": "base of the max unpool nodes",
     "ember.ops.pooling_nd._Separable": "base of the separable average/bicubic nodes",
+    "ember.ops.decompositions._Decomposition": "base of the several-output decomposition nodes",
 }
 
 

@@ -1,0 +1,141 @@
+"""LU with partial pivoting as torch.linalg's (LAPACK getrf's pivots: the first largest |entry|
+of each column): linalg.lu (P, L, U) with its gradient for square matrices, lu_factor
+(packed LU, 1-based int32 pivots), lu_unpack and lu_solve (A rebuilt as P L U, then solve)."""
+import numpy as np
+
+from .._tensor import Tensor
+from . import api, matrix_ops
+from . import decompositions as D
+from .linalg_extra import LinalgSolveExBackward0, _solve, check_float, is_vector_rhs
+
+_make = Tensor._make
+PLU = D.returns("linalg_lu", ("P", "L", "U"))
+LUFactor = D.returns("linalg_lu_factor", ("LU", "pivots"))
+LUUnpack = D.returns("lu_unpack", ("P", "L", "U"))
+
+
+def factor(x):
+    """(packed LU, 1-based pivots) of every matrix of x, eliminated on the whole batch at once."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    a = x.reshape((-1, m, n)).copy()
+    piv = np.zeros((a.shape[0], k), np.int32)
+    rows = np.arange(a.shape[0])
+    for j in range(k):
+        r = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+        piv[:, j] = r + 1
+        top = a[rows, j].copy()
+        a[rows, j] = a[rows, r]
+        a[rows, r] = top
+        pivot = a[:, j, j]
+        a[:, j + 1:, j] /= np.where(pivot == 0, 1, pivot)[:, None]
+        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return a.reshape(x.shape), piv.reshape(x.shape[:-2] + (k,))
+
+
+def permutation(piv, m, dtype):
+    """P (m x m) with A = P L U from 1-based pivots (row j swapped with row piv[j] - 1)."""
+    flat = piv.reshape((-1, piv.shape[-1])) - 1
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for j in range(flat.shape[1]):
+        top = perm[:, j].copy()
+        perm[:, j] = perm[rows, flat[:, j]]
+        perm[rows, flat[:, j]] = top
+    p = np.zeros((flat.shape[0], m, m), dtype)
+    p[rows[:, None], perm, np.arange(m)] = 1
+    return p.reshape(piv.shape[:-1] + (m, m))
+
+
+def unpack(lu, k):
+    """(unit lower L: m x k, upper U: k x n) of a packed LU array."""
+    m, n = lu.shape[-2:]
+    lower = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    return lower, np.triu(lu[..., :k, :])
+
+
+class LinalgLuBackward0(D._Decomposition):
+    """A = P L U;  square A: gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+
+    differentiable = (1, 2)
+
+    def forward(self, a, pivot=True):
+        x = a._data
+        check_float(x, "linalg.lu")
+        if x.ndim < 2:
+            raise RuntimeError("linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
+                               f"{list(x.shape)} instead")
+        if not pivot:
+            raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                               "CPU")
+        lu, piv = factor(x)
+        lower, upper = unpack(lu, min(x.shape[-2:]))
+        return self._keep(a, {}, (permutation(piv, x.shape[-2], x.dtype), lower, upper, piv))
+
+    def backward(self, m, grads, a):
+        if a.shape[-1] != a.shape[-2]:
+            raise NotImplementedError("ember implements the derivative of linalg.lu for square "
+                                      "matrices only")
+        p, lower, upper, _ = D._outputs(self, m, a)
+        _, gl, gu = D._grads(m, grads[:3], (p, lower, upper))
+        inner = D._tril(m, m.matmul(m.mT(lower), gl), -1) + m.mT(
+            D._tril(m, m.mT(m.matmul(gu, m.mT(upper)))))
+        left = _solve(m, m.mT(lower), inner)  # L^-T inner
+        return (m.matmul(p, m.mT(_solve(m, upper, m.mT(left)))),)
+
+
+def lu(A, *, pivot=True):
+    """(P, L, U) with A = P L U: P a permutation, L unit lower (m x k), U upper (k x n)."""
+    return PLU(D.apply_multi(LinalgLuBackward0, A, pivot=pivot)[:3])
+
+
+def lu_factor(A, *, pivot=True):
+    """(LU, pivots): L below the diagonal and U on and above it; 1-based int32 row swaps."""
+    _, lower, upper, piv = D.apply_multi(LinalgLuBackward0, A, pivot=pivot)
+    _check_nonsingular(upper._data)
+    m, n = A.shape[-2:]
+    strict = matrix_ops.tril(lower, -1)
+    if m > n:
+        upper = api.cat([upper, _make(np.zeros(A.shape[:-2] + (m - n, n), A._data.dtype))], -2)
+    elif n > m:
+        strict = api.cat([strict, _make(np.zeros(A.shape[:-2] + (m, n - m), A._data.dtype))],
+                         -1)
+    return LUFactor((strict + upper, piv))
+
+
+def _check_nonsingular(upper):
+    zero = np.diagonal(upper, 0, -2, -1) == 0
+    if zero.any():
+        flat = zero.reshape((-1, zero.shape[-1]))
+        b, j = np.argwhere(flat)[0]
+        batch = f"(Batch element {b}): " if upper.ndim > 2 else ""
+        raise RuntimeError(f"torch.linalg.lu_factor: {batch}U[{j + 1},{j + 1}] is zero and using "
+                           "it on lu_solve would result in a division by zero. If you still want "
+                           "to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) from lu_factor's packed LU and pivots (L and U differentiable in LU)."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    lower = matrix_ops.tril(LU_data[..., :, :k], -1) + _make(np.eye(m, k,
+                                                                    dtype=LU_data._data.dtype))
+    upper = matrix_ops.triu(LU_data[..., :k, :])
+    p = _make(permutation(LU_pivots._data, m, LU_data._data.dtype))
+    return LUUnpack((p, lower, upper))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """X with A X = B (A^T X = B when ``adjoint``; X A = B when not ``left``), A = P L U given
+    by lu_factor."""
+    p, lower, upper = lu_unpack(LU, pivots)
+    a = api.matmul(p, api.matmul(lower, upper))
+    a = a.mT if adjoint else a
+    return LinalgSolveExBackward0.apply(a, api.unsqueeze(B, 0) if is_vector_rhs(
+        a._data, B._data) else B, left=left)
+
+
+def torch_lu_solve(input, LU_data, LU_pivots):
+    """torch.lu_solve (older API): linalg.lu_solve(LU_data, LU_pivots, input)."""
+    return lu_solve(LU_data, LU_pivots, input)

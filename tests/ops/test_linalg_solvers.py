@@ -1,0 +1,120 @@
+"""ember/ops/linalg_solvers.py against torch 2.13: pinv/pinverse, lstsq (every CPU driver's
+fields), matrix_rank, cond, solve_triangular/triangular_solve, vecdot, diagonal, matmul and the
+*_ex forms: values, gradients (and second derivatives) on well-conditioned inputs, float64 and
+float32, batched; errors as torch's."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+SQ = R.standard_normal((3, 3)) + 3 * np.eye(3)
+SQB = R.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+TALL = R.standard_normal((2, 5, 3))
+WIDE = R.standard_normal((2, 3, 5))
+RHS = R.standard_normal((2, 5, 2))
+RHS3 = R.standard_normal((2, 3, 4))
+V3 = R.standard_normal((2, 3))
+LOW_RANK = R.standard_normal((4, 2)) @ R.standard_normal((2, 5))
+
+CASES = {
+    "pinv_tall": (lambda L, x: L.linalg.pinv(x), TALL),
+    "pinv_wide": (lambda L, x: L.linalg.pinv(x, rtol=1e-3), WIDE),
+    "pinv_hermitian": (lambda L, x: L.linalg.pinv(x + x.mT, hermitian=True), SQB),
+    "pinverse": (lambda L, x: L.pinverse(x) + x.pinverse(rcond=1e-10), TALL),
+    "cond": (lambda L, x: L.linalg.cond(x), TALL),
+    "cond_neg2": (lambda L, x: L.linalg.cond(x, -2), WIDE),
+    "cond_fro": (lambda L, x: L.linalg.cond(x, "fro"), SQB),
+    "cond_1": (lambda L, x: L.linalg.cond(x, 1), SQB),
+    "vecdot": (lambda L, x: L.linalg.vecdot(x, x[0], dim=-2), TALL),
+    "diagonal": (lambda L, x: L.linalg.diagonal(x, offset=1), WIDE),
+    "matmul": (lambda L, x: L.linalg.matmul(x, x.mT), WIDE),
+}
+TWO = {
+    "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b).solution, TALL, RHS),
+    "lstsq_vector": (lambda L, a, b: L.linalg.lstsq(a, b).solution, TALL, RHS[..., 0]),
+    "lstsq_gelsd": (lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd")[:2], TALL, RHS),
+    "lstsq_gels": (lambda L, a, b: L.linalg.lstsq(a, b, driver="gels").residuals, TALL, RHS),
+    "lstsq_wide": (lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd").solution, WIDE,
+                   RHS3[..., :2]),
+    "solve_triangular_upper": (lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True),
+                               SQB, RHS3),
+    "solve_triangular_lower_right": (
+        lambda L, a, b: L.linalg.solve_triangular(a, b.mT, upper=False, left=False), SQB, RHS3),
+    "solve_triangular_unit": (lambda L, a, b: L.linalg.solve_triangular(
+        a, b, upper=False, unitriangular=True), SQB, RHS3),
+    "solve_triangular_batch_b": (lambda L, a, b: L.linalg.solve_triangular(
+        a, b, upper=True), SQB, RHS3[0, :, :2]),
+    "triangular_solve": (lambda L, a, b: L.triangular_solve(b, a), SQB, RHS3),
+    "triangular_solve_t": (lambda L, a, b: b.triangular_solve(a, False, True, True)[0], SQB,
+                           RHS3),
+    "inv_ex": (lambda L, a, b: L.linalg.inv_ex(a).inverse @ b, SQB, RHS3),
+    "solve_ex": (lambda L, a, b: L.linalg.solve_ex(a, b).result, SQB, V3),
+}
+
+
+VALUES_ONLY = {"cond_1", "cond_fro"}  # torch's own backward raises there (inv_ex in place)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, x = CASES[name]
+    grad = name not in VALUES_ONLY
+    check(fn, x, rtol=1e-6, atol=1e-8, same_grad_fn=False, grad=grad)
+    check(fn, x.astype(np.float32), rtol=2e-3, atol=2e-3, same_grad_fn=False, grad=grad)
+
+
+@pytest.mark.parametrize("name", sorted(TWO))
+def test_two_inputs_match_torch(name):
+    fn, a, b = TWO[name]
+    check(fn, a, b, rtol=1e-6, atol=1e-8, same_grad_fn=False)
+    check(fn, a.astype(np.float32), b.astype(np.float32), rtol=2e-3, atol=2e-3,
+          same_grad_fn=False)
+
+
+def test_fields_and_ranks():
+    """lstsq's rank/singular_values per driver, matrix_rank's tolerances, info of the _ex forms
+    (values only: integers and empty tensors)."""
+    for driver in (None, "gelsy", "gelsd", "gelss", "gels"):
+        check(lambda L, a, b: L.linalg.lstsq(a, b, driver=driver), TALL, RHS, grad=False)
+    for kwargs in ({}, {"atol": 0.5}, {"rtol": 0.3}, {"atol": 0.1, "rtol": 0.01},
+                   {"hermitian": True}, {"tol": 1e-3}):
+        check(lambda L, a: L.linalg.matrix_rank(a[..., :4, :4] if kwargs.get("hermitian")
+                                                else a, **kwargs), LOW_RANK, grad=False)
+    check(lambda L, a: L.linalg.pinv(a), LOW_RANK, grad=False)
+    singular = np.stack([SQ, np.zeros((3, 3))])
+    check(lambda L, a: L.linalg.inv_ex(a).info, singular, grad=False)
+    check(lambda L, a: L.linalg.solve_ex(a, a).info, singular, grad=False)
+    e = ember.linalg.inv_ex(ember.tensor(singular)).inverse
+    assert np.isnan(e[1].numpy()).all() and e.dtype == ember.float64
+
+
+ERRORS = [
+    lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(5, 2), driver="x"),
+    lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(4, 2)),
+    lambda L: L.linalg.lstsq(L.ones(5, 3, dtype=L.float64), L.ones(5, 2)),
+    lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(2), upper=True),
+    lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(3, 1), upper=True),
+    lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(2, 3), upper=True, left=False),
+    lambda L: L.linalg.pinv(L.ones(3)),
+    lambda L: L.linalg.matrix_rank(L.ones(3)),
+    lambda L: L.linalg.cond(L.ones(3)),
+    lambda L: L.linalg.cond(L.ones(2, 3), 1),
+    lambda L: L.linalg.inv_ex(L.zeros(2, 2), check_errors=True),
+    lambda L: L.linalg.solve_ex(L.zeros(2, 2), L.ones(2), check_errors=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_errors_as_torch(i):
+    with pytest.raises(Exception) as want:
+        ERRORS[i](torch)
+    with pytest.raises(Exception) as got:
+        ERRORS[i](ember)
+    assert type(got.value).__mro__[1:] == type(want.value).__mro__[1:] or isinstance(
+        got.value, RuntimeError)
+    assert isinstance(got.value, ember.linalg.LinAlgError) == isinstance(
+        want.value, torch.linalg.LinAlgError)
+    assert str(got.value) == str(want.value)

@@ -1,0 +1,88 @@
+"""LU (ember/ops/lu.py) against torch 2.13: linalg.lu, lu_factor (LAPACK's pivots), lu_unpack,
+linalg.lu_solve (left, adjoint) and torch.lu_solve: values, gradients and second derivatives
+(square matrices), float64 and float32, batched; errors."""
+import numpy as np
+import pytest
+import torch
+from oracle import check
+
+import ember
+
+R = np.random.default_rng(0)
+SQB = R.standard_normal((2, 4, 4))
+TALL = R.standard_normal((2, 5, 3))
+WIDE = R.standard_normal((2, 3, 5))
+RHS = R.standard_normal((2, 4, 3))
+W = R.standard_normal((5, 5))
+
+
+def _w(L, t):
+    return (t * L.tensor(W[:t.shape[-2], :t.shape[-1]], dtype=t.dtype)).sum((-2, -1))
+
+
+CASES = {
+    "lu": (lambda L, a: _w(L, L.linalg.lu(a).L) + _w(L, L.linalg.lu(a).U), SQB),
+    "lu_factor": (lambda L, a: _w(L, L.linalg.lu_factor(a).LU), SQB),
+    "lu_unpack": (lambda L, a: _w(L, L.lu_unpack(*L.linalg.lu_factor(a))[2]), SQB),
+}
+SOLVE = {
+    "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b)),
+    "lu_solve_adjoint": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b,
+                                                          adjoint=True)),
+    "lu_solve_right": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT,
+                                                        left=False)),
+    "torch_lu_solve": (lambda L, a, b: L.lu_solve(b, *L.linalg.lu_factor(a))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    fn, x = CASES[name]
+    check(fn, x, rtol=1e-6, atol=1e-8, same_grad_fn=False)
+    check(fn, x.astype(np.float32), rtol=2e-3, atol=2e-3, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("name", sorted(SOLVE))
+def test_solve_matches_torch(name):
+    check(SOLVE[name], SQB, RHS, rtol=1e-6, atol=1e-8, same_grad_fn=False)
+    check(SOLVE[name], SQB.astype(np.float32), RHS.astype(np.float32), rtol=2e-3, atol=2e-3,
+          same_grad_fn=False)
+
+
+SINGULAR = [np.zeros((3, 3)), np.array([[0.0, 1], [0, 2]]),
+            np.stack([np.eye(3), np.diag([1.0, 2, 0])])]
+
+
+@pytest.mark.parametrize("x", [SQB, TALL, WIDE] + SINGULAR)
+def test_factors_and_pivots(x):
+    """The factors and pivots themselves, rectangular and singular included (LAPACK's choice);
+    lu_factor refuses a zero on U's diagonal with torch's message."""
+    check(lambda L, a: L.linalg.lu(a), x, grad=False)
+    if any(x is s for s in SINGULAR):
+        with pytest.raises(RuntimeError) as want:
+            torch.linalg.lu_factor(torch.tensor(x))
+        with pytest.raises(RuntimeError) as got:
+            ember.linalg.lu_factor(ember.tensor(x))
+        assert str(got.value) == str(want.value)
+        return
+    check(lambda L, a: L.linalg.lu_factor(a), x, grad=False)
+    check(lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), x, grad=False)
+
+
+def test_rectangular_derivative_not_implemented():
+    a = ember.tensor(TALL, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="square"):
+        ember.linalg.lu(a).U.sum().backward()
+
+
+def test_errors():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="linalg.lu: Expected tensor with 2 or more"):
+            lib.linalg.lu(lib.ones(3))
+
+
+def test_eig_names_complex():
+    """torch.linalg.eig/eigvals return complex tensors: ember raises, naming why and eigh."""
+    for fn in (ember.linalg.eig, ember.linalg.eigvals):
+        with pytest.raises(RuntimeError, match="complex dtypes.*eigh"):
+            fn(ember.eye(2))
