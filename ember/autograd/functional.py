@@ -181,6 +181,19 @@ def _input_vector(v, inputs, is_inputs_tuple, create_graph, fn_name):
     return v
 
 
+def _double_vjp(ys, xs, v, create_graph, strict, names):
+    """J v for J = d ys / d xs by the double-vjp trick: u -> J^T u is linear in u, so its vjp
+    with v (at any u, here zeros) is J v; the result is laid out like ``ys``. ``names``: the
+    strict-mode names of the intermediate and of the result, as torch's messages give them."""
+    with enable_grad():
+        dummies = tuple(_zeros_like(y, requires_grad=True) for y in ys)
+        back = _grad(ys, xs, dummies, create_graph=True)
+        _check_requires_grad(back, names[0], strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _grad(back, dummies, v, create_graph=create_graph)
+        return _fill_in_zeros(grads, ys, strict, create_graph, names[1])
+
+
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(*inputs), J v): the Jacobian-vector product, by differentiating a vjp w.r.t. v."""
     with enable_grad():
@@ -188,13 +201,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         inputs = _prepare(inputs, create_graph, need_graph=True)
         v = _input_vector(v, inputs, is_inputs_tuple, create_graph, "jvp")
         is_outputs_tuple, outputs = _outputs(func, inputs, "jvp", strict)
-        # u -> J^T u is linear in u; its vjp with v at any u is J v (the double-vjp trick)
-        dummies = tuple(_zeros_like(o, requires_grad=True) for o in outputs)
-        grad_inputs = _grad(outputs, inputs, dummies, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _grad(grad_inputs, dummies, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
+    result = _double_vjp(outputs, inputs, v, create_graph, strict, ("grad_inputs", "back_trick"))
     return (_unpack(_finish(outputs, create_graph), is_outputs_tuple),
             _unpack(_finish(result, create_graph), is_outputs_tuple))
 
@@ -309,11 +316,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v, outputs, jac = _first_derivative(
             func, inputs, v, create_graph, strict, "hvp")
-        dummies = tuple(_zeros_like(inp, requires_grad=True) for inp in inputs)
-        double_back = _grad(jac, inputs, dummies, create_graph=True)
-        _check_requires_grad(double_back, "hessian", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _grad(double_back, dummies, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
+    result = _double_vjp(jac, inputs, v, create_graph, strict, ("hessian", "double_back_trick"))
     return _finish(outputs[0], create_graph), _unpack(_finish(result, create_graph),
                                                       is_inputs_tuple)

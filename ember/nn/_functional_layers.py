@@ -148,14 +148,21 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 # ------------------------------------------------------------------ pooling
-def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):
-    kernel = _tuple(kernel_size, 2)
-    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 2)
-    padding, dilation = _tuple(padding, 2), _tuple(dilation, 2)
+def pool_arguments(kernel_size, stride, padding, dilation, n):
+    """(kernel, stride, padding, dilation) as n-tuples (stride defaults to the kernel), the
+    padding checked against the effective kernel as torch checks it."""
+    kernel = _tuple(kernel_size, n)
+    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, n)
+    padding, dilation = _tuple(padding, n), _tuple(dilation, n)
     for p, k, d in zip(padding, kernel, dilation):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+    return kernel, stride, padding, dilation
+
+
+def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):
+    kernel, stride, padding, dilation = pool_arguments(kernel_size, stride, padding, dilation, 2)
     geom = _pool.PoolGeometry(input.shape[-2:], kernel, stride, padding, dilation, ceil_mode)
     if min(geom.out_hw) <= 0:
         sizes = "x".join(map(str, input.shape[-3:]))

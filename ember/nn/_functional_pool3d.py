@@ -6,7 +6,7 @@ import numpy as np
 import ember
 from ember.ops import pooling_nd as _nd
 
-from ._functional_layers import _tuple, avg_pool1d, avg_pool2d
+from ._functional_layers import _tuple, avg_pool1d, avg_pool2d, pool_arguments
 from ._functional_norm import batch_norm
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -25,13 +25,7 @@ def _check_volume(input, name):
 
 def _regular(input, kernel_size, stride, padding, dilation, ceil_mode):
     """One (positions, valid) pair per pooled axis, checked as torch checks them."""
-    kernel = _tuple(kernel_size, 3)
-    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 3)
-    padding, dilation = _tuple(padding, 3), _tuple(dilation, 3)
-    for p, k, d in zip(padding, kernel, dilation):
-        if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    kernel, stride, padding, dilation = pool_arguments(kernel_size, stride, padding, dilation, 3)
     return [_nd.regular_windows(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
             zip(input.shape[-3:], kernel, stride, padding, dilation)], padding
 

@@ -72,11 +72,17 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
-    """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``."""
+def remove_hook(module, name, kind, what):
+    """Undo the reparametrisation hook of class ``kind`` on ``module.<name>`` (ValueError naming
+    ``what`` when there is none)."""
     for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``."""
+    return remove_hook(module, name, WeightNorm, "weight_norm")
