@@ -111,3 +111,27 @@ def same_error(call):
             call(lib)
         caught.append((info.type, str(info.value).replace("torch.", "ember.")))
     assert caught[1] == caught[0]
+
+
+def same_tree(a, b, tol=1e-5):
+    """Equal nested tuples / lists / dicts of tensors, ember's against torch's: structure,
+    shapes, values and requires_grad."""
+    if isinstance(b, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same_tree(x, y, tol)
+    elif isinstance(b, dict):
+        assert isinstance(a, dict) and list(a) == list(b)
+        for k in b:
+            same_tree(a[k], b[k], tol)
+    else:
+        assert isinstance(a, ember.Tensor) and tuple(a.shape) == tuple(b.shape)
+        assert a.requires_grad == b.requires_grad
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+def both_trees(run):
+    """run(lib) under ember and torch, the results compared by same_tree; (ours, theirs)."""
+    ours, theirs = run(ember), run(torch)
+    same_tree(ours, theirs)
+    return ours, theirs

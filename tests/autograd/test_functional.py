@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 import torch
+from oracle import both_trees, same_tree
 
 import ember
 
@@ -10,23 +11,7 @@ Y = np.array([1.5, -0.4, 0.9], dtype=np.float32)
 V2 = np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0]], dtype=np.float32)
 
 
-def same(a, b, tol=1e-5):
-    """Equal nested tuples of tensors (structure, shapes, values, requires_grad)."""
-    if isinstance(b, tuple):
-        assert isinstance(a, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    assert isinstance(a, ember.Tensor) and tuple(a.shape) == tuple(b.shape)
-    assert a.requires_grad == b.requires_grad
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
-
-
-def both(run):
-    """run(lib) under ember and torch: the results, compared."""
-    ours, theirs = run(ember), run(torch)
-    same(ours, theirs)
-    return ours, theirs
+same, both = same_tree, both_trees
 
 
 def t(lib, a, requires_grad=False):
