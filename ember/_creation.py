@@ -270,6 +270,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
     npd = _np_dtype(dtype, getattr(m, "dtype", None) if isinstance(m, np.ndarray) else None)
     if not isinstance(m, np.ndarray) and not isinstance(s, np.ndarray):
         return Tensor._make(_gen(generator).normal(shape, npd, m, s))
+    if isinstance(s, np.ndarray) and not (s >= 0).all():  # NaN too; before any draw
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not isinstance(s, np.ndarray) and not s >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(s):g}")
     return Tensor._make((_gen(generator).normal(shape, npd) * s + m).astype(npd))
 
 

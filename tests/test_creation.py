@@ -170,3 +170,15 @@ def test_linspace_rounds_every_value_as_torch(start, end, steps, dtype):
 
 def test_linspace_negative_steps_raise_as_torch():
     same_error(lambda lib: lib.linspace(0, 1, -1))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.normal(m.zeros(3), -1.0),
+    lambda m: m.normal(m.zeros(3), m.tensor([1.0, -1.0, 1.0])),
+    lambda m: m.normal(0.0, m.tensor([1.0, float("nan")])),
+])
+def test_normal_with_tensor_operands_refuses_negative_or_nan_std_as_torch(call):
+    ember.manual_seed(0)
+    state = ember.get_rng_state().numpy().copy()
+    same_error(call)
+    np.testing.assert_array_equal(ember.get_rng_state().numpy(), state)  # nothing drawn
