@@ -1,6 +1,7 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
 AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d, LPPool1d/2d/3d."""
 from .. import functional as F
+from .conv import _ntuple
 from .module import Module
 
 
@@ -163,10 +164,6 @@ class _MaxUnpoolNd(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-def _ntuple(value, n):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
