@@ -13,6 +13,7 @@ from ember.ops.counting import triu_indices
 from ember.ops.order_stats import cdist
 from ember.random import _gen
 
+from ._functional_layers import max_pool1d, max_pool2d
 from ._functional_misc import pad
 from ._functional_spatial import interpolate
 
@@ -156,11 +157,9 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
-    from . import functional as F  # functional gathers this module (a cycle)
-    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
-    from . import functional as F  # functional gathers this module (a cycle)
-    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)

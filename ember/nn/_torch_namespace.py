@@ -9,6 +9,7 @@ adapter maps them onto the one nn.functional implementation.
 import warnings
 
 from . import functional as F
+from ._functional_loss import _REDUCTIONS
 from ._functional_norm import _channel_dropout
 from .modules import rnn
 
@@ -16,9 +17,8 @@ from .modules import rnn
 SAME = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
         "conv_transpose3d", "celu", "selu", "prelu", "hardshrink", "bilinear", "threshold",
         "rrelu", "adaptive_avg_pool1d", "avg_pool1d", "max_pool1d", "max_pool2d",
-        "pdist", "channel_shuffle", "rms_norm", "celu_", "selu_", "threshold_", "rrelu_")
-
-_REDUCTIONS = ("none", "mean", "sum")
+        "pdist", "channel_shuffle", "max_pool1d_with_indices", "rms_norm", "celu_", "selu_",
+        "threshold_", "rrelu_")
 
 
 def _reduction(value):
@@ -110,11 +110,6 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
                               reduction=_reduction(reduction))
-
-
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False):
-    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
