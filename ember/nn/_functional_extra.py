@@ -14,7 +14,7 @@ from ember.ops.order_stats import cdist
 from ember.random import _gen
 
 from ._functional_layers import max_pool1d, max_pool2d
-from ._functional_misc import pad
+from ._functional_misc import check_dropout_p, pad
 from ._functional_spatial import interpolate
 
 __all__ = ["rms_norm", "pdist", "channel_shuffle", "native_channel_shuffle",
@@ -101,8 +101,7 @@ _SELU_ALPHA = 1.7580993408473766  # -SELU's scale * alpha: where SELU sends -inf
 
 
 def _alpha_dropout(input, p, training, inplace, feature):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    check_dropout_p(p)
     if not training or p == 0:
         return input
     if feature and input.dim() < 2:

@@ -12,10 +12,15 @@ __all__ = ["dropout", "one_hot", "pad", "normalize", "bilinear", "cosine_similar
            "pairwise_distance"]
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only)."""
+def check_dropout_p(p):
+    """Every dropout's check of p (as torch's: ValueError outside [0, 1])."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only)."""
+    check_dropout_p(p)
     if not training or p == 0.0:
         return input
     dtype = input._data.dtype

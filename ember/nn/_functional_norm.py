@@ -13,7 +13,7 @@ from ember.ops.normalization import (
     NativeLayerNormBackward0,
 )
 
-from ._functional_misc import _dropout_noise
+from ._functional_misc import _dropout_noise, check_dropout_p
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d",
            "dropout3d", "scaled_dot_product_attention"]
@@ -108,8 +108,7 @@ def _renorm_rows(weight, rows, max_norm, norm_type):
 
 
 def _channel_dropout(input, p, training, inplace, name):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    check_dropout_p(p)
     if not training or p == 0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)

@@ -1,6 +1,7 @@
 """Dropout layers: zero elements (Dropout) or whole channels (Dropout1d/2d/3d) at random during
 training, scaling the rest by 1 / (1 - p); identity in eval mode."""
 from .. import functional as F
+from .._functional_misc import check_dropout_p
 from .module import Module
 
 
@@ -9,8 +10,7 @@ class _DropoutNd(Module):
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        check_dropout_p(p)
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
