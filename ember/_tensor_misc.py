@@ -97,21 +97,10 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _fill(self, median + sigma * np.tan(math.pi * (_uniform(self, generator) - 0.5)))
 
 
-def _serial_normal(self, generator):
-    """torch's serial float64 normals: Box-Muller on uniform pairs (u1, u2), giving
-    r cos(2 pi u1) then r sin(2 pi u1), r = sqrt(-2 log(1 - u2)). (torch keeps an odd count's
-    last sine in its generator for the next such draw; ember does not.)"""
-    n = self._data.size
-    u = _gen(generator).uniform((2 * ((n + 1) // 2),), np.dtype(np.float64))
-    radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
-    theta = 2.0 * math.pi * u[0::2]
-    pairs = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
-    return pairs.reshape(-1)[:n].reshape(self._data.shape)
-
-
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """exp(mean + std * z), z standard normal (torch's stream: see _serial_normal)."""
-    return _fill(self, np.exp(mean + std * _serial_normal(self, generator)))
+    """exp(mean + std * z), z standard normal drawn one at a time (torch's stream)."""
+    z = _gen(generator).normal_serial(self._data.size).reshape(self._data.shape)
+    return _fill(self, np.exp(mean + std * z))
 
 
 def _geometric_(self, p, *, generator=None):

@@ -118,7 +118,7 @@ class Generator:
         if n >= 16:
             values = self._normal_fill(n, np_dtype)
         else:
-            values = np.array([self._normal_scalar() for _ in range(n)])
+            values = self.normal_serial(n)
         values = values * std + mean
         if bf16:  # torch's double -> bfloat16 goes through float
             values = values.astype(np.float32)
@@ -233,15 +233,24 @@ class Generator:
             values[i], values[j] = values[j], values[i]
         return np.array(values, dtype=np.int64)
 
-    def _normal_scalar(self):
-        if self._normal_cache is not None:
-            value, self._normal_cache = self._normal_cache, None
-            return value
-        u1, u2 = self._doubles(2)
-        radius = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = 2.0 * math.pi * u1
-        self._normal_cache = radius * math.sin(theta)
-        return radius * math.cos(theta)
+    def normal_serial(self, n):
+        """n float64 normals as torch's scalar path draws them one at a time: a cached sine
+        first, then Box-Muller on uniform pairs (u1, u2), r cos(2 pi u1) then r sin(2 pi u1),
+        r = sqrt(-2 log(1 - u2)); an odd count's last sine is cached for the next draw."""
+        head = []
+        if n and self._normal_cache is not None:
+            head, self._normal_cache = [self._normal_cache], None
+            n -= 1
+        pairs = (n + 1) // 2
+        u = self._doubles(2 * pairs)
+        radius = [math.sqrt(-2.0 * math.log1p(-v)) for v in u[1::2].tolist()]
+        theta = [2.0 * math.pi * v for v in u[0::2].tolist()]
+        values = np.empty(2 * pairs)
+        values[0::2] = [r * math.cos(t) for r, t in zip(radius, theta)]
+        values[1::2] = [r * math.sin(t) for r, t in zip(radius, theta)]
+        if n % 2:
+            self._normal_cache = float(values[-1])
+        return np.concatenate([head, values[:n]])
 
 
 def _box_muller_16(block):

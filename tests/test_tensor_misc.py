@@ -184,6 +184,18 @@ def test_random_fills_draw_torchs_stream(fill):
     close(fill(ember), expected, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("n", [1, 3, 17])
+def test_log_normal_odd_count_leaves_torchs_cached_normal(n):
+    """An odd count's last sine stays in the generator: the next scalar normal draws it."""
+    draws = []
+    for lib in (torch, ember):
+        lib.manual_seed(5)
+        first = lib.empty(n).log_normal_(0.5, 1.5)
+        draws.append((first, lib.randn(3, dtype=lib.float64), lib.empty(2).log_normal_()))
+    for got, expected in zip(draws[1], draws[0]):
+        close(got, expected, rtol=0, atol=0)
+
+
 def test_namespace_functions():
     for args in ((torch.int32, torch.uint8), (torch.bool, torch.float32),
                  (torch.float64, torch.int8), (torch.float64, torch.float16)):
