@@ -182,10 +182,7 @@ def svd(A, full_matrices=True, *, driver=None):
 
 def slogdet(A):
     """(sign, log|det A|) of each square matrix: (0, -inf) where A is singular."""
-    logabs = D.LinalgSlogdetBackward0.apply(A)
-    node = logabs._grad_fn
-    sign = node.sign if node is not None else np.sign(np.linalg.det(A._data))
-    return Slogdet((_make(np.asarray(sign, A._data.dtype)), logabs))
+    return Slogdet(D.apply_multi(D.LinalgSlogdetBackward0, A))
 
 
 def matrix_power(input, n):

@@ -267,25 +267,39 @@ class LinalgSvdBackward0(_Decomposition):
 
 # ---------------------------------------------------------------- log-determinant
 
+def _logdet_grad(m, g, a):
+    """d log|det A| = g A^-T (one formula for logdet and slogdet)."""
+    return m.unsqueeze(m.unsqueeze(g, -1), -1) * m.mT(_inv(m, a))
+
+
 class LinalgSlogdetBackward0(Node):
-    """logabsdet = log|det A| (its sign is kept on the node);  gA = g A^-T."""
+    """(sign, logabsdet = log|det A|), one node for both as torch's; only logabsdet carries
+    a gradient (a real sign is piecewise constant): gA = g A^-T."""
+
+    differentiable = (0, 1)
 
     def forward(self, a, name="linalg.slogdet"):
         check_square(a._data, name)
         self.save(a)
-        self.sign, logabs = np.linalg.slogdet(a._data)
-        return logabs
+        sign, logabs = np.linalg.slogdet(a._data)
+        return np.asarray(sign, a._data.dtype), logabs
 
-    def backward(self, m, g, a):
-        return (m.unsqueeze(m.unsqueeze(g, -1), -1) * m.mT(_inv(m, a)),)
+    def backward(self, m, grads, a):
+        g = grads[1]
+        return (None if g is None else _logdet_grad(m, g, a),)
 
 
-class LogdetBackward0(LinalgSlogdetBackward0):
+class LogdetBackward0(Node):
     """log det A: NaN where the determinant is negative, -inf where it is zero."""
 
     def forward(self, a, name="logdet"):
-        logabs = super().forward(a, name)
-        return np.where(self.sign < 0, np.nan, logabs)
+        check_square(a._data, name)
+        self.save(a)
+        sign, logabs = np.linalg.slogdet(a._data)
+        return np.where(sign < 0, np.nan, logabs)
+
+    def backward(self, m, g, a):
+        return (_logdet_grad(m, g, a),)
 
 
 # ---------------------------------------------------------------- multi_dot

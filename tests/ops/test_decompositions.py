@@ -170,3 +170,14 @@ def test_eigh_gradient_on_an_unsymmetrised_input_projects_as_torch():
     a = SPD[0]
     check(lambda L, x: (L.linalg.eigh(x)[1] ** 2 * L.tensor(WEIGHT[:3, :3])).sum()
           + L.linalg.eigh(x)[0].pow(2).sum(), a, second=True, same_grad_fn=False)
+
+
+def test_slogdet_sign_shares_the_node_as_torch():
+    """sign and logabsdet come from one node (sign requires grad, its gradient is zero)."""
+    for lib in (torch, ember):
+        a = lib.tensor(SQB, requires_grad=True)
+        sign, logabs = lib.linalg.slogdet(a)
+        assert sign.requires_grad and sign.grad_fn is logabs.grad_fn
+        assert sign.grad_fn.name() == "LinalgSlogdetBackward0"
+        assert not lib.linalg.slogdet(a.detach()).sign.requires_grad
+    check(lambda L, x: L.linalg.slogdet(x).sign * 2 + L.linalg.slogdet(x)[1], SQB)
