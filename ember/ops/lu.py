@@ -1,5 +1,5 @@
 """LU with partial pivoting as torch.linalg's (LAPACK getrf's pivots: the first largest |entry|
-of each column): linalg.lu (P, L, U) with its gradient for square matrices, lu_factor
+of each column): linalg.lu (P, L, U) with its gradient (square, wide and tall), lu_factor
 (packed LU, 1-based int32 pivots), lu_unpack and lu_solve (A rebuilt as P L U, then solve)."""
 import numpy as np
 
@@ -54,8 +54,19 @@ def unpack(lu, k):
     return lower, np.triu(lu[..., :k, :])
 
 
+def _square_grad(m, lower, upper, gl, gu):
+    """P^T gA of a square block A = P L U: L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+    inner = D._tril(m, m.matmul(m.mT(lower), gl), -1) + m.mT(
+        D._tril(m, m.mT(m.matmul(gu, m.mT(upper)))))
+    left = _solve(m, m.mT(lower), inner)  # L^-T inner
+    return m.mT(_solve(m, upper, m.mT(left)))
+
+
 class LinalgLuBackward0(D._Decomposition):
-    """A = P L U;  square A: gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+    """A = P L U.  Square: the square block's formula (_square_grad). Wide (m < n, U = [U1 U2]):
+    U2 = L^-1 (P^T A)_2 gives (P^T gA)_2 = L^-T gU2 and gL -= L^-T gU2 U2^T, then the square
+    block (L, U1). Tall (m > n, L = [L1; L2]): L2 = (P^T A)_2 U^-1 - L2 dU U^-1 gives
+    (P^T gA)_2 = gL2 U^-T and gU -= L2^T gL2 U^-T, then the square block (L1, U)."""
 
     differentiable = (1, 2)
 
@@ -73,15 +84,25 @@ class LinalgLuBackward0(D._Decomposition):
         return self._keep(a, {}, (permutation(piv, x.shape[-2], x.dtype), lower, upper, piv))
 
     def backward(self, m, grads, a):
-        if a.shape[-1] != a.shape[-2]:
-            raise NotImplementedError("ember implements the derivative of linalg.lu for square "
-                                      "matrices only")
         p, lower, upper, _ = D._outputs(self, m, a)
         _, gl, gu = D._grads(m, grads[:3], (p, lower, upper))
-        inner = D._tril(m, m.matmul(m.mT(lower), gl), -1) + m.mT(
-            D._tril(m, m.mT(m.matmul(gu, m.mT(upper)))))
-        left = _solve(m, m.mT(lower), inner)  # L^-T inner
-        return (m.matmul(p, m.mT(_solve(m, upper, m.mT(left)))),)
+        rows, cols = a.shape[-2:]
+        k = min(rows, cols)
+        if rows == cols:
+            inner = _square_grad(m, lower, upper, gl, gu)
+        elif rows < cols:
+            head, tail = (..., slice(None), slice(None, k)), (..., slice(None), slice(k, None))
+            g2 = _solve(m, m.mT(lower), m.index(gu, tail))  # L^-T gU2
+            gl = gl - m.matmul(g2, m.mT(m.index(upper, tail)))
+            inner = m.cat([_square_grad(m, lower, m.index(upper, head), gl,
+                                        m.index(gu, head)), g2], -1)
+        else:
+            head, tail = (..., slice(None, k), slice(None)), (..., slice(k, None), slice(None))
+            g2 = m.mT(_solve(m, upper, m.mT(m.index(gl, tail))))  # gL2 U^-T
+            gu = gu - m.matmul(m.mT(m.index(lower, tail)), g2)
+            inner = m.cat([_square_grad(m, m.index(lower, head), upper,
+                                        m.index(gl, head), gu), g2], -2)
+        return (m.matmul(p, inner),)
 
 
 def lu(A, *, pivot=True):

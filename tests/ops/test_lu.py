@@ -1,6 +1,6 @@
 """LU (ember/ops/lu.py) against torch 2.13: linalg.lu, lu_factor (LAPACK's pivots), lu_unpack,
 linalg.lu_solve (left, adjoint) and torch.lu_solve: values, gradients and second derivatives
-(square matrices), float64 and float32, batched; errors."""
+(square, tall and wide), float64 and float32, batched; errors."""
 import numpy as np
 import pytest
 import torch
@@ -69,10 +69,12 @@ def test_factors_and_pivots(x):
     check(lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), x, grad=False)
 
 
-def test_rectangular_derivative_not_implemented():
-    a = ember.tensor(TALL, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="square"):
-        ember.linalg.lu(a).U.sum().backward()
+@pytest.mark.parametrize("x", [TALL, WIDE], ids=["tall", "wide"])
+def test_rectangular_derivatives(x):
+    """Wide and tall A: first and second derivatives through L and U, and through lu_factor."""
+    for name in ("lu", "lu_factor"):
+        check(CASES[name][0], x, rtol=1e-6, atol=1e-8, same_grad_fn=False)
+        check(CASES[name][0], x.astype(np.float32), rtol=2e-3, atol=2e-3, same_grad_fn=False)
 
 
 def test_errors():
