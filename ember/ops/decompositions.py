@@ -4,11 +4,11 @@ math namespace ``m``, and under create_graph it recomputes the decomposition as 
 so the formula's own derivative comes out of the graph."""
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _fp
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor
 from ..autograd.graph import Node, _edge
-from .linalg_extra import LinAlgError, _inv, _solve, check_float, check_square
+from .linalg_extra import LinAlgError, _inv, _solve, check_float, check_square, lapack_svd
 
 
 def returns(name, fields):
@@ -25,7 +25,11 @@ def apply_multi(cls, *inputs, **kwargs):
     is in ``cls.differentiable`` get the node as grad_fn (backward then receives one gradient
     slot per output, None where no gradient came)."""
     node = cls()
-    outs = tuple(Tensor._make(np.asarray(o)) for o in node.forward(*inputs, **kwargs))
+    token = _fp.quiet()  # NaN and inf come silently, as torch's
+    try:
+        outs = tuple(Tensor._make(np.asarray(o)) for o in node.forward(*inputs, **kwargs))
+    finally:
+        _fp.restore(token)
     if _grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
         for i in cls.differentiable:
             outs[i]._grad_fn, outs[i]._output_nr, outs[i]._requires_grad = node, i, True
@@ -241,7 +245,7 @@ class LinalgSvdBackward0(_Decomposition):
         check_float(x, name)
         if x.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-        u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+        u, s, vh = lapack_svd(x, full_matrices=full_matrices)
         return self._keep(a, {"full_matrices": full_matrices, "name": name}, (u, s, vh))
 
     def backward(self, m, grads, a):

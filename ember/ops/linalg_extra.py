@@ -12,6 +12,15 @@ class LinAlgError(RuntimeError):
     """A matrix the operation cannot handle (singular), as torch.linalg.LinAlgError."""
 
 
+def lapack_svd(x, **kwargs):
+    """np.linalg.svd, refusing NaN input with torch's LinAlgError (NumPy's own error, "SVD did
+    not converge", would leak otherwise)."""
+    if np.isnan(x).any():
+        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix "
+                          "contained non-finite values.")
+    return np.linalg.svd(x, **kwargs)
+
+
 def check_float(x, name):
     if x.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
@@ -27,29 +36,57 @@ def check_square(x, name):
                            f"{x.shape[-2]} by {x.shape[-1]} matrices")
 
 
-def _zero_pivot(a):
-    """1-based index of the first zero pivot of LU with partial pivoting (torch's message)."""
-    a = np.array(a, dtype=np.float64)
-    n = a.shape[0]
-    for k in range(n):
-        p = k + int(np.argmax(np.abs(a[k:, k])))
-        if a[p, k] == 0:
-            return k + 1
-        a[[k, p]] = a[[p, k]]
-        a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
-    return n
+def factor(x):
+    """(packed LU, 1-based pivots) of every matrix of x, eliminated on the whole batch at once."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    a = x.reshape((-1, m, n)).copy()
+    piv = np.zeros((a.shape[0], k), np.int32)
+    rows = np.arange(a.shape[0])
+    for j in range(k):
+        r = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+        piv[:, j] = r + 1
+        top = a[rows, j].copy()
+        a[rows, j] = a[rows, r]
+        a[rows, r] = top
+        pivot = a[:, j, j]
+        a[:, j + 1:, j] /= np.where(pivot == 0, 1, pivot)[:, None]
+        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return a.reshape(x.shape), piv.reshape(x.shape[:-2] + (k,))
+
+
+def zero_pivots(x):
+    """int32 info per matrix as LAPACK's getrf: 0, or the 1-based index of U's first exactly
+    zero pivot (a singular matrix; NaN and near-singular matrices factor with info 0)."""
+    packed, _ = factor(x)
+    zero = np.diagonal(packed, 0, -2, -1) == 0
+    return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
 
 
 def _singular_inverse(x):
-    flat = x.reshape((-1,) + x.shape[-2:])
-    for i, matrix in enumerate(flat):
-        if np.linalg.matrix_rank(matrix) < matrix.shape[0] or not np.isfinite(matrix).all():
-            batch = f"(Batch element {i}): " if x.ndim > 2 else ""
-            return LinAlgError(f"linalg.inv: {batch}The diagonal element {_zero_pivot(matrix)} "
-                               "is zero, the inversion could not be completed because the "
-                               "input matrix is singular.")
-    return LinAlgError("linalg.inv: the inversion could not be completed because the input "
-                       "matrix is singular.")
+    info = zero_pivots(x).reshape(-1)
+    i = int(np.flatnonzero(info)[0]) if info.any() else 0
+    batch = f"(Batch element {i}): " if x.ndim > 2 else ""
+    return LinAlgError(f"linalg.inv: {batch}The diagonal element {info[i]} is zero, the "
+                       "inversion could not be completed because the input matrix is singular.")
+
+
+def nan_safe(lapack, x, error):
+    """lapack(x) (NumPy's inv or solve), where the matrices holding NaN give NaN as torch's
+    (NumPy refuses them as singular); ``error()``: what a singular matrix raises."""
+    try:
+        return lapack(x)
+    except np.linalg.LinAlgError:
+        nan = np.isnan(x).any((-2, -1))
+        if not nan.any():
+            raise error() from None
+    out = nan_safe(lapack, np.where(nan[..., None, None], np.eye(x.shape[-1], dtype=x.dtype), x),
+                   error)
+    return np.where(nan[..., None, None], np.nan, out)
+
+
+def _inverse(x):
+    return nan_safe(np.linalg.inv, x, lambda: _singular_inverse(x))
 
 
 class LinalgInvExBackward0(Node):
@@ -60,10 +97,7 @@ class LinalgInvExBackward0(Node):
     def forward(self, a):
         x = a._data
         check_square(x, "linalg.inv")
-        try:
-            return np.linalg.inv(x)
-        except np.linalg.LinAlgError:
-            raise _singular_inverse(x) from None
+        return _inverse(x)
 
     def backward(self, m, g, out):
         inv_t = m.mT(out)
@@ -71,7 +105,12 @@ class LinalgInvExBackward0(Node):
 
 
 def _inv(m, x):
-    return LinalgInvExBackward0.apply(x) if m.is_graph else np.linalg.inv(x)
+    return LinalgInvExBackward0.apply(x) if m.is_graph else _inverse(x)
+
+
+def _singular_solve():
+    return LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
+                       "singular.")
 
 
 def is_vector_rhs(a, b):
@@ -95,12 +134,11 @@ class LinalgSolveExBackward0(Node):
                                f"{'AX = B' if left else 'XA = B'} ({x.shape[-2]}x{x.shape[-1]} "
                                f"and {y.shape[-2]}x{y.shape[-1]})")
         self.save(a)
-        try:
-            out = np.linalg.solve(x, y) if left else np.swapaxes(
-                np.linalg.solve(np.swapaxes(x, -1, -2), np.swapaxes(y, -1, -2)), -1, -2)
-        except np.linalg.LinAlgError:
-            raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
-                              "is singular.") from None
+        if left:
+            out = _solve(array_math, x, y)
+        else:
+            out = np.swapaxes(_solve(array_math, np.swapaxes(x, -1, -2), np.swapaxes(y, -1, -2)),
+                              -1, -2)
         return out[..., 0] if self.vector else out
 
     def backward(self, m, g, a, out):
@@ -116,7 +154,9 @@ class LinalgSolveExBackward0(Node):
 
 
 def _solve(m, a, b):
-    return LinalgSolveExBackward0.apply(a, b) if m.is_graph else np.linalg.solve(a, b)
+    if m.is_graph:
+        return LinalgSolveExBackward0.apply(a, b)
+    return nan_safe(lambda x: np.linalg.solve(x, b), a, _singular_solve)
 
 
 class LinalgDetBackward0(Node):
@@ -142,7 +182,7 @@ class LinalgDetBackward0(Node):
 def _cofactor(x):
     """det(A) * A^-T, defined for singular A: U diag(prod of the other singular values) Vh,
     signed by det(U) det(Vh)."""
-    u, s, vh = np.linalg.svd(x)
+    u, s, vh = lapack_svd(x)
     others = _prod_others(array_math, s, s.ndim - 1)
     sign = np.linalg.det(u) * np.linalg.det(vh)
     return sign[..., None, None] * np.matmul(u * others[..., None, :], vh)
@@ -155,7 +195,7 @@ class LinalgSvdBackward0(Node):
         x = a._data
         check_float(x, "linalg.svdvals")
         self.save(a)
-        self.u, s, self.vh = np.linalg.svd(x, full_matrices=False)
+        self.u, s, self.vh = lapack_svd(x, full_matrices=False)
         return s
 
     def backward(self, m, g, a):

@@ -76,7 +76,7 @@ def pinverse(input, rcond=1e-15):
 
 
 def _singular_values(x, hermitian):
-    return np.abs(np.linalg.eigvalsh(x)) if hermitian else np.linalg.svd(x, compute_uv=False)
+    return np.abs(np.linalg.eigvalsh(x)) if hermitian else X.lapack_svd(x, compute_uv=False)
 
 
 def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
@@ -156,40 +156,42 @@ def matmul(input, other):
     return api.matmul(input, other)
 
 
-def _info(x):
-    """int32 info per matrix: 0, or the first zero pivot of LU (1-based) where singular."""
-    flat = x.reshape((-1,) + x.shape[-2:])
-    info = [0 if np.isfinite(m).all() and np.linalg.matrix_rank(m) == m.shape[-1]
-            else X._zero_pivot(m) for m in flat]
-    return np.asarray(info, np.int32).reshape(x.shape[:-2])
+def _masked(A, info, compute):
+    """``compute`` on A with each singular matrix (info != 0) replaced by the identity, and NaN
+    in the results of those matrices (the other matrices of the batch are untouched)."""
+    bad = info != 0
+    eye = np.eye(A.shape[-1], dtype=A._data.dtype)
+    safe = api.where(_make(bad[..., None, None]), _make(eye), A)
+    out = compute(safe)
+    mask = bad.reshape(bad.shape + (1,) * (out.ndim - bad.ndim))
+    return api.where(_make(mask), _make(np.asarray(np.nan, A._data.dtype)), out)
 
 
 def inv_ex(A, *, check_errors=False):
-    """(inverse, info): info 0, or the first zero pivot where the matrix is singular (its
+    """(inverse, info): info 0, or the first zero pivot where a matrix is singular (its
     inverse is then NaN); raises LinAlgError only with ``check_errors``."""
     X.check_square(A._data, "linalg.inv_ex")
-    info = _info(A._data)
+    info = X.zero_pivots(A._data)
     if not info.any():
         return InvEx((_inv(A), _make(info)))
     if check_errors:
         error = X._singular_inverse(A._data)
         raise type(error)(str(error).replace("linalg.inv:", "linalg.inv_ex:", 1))
-    return InvEx((_make(np.full(A.shape, np.nan, A._data.dtype)), _make(info)))
+    return InvEx((_masked(A, info, _inv), _make(info)))
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
-    """(result, info) of linalg.solve: info nonzero (and the result NaN) where A is singular;
-    raises LinAlgError only with ``check_errors``."""
+    """(result, info) of linalg.solve: info nonzero (and that matrix's result NaN) where A is
+    singular; raises LinAlgError only with ``check_errors``."""
     X.check_square(A._data, "linalg.solve_ex")
-    info = _info(A._data)
+    info = X.zero_pivots(A._data)
     if not info.any():
         return SolveEx((_solve(A, B, left=left), _make(info)))
     if check_errors:
         raise X.LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix "
                             "is singular.")
-    shape = np.broadcast_shapes(A.shape[:-1], B.shape) if X.is_vector_rhs(A._data, B._data) \
-        else np.broadcast_shapes(A.shape[:-2] + (1, 1), B.shape)
-    return SolveEx((_make(np.full(shape, np.nan, A._data.dtype)), _make(info)))
+    out = _masked(A, info, lambda a: _solve(a, B, left=left))
+    return SolveEx((out, _make(info)))
 
 
 def _check_lstsq(A, B, driver):
@@ -226,7 +228,7 @@ def lstsq(input, b, rcond=None, *, driver=None):
     B = api.unsqueeze(b, -1) if vector else b
     solution = api.matmul(pinv(input, rtol=rtol), B)
     dtype = input._data.dtype
-    s = np.linalg.svd(input._data, compute_uv=False)
+    s = X.lapack_svd(input._data, compute_uv=False)
     rank = _kept(s, input.shape, None, rtol).sum(-1).astype(np.int64)
     residuals = _make(np.zeros((0,), dtype))
     if driver != "gelsy" and m > n and np.all(rank == n):

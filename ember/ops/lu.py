@@ -6,31 +6,12 @@ import numpy as np
 from .._tensor import Tensor
 from . import api, matrix_ops
 from . import decompositions as D
-from .linalg_extra import LinalgSolveExBackward0, _solve, check_float, is_vector_rhs
+from .linalg_extra import LinalgSolveExBackward0, _solve, check_float, factor, is_vector_rhs
 
 _make = Tensor._make
 PLU = D.returns("linalg_lu", ("P", "L", "U"))
 LUFactor = D.returns("linalg_lu_factor", ("LU", "pivots"))
 LUUnpack = D.returns("lu_unpack", ("P", "L", "U"))
-
-
-def factor(x):
-    """(packed LU, 1-based pivots) of every matrix of x, eliminated on the whole batch at once."""
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    a = x.reshape((-1, m, n)).copy()
-    piv = np.zeros((a.shape[0], k), np.int32)
-    rows = np.arange(a.shape[0])
-    for j in range(k):
-        r = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
-        piv[:, j] = r + 1
-        top = a[rows, j].copy()
-        a[rows, j] = a[rows, r]
-        a[rows, r] = top
-        pivot = a[:, j, j]
-        a[:, j + 1:, j] /= np.where(pivot == 0, 1, pivot)[:, None]
-        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
-    return a.reshape(x.shape), piv.reshape(x.shape[:-2] + (k,))
 
 
 def permutation(piv, m, dtype):

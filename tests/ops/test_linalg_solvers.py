@@ -118,3 +118,56 @@ def test_errors_as_torch(i):
     assert isinstance(got.value, ember.linalg.LinAlgError) == isinstance(
         want.value, torch.linalg.LinAlgError)
     assert str(got.value) == str(want.value)
+
+
+# a batch mixing an invertible, an exactly singular, a near-singular (LU's pivot is tiny, not
+# zero), a NaN and an inf matrix: each matrix's result is its own, as torch's
+MIXED = np.stack([np.eye(2) * 2, [[1.0, 2.0], [2.0, 4.0]], [[1e-17, 1.0], [1.0, 1.0]],
+                  [[1.0, 1.0], [1.0, 1.0 + 1e-15]], [[np.nan, 1.0], [1.0, 1.0]],
+                  [[np.inf, 1.0], [1.0, 1.0]]])
+SINGULAR_AT = np.array([False, True, False, False, False, False])
+
+
+def _same_where_defined(got, want):
+    """Equal values (NaN where torch has NaN); where torch's singular result is inf, ember's
+    is NaN (the inverse does not exist)."""
+    got, want = got.numpy(), want.numpy()
+    keep = ~SINGULAR_AT.reshape((-1,) + (1,) * (got.ndim - 1))
+    keep = np.broadcast_to(keep, got.shape)
+    np.testing.assert_allclose(got[keep], want[keep], rtol=1e-12, equal_nan=True)
+    assert np.isnan(got[~keep]).all()
+
+
+def test_inv_ex_and_solve_ex_per_matrix_of_a_batch():
+    t, e = torch.tensor(MIXED), ember.tensor(MIXED)
+    want, got = torch.linalg.inv_ex(t), ember.linalg.inv_ex(e)
+    np.testing.assert_array_equal(got.info.numpy(), want.info.numpy())
+    _same_where_defined(got.inverse, want.inverse)
+    for rhs in ((6, 2), (6, 2, 3)):
+        want = torch.linalg.solve_ex(t, torch.ones(rhs, dtype=torch.float64))
+        got = ember.linalg.solve_ex(e, ember.ones(rhs, dtype=ember.float64))
+        np.testing.assert_array_equal(got.info.numpy(), want.info.numpy())
+        _same_where_defined(got.result, want.result)
+
+
+def test_nan_matrices_invert_and_solve_to_nan_as_torch():
+    """NumPy refuses a NaN matrix as singular; torch (and ember) give NaN for it alone."""
+    ok = MIXED[~SINGULAR_AT]
+    check(lambda L, a: L.linalg.inv(a), ok, second=False)
+    check(lambda L, a: L.linalg.solve(a, L.ones(5, 3, 2, dtype=a.dtype), left=False), ok,
+          second=False)
+    check(lambda L, a: L.linalg.solve(a, L.ones(5, 2, dtype=a.dtype)), ok, second=False)
+
+
+@pytest.mark.parametrize("fn", [lambda L, a: L.linalg.svd(a), lambda L, a: L.linalg.svdvals(a),
+                                lambda L, a: L.linalg.pinv(a), lambda L, a: L.linalg.cond(a),
+                                lambda L, a: L.linalg.matrix_rank(a),
+                                lambda L, a: L.linalg.matrix_norm(a, "nuc")])
+def test_svd_of_nan_raises_torchs_linalg_error(fn):
+    x = np.array([[1.0, np.nan], [0.5, 2.0]])
+    with pytest.raises(torch.linalg.LinAlgError) as want:
+        fn(torch, torch.tensor(x))
+    with pytest.raises(ember.linalg.LinAlgError) as got:
+        fn(ember, ember.tensor(x))
+    assert str(got.value) == str(want.value)
+    assert issubclass(ember.linalg.LinAlgError, RuntimeError)
