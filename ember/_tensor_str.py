@@ -95,13 +95,16 @@ def _body(arr, fmt, indent, summarize):
     return "[" + sep.join(rows) + "]"
 
 
+_IMPLIED = (np.dtype(np.int64), np.dtype(np.bool_))  # dtypes a non-empty repr leaves unsaid
+
+
 def tensor_repr(t, prefix="tensor("):
     arr = t._data
     suffixes = []
     default = _dtype.get_default_dtype().np
     if arr.size == 0 and arr.shape != (0,):
         suffixes.append(f"size={tuple(arr.shape)}")
-    if arr.dtype not in (default, np.dtype(np.int64), np.dtype(np.bool_)):
+    if arr.dtype != default and (arr.size == 0 or arr.dtype not in _IMPLIED):
         suffixes.append(f"dtype={t.dtype}")
     if arr.size == 0:
         body = "[]"

@@ -49,3 +49,13 @@ def test_wrapping_follows_the_line_width_option():
     finally:
         for lib in (ember, torch):
             lib.set_printoptions(profile="default")
+
+
+@pytest.mark.parametrize("make", [lambda L: L.tensor([], dtype=L.int64),
+                                  lambda L: L.zeros(0, 3, dtype=L.int64),
+                                  lambda L: L.tensor([], dtype=L.bool), lambda L: L.zeros(0),
+                                  lambda L: L.zeros(2, 0, dtype=L.int32),
+                                  lambda L: L.nonzero(L.tensor(0.0), as_tuple=True)[0]])
+def test_empty_tensors_name_their_dtype_as_torch(make):
+    """An empty int64 or bool tensor names its dtype (a non-empty one leaves it implied)."""
+    assert repr(make(ember)).replace("ember.", "torch.") == repr(make(torch))

@@ -7,6 +7,7 @@ from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from .. import elementwise as E
 from ..fastpath import binary_operator, unary_function
+from .selection import nonzero
 
 # The one table of the four arithmetic operators: the ufunc of each (also the in-place forms')
 UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
@@ -135,7 +136,7 @@ def clamp(input, min=None, max=None):
 def where(condition, input=None, other=None):
     """Elements of input where condition holds, else of other; one argument: nonzero indices."""
     if input is None and other is None:
-        return tuple(Tensor._make(i) for i in np.nonzero(_t(condition)._data))
+        return nonzero(_t(condition), as_tuple=True)
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "

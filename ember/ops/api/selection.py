@@ -31,7 +31,15 @@ def masked_select(input, mask):
 
 
 def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(input._data)
+    """Indices of the nonzero elements: one row each, or one tensor per dimension (a 0-d input
+    counts as 1-d there, as torch's; its rows have no columns)."""
+    x = input._data
+    if x.ndim == 0:
+        hit = np.flatnonzero(x.reshape(1))
+        if as_tuple:
+            return (Tensor._make(hit.astype(np.int64)),)
+        return Tensor._make(np.zeros((hit.size, 0), np.int64))
+    idx = np.nonzero(x)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64))

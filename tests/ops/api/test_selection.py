@@ -61,3 +61,23 @@ def test_indices_out_of_range_raise_as_torch(call):
             call(lib)
         errors.append((type(info.value), str(info.value)))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("value", [5.0, 0.0])
+def test_nonzero_argwhere_and_where_of_a_0d_tensor(value):
+    """A 0-d input: (1 or 0) rows of no columns; as a tuple, one index per nonzero element
+    (NumPy refuses nonzero on 0-d arrays)."""
+    for fn in (lambda L, t: L.nonzero(t), lambda L, t: L.argwhere(t),
+               lambda L, t: L.nonzero(t, as_tuple=True), lambda L, t: L.where(t != 0)):
+        got, want = fn(ember, ember.tensor(value)), fn(torch, torch.tensor(value))
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == ember.int64
+            assert g.tolist() == w.tolist()
+
+
+def test_where_shape_mismatch_raises_torchs_runtime_error():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match=r"size of tensor a \(6\) must match the size of "
+                                               r"tensor b \(2\) at non-singleton dimension 1"):
+            lib.where(lib.ones(6, dtype=lib.bool), lib.zeros(()), lib.ones(6, 2))
