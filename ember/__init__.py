@@ -226,6 +226,7 @@ _LAZY_ATTRS.update(dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1
                                   "max_pool1d_with_indices", "convolution", "lstm_cell",
                                   "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
                                   "native_channel_shuffle"), "nn._torch_namespace"))
+from .ops.finite_differences import gradient  # noqa: E402
 from .ops.shape_extra import (  # noqa: E402
     argwhere,
     atleast_1d,

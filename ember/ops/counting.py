@@ -69,6 +69,8 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:

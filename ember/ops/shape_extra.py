@@ -143,6 +143,8 @@ def trace(input):
     """Sum of the main diagonal of a matrix."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return api.sum(diagonal(input))
 
 

@@ -1,12 +1,15 @@
 """Statistics torch composes from other ops: quantile / nanquantile / nanmedian (sort, then
 pick and interpolate), cov / corrcoef, trapezoid / cumulative_trapezoid, unique_consecutive."""
+import warnings
+
 import numpy as np
 
+from .. import _dtype
 from .._creation import tensor as _tensor
 from .._tensor import Tensor
 from . import api
 from .matrix_ops import diag, lerp
-from .order_stats import _named
+from .order_stats import _named, _no_bool
 from .scan import cumsum
 from .shape import _dim
 from .shape_extra import movedim
@@ -37,7 +40,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     qs = _quantile_checks(input, q, interpolation, name)
     x = api.reshape(input, (-1,)) if dim is None else movedim(input, _dim(input.ndim, dim), -1)
     if x.shape[-1] == 0:
-        raise IndexError(f"{name}() input tensor must be non-empty")
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     values = sort(x, -1)[0]  # NaN sorts last
     nan = np.isnan(values._data)
     count = (~nan).sum(-1, keepdims=True) if ignore_nan else np.full(
@@ -80,14 +83,18 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    """quantile ignoring NaN (NaN only where a slice holds nothing else)."""
-    result = _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    """quantile ignoring NaN (NaN only where a slice holds nothing else); errors worded as
+    quantile's, as torch's."""
+    result = _quantile(input, q, dim, keepdim, interpolation, True, "quantile")
     return result if out is None else out.copy_(result)
 
 
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaN; with dim: (values, indices) as torch.median."""
+    _no_bool(input._data, "median_cpu" if dim is None else "median_out")
     flat = dim is None
+    if flat and input._data.size == 0:
+        return _tensor(np.nan, dtype=input.dtype)
     x = api.reshape(input, (-1,)) if flat else input
     d = -1 if flat else _dim(input.ndim, dim)
     values, order = sort(x, d)
@@ -107,7 +114,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.ndim} dimensions")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = api.reshape(input, (1, -1)) if input.ndim < 2 else input
+    if x._data.dtype.kind in "iu":  # integers: the default float dtype, as torch's
+        x = x.to(_dtype.get_default_dtype())
     n = x.shape[1]
     w = None
     for name, weights in (("fweights", fweights), ("aweights", aweights)):
@@ -126,6 +137,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         avg = api.div(api.sum(api.mul(x, w), 1, keepdim=True), total)
         factor = (api.sub(total, correction) if aweights is None else api.sub(
             total, api.div(api.mul(api.sum(api.mul(w, aweights)), correction), total)))
+    if float(np.min(factor._data if isinstance(factor, Tensor) else factor)) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
     centred = api.sub(x, avg)
     weighted = centred if w is None else api.mul(centred, w)
     product = api.mm(weighted, api.t(centred))
@@ -156,8 +170,14 @@ def _spacing(y, x, dx, dim):
     return 1.0 if dx is None else dx
 
 
+def _no_bool_y(y, name):
+    if y._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along ``dim`` (samples spaced by dx, or at the points x)."""
+    _no_bool_y(y, "trapezoid")
     d = _dim(y.ndim, dim)
     n = y.shape[d]
     if n == 0:
@@ -176,6 +196,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoidal integral along ``dim`` (one element shorter)."""
+    _no_bool_y(y, "cumulative_trapezoid")
     d = _dim(y.ndim, dim)
     n = y.shape[d]
     pairs = api.add(api.narrow(y, d, 1, max(n - 1, 0)), api.narrow(y, d, 0, max(n - 1, 0)))

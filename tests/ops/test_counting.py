@@ -77,3 +77,10 @@ def test_degenerate_combinations():
 ])
 def test_errors_as_torch(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("values", [[1.0, float("nan")], [1.0, float("inf")]])
+def test_histc_of_a_non_finite_range_raises_as_torch(values):
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match=r"torch.histc: range of \[.*\] is not finite"):
+            lib.histc(lib.tensor(values))

@@ -125,3 +125,7 @@ def test_errors_as_torch(call):
                 call(lib)
             types.append(info.type)
         assert types[0] == types[1] or issubclass(types[1], types[0])
+
+
+def test_trace_of_bool_raises_as_torch():
+    same_error(lambda L: L.trace(L.ones(2, 2, dtype=L.bool)))

@@ -99,3 +99,24 @@ def test_unique_consecutive(dim):
 ])
 def test_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.quantile(L.zeros(0, 3), 0.3), lambda L: L.nanquantile(L.zeros(0), 0.5),
+    lambda L: L.nanmedian(L.tensor([True, False])), lambda L: L.cov(L.tensor([[True, False]])),
+    lambda L: L.trapezoid(L.tensor([True, False])),
+    lambda L: L.cumulative_trapezoid(L.tensor([True, False]))])
+def test_edge_input_errors_as_torch(call):
+    same_error(call)
+
+
+def test_nanmedian_of_an_empty_tensor_is_nan():
+    check(lambda L, x: L.nanmedian(x), np.zeros(0, np.float32), grad=False)
+
+
+def test_cov_of_integers_is_the_default_float_and_warns_without_degrees_of_freedom():
+    check(lambda L, x: L.cov(x), np.array([[1, 2, 3], [2, 2, 5]]), grad=False)
+    check(lambda L, x: L.corrcoef(x), np.array([[1, 2, 3], [2, 2, 7]]), grad=False)
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match=r"cov\(\): degrees of freedom is <= 0"):
+            lib.cov(lib.tensor([1.0, 2.0]), correction=2)

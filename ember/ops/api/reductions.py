@@ -99,7 +99,7 @@ def _arg_reduce(fn, input, dim, keepdim, name):
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if x.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0.")
         return Tensor._make(np.asarray(fn(x), dtype=np.int64))
     dims = R._dims(x, dim)

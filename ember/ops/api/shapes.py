@@ -98,6 +98,8 @@ def repeat(input, *repeats):
 
 def flip(input, *dims):
     """Reverse the order of elements along dims (a tuple, or several ints as torch's method)."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = dims[0] if len(dims) == 1 else dims
     return S.FlipBackward0.apply(input, dims=(dims,) if isinstance(dims, int) else tuple(dims))
 

@@ -1,7 +1,7 @@
 """The public functions of ember/ops/api/reductions.py (sum, mean, prod, amax, var, std, logsumexp, norm, all, any, ...),
 called as ``ember.X``: values, gradients, second derivatives and grad_fn names against torch 2.13."""
 import pytest
-from oracle import check
+from oracle import check, same_error
 
 from ._cases import A, C, I
 
@@ -32,3 +32,8 @@ CASES = {**REDUCTIONS}
 def test_matches_torch(name):
     fn, *inputs = CASES[name]
     check(fn, *inputs)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reduction_of_an_empty_tensor_raises_index_error_as_torch(name):
+    same_error(lambda L: getattr(L, name)(L.zeros(0, 3)))

@@ -53,3 +53,11 @@ def test_errors_match_torch(call):
             call(lib)
         errors.append(str(info.value).replace("torch.", "ember."))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("call", [lambda L: L.flip(L.ones(2)), lambda L: L.ones(2).flip()])
+def test_flip_without_dims_raises_type_error_as_torch(call):
+    for lib in (torch, ember):
+        with pytest.raises(TypeError, match='flip\\(\\) missing 1 required positional arguments: '
+                                            '"dims"'):
+            call(lib)
