@@ -245,10 +245,17 @@ def _operators():
         "__gt__": _comparison(api.gt), "__ge__": _comparison(api.ge),
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
         "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
-        "__invert__": api.bitwise_not,
+        "__invert__": _invert,
         "__getitem__": api.getitem, "__setitem__": api.setitem,
     }
     return ops
+
+
+def _invert(self):
+    if self._data.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return api.bitwise_not(self)
 
 
 _bind()

@@ -270,3 +270,13 @@ def test_repr_matches_torch(case):
 def test_str_and_format():
     assert str(ember.tensor([1.0, 2.0])) == str(torch.tensor([1.0, 2.0]))
     assert f"{ember.tensor(2.5):.2f}" == f"{torch.tensor(2.5):.2f}"
+
+
+@pytest.mark.parametrize("convert", [int, float])
+@pytest.mark.parametrize("shape", [(0,), (2, 3)])
+def test_python_scalars_of_several_elements_raise_value_error_as_torch(convert, shape):
+    for lib in (torch, ember):
+        with pytest.raises(ValueError, match="only one element tensors can be converted to "
+                                             "Python scalars"):
+            convert(lib.ones(shape))
+    assert convert(ember.ones(1, 1) * 3) == convert(torch.ones(1, 1) * 3)

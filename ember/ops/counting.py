@@ -10,6 +10,7 @@ from .._dtype import from_numpy_dtype, to_numpy_dtype
 from .._tensor import Tensor
 from . import api
 from .matrix_ops import meshgrid
+from .shape import dim_of_0d
 
 
 def _name(array):
@@ -25,7 +26,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     each value's count; with ``dim``, the distinct slices along it."""
     x = input._data
     if dim is not None:
-        axis = dim % max(x.ndim, 1)
+        axis = dim_of_0d(x.ndim, dim)
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
                                             axis=axis)
         inverse = inverse.reshape(-1)

@@ -7,6 +7,8 @@ from .linalg import _check_matmul
 
 
 def _check_linear(x, w):
+    if x.dtype == np.bool_ and w.dtype == np.bool_:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if x.dtype != w.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_dtype.of_numpy(x.dtype).scalar_name} and "

@@ -307,8 +307,8 @@ def _class_index(x, t):
 
 def _onehot_values(x, t, w, denom):
     """G's entry of each element (target ``t``): -w / denom, 0 where w is 0."""
-    if w is None:
-        return np.full(t.shape, -1.0 / denom, x.dtype)
+    if w is None:  # (denom 0: no targets at all, an empty batch)
+        return np.full(t.shape, -1.0 / denom if denom else np.nan, x.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: zero gradient
         return np.where(w == 0, np.zeros((), x.dtype), -w / denom).astype(x.dtype, copy=False)
 

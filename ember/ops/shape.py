@@ -12,6 +12,14 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
+def dim_of_0d(ndim, d):
+    """A dim of a reduction over slices (unique, split, ...): torch refuses any on a 0-d
+    tensor; else the dim wrapped as _dim."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _dim(ndim, d)
+
+
 def _dim(ndim, d):
     m = max(ndim, 1)
     if not -m <= d < m:

@@ -11,7 +11,7 @@ from . import api
 from .matrix_ops import diag, lerp
 from .order_stats import _named, _no_bool
 from .scan import cumsum
-from .shape import _dim
+from .shape import _dim, dim_of_0d
 from .shape_extra import movedim
 from .sorting import sort
 
@@ -213,7 +213,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = flat[starts]
         inverse = (np.cumsum(starts) - 1).reshape(data.shape)
     else:
-        d = _dim(data.ndim, dim)
+        d = dim_of_0d(data.ndim, dim)
         moved = np.moveaxis(data, d, 0).reshape(data.shape[d], -1)
         starts = np.ones(moved.shape[0], bool)
         starts[1:] = (moved[1:] != moved[:-1]).any(1)

@@ -84,3 +84,11 @@ def test_histc_of_a_non_finite_range_raises_as_torch(values):
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match=r"torch.histc: range of \[.*\] is not finite"):
             lib.histc(lib.tensor(values))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.unique(L.tensor(1.0), dim=0), lambda L: L.unique(L.ones(2, 2), dim=2),
+    lambda L: L.unique_consecutive(L.tensor(1.0), dim=0)])
+def test_unique_dim_errors_as_torch(call):
+    """A dim of a 0-d tensor, or out of range, is refused (it wrapped silently before)."""
+    same_error(call)

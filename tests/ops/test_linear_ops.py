@@ -54,3 +54,10 @@ def test_dtype_mismatch_is_refused():
     float != double', ember names the dtypes as torch's matmul does."""
     e = _errors(lambda L: _linear(L, L.ones(2, 3), L.ones(4, 3, dtype=L.float64)))
     assert "same dtype" in e[1] and "Float" in e[1] and "Double" in e[1]
+
+
+def test_linear_of_bool_raises_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(NotImplementedError, match="\"addmm_impl_cpu_\" not implemented for "
+                                                      "'Bool'"):
+            lib.nn.functional.linear(lib.ones(3, 4, dtype=lib.bool), lib.ones(2, 4, dtype=lib.bool))

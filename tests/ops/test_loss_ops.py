@@ -58,3 +58,20 @@ def test_nll_target_out_of_range_raises_as_torch():
             _f(lib).nll_loss(lib.tensor(LOGP), lib.tensor([0, 5, 1, 1, 1, 1]))
         errors.append(info.type)
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x, t: L.nn.functional.cross_entropy(x, t),
+    lambda L, x, t: L.nn.functional.nll_loss(x, t),
+    lambda L, x, t: L.nn.functional.cross_entropy(x, t, label_smoothing=0.1),
+    lambda L, x, t: L.nn.functional.cross_entropy(x, t, reduction="sum")])
+def test_an_empty_batch_gives_torchs_loss(fn):
+    """No targets: the mean is NaN (the sum 0), and the gradient is empty (it raised
+    ZeroDivisionError before)."""
+    out = []
+    for lib in (torch, ember):
+        x = lib.zeros(0, 4, requires_grad=True)
+        loss = fn(lib, x, lib.zeros(0, dtype=lib.int64))
+        loss.backward()
+        out.append((loss.item(), tuple(x.grad.shape)))
+    np.testing.assert_equal(out[1], out[0])

@@ -198,17 +198,27 @@ logical_and, logical_or, logical_xor, logical_not = (
     _logical(f) for f in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not))
 
 
-def _bitwise(ufunc):
+def _bitwise(ufunc, kernel):
     def bitwise(input, other=None):
         if other is None:
-            return Tensor._make(np.asarray(ufunc(_t(input)._data)))
+            x = _t(input)._data
+            _integers_only(x.dtype, kernel)
+            return Tensor._make(np.asarray(ufunc(x)))
         x, y = E._operands(_t(input), other)
+        _integers_only(np.result_type(x, y), kernel)
         return Tensor._make(np.asarray(ufunc(x, y)))
     return bitwise
 
 
+def _integers_only(dtype, kernel):
+    if dtype.kind not in "biu":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for "
+                                  f"'{_dtype.of_numpy(dtype).scalar_name}'")
+
+
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
-    _bitwise(f) for f in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert))
+    _bitwise(f, k) for f, k in ((np.bitwise_and, "bitwise_and"), (np.bitwise_or, "bitwise_or"),
+                                (np.bitwise_xor, "bitwise_xor"), (np.invert, "bitwise_not")))
 
 
 def equal(input, other):

@@ -121,6 +121,8 @@ def select(input, dim, index):
 
 def split(tensor, split_size_or_sections, dim=0):
     """Split into chunks of a size (or a list of sizes) along dim; the pieces are views."""
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     n = tensor._data.shape[S._dim(tensor._data.ndim, dim)]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -143,6 +145,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = input._data.shape[S._dim(input._data.ndim, dim)]
     size = -(-n // chunks)
     return split(input, size, dim) if size else (input,)

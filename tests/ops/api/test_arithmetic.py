@@ -62,3 +62,18 @@ def test_equal_and_allclose_answer_as_torch():
         a, b = lib.tensor(A), lib.tensor(B)
         assert lib.equal(a, a * 1) and not lib.equal(a, b)
         assert lib.allclose(a, a + 1e-9) and not lib.allclose(a, b)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2) & True, lambda L: L.ones(2) | L.ones(2), lambda L: L.ones(2) ^ 1,
+    lambda L: L.ones(2, dtype=L.int32) & 1.5,
+    lambda L: L.ones(2, dtype=L.float64) | L.ones(2, dtype=L.int64),
+    lambda L: L.bitwise_not(L.ones(2, dtype=L.float16)), lambda L: ~L.ones(2)])
+def test_bitwise_ops_on_floats_raise_as_torch(call):
+    """torch refuses floating operands (NumPy's ufunc TypeError leaked before)."""
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises((NotImplementedError, TypeError)) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]

@@ -61,3 +61,14 @@ def test_flip_without_dims_raises_type_error_as_torch(call):
         with pytest.raises(TypeError, match='flip\\(\\) missing 1 required positional arguments: '
                                             '"dims"'):
             call(lib)
+
+
+@pytest.mark.parametrize("call", [lambda L: L.tensor(1.0).chunk(3), lambda L: L.tensor(1.0).split(2),
+                                  lambda L: L.split(L.tensor(1.0), [1])])
+def test_chunk_and_split_of_a_0d_tensor_raise_as_torch(call):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            call(lib)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]
