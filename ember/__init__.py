@@ -279,3 +279,5 @@ from .ops.windows import (  # noqa: E402
     hann_window,
     kaiser_window,
 )
+
+_tensor_methods.guard_inplace_methods()  # last: every in-place method is bound by now

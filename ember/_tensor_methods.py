@@ -26,7 +26,7 @@ from .ops import (
 )
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
-from .ops.inplace import apply_inplace
+from .ops.inplace import OVERLAP, apply_inplace, overlaps
 from .random import _gen
 
 
@@ -341,3 +341,28 @@ def _bind_shape_statistics_methods():
 
 
 _bind_shape_statistics_methods()
+
+
+def _refusing_overlap(method):
+    """``method`` (an in-place one) raising torch's error for a tensor whose elements share
+    memory (an expand()ed one) instead of NumPy's read-only ValueError; costs nothing else."""
+    def inplace(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except ValueError as error:
+            if "read-only" in str(error) and overlaps(self):
+                raise RuntimeError(OVERLAP) from None
+            raise
+    inplace.__name__, inplace.__doc__ = method.__name__, method.__doc__
+    inplace.__wrapped__ = method
+    return inplace
+
+
+def guard_inplace_methods():
+    """Wrap every in-place Tensor method (``x_``) and item assignment with _refusing_overlap
+    (called once, after every module has bound its methods)."""
+    for name in [n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_")]:
+        method = getattr(Tensor, name)
+        if callable(method) and not hasattr(method, "__wrapped__"):
+            setattr(Tensor, name, _refusing_overlap(method))
+    Tensor.__setitem__ = _refusing_overlap(Tensor.__setitem__)

@@ -125,6 +125,27 @@ def apply_inplace(a, op, *args, **kwargs):
     return commit_inplace(a, new)
 
 
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def overlaps(a):
+    """True for a tensor whose elements share memory (an expand()ed one: NumPy's read-only
+    broadcast view), which torch refuses to write to."""
+    data = a._data
+    return not data.flags.writeable and 0 in data.strides and data.size > 1
+
+
+def write_error(a, shape):
+    """torch's error for a write of something of ``shape`` into ``a`` that NumPy refused."""
+    if overlaps(a):
+        return RuntimeError(OVERLAP)
+    out = list(a._data.shape)
+    return RuntimeError(_graph.broadcast_message(tuple(out), tuple(shape))
+                        or f"output with shape {out} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(tuple(out), tuple(shape)))}")
+
+
 def fast_binary_inplace(a, ufunc, b, alpha=None):
     """a op= b directly into a's memory when no gradient is recorded (the optimizer's path)."""
     grad_mode.check_inplace(a._vc)
@@ -141,9 +162,7 @@ def fast_binary_inplace(a, ufunc, b, alpha=None):
     try:
         ufunc(a._data, bd, out=a._data, casting="unsafe")
     except ValueError:
-        raise RuntimeError(f"output with shape {list(a._data.shape)} doesn't match the broadcast "
-                           f"shape {list(np.broadcast_shapes(a._data.shape, np.shape(bd)))}"
-                           ) from None
+        raise write_error(a, np.shape(bd)) from None
     a._vc[0] += 1
     return a
 

@@ -61,3 +61,24 @@ def test_inplace_type_errors():
         with pytest.raises(RuntimeError) as ee:
             call(ember)
         assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("write", [
+    lambda L, t: t.exp_(), lambda L, t: t.mul_(2), lambda L, t: t.add_(L.ones(2, 3)),
+    lambda L, t: t.copy_(L.ones(2, 3)), lambda L, t: t.clamp_(0, 1), lambda L, t: t.uniform_(),
+    lambda L, t: t.index_add_(0, L.tensor([0]), L.ones(1, 3)), lambda L, t: t.sigmoid_()])
+def test_writes_into_an_expanded_tensor_raise_torchs_overlap_error(write):
+    """Elements sharing memory: torch's RuntimeError (NumPy's read-only ValueError leaked)."""
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            write(lib, lib.ones(1, 3).expand(2, 3))
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]
+
+
+def test_copy_of_a_non_broadcastable_source_names_the_sizes_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size "
+                                               r"of tensor b \(4\) at non-singleton dimension 1"):
+            lib.ones(2, 3).copy_(lib.ones(4))

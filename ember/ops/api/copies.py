@@ -6,7 +6,7 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd import graph as _graph
 from .. import elementwise as E
-from ..inplace import apply_inplace, fast_binary_inplace, needs_graph
+from ..inplace import apply_inplace, fast_binary_inplace, needs_graph, write_error
 from .arithmetic import UFUNCS, _t, add, div, mul, sub
 
 
@@ -132,8 +132,7 @@ def copy_(self, src, non_blocking=False):
             np.copyto(self._data, np.broadcast_to(src._data, self._data.shape),
                       casting="unsafe")
         except ValueError:
-            raise RuntimeError(f"The size of tensor a ({self._data.shape}) must match the size "
-                               f"of tensor b ({src._data.shape})") from None
+            raise write_error(self, src._data.shape) from None
         self._vc[0] += 1
         return self
     return apply_inplace(self, CopyBackwards.apply, src)
