@@ -12,7 +12,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16, _bf16_vec, _parallel
+from . import _bf16, _bf16_vec, _parallel, _rowsum
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -426,12 +426,20 @@ def _rowwise(fn, dim, *operands):
 def _softmax_np(dim, x):
     e = np.subtract(x, _row_max(x, dim))
     np.exp(e, out=e)
-    e /= np.sum(e, axis=dim, keepdims=True)
+    if dim % x.ndim != x.ndim - 1:
+        e /= np.sum(e, axis=dim, keepdims=True)
+        return e
+    total = _rowsum.last_sum(e)  # torch's last-dim kernel multiplies by 1 / sum
+    e *= np.reciprocal(total, out=total)
     return e
 
 
 def _softmax_grad(dim, g, y, m=array_math):
-    return y * (g - m.sum(g * y, dim, keepdim=True))
+    if m.is_graph or dim % y.ndim != y.ndim - 1:
+        return y * (g - m.sum(g * y, dim, keepdim=True))
+    out = np.subtract(g, _rowsum.last_sum(g, y))  # the last axis: row dots by BLAS
+    out *= y
+    return out
 
 
 def _log_softmax_grad(dim, g, y, m=array_math):
