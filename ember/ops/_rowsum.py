@@ -12,7 +12,7 @@ dtypes (float16: NumPy has no BLAS for it; integers) fall back to np.sum.
 """
 import numpy as np
 
-_BLAS = (np.dtype(np.float32), np.dtype(np.float64))
+BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _ones(n, dtype):
@@ -21,7 +21,7 @@ def _ones(n, dtype):
 
 def last_sum(a, b=None):
     """sum(a, -1), or sum(a * b, -1) for b of a's shape, keeping the axis."""
-    if a.dtype not in _BLAS or a.ndim == 0 or (b is not None and b.dtype != a.dtype):
+    if a.dtype not in BLAS_DTYPES or a.ndim == 0 or (b is not None and b.dtype != a.dtype):
         return np.sum(a if b is None else a * b, axis=-1, keepdims=True)
     right = _ones(a.shape[-1], a.dtype)[:, None] if b is None else b[..., :, None]
     return np.matmul(a[..., None, :], right)[..., 0]
@@ -29,6 +29,6 @@ def last_sum(a, b=None):
 
 def first_sum(a):
     """sum(a, 0) of a matrix (a bias gradient: the rows of the output gradient added)."""
-    if a.dtype not in _BLAS or a.ndim != 2:
+    if a.dtype not in BLAS_DTYPES or a.ndim != 2:
         return np.sum(a, axis=0)
     return np.matmul(_ones(a.shape[0], a.dtype), a)
