@@ -13,6 +13,7 @@ dtypes (float16: NumPy has no BLAS for it; integers) fall back to np.sum.
 import numpy as np
 
 BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+MIN_WIDTH = 32  # narrower rows: a BLAS call per row costs what it saves (cross-entropy's 10)
 
 
 def _ones(n, dtype):
@@ -21,7 +22,8 @@ def _ones(n, dtype):
 
 def last_sum(a, b=None):
     """sum(a, -1), or sum(a * b, -1) for b of a's shape, keeping the axis."""
-    if a.dtype not in BLAS_DTYPES or a.ndim == 0 or (b is not None and b.dtype != a.dtype):
+    if a.dtype not in BLAS_DTYPES or a.ndim == 0 or a.shape[-1] < MIN_WIDTH or \
+            (b is not None and b.dtype != a.dtype):
         return np.sum(a if b is None else a * b, axis=-1, keepdims=True)
     right = _ones(a.shape[-1], a.dtype)[:, None] if b is None else b[..., :, None]
     return np.matmul(a[..., None, :], right)[..., 0]

@@ -437,31 +437,38 @@ def _rowwise(fn, dim, *operands):
 def _softmax_np(dim, x):
     e = np.subtract(x, _row_max(x, dim))
     np.exp(e, out=e)
+    total = _dim_sum(array_math, e, dim)
     if dim % x.ndim != x.ndim - 1:
-        e /= np.sum(e, axis=dim, keepdims=True)
+        e /= total
         return e
-    total = _rowsum.last_sum(e)  # torch's last-dim kernel multiplies by 1 / sum
-    e *= np.reciprocal(total, out=total)
+    e *= np.reciprocal(total, out=total)  # torch's last-dim kernel multiplies by 1 / sum
     return e
 
 
 def _softmax_grad(dim, g, y, m=array_math):
     if m.is_graph or dim % y.ndim != y.ndim - 1:
-        return y * (g - m.sum(g * y, dim, keepdim=True))
+        return y * (g - _dim_sum(m, g * y, dim))
     out = np.subtract(g, _rowsum.last_sum(g, y))  # the last axis: row dots by BLAS
     out *= y
     return out
 
 
 def _log_softmax_grad(dim, g, y, m=array_math):
-    return g - m.exp(y) * m.sum(g, dim, keepdim=True)
+    return g - m.exp(y) * _dim_sum(m, g, dim)
+
+
+def _dim_sum(m, a, dim):
+    """sum(a, dim), kept: over the last axis of an array by BLAS dot products (``_rowsum``)."""
+    if m.is_graph or dim % a.ndim != a.ndim - 1:
+        return m.sum(a, dim, keepdim=True)
+    return _rowsum.last_sum(a)
 
 
 def _log_softmax_np(dim, x, rounded=None):
     """x - max - log(sum(exp(x - max))); ``rounded``: torch's bfloat16 last-dim kernel, which
     keeps the sum and its log in bfloat16 (the result computed from them in float32)."""
     shifted = np.subtract(x, _row_max(x, dim))
-    total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    total = _dim_sum(array_math, np.exp(shifted), dim)
     if rounded is not None and dim == x.ndim - 1:
         total = _round_through(np.log(_round_through(total, rounded)), rounded)
         shifted -= total
