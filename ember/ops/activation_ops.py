@@ -12,7 +12,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16, _bf16_vec, _parallel
+from . import _bf16, _bf16_vec, _parallel, _rowsum
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -252,7 +252,9 @@ def _gelu_tanh(x):
 
 
 def _gelu_cdf(x):
-    """Phi(x) = (1 + erf(x / sqrt(2))) / 2."""
+    """Phi(x) = (1 + erf(x / sqrt(2))) / 2; erf rounded first, then 1 + erf, as torch (folding
+    the scale and the 1/2 into erf's polynomial rounds differently, 1e-5 off torch's values
+    where Phi is small)."""
     cdf = _np_erf(x * np.asarray(math.sqrt(0.5), x.dtype))  # a fresh array: in place
     cdf += 1
     cdf *= 0.5
@@ -260,8 +262,17 @@ def _gelu_cdf(x):
 
 
 def _gelu_grad(g, x, cdf, m=array_math):
-    pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
-    return g * (cdf + x * pdf)
+    if m.is_graph:
+        pdf = m.exp(x * x * -0.5) * _INV_SQRT_2PI
+        return g * (cdf + x * pdf)
+    # the same steps in one buffer: (exp(x x -1/2) c) x + cdf, times g
+    out = np.multiply(x, x)
+    out *= np.asarray(-0.5, out.dtype)
+    np.exp(out, out=out)
+    out *= np.asarray(_INV_SQRT_2PI, out.dtype)
+    out *= x
+    out += cdf
+    return np.multiply(out, g, out=out) if g.dtype == out.dtype else out * g
 
 
 def _gelu_tanh_grad(g, x, m=array_math):
@@ -426,23 +437,38 @@ def _rowwise(fn, dim, *operands):
 def _softmax_np(dim, x):
     e = np.subtract(x, _row_max(x, dim))
     np.exp(e, out=e)
-    e /= np.sum(e, axis=dim, keepdims=True)
+    total = _dim_sum(array_math, e, dim)
+    if dim % x.ndim != x.ndim - 1:
+        e /= total
+        return e
+    e *= np.reciprocal(total, out=total)  # torch's last-dim kernel multiplies by 1 / sum
     return e
 
 
 def _softmax_grad(dim, g, y, m=array_math):
-    return y * (g - m.sum(g * y, dim, keepdim=True))
+    if m.is_graph or dim % y.ndim != y.ndim - 1:
+        return y * (g - _dim_sum(m, g * y, dim))
+    out = np.subtract(g, _rowsum.last_sum(g, y))  # the last axis: row dots by BLAS
+    out *= y
+    return out
 
 
 def _log_softmax_grad(dim, g, y, m=array_math):
-    return g - m.exp(y) * m.sum(g, dim, keepdim=True)
+    return g - m.exp(y) * _dim_sum(m, g, dim)
+
+
+def _dim_sum(m, a, dim):
+    """sum(a, dim), kept: over the last axis of an array by BLAS dot products (``_rowsum``)."""
+    if m.is_graph or dim % a.ndim != a.ndim - 1:
+        return m.sum(a, dim, keepdim=True)
+    return _rowsum.last_sum(a)
 
 
 def _log_softmax_np(dim, x, rounded=None):
     """x - max - log(sum(exp(x - max))); ``rounded``: torch's bfloat16 last-dim kernel, which
     keeps the sum and its log in bfloat16 (the result computed from them in float32)."""
     shifted = np.subtract(x, _row_max(x, dim))
-    total = np.sum(np.exp(shifted), axis=dim, keepdims=True)
+    total = _dim_sum(array_math, np.exp(shifted), dim)
     if rounded is not None and dim == x.ndim - 1:
         total = _round_through(np.log(_round_through(total, rounded)), rounded)
         shifted -= total

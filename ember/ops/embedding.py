@@ -3,6 +3,7 @@ import numpy as np
 
 from ..autograd._math import array_math
 from ..autograd.graph import Node
+from . import _rowsum
 
 
 class EmbeddingBackward0(Node):
@@ -47,6 +48,12 @@ def _softmax_rows(m, s):
     """softmax over the last axis; rows that are all -inf give zeros (torch's CPU kernel)."""
     top = np.max(m.data(s), axis=-1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0)
+    if not m.is_graph:  # in place on the fresh scores, the row sums by BLAS
+        e = np.exp(np.subtract(s, top, out=s if s.flags.writeable else None))
+        total = _rowsum.last_sum(e)
+        total[total == 0] = 1
+        e /= total
+        return e
     e = m.exp(s - top)
     total = m.sum(e, (-1,), True)
     safe = np.where(m.data(total) == 0, 1, 0).astype(m.data(e).dtype)
@@ -67,7 +74,11 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         return np.matmul(pd, v._data)
 
     def probabilities(self, m, q, k, bias):
-        s = m.matmul(q, m.mT(k)) * self.scale_
+        s = m.matmul(q, m.mT(k))
+        if m.is_graph:
+            s = s * self.scale_
+        else:  # the product is fresh: scaled in place
+            s *= np.asarray(self.scale_, s.dtype)
         if bias is not None:
             s = s + bias
         return _softmax_rows(m, s)
@@ -82,7 +93,9 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
             gp = m.matmul(g, m.mT(v))
             if self.keep is not None:
                 gp = gp * self.keep
-            gs = p * (gp - m.sum(gp * p, (-1,), True))  # the gradient of the scores
+            # the gradient of the scores (the row dots by BLAS off the graph)
+            rowdot = m.sum(gp * p, (-1,), True) if m.is_graph else _rowsum.last_sum(gp, p)
+            gs = p * (gp - rowdot)
             gq = m.matmul(gs, k) * self.scale_ if need[0] else None
             gk = m.matmul(m.mT(gs), q) * self.scale_ if need[1] else None
         return gq, gk, gv, (gs if need[3] else None)

@@ -14,12 +14,13 @@ def _check_matmul(x, y, name):
                            f"{x.ndim}D and {y.ndim}D")
     kx = x.shape[-1]
     ky = y.shape[0] if y.ndim == 1 else y.shape[-2]
-    rows = int(np.prod(x.shape[:-1]))
     if kx == ky:
-        message = broadcast_message(x.shape[:-2], y.shape[:-2])
-        if message:
-            raise RuntimeError(message)
+        if x.ndim > 2 or y.ndim > 2:  # matrices have no batch dims to broadcast
+            message = broadcast_message(x.shape[:-2], y.shape[:-2])
+            if message:
+                raise RuntimeError(message)
         return
+    rows = int(np.prod(x.shape[:-1]))
     if x.ndim == 1 and y.ndim == 1:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{kx}] and src [{ky}] to "
                            f"have the same number of elements, but got {kx} and {ky} elements "

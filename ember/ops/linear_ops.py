@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd.graph import Node
+from . import _rowsum
 from .linalg import _check_matmul
 
 
@@ -16,7 +17,8 @@ def _check_linear(x, w):
 
 
 class AddmmBackward0(Node):
-    """out = b + x @ W^T for 2-D x;  dx = g @ W, dW = g^T @ x, db = g summed over rows.
+    """out = b + x @ W^T for 2-D x;  dx = g @ W, dW = g^T @ x, db = g summed over rows (one
+    matrix-vector product with ones off the graph, ``_rowsum``).
 
     Fused (one node, no copy of W^T, bias added into the product's fresh buffer) for speed:
     torch records the same as addmm(b, x, W.t()).
@@ -35,7 +37,7 @@ class AddmmBackward0(Node):
 
     def backward(self, m, g, x, weight):
         need_b, need_x, need_w = (fn is not None for fn, _ in self.next_functions)
-        gb = m.sum(g, 0) if need_b else None
+        gb = (m.sum(g, 0) if m.is_graph else _rowsum.first_sum(g)) if need_b else None
         gx = m.matmul(g, weight) if need_x else None
         gw = m.matmul(m.mT(g), x) if need_w else None
         return gb, gx, gw
