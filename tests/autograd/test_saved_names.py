@@ -1,0 +1,133 @@
+"""The table of saved names (ember/autograd/_saved_names.py): for each node it lists,
+``grad_fn._saved_<name>`` is what torch shows (the same input object, an equal new tensor for an
+output, None where torch saves nothing, plain values), and pack hooks see torch's tensors in
+torch's order."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.autograd._saved_names import SAVED_NAMES, saved_names
+
+
+def _inputs(lib):
+    a = lib.tensor([0.5, 2.0, 3.0], requires_grad=True)
+    b = lib.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    m = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    n = lib.tensor([[5.0, 6.0], [7.0, 8.0]], requires_grad=True)
+    return {"a": a, "b": b, "m": m, "n": n}
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+CASES = {
+    "mul": lambda L, a, b, m, n: a * b,
+    "mul_other_no_grad": lambda L, a, b, m, n: a * b.detach(),
+    "mul_float": lambda L, a, b, m, n: a * 2.5,
+    "div": lambda L, a, b, m, n: a / b,
+    "div_other_no_grad": lambda L, a, b, m, n: a / b.detach(),
+    "pow_scalar": lambda L, a, b, m, n: a.pow(2),
+    "pow_tensor": lambda L, a, b, m, n: a.pow(b),
+    "rpow": lambda L, a, b, m, n: 2 ** a,
+    "maximum": lambda L, a, b, m, n: L.maximum(a, b),
+    "minimum": lambda L, a, b, m, n: L.minimum(a, b),
+    "threshold": lambda L, a, b, m, n: _f(L).threshold(a, 1.5, 0.0),
+    "clamp": lambda L, a, b, m, n: a.clamp(1.0, 2.5),
+    "add": lambda L, a, b, m, n: a + b,
+    "sub": lambda L, a, b, m, n: a - b,
+    "neg": lambda L, a, b, m, n: -a,
+    "mm": lambda L, a, b, m, n: m @ n,
+    "mv": lambda L, a, b, m, n: m @ n[0],
+    "dot": lambda L, a, b, m, n: a @ b,
+    "addmm": lambda L, a, b, m, n: L.addmm(a[:2], m, n),
+    "linear": lambda L, a, b, m, n: _f(L).linear(m, n, a[:2]),
+    "linear_no_bias": lambda L, a, b, m, n: _f(L).linear(m, n),
+    "sum": lambda L, a, b, m, n: a.sum(),
+    "sum_dim": lambda L, a, b, m, n: m.sum(1, keepdim=True),
+    "mean": lambda L, a, b, m, n: a.mean(),
+    "mean_dim": lambda L, a, b, m, n: m.mean(0),
+    "softmax": lambda L, a, b, m, n: m.softmax(1),
+    "log_softmax": lambda L, a, b, m, n: m.log_softmax(0),
+}
+for _op in ("exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
+            "relu", "sqrt", "rsqrt", "reciprocal", "expm1", "asin", "acos", "atan", "sinh",
+            "cosh", "abs"):
+    CASES[_op] = (lambda op: lambda L, a, b, m, n: getattr(a * 0.25, op)())(_op)
+
+
+def _describe(lib, value, named):
+    """A library-free description of a saved value: which input it is, its values and history."""
+    if isinstance(value, lib.Tensor):
+        who = [k for k, t in named.items() if value is t]
+        values = np.round(value.detach().numpy().astype(float), 5).tolist()  # 1 ulp apart
+        return ("tensor", who, values, str(value.dtype).split(".")[-1],
+                value.grad_fn.name() if value.grad_fn is not None else None,
+                value.requires_grad)
+    return ("plain", value)
+
+
+def _saved(lib, case):
+    named = _inputs(lib)
+    out = CASES[case](lib, **named)
+    named["out"] = out
+    fn = out.grad_fn
+    names = sorted(n for n in dir(fn) if n.startswith("_saved_"))
+    return type(fn).__name__, {n: _describe(lib, getattr(fn, n), named) for n in names}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_saved_values_match_torch(case):
+    torch_node, torch_values = _saved(torch, case)
+    node, values = _saved(ember, case)
+    assert node == torch_node
+    assert values or not torch_values, f"{node} shows no saved values"
+    for name, value in values.items():  # ember may show fewer (sizes, strides), never others
+        assert name in torch_values, name
+        assert value == torch_values[name], name
+
+
+def _pack_log(lib, case):
+    named = _inputs(lib)
+    log = []
+
+    def pack(t):
+        log.append(("pack", t))
+        return t
+
+    def unpack(t):
+        log.append(("unpack", t))
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        named["out"] = CASES[case](lib, **named)
+    log.append(("backward", None))
+    named["out"].sum().backward()
+    return [(kind, _describe(lib, t, named)) for kind, t in log]
+
+
+PACKED = ["mul", "mul_other_no_grad", "div", "div_other_no_grad", "pow_scalar", "pow_tensor",
+          "maximum", "minimum", "threshold", "clamp", "dot", "mv", "exp", "sin", "tanh",
+          "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "mm"]
+
+
+@pytest.mark.parametrize("case", PACKED)
+def test_pack_and_unpack_see_torch_tensors_in_torch_order(case):
+    assert _pack_log(ember, case) == _pack_log(torch, case)
+
+
+def test_rows_name_positions_attributes_or_functions():
+    for key, rows in SAVED_NAMES.items():
+        for name, where, needed_by in rows:
+            assert isinstance(name, str) and name.isidentifier(), key
+            assert isinstance(where, (int, str, tuple)) or callable(where), key
+            assert needed_by is None or isinstance(needed_by, int), key
+
+
+def test_lookup_prefers_the_module_qualified_entry():
+    from ember.ops import linear_ops, matrix_ops
+    assert saved_names(linear_ops.AddmmBackward0) is \
+        SAVED_NAMES["ember.ops.linear_ops.AddmmBackward0"]
+    assert saved_names(matrix_ops.AddmmBackward0) is SAVED_NAMES["AddmmBackward0"]
+    assert saved_names(ember.autograd.graph.AccumulateGrad) is None
