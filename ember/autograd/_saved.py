@@ -219,9 +219,38 @@ def saved_attribute(node, name):
     return view(value) if view is not None and value is not None else value
 
 
+class _SavedName:
+    """The descriptor behind ``grad_fn._saved_<name>`` and ``grad_fn._raw_saved_<name>``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, node, cls=None):
+        if node is None:
+            return self
+        return saved_attribute(node, self.name)
+
+
+def add_saved_names(cls):
+    """Give a node class the ``_saved_*`` / ``_raw_saved_*`` names its table rows list."""
+    for name in saved_names_of_class(cls):
+        if name not in cls.__dict__:
+            setattr(cls, name, _SavedName(name))
+
+
+def is_saved_name(name):
+    return name.startswith(("_saved_", "_raw_saved_"))
+
+
 def saved_names_of(node):
     """The ``_saved_*`` and ``_raw_saved_*`` names a node shows (for ``dir``)."""
-    rows = saved_names(type(node)) or ()
+    return saved_names_of_class(type(node))
+
+
+def saved_names_of_class(cls):
+    rows = saved_names(cls) or ()
     names = ["_saved_" + row[0] for row in rows]
     return names + ["_raw_saved_" + row[0] for row in rows if _position(row[1]) is not None]
 

@@ -70,6 +70,8 @@ class Node:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # grad_fn._saved_<name>: descriptors (a __getattr__ would slow every attribute read)
+        _saved.add_saved_names(cls)
         for name in _PER_CLASS:
             if name not in cls.__dict__:
                 setattr(cls, name, _code_copy(getattr(Node, name)))
@@ -210,14 +212,9 @@ class Node:
         """Keep tensors (version-checked once the graph is recorded) or plain values."""
         self._saved = items
 
-    def __getattr__(self, name):
-        """``_saved_<name>`` / ``_raw_saved_<name>``: what the node saved, as torch names it."""
-        if name.startswith(("_saved_", "_raw_saved_")):
-            return _saved.saved_attribute(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_saved.saved_names_of(self)))
+    def __dir__(self):  # without the _saved_* names a parent class shows and this one lacks
+        return [n for n in super().__dir__() if not _saved.is_saved_name(n) or
+                n in _saved.saved_names_of(self)]
 
     @property
     def metadata(self):
@@ -507,7 +504,7 @@ class _RemovableHandle:
         self.remove()
 
 
-_VERSIONED = (_Tensor, SavedOutput, PackedTensor)
+_VERSIONED = (_Tensor, SavedOutput)  # (a PackedTensor is made after _record reads this)
 _ARRAYS = (_ndarray, _Tensor)
 
 
