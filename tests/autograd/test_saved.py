@@ -248,3 +248,21 @@ def test_unknown_saved_name_is_an_attribute_error():
         y.grad_fn._saved_self
     assert not hasattr(y.grad_fn, "_raw_saved_nothing")
     assert "_saved_result" in dir(y.grad_fn) and "_raw_saved_result" in dir(y.grad_fn)
+
+
+def test_a_subclass_without_a_row_shows_no_parent_names():
+    # ember's broadcasting matmul nodes subclass MmBackward0; torch's namesakes save no tensor
+    for lib in (torch, ember):
+        m = lib.ones(2, 2, requires_grad=True)
+        fn = (m @ m[None].expand(3, 2, 2)).grad_fn
+        assert fn.name() == "CloneBackward0"
+        assert not hasattr(fn, "_saved_self") and not hasattr(fn, "_raw_saved_mat2")
+        assert not [n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_"))]
+
+
+def test_multiplication_by_a_python_float_saves_it_as_a_float64_tensor():
+    for lib in (torch, ember):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        fn = (a * 2.5).grad_fn
+        assert fn._saved_self is None
+        assert fn._saved_other.dtype == lib.float64 and fn._saved_other.item() == 2.5
