@@ -48,12 +48,13 @@ class PackedTensor:
     and the place in the graph the saved tensor had (to rebuild it as torch does)."""
 
     __slots__ = ("packed", "unpack_hook", "_vc", "requires_grad", "grad_fn", "output_nr",
-                 "accumulator", "is_output", "prefetched")
+                 "accumulator", "is_output", "prefetched", "transposed")
 
     @property
     def _data(self):
         """The array a backward computes with: unpacked anew at each read, as torch."""
-        return self.unpacked()._data
+        data = self.unpacked()._data
+        return data.T if self.transposed else data
 
     def unpacked(self):
         """What the unpack hook gives (or gave, when the node prefetched it in torch's order)."""
@@ -70,7 +71,7 @@ class PackedTensor:
     def _restore(self, node):
         """The unpacked values as a tensor with the saved tensor's history (a new object)."""
         grad_fn = node if self.is_output else self.grad_fn
-        tensor = Tensor._make(self.unpacked()._data, self.requires_grad, grad_fn)
+        tensor = Tensor._make(self._data, self.requires_grad, grad_fn)
         if grad_fn is not None:
             tensor._output_nr = self.output_nr
         elif self.accumulator is not None:  # a leaf: its gradient still reaches the leaf's .grad
@@ -96,6 +97,7 @@ def packed(shown, origin, node, version, pack_hook, unpack_hook):
             "operations on the input to a pack hook.")
     item = PackedTensor()
     item.packed, item.unpack_hook, item._vc, item.prefetched = result, unpack_hook, [version], None
+    item.transposed = False
     is_tensor = isinstance(origin, Tensor)
     item.is_output = not is_tensor or origin._grad_fn is node
     item.requires_grad = origin._requires_grad if is_tensor else origin.requires_grad
@@ -136,6 +138,7 @@ def pack_node(node, out, hooks):
     rows = saved_names(type(node))
     items, versions = list(node._saved), list(versions)
     skipped = _unneeded(node, rows)
+    views = {row[1][0]: row[1][1] for row in rows or () if type(row[1]) is tuple}
     for i in _order(rows, len(items)):
         if versions[i] is None:
             continue
@@ -144,7 +147,10 @@ def pack_node(node, out, hooks):
             continue
         origin = items[i]
         shown = origin if isinstance(origin, Tensor) else out
-        items[i] = packed(shown, origin, node, versions[i], *hooks)
+        view = views.get(i)
+        items[i] = packed(shown if view is None else view(shown), origin, node, versions[i],
+                          *hooks)
+        items[i].transposed = view is not None  # (the one view: linear's weight.t())
     node._saved = tuple(items)
     node._versions = tuple(versions) if versions.count(None) < len(versions) else None
 

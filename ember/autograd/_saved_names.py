@@ -13,7 +13,8 @@ def _transposed(tensor):
 # node class -> ((torch's name, where ember keeps it, needed by), ...), in the order in which
 # torch packs and unpacks them (saved_tensors_hooks show that order). ``where``: an int is a
 # position in ``node._saved`` (a node with ``saves_output`` keeps its output last); a str is an
-# attribute of the node; a pair (position, function) shows the tensor there through the function.
+# attribute of the node; a pair (position, _transposed) shows the tensor there transposed (pack
+# hooks see it so, and what they give back is transposed again for the backward).
 # ``needed by``: None (always saved), or the input whose gradient uses the value: torch saves it
 # only when that input needs a gradient (None otherwise), so its pack hook never sees it.
 _SELF = (("self", 0, None),)

@@ -266,3 +266,27 @@ def test_multiplication_by_a_python_float_saves_it_as_a_float64_tensor():
         fn = (a * 2.5).grad_fn
         assert fn._saved_self is None
         assert fn._saved_other.dtype == lib.float64 and fn._saved_other.item() == 2.5
+
+
+def _linear_grads(lib, hooked):
+    lib.manual_seed(0)
+    layer = lib.nn.Linear(3, 2, dtype=lib.float64)
+    x = lib.randn(4, 3, dtype=lib.float64, requires_grad=True)
+    shapes = []
+    hooks = _hooks(lib)(lambda t: shapes.append(tuple(t.shape)) or t.detach().clone(),
+                        lambda t: t)
+    with hooks if hooked else lib.enable_grad():
+        y = layer(x).tanh().sum()
+    gx, gw = lib.autograd.grad(y, (x, layer.weight), create_graph=True)
+    (ggx,) = lib.autograd.grad((gx * gx).sum() + gw.sum(), x)
+    return [g.detach().numpy() for g in (gx, gw, ggx)], shapes
+
+
+def test_linear_weight_is_packed_transposed_as_torch_and_gradients_stay():
+    got, shapes = _linear_grads(ember, hooked=True)
+    plain, _ = _linear_grads(ember, hooked=False)
+    want, torch_shapes = _linear_grads(torch, hooked=True)
+    assert shapes == torch_shapes == [(4, 3), (3, 2), (4, 2)]
+    for g, p, w in zip(got, plain, want):
+        np.testing.assert_array_equal(g, p)
+        np.testing.assert_allclose(g, w, rtol=1e-10)

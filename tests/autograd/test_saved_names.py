@@ -109,7 +109,8 @@ def _pack_log(lib, case):
 
 PACKED = ["mul", "mul_other_no_grad", "div", "div_other_no_grad", "pow_scalar", "pow_tensor",
           "maximum", "minimum", "threshold", "clamp", "dot", "mv", "exp", "sin", "tanh",
-          "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "mm"]
+          "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "mm", "addmm", "linear",
+          "linear_no_bias"]
 
 
 @pytest.mark.parametrize("case", PACKED)
