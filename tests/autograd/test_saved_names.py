@@ -50,6 +50,35 @@ CASES = {
     "mean_dim": lambda L, a, b, m, n: m.mean(0),
     "softmax": lambda L, a, b, m, n: m.softmax(1),
     "log_softmax": lambda L, a, b, m, n: m.log_softmax(0),
+    "max": lambda L, a, b, m, n: a.max(),
+    "min": lambda L, a, b, m, n: a.min(),
+    "prod": lambda L, a, b, m, n: a.prod(),
+    "norm": lambda L, a, b, m, n: m.norm(),
+    "var": lambda L, a, b, m, n: m.var(1),
+    "std": lambda L, a, b, m, n: m.std(0, keepdim=True),
+    "max_dim": lambda L, a, b, m, n: m.max(1)[0],
+    "cumsum": lambda L, a, b, m, n: m.cumsum(1),
+    "gelu": lambda L, a, b, m, n: _f(L).gelu(a - 1),
+    "gelu_tanh": lambda L, a, b, m, n: _f(L).gelu(a - 1, approximate="tanh"),
+    "silu": lambda L, a, b, m, n: _f(L).silu(a),
+    "logsigmoid": lambda L, a, b, m, n: _f(L).logsigmoid(a),
+    "leaky_relu": lambda L, a, b, m, n: _f(L).leaky_relu(a - 1, 0.1),
+    "elu": lambda L, a, b, m, n: _f(L).elu(a - 1, alpha=0.5),
+    "softplus": lambda L, a, b, m, n: _f(L).softplus(a, beta=2.0, threshold=10.0),
+    "hardtanh": lambda L, a, b, m, n: _f(L).hardtanh(a, -1.0, 2.5),
+    "mse": lambda L, a, b, m, n: _f(L).mse_loss(a, b.detach()),
+    "bce_logits": lambda L, a, b, m, n: _f(L).binary_cross_entropy_with_logits(
+        a, b.detach() / 10),
+    "conv2d": lambda L, a, b, m, n: _f(L).conv2d(m.reshape(1, 1, 2, 2), n.reshape(1, 1, 2, 2)),
+    "layer_norm": lambda L, a, b, m, n: _f(L).layer_norm(m, (2,), n[0], n[1]),
+    "batch_norm": lambda L, a, b, m, n: _f(L).batch_norm(m, None, None, n[0], n[1],
+                                                         training=True),
+    "view": lambda L, a, b, m, n: m.view(4),
+    "squeeze": lambda L, a, b, m, n: m[:1].squeeze(0),
+    "slice": lambda L, a, b, m, n: m[:, 1:],
+    "select": lambda L, a, b, m, n: m[1],
+    "transpose": lambda L, a, b, m, n: m.transpose(0, 1),
+    "cat": lambda L, a, b, m, n: L.cat([m, n], 1),
 }
 for _op in ("exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
             "relu", "sqrt", "rsqrt", "reciprocal", "expm1", "asin", "acos", "atan", "sinh",
@@ -110,7 +139,8 @@ def _pack_log(lib, case):
 PACKED = ["mul", "mul_other_no_grad", "div", "div_other_no_grad", "pow_scalar", "pow_tensor",
           "maximum", "minimum", "threshold", "clamp", "dot", "mv", "exp", "sin", "tanh",
           "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "mm", "addmm", "linear",
-          "linear_no_bias"]
+          "linear_no_bias", "max", "prod", "norm", "var", "gelu", "silu", "elu", "mse",
+          "bce_logits", "conv2d"]
 
 
 @pytest.mark.parametrize("case", PACKED)
