@@ -129,12 +129,14 @@ def _unneeded(node, rows):
             if row[2] is not None and edges[row[2]][0] is None}
 
 
-def pack_node(node, out, hooks):
-    """Pass each tensor ``node`` saves through ``hooks`` (pack_hook, unpack_hook), in torch's
-    order; ``out`` is the op's output (what the hook sees for a saved output)."""
+def pack_node(node, out, stack):
+    """Pass each tensor ``node`` saves through the innermost hooks of ``stack`` (this thread's
+    (pack_hook, unpack_hook) pairs), in torch's order; ``out`` is the op's output (what the
+    hook sees for a saved output)."""
     versions = node._versions
-    if versions is None:  # plain values only
+    if versions is None or not stack:  # plain values only, or hooks in another thread only
         return
+    hooks = stack[-1]
     rows = saved_names(type(node))
     items, versions = list(node._saved), list(versions)
     skipped = _unneeded(node, rows)

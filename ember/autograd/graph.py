@@ -1,6 +1,7 @@
 """The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
 import contextlib as _contextlib
 import itertools
+import threading as _threading
 import types as _types
 
 from numpy import asarray as _asarray
@@ -20,7 +21,8 @@ _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this fl
 # ember.onnx's tracer while it exports: it sets _anomaly_mode too, so that every op takes the
 # general path of Node.apply and is seen here (costless when off: no check outside that path)
 _observer = None
-# the innermost saved_tensors_hooks' (pack_hook, unpack_hook); None outside: _record checks it
+# while any thread is inside saved_tensors_hooks: the per-thread hooks state (see there), which
+# _record then reads; None otherwise, so that recording checks only this
 _saved_hooks = None
 _packed_any = False  # True once hooks packed anything: _unpack then keeps torch's unpack order
 
@@ -181,7 +183,7 @@ class Node:
                     self._saved = (kept,)
                     self._versions = (out._vc[0],)
                     if _saved_hooks is not None:
-                        _saved.pack_node(self, out, _saved_hooks)
+                        _saved.pack_node(self, out, _saved_hooks.stack)
                     return
                 saved += (kept,)
         self._saved = saved
@@ -199,7 +201,7 @@ class Node:
             versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
             self._versions = tuple(versions) if versions.count(None) < len(versions) else None
         if _saved_hooks is not None:  # inside saved_tensors_hooks: the pack hook sees them
-            _saved.pack_node(self, out, _saved_hooks)
+            _saved.pack_node(self, out, _saved_hooks.stack)
 
     def name(self):
         """The class name, as torch's ``grad_fn.name()``."""
@@ -509,8 +511,17 @@ _ARRAYS = (_ndarray, _Tensor)
 
 
 # ---------------------------------------------------------------- saved tensors hooks
-_hooks_stack = []  # the active saved_tensors_hooks, innermost last
-_disabled_message = None  # set inside disable_saved_tensors_hooks: entering hooks raises it
+class _HooksState(_threading.local):
+    """Per thread, as torch's: the open saved_tensors_hooks and the disabling message."""
+
+    def __init__(self):
+        self.stack = []  # (pack_hook, unpack_hook) pairs, innermost last
+        self.disabled = None  # inside disable_saved_tensors_hooks: its message
+
+
+_hooks_state = _HooksState()
+_hooks_open = 0  # saved_tensors_hooks open in all threads
+_hooks_lock = _threading.Lock()
 
 
 class saved_tensors_hooks:
@@ -522,17 +533,22 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        global _saved_hooks, _packed_any
-        if _disabled_message is not None:
-            raise RuntimeError(_disabled_message)
-        _hooks_stack.append((self.pack_hook, self.unpack_hook))
-        _saved_hooks, _packed_any = _hooks_stack[-1], True
+        global _saved_hooks, _packed_any, _hooks_open
+        if _hooks_state.disabled is not None:
+            raise RuntimeError(_hooks_state.disabled)
+        _hooks_state.stack.append((self.pack_hook, self.unpack_hook))
+        with _hooks_lock:
+            _hooks_open += 1
+            _saved_hooks, _packed_any = _hooks_state, True
         return self
 
     def __exit__(self, *exc_info):
-        global _saved_hooks
-        _hooks_stack.pop()
-        _saved_hooks = _hooks_stack[-1] if _hooks_stack else None
+        global _saved_hooks, _hooks_open
+        _hooks_state.stack.pop()
+        with _hooks_lock:
+            _hooks_open -= 1
+            if not _hooks_open:
+                _saved_hooks = None
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -554,11 +570,11 @@ class save_on_cpu(saved_tensors_hooks):
 @_contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message):
     """Context manager (and decorator): saved_tensors_hooks raise ``error_message`` inside."""
-    global _disabled_message
-    if _hooks_stack:
+    state = _hooks_state
+    if state.stack:
         raise RuntimeError(error_message)
-    previous, _disabled_message = _disabled_message, error_message
+    previous, state.disabled = state.disabled, error_message
     try:
         yield
     finally:
-        _disabled_message = previous
+        state.disabled = previous

@@ -183,3 +183,32 @@ def _on_cpu(lib, pin_memory):
 def test_save_on_cpu_gives_torch_gradients(pin_memory):
     for got, want in zip(_on_cpu(ember, pin_memory), _on_cpu(torch, pin_memory)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_hooks_apply_to_their_own_thread_only():
+    import threading
+    for lib in (torch, ember):
+        log, entered, done = [], threading.Event(), threading.Event()
+
+        def hooked(lib=lib, log=log, entered=entered, done=done):
+            with _logging_hooks(lib, log, "thread"):
+                entered.set()
+                done.wait(10)
+
+        thread = threading.Thread(target=hooked)
+        thread.start()
+        entered.wait(10)
+        lib.tensor([1.0, 2.0], requires_grad=True).sin().sum().backward()  # this thread
+        done.set()
+        thread.join()
+        assert log == []
+
+
+def test_disable_saved_tensors_hooks_as_a_decorator():
+    def run(lib):
+        @lib.autograd.graph.disable_saved_tensors_hooks("not in here")
+        def f():
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+        f()
+    same_error(run)
