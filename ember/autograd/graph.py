@@ -1,4 +1,5 @@
-"""The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
+"""The backward graph: Node (a tensor's grad_fn), AccumulateGrad, saved-tensor checks, and
+saved_tensors_hooks (torch.autograd.graph's context managers for how saved tensors are kept)."""
 import contextlib as _contextlib
 import itertools
 import threading as _threading
@@ -24,7 +25,7 @@ _observer = None
 # while any thread is inside saved_tensors_hooks: the per-thread hooks state (see there), which
 # _record then reads; None otherwise, so that recording checks only this
 _saved_hooks = None
-_packed_any = False  # True once hooks packed anything: _unpack then keeps torch's unpack order
+_packed_any = False  # True once hooks were entered: _unpack then keeps torch's unpack order
 
 
 class Untracked:
