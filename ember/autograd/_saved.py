@@ -171,10 +171,10 @@ def prefetch(node, saved):
 class SavedTensor:
     """``grad_fn._raw_saved_<name>``: one tensor a node saved, which can be given hooks."""
 
-    __slots__ = ("_node", "_position")
+    __slots__ = ("_node", "_position", "_needed_by")
 
-    def __init__(self, node, position):
-        self._node, self._position = node, position
+    def __init__(self, node, position, needed_by=None):
+        self._node, self._position, self._needed_by = node, position, needed_by
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack the saved tensor now with ``pack_hook``; backward reads ``unpack_hook``'s."""
@@ -183,8 +183,18 @@ class SavedTensor:
                             "unpack_hook must be callables")
         node, i = self._node, self._position
         saved = node._saved
-        if not saved:
-            raise_freed()
+        if saved is FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        versions = node._versions
+        unneeded = self._needed_by is not None and node.next_functions[self._needed_by][0] is None
+        if unneeded or versions is None or versions[i] is None:  # (or a scalar ember keeps)
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
         item = saved[i]
         if type(item) is PackedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
@@ -192,13 +202,13 @@ class SavedTensor:
         shown = Tensor._make(item._data)
         shown._vc = item._vc
         items = list(saved)
-        items[i] = packed(shown, item, node, node._versions[i], pack_hook, unpack_hook)
+        items[i] = packed(shown, item, node, versions[i], pack_hook, unpack_hook)
         node._saved = tuple(items)
 
     @property
     def data(self):
         """The saved tensor (unpacked, as ``_saved_<name>``)."""
-        return _value(self._node, self._position, None)
+        return _value(self._node, self._position, self._needed_by)
 
     def __repr__(self):
         return f"<ember.autograd.graph.SavedTensor object at {hex(id(self))}>"
@@ -220,7 +230,7 @@ def saved_attribute(node, name):
         return getattr(node, where) if type(where) is str else where(node)
     position, view = where if type(where) is tuple else (where, None)
     if raw:
-        return SavedTensor(node, position)
+        return SavedTensor(node, position, needed_by)
     value = _value(node, position, needed_by)
     if type(value) is not Tensor and value is not None and key == "other":
         value = Tensor._make(np.asarray(value.item() if isinstance(value, np.ndarray) else value))

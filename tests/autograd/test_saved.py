@@ -290,3 +290,21 @@ def test_linear_weight_is_packed_transposed_as_torch_and_gradients_stay():
     for g, p, w in zip(got, plain, want):
         np.testing.assert_array_equal(g, p)
         np.testing.assert_allclose(g, w, rtol=1e-10)
+
+
+def test_raw_saved_value_none_cannot_get_hooks():
+    def run(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        fn = (a * lib.tensor([3.0, 4.0])).grad_fn  # self is not saved: other needs no grad
+        fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    same_error(run)
+
+
+def test_raw_saved_after_backward_raises_freed():
+    def run(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = a.exp()
+        raw = y.grad_fn._raw_saved_result
+        y.sum().backward()
+        raw.register_hooks(lambda t: t, lambda t: t)
+    same_error(run)
