@@ -6,6 +6,13 @@ def _numel(node):
     return math.prod(node.shape)  # a reduction's input size (its ``shape``)
 
 
+def _permutation(node):
+    dims = [0] * len(node.inverse)  # permute's dims, from the inverse its backward keeps
+    for axis, position in enumerate(node.inverse):
+        dims[position] = axis
+    return tuple(dims)
+
+
 def _transposed(tensor):
     return tensor.t()  # linear's weight: torch saves ``weight.t()`` (the addmm it records)
 
@@ -90,6 +97,17 @@ SAVED_NAMES = {
     "SelectBackward0": (("index", "index", None), ("self_sym_sizes", "shape", None)),
     "TransposeBackward0": (("dim0", "d0", None), ("dim1", "d1", None)),
     "CatBackward0": (("dim", "dim", None),),
+    "StackBackward0": (("dim", "dim", None),),
+    "PermuteBackward0": (("dims", _permutation, None),),
+    "FlipBackward0": (("dims", "dims", None),),
+    "RepeatBackward0": (("repeats", "repeats", None), ("self_sym_sizes", "shape", None)),
+    "SplitBackward0": (("self_sym_sizes", "shape", None),),
+    "IndexBackward0": (("self_sym_sizes", "shape", None),),
+    "GatherBackward0": (("dim", "dim", None),),
+    "SortBackward0": (("self_sym_sizes", "shape", None),),  # (torch shows dim as given)
+    "TopkBackward0": (("self_sym_sizes", "shape", None),),
+    "CumprodBackward0": (("dim", "dim", None), ("self", 0, None), ("result", 1, None)),
+    "RsubBackward1": (("alpha", "alpha", None),),
 }
 for _name in ("Log", "Log2", "Log10", "Log1P", "Sin", "Cos", "Asin", "Acos", "Atan", "Sinh",
               "Cosh", "Abs"):

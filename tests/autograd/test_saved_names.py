@@ -79,6 +79,17 @@ CASES = {
     "select": lambda L, a, b, m, n: m[1],
     "transpose": lambda L, a, b, m, n: m.transpose(0, 1),
     "cat": lambda L, a, b, m, n: L.cat([m, n], 1),
+    "stack": lambda L, a, b, m, n: L.stack([m, n], 1),
+    "permute": lambda L, a, b, m, n: m.reshape(1, 2, 2).permute(2, 0, 1),
+    "flip": lambda L, a, b, m, n: m.flip(0),
+    "repeat": lambda L, a, b, m, n: m.repeat(2, 1),
+    "split": lambda L, a, b, m, n: a.split(2)[0],
+    "index": lambda L, a, b, m, n: a[L.tensor([0, 2])],
+    "gather": lambda L, a, b, m, n: m.gather(1, L.tensor([[0], [1]])),
+    "sort": lambda L, a, b, m, n: a.sort()[0],
+    "topk": lambda L, a, b, m, n: a.topk(2)[0],
+    "cumprod": lambda L, a, b, m, n: m.cumprod(1),
+    "rsub": lambda L, a, b, m, n: 1 - a,
 }
 for _op in ("exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
             "relu", "sqrt", "rsqrt", "reciprocal", "expm1", "asin", "acos", "atan", "sinh",
@@ -140,7 +151,7 @@ PACKED = ["mul", "mul_other_no_grad", "div", "div_other_no_grad", "pow_scalar", 
           "maximum", "minimum", "threshold", "clamp", "dot", "mv", "exp", "sin", "tanh",
           "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "mm", "addmm", "linear",
           "linear_no_bias", "max", "prod", "norm", "var", "gelu", "silu", "elu", "mse",
-          "bce_logits", "conv2d"]
+          "bce_logits", "conv2d", "cumprod"]
 
 
 @pytest.mark.parametrize("case", PACKED)
