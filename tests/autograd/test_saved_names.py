@@ -90,6 +90,7 @@ CASES = {
     "topk": lambda L, a, b, m, n: a.topk(2)[0],
     "cumprod": lambda L, a, b, m, n: m.cumprod(1),
     "rsub": lambda L, a, b, m, n: 1 - a,
+    "bmm": lambda L, a, b, m, n: L.bmm(m[None], n[None]),
 }
 for _op in ("exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sigmoid",
             "relu", "sqrt", "rsqrt", "reciprocal", "expm1", "asin", "acos", "atan", "sinh",
@@ -173,3 +174,12 @@ def test_lookup_prefers_the_module_qualified_entry():
         SAVED_NAMES["ember.ops.linear_ops.AddmmBackward0"]
     assert saved_names(matrix_ops.AddmmBackward0) is SAVED_NAMES["AddmmBackward0"]
     assert saved_names(ember.autograd.graph.AccumulateGrad) is None
+
+
+def test_every_row_of_the_table_is_checked_against_torch():
+    seen = set()
+    for case in CASES:
+        node = type(CASES[case](ember, **_inputs(ember)).grad_fn)
+        seen.add(f"{node.__module__}.{node.__name__}" if f"{node.__module__}.{node.__name__}"
+                 in SAVED_NAMES else node.__name__)
+    assert set(SAVED_NAMES) - seen == set()
