@@ -233,8 +233,18 @@ def saved_attribute(node, name):
         return SavedTensor(node, position, needed_by)
     value = _value(node, position, needed_by)
     if type(value) is not Tensor and value is not None and key == "other":
-        value = Tensor._make(np.asarray(value.item() if isinstance(value, np.ndarray) else value))
+        value = _wrapped_number(value)
     return view(value) if view is not None and value is not None else value
+
+
+def _wrapped_number(value):
+    """A Python scalar operand as torch saves it: a 0-d int64 or float64 tensor. The scalar fast
+    path keeps it cast to the tensor's dtype: a whole number is taken to have been an int."""
+    if isinstance(value, np.ndarray):
+        value = value.item()
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+    return Tensor._make(np.asarray(value))
 
 
 class _SavedName:

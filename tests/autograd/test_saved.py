@@ -260,12 +260,14 @@ def test_a_subclass_without_a_row_shows_no_parent_names():
         assert not [n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_"))]
 
 
-def test_multiplication_by_a_python_float_saves_it_as_a_float64_tensor():
+def test_a_python_scalar_operand_is_saved_as_a_wrapped_number():
     for lib in (torch, ember):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
         fn = (a * 2.5).grad_fn
         assert fn._saved_self is None
         assert fn._saved_other.dtype == lib.float64 and fn._saved_other.item() == 2.5
+        for fn in ((a * 2).grad_fn, (a / 255).grad_fn):
+            assert fn._saved_other.dtype == lib.int64 and fn._saved_other.ndim == 0
 
 
 def _linear_grads(lib, hooked):
