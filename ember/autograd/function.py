@@ -43,7 +43,13 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self):
-        return tuple(self._unpack(True))
+        # unpacked (and version-checked) only here, as torch: the engine leaves them alone, as
+        # its backward never reads them (its versions are set aside at record, see _connect)
+        self._versions = self.__dict__.get("_ctx_versions")
+        try:
+            return tuple(self._unpack(True))
+        finally:
+            self._versions = None
 
     saved_variables = saved_tensors
 
@@ -177,6 +183,7 @@ def _connect(node, args, outs):
     dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
     node._record(tuple(_edge(a) for a in args), tuple(node.__dict__.pop("_to_save", ())),
                  outputs=(shapes, dtypes))
+    node._ctx_versions, node._versions = node._versions, None
 
 
 class InplaceFunction(Function):

@@ -1,5 +1,8 @@
-"""The backward graph: Node (a tensor's grad_fn), AccumulateGrad, and saved-tensor checks."""
+"""The backward graph: Node (a tensor's grad_fn), AccumulateGrad, saved-tensor checks, and
+saved_tensors_hooks (torch.autograd.graph's context managers for how saved tensors are kept)."""
+import contextlib as _contextlib
 import itertools
+import threading as _threading
 import types as _types
 
 from numpy import asarray as _asarray
@@ -10,13 +13,19 @@ from .. import _dtype, _fp
 from .._autograd_state import InferenceVersion
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor as _Tensor
-from . import _opmath
+from . import _opmath, _saved
+from ._saved import FREED, PackedTensor, SavedOutput, SavedTensor  # noqa: F401  (torch's names)
+from ._saved import raise_freed as _raise_freed
 
 _sequence = itertools.count()
 _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this flag check
 # ember.onnx's tracer while it exports: it sets _anomaly_mode too, so that every op takes the
 # general path of Node.apply and is seen here (costless when off: no check outside that path)
 _observer = None
+# while any thread is inside saved_tensors_hooks: the per-thread hooks state (see there), which
+# _record then reads; None otherwise, so that recording checks only this
+_saved_hooks = None
+_packed_any = False  # True once hooks were entered: _unpack then keeps torch's unpack order
 
 
 class Untracked:
@@ -42,26 +51,6 @@ def _type_name(np_dtype):
     return f"ember.{_dtype.of_numpy(np_dtype).scalar_name}Tensor"
 
 
-class _Freed(tuple):
-    """A node's saved values once a backward has freed them: empty, and told apart from ()."""
-
-    __slots__ = ()
-
-
-FREED = _Freed()
-
-
-class SavedOutput:
-    """An op's own output kept for backward, stored without the tensor to avoid a cycle."""
-
-    __slots__ = ("_data", "_vc", "requires_grad")
-
-    def __init__(self, tensor):
-        self._data = tensor._data
-        self._vc = tensor._vc
-        self.requires_grad = tensor._requires_grad
-
-
 class Node:
     """A backward function: ``grad_fn`` of a tensor made by an op that needs gradients.
 
@@ -84,6 +73,8 @@ class Node:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # grad_fn._saved_<name>: descriptors (a __getattr__ would slow every attribute read)
+        _saved.add_saved_names(cls)
         for name in _PER_CLASS:
             if name not in cls.__dict__:
                 setattr(cls, name, _code_copy(getattr(Node, name)))
@@ -192,6 +183,8 @@ class Node:
                 if not saved:  # the output alone (a unary op's): its version, without a loop
                     self._saved = (kept,)
                     self._versions = (out._vc[0],)
+                    if _saved_hooks is not None:
+                        _saved.pack_node(self, out, _saved_hooks.stack)
                     return
                 saved += (kept,)
         self._saved = saved
@@ -208,6 +201,8 @@ class Node:
         else:
             versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
             self._versions = tuple(versions) if versions.count(None) < len(versions) else None
+        if _saved_hooks is not None:  # inside saved_tensors_hooks: the pack hook sees them
+            _saved.pack_node(self, out, _saved_hooks.stack)
 
     def name(self):
         """The class name, as torch's ``grad_fn.name()``."""
@@ -219,6 +214,10 @@ class Node:
     def save(self, *items):
         """Keep tensors (version-checked once the graph is recorded) or plain values."""
         self._saved = items
+
+    def __dir__(self):  # without the _saved_* names a parent class shows and this one lacks
+        return [n for n in super().__dir__() if not _saved.is_saved_name(n) or
+                n in _saved.saved_names_of(self)]
 
     @property
     def metadata(self):
@@ -311,6 +310,8 @@ class Node:
             if item._vc[0] != version:
                 self._raise_modified(item, version)
             return (item._data,)
+        if _packed_any:  # saved_tensors_hooks were used: unpack in torch's order first
+            _saved.prefetch(self, saved)
         out = []
         for item, version in zip(saved, versions):
             if version is None:
@@ -320,10 +321,10 @@ class Node:
                 self._raise_modified(item, version)
             if not graph_mode:
                 out.append(item._data)
-            elif type(item) is SavedOutput:
-                out.append(_restore_output(item, self))
-            else:
+            elif isinstance(item, _Tensor):
                 out.append(item)
+            else:  # SavedOutput, PackedTensor: a tensor with its history
+                out.append(item._restore(self))
         return out
 
     def _post_hooks(self, outs, grads, graph_mode):
@@ -399,16 +400,6 @@ def broadcast_message(a, b):
     return None
 
 
-def _raise_freed():
-    raise RuntimeError(
-        "Trying to backward through the graph a second time (or directly access saved "
-        "tensors after they have already been freed). Saved intermediate values of the "
-        "graph are freed when you call .backward() or autograd.grad(). Specify "
-        "retain_graph=True if you need to backward through the graph a second time or "
-        "if you need to access saved tensors after calling backward.")
-
-
-
 def _translate_numpy_error(error, inputs):
     """numpy's shape/index errors, reworded as torch's (raised only on the error path)."""
     text = str(error)
@@ -433,12 +424,6 @@ def _made_without_grad(data, inputs):
             out.__dict__["_no_grad_origin"] = True
             break
     return out
-
-
-def _restore_output(saved, node):
-    t = _Tensor._make(saved._data, saved.requires_grad, node if saved.requires_grad else None)
-    t._vc = saved._vc
-    return t
 
 
 _NO_EDGE = (None, 0)
@@ -523,5 +508,75 @@ class _RemovableHandle:
         self.remove()
 
 
-_VERSIONED = (_Tensor, SavedOutput)
+_VERSIONED = (_Tensor, SavedOutput)  # (a PackedTensor is made after _record reads this)
 _ARRAYS = (_ndarray, _Tensor)
+
+
+# ---------------------------------------------------------------- saved tensors hooks
+class _HooksState(_threading.local):
+    """Per thread, as torch's: the open saved_tensors_hooks and the disabling message."""
+
+    def __init__(self):
+        self.stack = []  # (pack_hook, unpack_hook) pairs, innermost last
+        self.disabled = None  # inside disable_saved_tensors_hooks: its message
+
+
+_hooks_state = _HooksState()
+_hooks_open = 0  # saved_tensors_hooks open in all threads
+_hooks_lock = _threading.Lock()
+
+
+class saved_tensors_hooks:
+    """Context manager: each tensor an op saves for backward is kept as ``pack_hook(tensor)``
+    and read back as ``unpack_hook(packed)`` when needed; nested, the innermost pair applies."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        global _saved_hooks, _packed_any, _hooks_open
+        if _hooks_state.disabled is not None:
+            raise RuntimeError(_hooks_state.disabled)
+        _hooks_state.stack.append((self.pack_hook, self.unpack_hook))
+        with _hooks_lock:
+            _hooks_open += 1
+            _saved_hooks, _packed_any = _hooks_state, True
+        return self
+
+    def __exit__(self, *exc_info):
+        global _saved_hooks, _hooks_open
+        _hooks_state.stack.pop()
+        with _hooks_lock:
+            _hooks_open -= 1
+            if not _hooks_open:
+                _saved_hooks = None
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept in CPU memory (pinned if asked) and moved back for backward."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return tensor.device, tensor.cpu()
+            return tensor.device, _Tensor._make(tensor._data.copy())  # a copy, as torch's
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@_contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Context manager (and decorator): saved_tensors_hooks raise ``error_message`` inside."""
+    state = _hooks_state
+    if state.stack:
+        raise RuntimeError(error_message)
+    previous, state.disabled = state.disabled, error_message
+    try:
+        yield
+    finally:
+        state.disabled = previous

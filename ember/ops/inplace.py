@@ -117,6 +117,8 @@ def apply_inplace(a, op, *args, **kwargs):
         return commit_inplace(a, new)
     check_inplace(a)
     old = _alias(a)
+    if _graph._saved_hooks is not None:  # a pack hook may keep ``old`` itself: the values before
+        old._data, old._vc = old._data.copy(), [old._vc[0]]  # the write, as the copy below
     new = op(old, *args, **kwargs)
     node = new._grad_fn
     if node is not None and any(s is old for s in node._saved):

@@ -6,7 +6,7 @@ import weakref
 import numpy as np
 import pytest
 import torch
-from oracle import both_raise, pair
+from oracle import both_raise, pair, same_error
 
 import ember
 
@@ -102,3 +102,113 @@ def test_node_name_metadata_and_repr():
         node.metadata["k"] = 1
         assert node.metadata == {"k": 1}
         assert "MulBackward0" in repr(node)
+
+
+# ---------------------------------------------------------------- saved tensors hooks
+def _logging_hooks(lib, log, name):
+    return lib.autograd.graph.saved_tensors_hooks(
+        lambda t: log.append(("pack", name, t.tolist())) or t,
+        lambda t: log.append(("unpack", name, t.tolist())) or t)
+
+
+def _nested(lib):
+    log = []
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.ones(2, requires_grad=True) * 2
+    with _logging_hooks(lib, log, "outer"):
+        with _logging_hooks(lib, log, "inner"):
+            y = a * b
+        z = a.cos()
+    w = a.sin()  # outside: no hook
+    (y + z + w).sum().backward()
+    return log, a.grad.tolist()
+
+
+def test_nested_hooks_the_innermost_pair_applies():
+    log, grad = _nested(ember)
+    torch_log, torch_grad = _nested(torch)
+    assert log == torch_log
+    np.testing.assert_allclose(grad, torch_grad, rtol=1e-6)
+
+
+def test_hooks_are_off_again_after_the_context_even_after_an_error():
+    log = []
+    with pytest.raises(ValueError):
+        with _logging_hooks(ember, log, "h"):
+            raise ValueError
+    ember.tensor([1.0], requires_grad=True).sin()
+    assert log == [] and ember.autograd.graph._saved_hooks is None
+
+
+def test_disable_saved_tensors_hooks_raises_its_message():
+    def enter_hooks_inside(lib):
+        graph = lib.autograd.graph
+        with graph.disable_saved_tensors_hooks("no hooks here"):
+            with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+
+    def disable_inside_hooks(lib):
+        graph = lib.autograd.graph
+        with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            with graph.disable_saved_tensors_hooks("hooks are on"):
+                pass
+
+    def inner_message_then_outer(lib):
+        graph = lib.autograd.graph
+        with graph.disable_saved_tensors_hooks("outer"):
+            with graph.disable_saved_tensors_hooks("inner"):
+                pass
+            with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+
+    for call in (enter_hooks_inside, disable_inside_hooks, inner_message_then_outer):
+        same_error(call)
+    with ember.autograd.graph.disable_saved_tensors_hooks("off"):
+        y = ember.tensor([1.0], requires_grad=True).sin()  # saving itself is fine
+    with ember.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y.sum().backward()  # and the message is gone after the context
+
+
+def _on_cpu(lib, pin_memory):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(), lib.nn.Linear(8, 1))
+    x = lib.randn(3, 4)
+    with lib.autograd.graph.save_on_cpu(pin_memory=pin_memory):
+        loss = model(x).pow(2).sum()
+    loss.backward()
+    return [p.grad.numpy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("pin_memory", [False, True])
+def test_save_on_cpu_gives_torch_gradients(pin_memory):
+    for got, want in zip(_on_cpu(ember, pin_memory), _on_cpu(torch, pin_memory)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_hooks_apply_to_their_own_thread_only():
+    import threading
+    for lib in (torch, ember):
+        log, entered, done = [], threading.Event(), threading.Event()
+
+        def hooked(lib=lib, log=log, entered=entered, done=done):
+            with _logging_hooks(lib, log, "thread"):
+                entered.set()
+                done.wait(10)
+
+        thread = threading.Thread(target=hooked)
+        thread.start()
+        entered.wait(10)
+        lib.tensor([1.0, 2.0], requires_grad=True).sin().sum().backward()  # this thread
+        done.set()
+        thread.join()
+        assert log == []
+
+
+def test_disable_saved_tensors_hooks_as_a_decorator():
+    def run(lib):
+        @lib.autograd.graph.disable_saved_tensors_hooks("not in here")
+        def f():
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+        f()
+    same_error(run)
