@@ -12,6 +12,9 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
+        if requires_grad and data._data.dtype.kind not in "fV":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         p = cls._make(data._data)
         p._vc = data._vc  # shares memory (and so the version counter) with data, as torch
         p.requires_grad = requires_grad

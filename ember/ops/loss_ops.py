@@ -141,6 +141,8 @@ class BinaryCrossEntropyBackward0(Node):
                                f"expected {_dtype.of_numpy(x.dtype).scalar_name}")
         if ((x < 0) | (x > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if ((y < 0) | (y > 1)).any():
+            raise RuntimeError("all elements of target should be between 0 and 1")
         self.save(input, target)
         self.weight, self.reduction, self.count = weight, reduction, max(x.size, 1)
         log_x = np.maximum(np.log(x), -100)

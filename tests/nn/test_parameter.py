@@ -63,3 +63,11 @@ def test_buffers_register_like_torch():
         layouts.append((list(m.state_dict()), [n for n, _ in m.named_buffers()],
                         type(m.a).__name__, m.c.requires_grad, list(m.parameters())))
     assert layouts[0] == layouts[1]
+
+
+def test_an_integer_parameter_is_refused_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype "
+                                               "can require gradients$"):
+            lib.nn.Parameter(lib.ones(2, dtype=lib.int64))
+    assert not ember.nn.Parameter(ember.ones(2, dtype=ember.int64), requires_grad=False).requires_grad

@@ -75,3 +75,9 @@ def test_an_empty_batch_gives_torchs_loss(fn):
         loss.backward()
         out.append((loss.item(), tuple(x.grad.shape)))
     np.testing.assert_equal(out[1], out[0])
+
+
+def test_binary_cross_entropy_refuses_a_target_outside_0_1_as_torch():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+            lib.nn.functional.binary_cross_entropy(lib.tensor([0.5]), lib.tensor([2.0]))

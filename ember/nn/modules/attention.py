@@ -152,7 +152,7 @@ class MultiheadAttention(Module):
         (N, H, L, S); bool masks mark positions that may NOT be attended."""
         mask = _float_mask(attn_mask, "attn_mask", dtype)
         padding = _float_mask(key_padding_mask, "key_padding_mask", dtype)
-        extra = source - (mask.shape[-1] if mask is not None else source)
+        extra = 1 if self.bias_k is not None else 0  # the bias key appended to the keys
         if mask is not None:
             mask = self._check_attn_mask(mask, length, source - extra, batch)
             mask = _pad_last(mask, extra)

@@ -139,6 +139,8 @@ class RNNBase(Module):
         if x.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {x.shape[-1]}")
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         states = self._initial_states(x, hx, batched)
         out, finals = self._run(x, states)
         if self.mode == "LSTM":

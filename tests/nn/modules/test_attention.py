@@ -84,3 +84,13 @@ def test_errors():
         m(x, x, x, attn_mask=ember.ones(4, 3, dtype=ember.bool))
     with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
         m(x, x, x, is_causal=True)
+
+
+def test_a_wrong_2d_attn_mask_names_the_expected_shape_as_torch():
+    caught = []
+    for lib in (torch, ember):
+        q = lib.zeros(3, 1, 8)
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.MultiheadAttention(8, 2)(q, q, q, attn_mask=lib.zeros(2, 2))
+        caught.append(str(info.value).replace("ember.", "torch."))
+    assert caught[1] == caught[0]

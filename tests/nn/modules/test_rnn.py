@@ -234,3 +234,10 @@ def test_lstm_gradients_of_all_three_outputs_to_second_order(kw):
         results.append([t.detach().numpy() for t in first + second])
     for e, t in zip(results[1], results[0]):
         np.testing.assert_allclose(e, t, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_an_empty_sequence_is_refused_as_torch(name):
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+            getattr(lib.nn, name)(3, 4)(lib.zeros(0, 2, 3))
