@@ -104,6 +104,7 @@ def from_numpy(ndarray):
 def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    size = tuple(_index_value(s) for s in size)
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
@@ -113,6 +114,13 @@ def _size(size, op=None):
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
     return tuple(int(s) for s in size)
+
+
+def _index_value(s):
+    """A one-element integer tensor stands for its int in a size (torch reads it by __index__)."""
+    if isinstance(s, Tensor) and s.numel() == 1 and s._data.dtype.kind in "iu":
+        return int(s.item())
+    return s
 
 
 def _given(sizes, size):

@@ -139,6 +139,19 @@ def test_size_must_be_ints(size):
         ember.zeros(size)
 
 
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "randn"])
+def test_size_may_hold_one_element_integer_tensors(name):
+    # hunkim/PyTorchZeroToAll: torch.zeros((len(seqs), seq_lengths.max())).long()
+    for make in (lambda L: (2, L.tensor(3)), lambda L: (L.tensor([2]), 3),
+                 lambda L: (L.tensor(4),)):
+        assert tuple(getattr(ember, name)(make(ember)).shape) == \
+            tuple(getattr(torch, name)(make(torch)).shape)
+    assert ember.zeros(ember.tensor(2), 3).shape == (2, 3) == torch.zeros(torch.tensor(2), 3).shape
+    for L in (torch, ember):
+        with pytest.raises(TypeError, match="tuple of ints"):
+            L.zeros((2, L.tensor(3.0)))
+
+
 def test_randint_without_size_is_a_type_error():
     with pytest.raises(TypeError):
         torch.randint(5)

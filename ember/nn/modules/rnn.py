@@ -10,6 +10,8 @@ from ...ops import api
 from ...ops.recurrent import lstm_outputs, recurrence
 from .. import functional as F
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from ._rnn_packed import run_packed
 from .module import Module
 from .rnn_cells import reset_uniform_by_hidden_size
 
@@ -37,6 +39,9 @@ def _gru_step(ih, hh, state, mode):
     n = (in_ + r * hn).tanh()
     h = n + z * (state - n)
     return h, h
+
+
+_STEPS = {"RNN_TANH": _rnn_step, "RNN_RELU": _rnn_step, "LSTM": _lstm_step, "GRU": _gru_step}
 
 
 def _run_direction(proj, state, w_hh, b_hh, mode, reverse):
@@ -129,6 +134,8 @@ class RNNBase(Module):
         return x, finals
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return run_packed(self, input, hx, _STEPS[self.mode])
         name = {"RNN_TANH": "RNN", "RNN_RELU": "RNN"}.get(self.mode, self.mode)
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
