@@ -30,9 +30,9 @@ def _moments(m, xs, axes, eps, total=None):
     return centered, (var + eps) ** -0.5, mean, var
 
 
-def _stats(m, xs, axes, eps):
-    """(xhat, invstd) of xs over ``axes``."""
-    centered, invstd, _, _ = _moments(m, xs, axes, eps)
+def _stats(m, xs, axes, eps, total=None):
+    """(xhat, invstd) of xs over ``axes`` (``total``: as _moments')."""
+    centered, invstd, _, _ = _moments(m, xs, axes, eps, total)
     return centered * invstd, invstd
 
 
@@ -239,7 +239,7 @@ class NativeLayerNormBackward0(_Normalize):
         if len(self.axes) > 1:
             return super().normalize(xs)
         # one normalized dim: the row sums as BLAS dot products (_rowsum), 2x np.sum's speed
-        xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps, _rowsum.last_sum)
+        xhat, invstd = _stats(array_math, xs, self.axes, self.eps, _rowsum.last_sum)
         return xhat, invstd
 
     def param_sum(self, m, a):
