@@ -173,11 +173,14 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _check_pool_input(input, n, name):
-    if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
-        if n == 1:
-            raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 "
-                               f"dim batch size for input, but got:{_shape(input)}")
+    """An (N, C, *spatial) or (C, *spatial) input; only a batch dim may be 0, as torch's."""
+    shape = tuple(input.shape)
+    if n == 2 and input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if input.dim() not in (n + 1, n + 2) or 0 in shape[input.dim() - n - 1:]:
+        prefix = f"{name}: " if n == 1 else ""
+        raise RuntimeError(f"{prefix}Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{_shape(input)}")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -23,6 +23,14 @@ def _shape(t):
     return list(t._data.shape)
 
 
+def empty_affine(input, weight, bias):
+    """A normalization of an empty batch, as torch's: empty, the running statistics untouched,
+    zero gradients for weight and bias (no statistics exist to normalize by)."""
+    view = (1, -1) + (1,) * (input.dim() - 2)
+    out = input * weight.reshape(view) if weight is not None else input.clone()
+    return out + bias.reshape(view) if bias is not None else out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
     """Normalize each channel of (N, C, *) by batch statistics (training; running stats are
@@ -38,6 +46,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"size ember.Size({_shape(input)})")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0:
+        return empty_affine(input, weight, bias)
     return NativeBatchNormBackward0.apply(input, weight, bias, eps, running_mean=running_mean,
                                           running_var=running_var, training=training,
                                           momentum=momentum)
@@ -74,6 +84,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {_shape(t)} and "
                                f"input of shape {_shape(input)}")
+    if input.numel() == 0:
+        return empty_affine(input, weight, bias)
     return NativeGroupNormBackward0.apply(input, weight, bias, eps, num_groups=num_groups)
 
 

@@ -7,7 +7,7 @@ import ember
 from ember.ops import pooling_nd as _nd
 
 from ._functional_layers import _tuple, avg_pool1d, avg_pool2d, pool_arguments
-from ._functional_norm import batch_norm
+from ._functional_norm import batch_norm, empty_affine
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "instance_norm", "max_unpool1d",
@@ -149,6 +149,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalize each channel of each sample over its (*) dims: batch norm of the input seen
     as (1, N*C, *); running statistics, when given, take the mean over the batch."""
     n, c = input.shape[0], input.shape[1]
+    if input.numel() == 0:
+        return empty_affine(input, weight, bias)
     if use_input_stats and n * c and input.numel() // (n * c) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"ember.Size({list(input.shape)})")

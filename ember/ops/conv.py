@@ -285,6 +285,9 @@ class ConvolutionBackward0(Node):
         self.x_shape, self.w_shape = x._data.shape, w._data.shape
         self._cols = None
         bias = None if b is None else b._data
+        if x._data.size == 0:  # an empty batch: an empty output, zero gradients
+            self.save(x, w)
+            return self._empty(x._data, w._data, bias, out_shape)
         if transposed:
             y = conv_grad_input(x._data, w._data, out_shape, geom)
             if bias is not None:
@@ -301,8 +304,20 @@ class ConvolutionBackward0(Node):
         self.save(x, w)
         return y
 
+    def _empty(self, x, w, bias, out_shape):
+        """The output of an empty batch: its shape from a one-sample zero input's."""
+        one = np.zeros((1,) + x.shape[1:], x.dtype)
+        if self.transposed:
+            y = conv_grad_input(one, w, (1,) + tuple(out_shape[1:]), self.geom)
+        else:
+            y = conv_forward(one, w, self.geom, bias=bias)
+        return np.zeros((0,) + y.shape[1:], y.dtype)
+
     def backward(self, m, g, x, w):
         need = [nx is not None for nx, _ in self.next_functions]
+        if 0 in self.x_shape:  # an empty batch: nothing reached the weights
+            return (m.zeros_like(x) if need[0] else None, m.zeros_like(w) if need[1] else None,
+                    _bias_grad(m, g) if need[2] else None)
         geom, gx, gw = self.geom, None, None
         if self.transposed:
             gx = _forward(m, g, w, geom) if need[0] else None

@@ -41,6 +41,8 @@ def _channel_total(a, b=None):
     (1, C, 1, ...): BLAS dot products (a matrix-vector product with ones, a batch of row dots),
     3-5x faster than np.sum over (0, 2, 3) and no a*b temporary."""
     n, c = a.shape[:2]
+    if a.size == 0:  # (an empty batch: NumPy cannot infer the -1 below)
+        return np.zeros((1, c) + (1,) * (a.ndim - 2), a.dtype)
     rows = a.reshape(n, c, -1)
     if b is None:
         per_row = rows @ np.ones(rows.shape[2], dtype=a.dtype)

@@ -170,3 +170,23 @@ def test_conv_weight_gradient_without_cached_columns(monkeypatch, stride):
     monkeypatch.setattr(conv, "_CACHE_LIMIT", 0)  # big convolutions recompute im2col
     check(lambda lib, x, w: F(lib).conv2d(x, w, stride=stride, padding=1), rand(2, 3, 7, 7),
           rand(4, 3, 3, 3, seed=1), grad_inputs=[False, True], second=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, L: F.max_pool2d(L.zeros(0, 1, 4, 4), 2), lambda F, L: F.avg_pool2d(L.zeros(0, 1, 4, 4), 2),
+    lambda F, L: F.max_pool1d(L.zeros(0, 2, 4), 2), lambda F, L: F.avg_pool1d(L.zeros(0, 2, 4), 2),
+    lambda F, L: F.max_pool2d(L.zeros(0, 1, 4, 4), 2, return_indices=True)[1]])
+def test_pools_take_an_empty_batch_as_torch(call):
+    assert tuple(call(ember.nn.functional, ember).shape) == tuple(call(TF, torch).shape)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, L: F.max_pool2d(L.zeros(1, 0, 4, 4), 2), lambda F, L: F.max_pool2d(L.zeros(0, 4, 4), 2),
+    lambda F, L: F.max_pool1d(L.zeros(2, 0, 4), 2), lambda F, L: F.avg_pool2d(L.zeros(1, 1, 0, 4), 2)])
+def test_pools_refuse_other_empty_dims_as_torch(call):
+    caught = []
+    for F, lib in ((TF, torch), (ember.nn.functional, ember)):
+        with pytest.raises(RuntimeError) as info:
+            call(F, lib)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]

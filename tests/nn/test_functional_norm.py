@@ -186,3 +186,23 @@ def test_sdpa_dropout_draws_torchs_mask():
     ember.manual_seed(5)
     close(EF.scaled_dot_product_attention(*(ember.tensor(q),) * 3, dropout_p=0.4),
           TF.scaled_dot_product_attention(*(torch.tensor(q),) * 3, dropout_p=0.4))
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda nn: nn.BatchNorm1d(3), (0, 3)), (lambda nn: nn.BatchNorm2d(3), (0, 3, 2, 2)),
+    (lambda nn: nn.GroupNorm(1, 3), (0, 3, 2)), (lambda nn: nn.LayerNorm(3), (0, 3)),
+    (lambda nn: nn.InstanceNorm2d(3), (0, 3, 4, 4))])
+def test_an_empty_batch_leaves_running_statistics_alone(make, shape):
+    """torch's batch norm skips an empty batch (its statistics would be NaN): empty output,
+    running statistics unchanged, zero weight and bias gradients (they were NaN before)."""
+    got = []
+    for lib in (torch, ember):
+        norm = make(lib.nn)
+        x = lib.zeros(shape, requires_grad=True)
+        y = norm(x)
+        y.sum().backward()
+        running = getattr(norm, "running_mean", None)
+        weight = getattr(norm, "weight", None)
+        got.append((tuple(y.shape), tuple(x.grad.shape), weight is not None and weight.grad.tolist(),
+                    None if running is None else running.tolist()))
+    assert got[1] == got[0]

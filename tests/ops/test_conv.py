@@ -100,3 +100,22 @@ def test_float32_training_step_matches_torch(c, hw):
     for e, t in zip(results[1], results[0]):
         assert e.dtype == np.float32
         np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda nn: nn.Conv2d(2, 3, 3), (0, 2, 5, 5)), (lambda nn: nn.Conv1d(2, 3, 3), (0, 2, 5)),
+    (lambda nn: nn.Conv3d(2, 3, 3), (0, 2, 5, 5, 5)),
+    (lambda nn: nn.ConvTranspose2d(4, 6, 3, groups=2), (0, 4, 5, 5)),
+    (lambda nn: nn.Conv2d(4, 6, 3, groups=2, stride=2, padding=1), (0, 4, 5, 5))])
+def test_an_empty_batch_gives_an_empty_output_and_zero_gradients(make, shape):
+    """torch convolves an empty batch (NumPy's reshape error leaked before)."""
+    got = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        conv = make(lib.nn)
+        x = lib.zeros(shape, requires_grad=True)
+        y = conv(x)
+        y.sum().backward()
+        got.append((tuple(y.shape), y.grad_fn.name(), tuple(x.grad.shape),
+                    conv.weight.grad.abs().sum().item(), tuple(conv.bias.grad.shape)))
+    assert got[1] == got[0]
