@@ -17,6 +17,9 @@ _anomaly_mode = False  # set by autograd.anomaly; when off, ops pay only this fl
 # ember.onnx's tracer while it exports: it sets _anomaly_mode too, so that every op takes the
 # general path of Node.apply and is seen here (costless when off: no check outside that path)
 _observer = None
+# autograd.forward_ad's op hook while a dual level is active: every op of Node.apply is given to
+# it (and the fast paths step aside), so that its output gets a tangent; one flag check when off
+_dual = None
 
 
 class Untracked:
@@ -118,6 +121,8 @@ class Node:
             data = _asarray(data)
         if args is not inputs:  # bfloat16 computed in float32: rounded once, here
             data = _opmath.narrow(cls, data, inputs, kwargs)
+        if _dual is not None:
+            return _dual(node, data, inputs, kwargs)
         if _anomaly_mode:
             return node._apply_anomaly(data, inputs, kwargs)
         if not _grad_mode.n_disabled or _grad_state._enabled:
