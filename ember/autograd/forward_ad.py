@@ -112,10 +112,10 @@ def unpack_dual(tensor, *, level=None):
     """(primal, tangent) of ``tensor``: the primal a view without tangent; tangent None if none."""
     if not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
-    _check_level(level, "_fw_primal")
     tangent = tensor.__dict__.get(_KEY)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
+    _check_level(level, "_fw_primal")
     with hidden():
         primal = tensor.view(tensor.shape)
     return UnpackedDualTensor(primal, tangent)
@@ -140,15 +140,20 @@ def set_tangent(t, tangent):
 
 
 @contextlib.contextmanager
-def hidden():
+def hidden(inputs=()):
     """Ops run without the hook: their outputs get no tangent (the hook's own work, a custom
-    Function's forward, the primal view of unpack_dual)."""
+    Function's forward, the primal view of unpack_dual); ``inputs`` show no tangent meanwhile
+    (a custom Function's forward sees primals, as torch's)."""
     hook = _graph._dual
     _graph._dual = None
+    kept = [(t, t.__dict__.pop(_KEY)) for t in inputs
+            if isinstance(t, Tensor) and _KEY in t.__dict__]
     try:
         yield
     finally:
         _graph._dual = hook
+        for t, tangent in kept:
+            t.__dict__.setdefault(_KEY, tangent)
 
 
 # ---------------------------------------------------------------- tangents of ops
@@ -159,7 +164,7 @@ def _on_op(node, data, inputs, kwargs):
     out = _output(node, data, inputs, kwargs)
     tangents = [t.__dict__.get(_KEY) if isinstance(t, Tensor) else None for t in inputs]
     if data.dtype.kind in "fc" and any(t is not None for t in tangents):
-        _set(out, node_tangent(node, tangents, out))
+        _set(out, node_tangent(node, inputs, tangents, out))
     return out
 
 
@@ -175,28 +180,39 @@ def _output(node, data, inputs, kwargs):
     return _graph._made_without_grad(data, inputs)
 
 
+def multi_output_tangents(node, inputs, outs, indices):
+    """The tangents of the outputs ``indices`` of a node with several outputs."""
+    tangents = [tangent_of(t) for t in inputs]
+    if any(t is not None for t in tangents):
+        for i in indices:
+            if outs[i]._data.dtype.kind in "fc":
+                _set(outs[i], node_tangent(node, inputs, tangents, outs[i], (i, len(outs))))
+
+
 _MARK = object()  # an edge standing for "this input has a tangent" (backward computes its part)
 
 
-def node_tangent(node, tangents, out, index=None):
+def node_tangent(node, inputs, tangents, out, slot=None):
     """``out``'s tangent from ``node``'s backward: the vjp of ``u -> J^T u`` with the tangents.
 
-    ``tangents``: one per input edge of ``node`` (None: no tangent); ``index``: the output of a
-    node with several, else None. The tangent keeps a graph when grad mode is on and a saved
-    value or a tangent requires grad (reverse mode over forward mode), else it is detached.
+    ``tangents``: one per input of ``node`` (None: no tangent); ``slot``: (index, count) of
+    ``out`` among the outputs of a node with several, else None. The tangent keeps a graph when
+    grad mode is on and a saved value or a tangent requires grad (reverse mode over forward
+    mode), else it is detached.
     """
     saved = [s for s in node._saved if type(s) is not _graph.SavedOutput]
-    if node.saves_output:
+    if node.saves_output and slot is None:
         saved.append(out)
     keep = _grad_mode._state.enabled and any(
         isinstance(t, Tensor) and t._requires_grad for t in saved + tangents)
-    if not keep:
-        saved = [s.detach() if isinstance(s, Tensor) else s for s in saved]
+    dual = {id(t) for t, tangent in zip(inputs, tangents) if tangent is not None}
+    saved = [_differentiable(s, keep, id(s) in dual) if isinstance(s, Tensor) else s
+             for s in saved]
     edges = getattr(node, "next_functions", None)  # (unset on a node not recorded)
     node.next_functions = tuple((_MARK, 0) if t is not None else (None, 0) for t in tangents)
     try:
         with hidden(), _grad_mode.enable_grad():
-            return _transposed_vjp(node, saved, tangents, out, index, keep)
+            return _transposed_vjp(node, saved, tangents, out, slot, keep)
     finally:
         if edges is None:
             del node.next_functions
@@ -204,12 +220,21 @@ def node_tangent(node, tangents, out, index=None):
             node.next_functions = edges
 
 
-def _transposed_vjp(node, saved, tangents, out, index, keep):
+def _differentiable(t, keep, dual):
+    """A saved tensor as the backward sees it: detached unless a graph is kept, and requiring
+    grad when its input has a tangent (a backward that re-derives its op through autograd
+    differentiates only the inputs that require grad)."""
+    if not keep or (dual and not t._requires_grad):
+        t = t.detach()
+        t.requires_grad_(dual)
+    return t
+
+
+def _transposed_vjp(node, saved, tangents, out, slot, keep):
     u = Tensor._make(np.zeros_like(out._data), True)
     grad = u
-    if index is not None:  # a node with several outputs: a zero gradient for the others
-        grad = [u if i == index else np.zeros(shape, dtype)
-                for i, (shape, dtype) in enumerate(zip(node._shapes, node._dtypes))]
+    if slot is not None:  # a node with several outputs: no gradient for the others
+        grad = [u if i == slot[0] else None for i in range(slot[1])]
     back = node.backward(_math.tensor_math, grad, *saved)
     if type(back) is not tuple:
         back = (back,)

@@ -148,7 +148,7 @@ class Function(metaclass=FunctionMeta):
         node._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         node._tensor_inputs = tuple(isinstance(a, Tensor) for a in args)
         tangents = _input_tangents(args) if _graph._dual is not None else None
-        with grad_mode.no_grad(), _forward_ad.hidden() if tangents else _NO_CONTEXT:
+        with grad_mode.no_grad(), _forward_ad.hidden(args) if tangents else _NO_CONTEXT:
             if _overrides_setup(cls):
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, outputs)
@@ -176,8 +176,8 @@ def _input_tangents(args):
 def _run_jvp(cls, node, args, tangents, outs):
     """Forward mode through a custom Function: its ``jvp`` gets one tangent per input (zeros
     for a tensor without one, None for a non-tensor) and returns one per output."""
-    grads = [None if not isinstance(a, Tensor) else t if t is not None else a.detach() * 0
-             for a, t in zip(args, tangents)]
+    grads = [None if not isinstance(a, Tensor) else t if t is not None else
+             Tensor._make(np.zeros_like(a._data)) for a, t in zip(args, tangents)]
     node._in_jvp = True
     try:
         with _forward_ad.hidden():

@@ -7,6 +7,10 @@ import torch.autograd.forward_ad as tfw
 import ember
 import ember.autograd.forward_ad as efw
 
+
+def F(lib):
+    return lib.nn.functional
+
 RNG = np.random.default_rng(0)
 
 
@@ -36,6 +40,11 @@ def check(fn, primals, tangents=None, atol=1e-6):
     else:
         assert got[1] is not None, "no tangent"
         np.testing.assert_allclose(got[1], expected[1], atol=atol, rtol=1e-6)
+
+
+def _lstm(m, x):
+    m.manual_seed(0)
+    return m.nn.LSTM(4, 5, batch_first=True).double()(x)[0]
 
 
 A, B, P = arr(3, 4), arr(3, 4), arr(3, 4, positive=True)
@@ -86,7 +95,50 @@ CASES = {
     "embedding": (lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [1, 0]]), w), [A]),
     "to_float32": (lambda m, x: x.float() * 2, [A]),
     "clone": (lambda m, x: x.clone(), [A]),
+    "unbind": (lambda m, x: m.unbind(x, 1)[2], [A]),
+    "chunk": (lambda m, x: x.chunk(2, 0)[1], [A]),
+    "topk": (lambda m, x: x.topk(2, 1).values, [A]),
+    "sort": (lambda m, x: x.sort(1).values, [A]),
+    "std": (lambda m, x: x.std(1), [A]),
+    "var_mean": (lambda m, x: m.var_mean(x, 1)[1] + m.var_mean(x, 1)[0], [A]),
+    "normalize": (lambda m, x: F(m).normalize(x, dim=1), [A]),
+    "bce_logits": (lambda m, x, y: F(m).binary_cross_entropy_with_logits(x, y.sigmoid()), [A, B]),
+    "nll": (lambda m, x: F(m).nll_loss(F(m).log_softmax(x, 1), m.tensor([1, 0, 3])), [A]),
+    "smooth_l1": (lambda m, x, y: F(m).smooth_l1_loss(x, y), [A, B]),
+    "batch_norm_train": (lambda m, x: F(m).batch_norm(x, None, None, training=True), [A]),
+    "interpolate": (lambda m, x: F(m).interpolate(x, scale_factor=2, mode="bilinear"), [arr(1, 1, 3, 3)]),
+    "pad": (lambda m, x: F(m).pad(x, (1, 2)), [A]),
+    "avg_pool": (lambda m, x: F(m).avg_pool2d(x, 2), [arr(1, 2, 4, 4)]),
+    "sdpa": (lambda m, q, k, v: F(m).scaled_dot_product_attention(q, k, v), [arr(1, 3, 4), arr(1, 3, 4), arr(1, 3, 4)]),
+    "einsum": (lambda m, x, y: m.einsum("ij,kj->ik", x, y), [A, B]),
+    "masked_fill": (lambda m, x: x.masked_fill(x > 0, 0.0), [A]),
+    "index_select": (lambda m, x: x.index_select(1, m.tensor([0, 2])), [A]),
+    "tril_flip_roll": (lambda m, x: m.roll(m.flip(m.tril(x), [0]), 1, 1), [A]),
+    "lstm": (_lstm, [arr(2, 3, 4)]),
+    "silu_softplus": (lambda m, x: F(m).silu(x) + F(m).softplus(x), [A]),
+    "abs_sign": (lambda m, x: x.abs() + x.sign(), [A]),
+    "pow_tensor": (lambda m, x, y: x ** y, [P, B]),
+    "atan2": (lambda m, x, y: m.atan2(x, y), [A, B]),
+    "cumprod": (lambda m, x: x.cumprod(1), [A]),
+    "min_dim": (lambda m, x: x.min(0)[0], [A]),
+    "mv_outer": (lambda m, x, v: m.mv(x, v) .outer(v), [A, arr(4)]),
+    "repeat": (lambda m, x: x.repeat(2, 1), [A]),
+    "squeeze_mT": (lambda m, x: x.unsqueeze(1).squeeze(1).mT, [A]),
+    "linalg_inv": (lambda m, x: m.linalg.inv(x), [arr(3, 3) + 3 * np.eye(3)]),
+    "det": (lambda m, x: m.linalg.det(x), [arr(3, 3)]),
+    "diag": (lambda m, x: m.diag(x[0]), [A]),
+    "conv1d": (lambda m, x, w, b: F(m).conv1d(x, w, b), [arr(2, 3, 6), arr(4, 3, 3), arr(4)]),
+    "group_norm": (lambda m, x: F(m).group_norm(x, 2), [arr(2, 4, 3)]),
+    "dropout_train": (lambda m, x: F(m).dropout(x, 0.0), [A]),
+    "kl_div": (lambda m, x, y: F(m).kl_div(F(m).log_softmax(x, 1), F(m).softmax(y, 1), reduction="batchmean"), [A, B]),
+    "cholesky": (lambda m, x: m.linalg.cholesky(x @ x.mT + m.eye(3, dtype=m.float64)),
+                 [arr(3, 3)]),
+    "qr": (lambda m, x: m.linalg.qr(x)[1], [arr(4, 3)]),
+    "eigh": (lambda m, x: m.linalg.eigh(x + x.mT)[0], [arr(3, 3)]),
+    "svdvals": (lambda m, x: m.linalg.svd(x)[1], [arr(3, 4)]),
+    "slogdet": (lambda m, x: m.linalg.slogdet(x)[1], [arr(3, 3)]),
 }
+
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -127,3 +179,110 @@ def _setitem(x, y):
 @pytest.mark.parametrize("name", sorted(INPLACE))
 def test_inplace_tangents_match_torch(name):
     check(INPLACE[name], [A, B])
+
+
+# ---------------------------------------------------------------- the dual tensor API
+
+
+def _raises(fn, lib_fns):
+    """Both libraries raise the same exception type with the same message."""
+    seen = []
+    for lib, fw in lib_fns:
+        with pytest.raises(Exception) as info:
+            fn(lib, fw)
+        seen.append((type(info.value).__name__, str(info.value)))
+    assert seen[1][0] == seen[0][0]
+    assert seen[1][1] == seen[0][1].replace("torch.", "ember.")
+
+
+BOTH = ((torch, tfw), (ember, efw))
+
+
+def _in_level(body):
+    def fn(lib, fw):
+        with fw.dual_level():
+            body(lib, fw)
+    return fn
+
+
+@pytest.mark.parametrize("body", [
+    lambda lib, fw: fw.make_dual(lib.ones(3), lib.ones(3)),
+    _in_level(lambda lib, fw: fw.make_dual(lib.ones(3), lib.ones(4))),
+    _in_level(lambda lib, fw: fw.make_dual(lib.ones(3), lib.ones(3, dtype=lib.int32))),
+    _in_level(lambda lib, fw: fw.make_dual(lib.ones(3, dtype=lib.int64), lib.ones(3))),
+    _in_level(lambda lib, fw: fw.make_dual(fw.make_dual(lib.ones(3), lib.ones(3)), lib.ones(3))),
+    _in_level(lambda lib, fw: fw.enter_dual_level()),
+    _in_level(lambda lib, fw: fw.unpack_dual(fw.make_dual(lib.ones(2), lib.ones(2)), level=5)),
+    _in_level(lambda lib, fw: fw.exit_dual_level(level=3)),
+    lambda lib, fw: fw.exit_dual_level(),
+], ids=["no_level", "size", "int_tangent", "int_primal", "twice", "nested", "bad_level",
+        "exit_other", "exit_none"])
+def test_errors_as_torch(body):
+    _raises(body, BOTH)
+    assert efw._level is None or efw.exit_dual_level() is None
+
+
+def test_make_dual_keeps_or_copies_the_tangent_as_torch():
+    x, t = ember.randn(4, 3), ember.randn(4, 3)
+    with efw.dual_level():
+        dual = efw.make_dual(x, t)
+        assert efw.unpack_dual(dual).tangent is t
+        assert dual._base is x and dual.grad_fn is None and not dual.requires_grad
+        copied = efw.unpack_dual(efw.make_dual(x, t.T.contiguous().T)).tangent
+        assert copied is not t and copied.is_contiguous()
+        primal = efw.unpack_dual(dual).primal
+        assert efw.unpack_dual(primal).tangent is None and primal._base is x
+        assert efw.unpack_dual(dual.detach()).tangent is None
+        out = dual * 2
+    assert efw.unpack_dual(out).tangent is None and efw.unpack_dual(dual).tangent is None
+    assert efw.unpack_dual(3) == (3, None)
+    assert type(efw.unpack_dual(out)).__name__ == "UnpackedDualTensor"
+
+
+def test_leaving_the_level_turns_the_hook_off():
+    from ember.autograd import graph
+    with efw.dual_level():
+        assert graph._dual is not None
+    assert graph._dual is None
+    with pytest.raises(ZeroDivisionError):
+        with efw.dual_level():
+            raise ZeroDivisionError
+    assert graph._dual is None and efw._level is None
+
+
+def _module_jvps(lib, fw, x, tangents):
+    """The tutorial's two ways: dual tensors set as module attributes, and functional_call."""
+    lib.manual_seed(0)
+    model = lib.nn.Linear(5, 3).double()
+    params = dict(model.named_parameters())
+    with fw.dual_level():
+        duals = {name: fw.make_dual(p, lib.tensor(tangents[name])) for name, p in params.items()}
+        via_call = fw.unpack_dual(lib.func.functional_call(model, duals, (lib.tensor(x),)))
+        for name in params:
+            delattr(model, name)
+            setattr(model, name, duals[name])
+        via_attrs = fw.unpack_dual(model(lib.tensor(x)))
+    return [t.detach().numpy() for t in (*via_call, *via_attrs)]
+
+
+def test_module_with_dual_parameters_matches_torch():
+    x = arr(4, 5)
+    tangents = {"weight": arr(3, 5), "bias": arr(3)}
+    expected = _module_jvps(torch, tfw, x, tangents)
+    for got, want in zip(_module_jvps(ember, efw, x, tangents), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_tangent_is_differentiable_in_reverse_mode():
+    """A tangent computed from primals or tangents that require grad carries a graph."""
+    grads = []
+    for lib, fw in BOTH:
+        y = lib.tensor(A, requires_grad=True)
+        yt = lib.tensor(B, requires_grad=True)
+        with fw.dual_level():
+            z = (fw.make_dual(y, yt) ** 3).sin().sum()
+            tangent = fw.unpack_dual(z).tangent
+            assert tangent.requires_grad
+            grads.append([g.detach().numpy() for g in lib.autograd.grad(tangent, (y, yt))])
+    for got, want in zip(*grads[::-1]):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
