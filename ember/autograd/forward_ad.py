@@ -196,38 +196,74 @@ def node_tangent(node, inputs, tangents, out, slot=None):
     """``out``'s tangent from ``node``'s backward: the vjp of ``u -> J^T u`` with the tangents.
 
     ``tangents``: one per input of ``node`` (None: no tangent); ``slot``: (index, count) of
-    ``out`` among the outputs of a node with several, else None. The tangent keeps a graph when
-    grad mode is on and a saved value or a tangent requires grad (reverse mode over forward
-    mode), else it is detached.
+    ``out`` among the outputs of a node with several, else None. The computation runs on
+    detached stand-ins of the saved values and tangents; where those require grad (grad mode
+    on), the tangent gets a node through which reverse mode reaches them (``_TangentBackward``).
     """
     saved = [s for s in node._saved if type(s) is not _graph.SavedOutput]
     if node.saves_output and slot is None:
         saved.append(out)
-    keep = _grad_mode._state.enabled and any(
-        isinstance(t, Tensor) and t._requires_grad for t in saved + tangents)
     dual = {id(t) for t, tangent in zip(inputs, tangents) if tangent is not None}
-    saved = [_differentiable(s, keep, id(s) in dual) if isinstance(s, Tensor) else s
-             for s in saved]
-    edges = getattr(node, "next_functions", None)  # (unset on a node not recorded)
-    node.next_functions = tuple((_MARK, 0) if t is not None else (None, 0) for t in tangents)
-    try:
-        with hidden(), _grad_mode.enable_grad():
-            return _transposed_vjp(node, saved, tangents, out, slot, keep)
-    finally:
-        if edges is None:
-            del node.next_functions
-        else:
-            node.next_functions = edges
+    cut = _Cut(_grad_mode._state.enabled)
+    with hidden(), _grad_mode.enable_grad():
+        saved = [cut(s, id(s) in dual) if isinstance(s, Tensor) else s for s in saved]
+        tangents = [cut(t) if t is not None else None for t in tangents]
+        result = _transposed_vjp(node, saved, tangents, out, slot, bool(cut.pairs))
+    return cut.attach(result, lambda: _transposed_vjp(node, cut.real(saved), cut.real(tangents),
+                                                      out, slot, True))
 
 
-def _differentiable(t, keep, dual):
-    """A saved tensor as the backward sees it: detached unless a graph is kept, and requiring
-    grad when its input has a tangent (a backward that re-derives its op through autograd
-    differentiates only the inputs that require grad)."""
-    if not keep or (dual and not t._requires_grad):
-        t = t.detach()
-        t.requires_grad_(dual)
-    return t
+class _Cut:
+    """Detached stand-ins for the tensors a tangent is computed from, remembering which stand
+    for tensors that require grad: the tangent's graph stays local (a long history below is
+    not walked for each op), and ``attach`` links it to the real tensors."""
+
+    def __init__(self, recording):
+        self.recording = recording
+        self.pairs = []  # (stand-in leaf, the tensor it stands for)
+
+    def __call__(self, t, dual=False):
+        leaf = t.detach()
+        if self.recording and t._requires_grad:
+            leaf.requires_grad_()
+            self.pairs.append((leaf, t))
+        elif dual:  # a backward that re-derives its op through autograd differentiates only
+            leaf.requires_grad_()  # the inputs that require grad
+        return leaf
+
+    def real(self, items):
+        """``items`` with each stand-in replaced by the tensor it stands for."""
+        real = {id(leaf): t for leaf, t in self.pairs}
+        return [real.get(id(x), x) for x in items]
+
+    def attach(self, result, remake):
+        """The tangent: ``result`` detached, with a node when it depends on a tensor that
+        requires grad; ``remake()`` computes it again from the real tensors (a graph of it)."""
+        if not self.pairs or not result._requires_grad:
+            return result.detach()
+        tangent = Tensor._make(result._data)
+        node = _TangentBackward()
+        node.local = (result, tuple(leaf for leaf, _ in self.pairs),
+                      tuple(t for _, t in self.pairs), remake)
+        node._record(tuple(_graph._edge(t) for _, t in self.pairs), (), out=tangent)
+        return tangent
+
+
+class _TangentBackward(_graph.Node):
+    """A tangent computed while its primals or tangents require grad: its backward runs the
+    reverse pass of the tangent's own (local) graph into them."""
+
+    def backward(self, m, grad):
+        if self.local is None:
+            _graph._raise_freed()
+        result, leaves, reals, remake = self.local
+        if m.is_graph:  # a graph of the gradient: through the tangent made from the real tensors
+            with hidden():
+                result = remake()
+            return _engine_grad((result,), reals, (grad,), create_graph=True, allow_unused=True)
+        grads = _engine_grad((result,), leaves, (Tensor._make(grad),), retain_graph=True,
+                             allow_unused=True)
+        return tuple(None if g is None else g._data for g in grads)
 
 
 def _transposed_vjp(node, saved, tangents, out, slot, keep):
@@ -235,9 +271,7 @@ def _transposed_vjp(node, saved, tangents, out, slot, keep):
     grad = u
     if slot is not None:  # a node with several outputs: no gradient for the others
         grad = [u if i == slot[0] else None for i in range(slot[1])]
-    back = node.backward(_math.tensor_math, grad, *saved)
-    if type(back) is not tuple:
-        back = (back,)
+    back = _backward(node, grad, saved, tangents)
     outs, seeds = [], []
     for g, t in zip(back, tangents):
         if t is not None and isinstance(g, Tensor) and g._requires_grad:
@@ -246,8 +280,24 @@ def _transposed_vjp(node, saved, tangents, out, slot, keep):
     if outs:
         (result,) = _engine_grad(outs, (u,), seeds, create_graph=keep, allow_unused=True)
         if result is not None:
-            return result if keep else result.detach()
+            return result
     return Tensor._make(np.zeros_like(out._data))
+
+
+def _backward(node, grad, saved, tangents):
+    """``node``'s backward on the tensor math, computing the parts of the inputs with a tangent
+    (a backward skips an input whose edge is None); its real edges are back before the vjp
+    runs through them."""
+    edges = getattr(node, "next_functions", None)  # (unset on a node not recorded)
+    node.next_functions = tuple((_MARK, 0) if t is not None else (None, 0) for t in tangents)
+    try:
+        back = node.backward(_math.tensor_math, grad, *saved)
+    finally:
+        if edges is None:
+            del node.next_functions
+        else:
+            node.next_functions = edges
+    return back if type(back) is tuple else (back,)
 
 
 def _seed(tangent, g):

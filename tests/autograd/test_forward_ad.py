@@ -286,3 +286,20 @@ def test_tangent_is_differentiable_in_reverse_mode():
             grads.append([g.detach().numpy() for g in lib.autograd.grad(tangent, (y, yt))])
     for got, want in zip(*grads[::-1]):
         np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_tangent_graph_supports_second_order_and_frees_after_backward():
+    results = []
+    for lib, fw in BOTH:
+        y = lib.tensor(A, requires_grad=True)
+        with fw.dual_level():
+            tangent = fw.unpack_dual((fw.make_dual(y, lib.tensor(B)) ** 3).sin().sum()).tangent
+            (g,) = lib.autograd.grad(tangent, y, create_graph=True)
+            (gg,) = lib.autograd.grad((g * g).sum(), y)
+            results.append((g.detach().numpy(), gg.numpy()))
+            tangent2 = fw.unpack_dual((fw.make_dual(y, lib.tensor(B)) * y).sum()).tangent
+            tangent2.backward()
+            with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+                tangent2.backward()
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
