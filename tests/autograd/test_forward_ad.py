@@ -168,6 +168,8 @@ INPLACE = {
     "setitem": lambda m, x, y: _setitem(x, y),
     "copy": lambda m, x, y: m.zeros(3, 4, dtype=m.float64).copy_(y),
     "zero": lambda m, x, y: x.zero_() + y,
+    "transpose_": lambda m, x, y: x.t_() * 2,
+    "unsqueeze_": lambda m, x, y: x.unsqueeze_(1) + y[:, None],
 }
 
 
