@@ -30,6 +30,7 @@ UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "ta
 _KEY = "_fw_grad"  # a dual tensor's tangent, in its __dict__ (present only at the active level)
 _level = None  # the active dual level (0) or None: torch has no nested levels
 _duals = []  # weak references to the tensors given a tangent at the active level
+_compact_at = 1024  # (its length when dead references are next dropped)
 
 
 def enter_dual_level():
@@ -127,8 +128,12 @@ def tangent_of(t):
 
 
 def _set(t, tangent):
+    global _compact_at
     t.__dict__[_KEY] = tangent
     _duals.append(weakref.ref(t))
+    if len(_duals) > _compact_at:  # a long level: drop the references to dead tensors
+        _duals[:] = [ref for ref in _duals if ref() is not None]
+        _compact_at = max(1024, 2 * len(_duals))
 
 
 def set_tangent(t, tangent):

@@ -305,3 +305,12 @@ def test_tangent_graph_supports_second_order_and_frees_after_backward():
                 tangent2.backward()
     for got, want in zip(results[1], results[0]):
         np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_a_long_level_keeps_no_reference_to_dead_tensors():
+    with efw.dual_level():
+        y = efw.make_dual(ember.zeros(2), ember.ones(2))
+        for _ in range(3000):
+            y = y * 1.0
+        assert len(efw._duals) < 2100
+        np.testing.assert_array_equal(efw.unpack_dual(y).tangent.numpy(), [1.0, 1.0])
