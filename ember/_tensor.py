@@ -29,7 +29,8 @@ class Size(tuple):
 _CPU = device("cpu")
 _autograd = None  # the ember.autograd package, bound by bind_autograd (see there)
 _new = object.__new__
-_AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base")
+_AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base",
+                   "_fw_grad")
 
 
 

@@ -122,6 +122,9 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = t.__dict__.get("_fw_grad")  # a dual tensor's (autograd.forward_ad)
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent.item() if tangent.ndim == 0 else tangent!r}")
     return _add_suffixes(prefix + body, suffixes, len(prefix))
 
 

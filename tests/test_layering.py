@@ -28,7 +28,7 @@ LAYERS = (
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.amp", "ember.sparse")),
     ("library", ("ember._compile", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
-                 "ember.onnx", "ember.viz", "ember.cuda", "ember.func")),
+                 "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

@@ -59,3 +59,14 @@ def test_wrapping_follows_the_line_width_option():
 def test_empty_tensors_name_their_dtype_as_torch(make):
     """An empty int64 or bool tensor names its dtype (a non-empty one leaves it implied)."""
     assert repr(make(ember)).replace("ember.", "torch.") == repr(make(torch))
+
+
+def test_dual_tensor_shows_its_tangent_as_torch():
+    shown = []
+    for lib in (torch, ember):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            shown.append([repr(fw.make_dual(lib.tensor(p), lib.tensor(t))) for p, t in (
+                ([1.0, 2.0], [3.0, 4.0]), (1.0, 3.0),
+                (np.arange(12.0).reshape(3, 4), np.ones((3, 4))))])
+    assert shown[1] == [s.replace("torch.", "ember.") for s in shown[0]]

@@ -1,11 +1,16 @@
 """User-defined differentiable operations: autograd.Function with a ctx, as torch."""
+import contextlib
+
 import numpy as np
 
 from .._tensor import Tensor
+from . import forward_ad as _forward_ad
 from . import grad_mode
 from . import graph as _graph
 from .anomaly import on_function_forward
 from .graph import FREED, Node, _edge
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 class FunctionCtx:
@@ -43,6 +48,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self):
+        if "_in_jvp" in self.__dict__:  # in jvp: what save_for_forward kept, as torch
+            return tuple(self.__dict__.get("_saved_forward", ()))
         # unpacked (and version-checked) only here, as torch: the engine leaves them alone, as
         # its backward never reads them (its versions are set aside at record, see _connect)
         self._versions = self.__dict__.get("_ctx_versions")
@@ -133,6 +140,11 @@ class Function(metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         return None
 
@@ -141,7 +153,8 @@ class Function(metaclass=FunctionMeta):
         node = cls._backward_cls()
         node._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         node._tensor_inputs = tuple(isinstance(a, Tensor) for a in args)
-        with grad_mode.no_grad():
+        tangents = _input_tangents(args) if _graph._dual is not None else None
+        with grad_mode.no_grad(), _forward_ad.hidden(args) if tangents else _NO_CONTEXT:
             if _overrides_setup(cls):
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, outputs)
@@ -155,7 +168,36 @@ class Function(metaclass=FunctionMeta):
             _connect(node, args, outs)
         if _graph._anomaly_mode:
             on_function_forward(node, outs)
+        if tangents:
+            _run_jvp(cls, node, args, tangents, outs)
         return outs[0] if single else outs
+
+
+def _input_tangents(args):
+    """The tangents of a Function's inputs (None where none), or None when no input has one."""
+    tangents = [_forward_ad.tangent_of(a) for a in args]
+    return tangents if any(t is not None for t in tangents) else None
+
+
+def _run_jvp(cls, node, args, tangents, outs):
+    """Forward mode through a custom Function: its ``jvp`` gets one tangent per input (zeros
+    for a tensor without one, None for a non-tensor) and returns one per output."""
+    grads = [None if not isinstance(a, Tensor) else t if t is not None else
+             Tensor._make(np.zeros_like(a._data)) for a, t in zip(args, tangents)]
+    node._in_jvp = True
+    try:
+        with _forward_ad.hidden():
+            result = cls.jvp(node, *grads)
+    finally:
+        del node._in_jvp
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(result)})")
+    for out, tangent in zip(outs, result):
+        if isinstance(out, Tensor) and tangent is not None and out._data.dtype.kind in "fc":
+            _forward_ad.check_tangent(out, tangent)
+            _forward_ad.set_tangent(out, tangent)
 
 
 def _overrides_setup(cls):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .engine import grad as _grad
 
 
@@ -57,9 +57,45 @@ def _analytical(func, inputs, diff_idx):
     return jac
 
 
+def _forward(func, inputs, diff_idx):
+    """The Jacobians by forward mode: one dual evaluation per element of each input."""
+    jac = {}
+    for i in diff_idx:
+        x = inputs[i]
+        columns = None
+        for k in range(x._data.size):
+            unit = np.zeros(x._data.size, x._data.dtype)
+            unit[k] = 1
+            with grad_mode.no_grad(), forward_ad.dual_level():
+                args = list(inputs)
+                args[i] = forward_ad.make_dual(x, Tensor._make(unit.reshape(x._data.shape)))
+                tangents = [forward_ad.unpack_dual(o).tangent for o in _outputs(func, args)]
+            if columns is None:
+                columns = [np.zeros((x._data.size,) + t.shape) if t is not None else None
+                           for t in tangents]
+            for c, t in zip(columns, tangents):
+                if c is not None and t is not None:
+                    c[k] = t._data
+        jac[i] = [c if c is not None else 0 for c in columns or ()]
+    return jac
+
+
+def _compare(jac, numerical, i, rtol, atol, mode):
+    """None, or torch's message for the first output whose Jacobian differs."""
+    for oi, (a, n) in enumerate(zip(jac[i], numerical)):
+        if not np.allclose(a, n, rtol=rtol, atol=atol):
+            a = np.broadcast_to(a, n.shape)
+            return (f"Jacobian {mode}mismatch for output {oi} with respect to input {i},\n"
+                    f"numerical:{n.reshape(n.shape[0], -1)}\n"
+                    f"analytical:{a.reshape(n.shape[0], -1)}\n")
+    return None
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False, **unused):
-    """Compare analytical gradients of ``func`` with central finite differences (float64)."""
+              nondet_tol=0.0, check_undefined_grad=True, fast_mode=False, check_forward_ad=False,
+              check_backward_ad=True, **unused):
+    """Compare analytical gradients of ``func`` (reverse mode, and forward mode with
+    ``check_forward_ad``) with central finite differences (float64)."""
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
     for i in diff_idx:
@@ -68,17 +104,19 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of double "
                           "precision floating point.", UserWarning, stacklevel=2)
-    jac = _analytical(func, inputs, diff_idx)
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical(func, inputs, diff_idx)))
+    if check_forward_ad:
+        checks.append(("computed with forward mode ", _forward(func, inputs, diff_idx)))
     for i in diff_idx:
         numerical = _numerical(func, inputs, i, eps)
-        for oi, (a, n) in enumerate(zip(jac[i], numerical)):
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
+        for mode, jac in checks:
+            message = _compare(jac, numerical, i, rtol, atol, mode)
+            if message is not None:
                 if not raise_exception:
                     return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {oi} with respect to input {i},\n"
-                    f"numerical:{n.reshape(inputs[i]._data.size, -1)}\n"
-                    f"analytical:{a.reshape(inputs[i]._data.size, -1)}\n")
+                raise GradcheckError(message)
     return True
 
 

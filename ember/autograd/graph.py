@@ -26,6 +26,9 @@ _observer = None
 # _record then reads; None otherwise, so that recording checks only this
 _saved_hooks = None
 _packed_any = False  # True once hooks were entered: _unpack then keeps torch's unpack order
+# autograd.forward_ad's op hook while a dual level is active: every op of Node.apply is given to
+# it (and the fast paths step aside), so that its output gets a tangent; one flag check when off
+_dual = None
 
 
 class Untracked:
@@ -109,6 +112,8 @@ class Node:
             data = _asarray(data)
         if args is not inputs:  # bfloat16 computed in float32: rounded once, here
             data = _opmath.narrow(cls, data, inputs, kwargs)
+        if _dual is not None:
+            return _dual(node, data, inputs, kwargs)
         if _anomaly_mode:
             return node._apply_anomaly(data, inputs, kwargs)
         if not _grad_mode.n_disabled or _grad_state._enabled:

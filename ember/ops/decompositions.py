@@ -7,6 +7,8 @@ import numpy as np
 from .. import _dtype, _fp
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor
+from ..autograd import forward_ad
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, _edge
 from .linalg_extra import LinAlgError, _inv, _solve, check_float, check_square, lapack_svd
 
@@ -36,6 +38,8 @@ def apply_multi(cls, *inputs, **kwargs):
         node._record(tuple(_edge(t) for t in inputs), node._saved,
                      outputs=(tuple(o._data.shape for o in outs),
                               tuple(o._data.dtype for o in outs)))
+    if _graph._dual is not None:  # forward AD: each differentiable output gets its tangent
+        forward_ad.multi_output_tangents(node, inputs, outs, cls.differentiable)
     return outs
 
 

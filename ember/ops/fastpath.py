@@ -62,7 +62,7 @@ def scalar_operator(cls, ufunc, general=_none):
 
     def op(a, value):
         if type(value) is not float and type(value) is not int or type(a) is not Tensor \
-                or _graph._anomaly_mode:
+                or _graph._anomaly_mode or _graph._dual is not None:
             return general(a, value)
         data = a._data
         cache = _SCALARS.get(data.dtype)
@@ -101,7 +101,8 @@ def tensor_operator(cls, ufunc, saves, general):
     Broadcasting, promotion, other dtypes and anomaly mode take the general path.
     """
     def op(a, b):
-        if type(b) not in OPERAND_TYPES or type(a) not in OPERAND_TYPES or _graph._anomaly_mode:
+        if type(b) not in OPERAND_TYPES or type(a) not in OPERAND_TYPES or _graph._anomaly_mode \
+                or _graph._dual is not None:
             return general(a, b)
         ad, bd = a._data, b._data
         dt = ad.dtype
@@ -153,7 +154,7 @@ def unary_function(cls, general=_none):
     ufunc, saves_input = cls.ufunc, cls.saves_input
 
     def op(input):
-        if type(input) is not Tensor or _graph._anomaly_mode:
+        if type(input) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
             return general(input)
         data = input._data
         if data.dtype.kind != "f":

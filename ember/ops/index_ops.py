@@ -5,7 +5,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node
 from . import api
@@ -339,6 +339,8 @@ def view_in_place(self, view):
     self._vc[0] += 1
     if observing:
         _graph.observe_untracked("inplace", (viewed,), self)
+    if _graph._dual is not None and forward_ad.tangent_of(self) is not None:  # forward AD:
+        forward_ad.set_tangent(self, view(forward_ad.tangent_of(self)))  # the tangent viewed too
     return self
 
 

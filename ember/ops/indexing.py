@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .shape import SelectBackward0, SliceBackward0, as_view
@@ -129,7 +130,7 @@ def setitem(a, index, value):
     index, basic = normalize_index(index)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
-    if not needs_graph:
+    if not needs_graph and _graph._dual is None:  # (forward AD: the node gives the tangent)
         v = value._data if isinstance(value, Tensor) else value
         grad_mode.check_inplace(a._vc)  # an inference tensor refuses before the write
         a._data[index] = v

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ..autograd import graph as _graph
 from .indexing import CopySlices
 from .shape import AsStridedBackward0
@@ -49,6 +49,8 @@ def commit_inplace(a, new):
         node._dtypes = (a._data.dtype,)
         if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
+    if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s
+        forward_ad.set_tangent(a, forward_ad.tangent_of(new))
     if _graph._observer is not None:  # a trace (onnx export): ``a`` holds ``new``'s value now
         _graph.observe_untracked("inplace", (new,), a)
     return a
@@ -107,16 +109,23 @@ def _alias(a):
     return old
 
 
+def _with_tangent(alias, a):
+    """``alias`` given ``a``'s tangent when forward AD is on (the op then computes a's new one)."""
+    if _graph._dual is not None:
+        forward_ad.set_tangent(alias, forward_ad.tangent_of(a))
+    return alias
+
+
 def apply_inplace(a, op, *args, **kwargs):
     """Run ``op(a, *args)`` and store the result in ``a``, keeping autograd exact."""
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in args))
     if not needs_graph:
         with grad_mode.no_grad():
-            new = op(Tensor._make(a._data), *args, **kwargs)
+            new = op(_with_tangent(Tensor._make(a._data), a), *args, **kwargs)
         return commit_inplace(a, new)
     check_inplace(a)
-    old = _alias(a)
+    old = _with_tangent(_alias(a), a)
     if _graph._saved_hooks is not None:  # a pack hook may keep ``old`` itself: the values before
         old._data, old._vc = old._data.copy(), [old._vc[0]]  # the write, as the copy below
     new = op(old, *args, **kwargs)
@@ -170,5 +179,7 @@ def fast_binary_inplace(a, ufunc, b, alpha=None):
 
 
 def needs_graph(a, *others):
+    if _graph._dual is not None:  # forward AD: the node's path gives the tangent
+        return True
     return grad_mode._state.enabled and (
         a._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.engine import grad
 from ..autograd.graph import Node
 from .api import matmul, stack, unbind
@@ -304,7 +305,7 @@ def lstm_outputs(out, reverse):
     the hidden states (L, N, H), then h and c of the last step (N, H) each; views of the
     result, which the node saves (writing into them fails its version check)."""
     node = out._grad_fn
-    if node is None:
+    if node is None or _graph._dual is not None:  # (forward AD: views carry out's tangent)
         return _parts(out, reverse)
     parts = _parts(out._data, reverse)
     node._shapes, node._dtypes = tuple(p.shape for p in parts), (out._data.dtype,) * 3

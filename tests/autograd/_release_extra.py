@@ -199,3 +199,14 @@ def _decompositions(L):
 
 
 EXTRA.update({"decompositions": _decompositions})
+
+
+def _forward_ad_tangent(L):
+    """A tangent computed from a primal that requires grad (its node: the tangent's graph)."""
+    fw = L.autograd.forward_ad
+    y = _t(L, M)
+    with fw.dual_level():
+        return fw.unpack_dual((fw.make_dual(y, L.tensor(P)) * y).sin().sum()).tangent
+
+
+EXTRA["forward_ad_tangent"] = _forward_ad_tangent

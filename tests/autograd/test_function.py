@@ -149,3 +149,76 @@ def test_save_for_backward_rejects_non_tensors():
 
     with pytest.raises(TypeError, match="save_for_backward can only save variables"):
         Bad.apply(ember.tensor([1.0], requires_grad=True))
+
+
+# ---------------------------------------------------------------- forward mode: Function.jvp
+
+
+def make_forward_only(lib):
+    class MulScale(lib.autograd.Function):
+        """(x * y * k, x + 1) with a jvp and no backward (the tutorial's pattern)."""
+
+        @staticmethod
+        def forward(ctx, x, y, k):
+            ctx.save_for_forward(x, y)
+            ctx.k = k
+            ctx.sees_tangent = lib.autograd.forward_ad.unpack_dual(x).tangent is not None
+            return x * y * k, x + 1
+
+        @staticmethod
+        def jvp(ctx, gx, gy, gk):
+            x, y = ctx.saved_tensors
+            assert gk is None and not ctx.sees_tangent
+            return (gx * y + gy * x) * ctx.k, gx
+    return MulScale
+
+
+def _jvp_outputs(lib, cls, x, y, tx):
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        outs = cls.apply(fw.make_dual(lib.tensor(x), lib.tensor(tx)), lib.tensor(y), 2.0)
+        return [[t.numpy() for t in fw.unpack_dual(o)] for o in outs]
+
+
+def test_function_jvp_matches_torch():
+    x, y, tx = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.2, -1.0]), np.array([1.0, 2.0, 3.0])
+    expected = _jvp_outputs(torch, make_forward_only(torch), x, y, tx)
+    got = _jvp_outputs(ember, make_forward_only(ember), x, y, tx)
+    for g, e in zip(got, expected):
+        close(g[0], e[0])
+        close(g[1], e[1])
+
+
+def _bad_jvp(lib, result):
+    class Bad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def jvp(ctx, g):
+            return result(g)
+    return Bad
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: _bad_jvp(lib, lambda g: g[:2]),
+    lambda lib: _bad_jvp(lib, lambda g: (g, g)),
+    lambda lib: make_cube(lib),
+], ids=["wrong_size", "wrong_count", "no_jvp"])
+def test_function_jvp_errors_as_torch(make):
+    seen = []
+    for lib in (torch, ember):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level(), pytest.raises((RuntimeError, NotImplementedError)) as info:
+            args = (fw.make_dual(lib.ones(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)),)
+            make(lib).apply(*args + ((2.0,) if make(lib).__name__ == "Cube" else ()))
+        seen.append((type(info.value), str(info.value)))
+    assert seen[1][0].__name__ == seen[0][0].__name__ and seen[1][1] == seen[0][1]
+
+
+def test_function_without_tangent_inputs_needs_no_jvp():
+    fw = ember.autograd.forward_ad
+    with fw.dual_level():
+        out = make_cube(ember).apply(ember.ones(2, dtype=ember.float64), 2.0)
+    assert fw.unpack_dual(out).tangent is None

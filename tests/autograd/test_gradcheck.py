@@ -56,3 +56,33 @@ def test_runs_without_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=__file__.rsplit("/tests/", 1)[0])
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def _exp_function(jvp_scale):
+    class Exp(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.result = x.exp()
+            return ctx.result
+
+        @staticmethod
+        def jvp(ctx, g):
+            return g * ctx.result * jvp_scale
+    return Exp
+
+
+def test_check_forward_ad_passes_a_correct_jvp_and_catches_a_wrong_one():
+    (x,) = _inputs((3, 2))
+    flags = dict(check_forward_ad=True, check_backward_ad=False, check_undefined_grad=False,
+                 check_batched_grad=False)
+    assert gradcheck(_exp_function(1.0).apply, (x,), **flags)
+    with pytest.raises(ember.autograd.GradcheckError,
+                       match="Jacobian computed with forward mode mismatch for output 0"):
+        gradcheck(_exp_function(1.5).apply, (x,), **flags)
+    assert not gradcheck(_exp_function(1.5).apply, (x,), raise_exception=False, **flags)
+
+
+def test_check_forward_ad_on_ops_through_their_backward_nodes():
+    a, b = _inputs((3,), (2, 3))
+    assert gradcheck(lambda a, b: ((a * b).softmax(1) @ a).tanh(), (a, b),
+                     check_forward_ad=True)

@@ -1,0 +1,1 @@
+"""torch._functorch: what the ``functorch`` package imports (its deprecated API over torch.func)."""
