@@ -96,3 +96,7 @@ __all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
             "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+from .embedding_bag import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag"]
