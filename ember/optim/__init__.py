@@ -1,6 +1,7 @@
 """ember.optim: optimizers (each rule written once, run per tensor or fused) and schedulers."""
 from . import lr_scheduler  # noqa: F401
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -14,8 +15,8 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD"]
 
 
 def __getattr__(name):
