@@ -14,9 +14,11 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD",
+           "SparseAdam"]
 
 
 def __getattr__(name):
