@@ -108,3 +108,7 @@ __all__ += ["LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 from .sync_batchnorm import SyncBatchNorm  # noqa: E402
 
 __all__ += ["SyncBatchNorm"]
+
+from .ctc import CTCLoss  # noqa: E402
+
+__all__ += ["CTCLoss"]
