@@ -112,3 +112,7 @@ __all__ += ["SyncBatchNorm"]
 from .ctc import CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
+
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
