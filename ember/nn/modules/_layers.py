@@ -116,3 +116,7 @@ __all__ += ["CTCLoss"]
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
