@@ -1,6 +1,13 @@
 """The nn layer classes, gathered here as in torch.nn.modules."""
 from .activation import *  # noqa: F401,F403
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
+from .container import (  # noqa: F401
+    Container,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from .data_parallel import DataParallel  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import Dropout  # noqa: F401
