@@ -32,5 +32,6 @@ from ._functional_extra import *  # noqa: E402, F401, F403
 from ._functional_fractional import *  # noqa: E402, F401, F403
 from ._functional_grid import *  # noqa: E402, F401, F403
 from ._functional_layers import *  # noqa: E402, F401, F403
+from ._functional_linear_ce import *  # noqa: E402, F401, F403
 from ._functional_pool3d import *  # noqa: E402, F401, F403
 from ._functional_spatial import *  # noqa: E402, F401, F403

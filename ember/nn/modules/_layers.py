@@ -120,3 +120,7 @@ __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
