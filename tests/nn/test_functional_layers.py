@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 from ember.nn import _functional_layers as EF
@@ -170,3 +170,13 @@ def test_conv_weight_gradient_without_cached_columns(monkeypatch, stride):
     monkeypatch.setattr(conv, "_CACHE_LIMIT", 0)  # big convolutions recompute im2col
     check(lambda lib, x, w: F(lib).conv2d(x, w, stride=stride, padding=1), rand(2, 3, 7, 7),
           rand(4, 3, 3, 3, seed=1), grad_inputs=[False, True], second=False)
+
+
+def test_conv_tbc():
+    rng = np.random.default_rng(0)
+    check(lambda lib, x, w, b: lib.nn.functional.conv_tbc(x, w, b, 1),
+          rng.standard_normal((5, 2, 3)), rng.standard_normal((2, 3, 4)),
+          rng.standard_normal(4), same_grad_fn=False)
+    for shapes in [((5, 2, 3), (2, 3, 4), (2,)), ((2, 3), (2, 3, 4), (4,)),
+                   ((5, 2, 3), (2, 2, 4), (4,))]:
+        same_error(lambda lib: lib.nn.functional.conv_tbc(*[lib.zeros(*s) for s in shapes]))
