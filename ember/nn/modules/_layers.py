@@ -124,3 +124,7 @@ __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402
 
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]
