@@ -30,3 +30,8 @@ def test_errors_as_torch():
         x = lib.ones(1, 3, 2, 2, requires_grad=True)
         with pytest.raises(RuntimeError, match=r"start \(1\) \+ length \(3\) exceeds"):
             lib.nn.CrossMapLRN2d(1)(x).sum().backward()
+
+
+def test_torch_import_path():
+    from ember.nn.modules.normalization import CrossMapLRN2d
+    assert CrossMapLRN2d is ember.nn.CrossMapLRN2d

@@ -55,3 +55,8 @@ def test_errors():
             lib.nn.EmbeddingBag(5, 3, _weight=lib.ones(4, 3))
         with pytest.raises(AssertionError, match="expected to be 2-dimensional"):
             lib.nn.EmbeddingBag.from_pretrained(lib.ones(4))
+
+
+def test_torch_import_path():
+    from ember.nn.modules.sparse import EmbeddingBag
+    assert EmbeddingBag is ember.nn.EmbeddingBag

@@ -45,3 +45,9 @@ def test_constructor_errors(make):
             make(lib)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_torch_import_path():
+    from ember.nn.modules.pooling import FractionalMaxPool2d, FractionalMaxPool3d
+    assert (FractionalMaxPool2d, FractionalMaxPool3d) == (ember.nn.FractionalMaxPool2d,
+                                                           ember.nn.FractionalMaxPool3d)
