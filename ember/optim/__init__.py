@@ -1,5 +1,6 @@
 """ember.optim: optimizers (each rule written once, run per tensor or fused) and schedulers."""
 from . import lr_scheduler  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -19,7 +20,7 @@ from .sparse_adam import SparseAdam
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
            "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD",
-           "SparseAdam"]
+           "SparseAdam", "swap_in_optimizer_params_and_state"]
 
 
 def __getattr__(name):
