@@ -19,3 +19,15 @@ from .padding import *  # noqa: F401,F403
 
 # isort: split
 from ._layers import *  # noqa: F401,F403
+
+# isort: split
+# torch.nn.modules' submodule paths that only re-export (scripts check nn.modules.batchnorm...)
+from . import (  # noqa: E402, F401
+    batchnorm,
+    channelshuffle,
+    fold,
+    instancenorm,
+    linear_cross_entropy_options,
+    pixelshuffle,
+    upsampling,
+)
