@@ -104,22 +104,41 @@ def _flat_bags(input, offsets, include_last_offset):
     return index, _as_indices(offsets).reshape(-1).astype(np.int64), include_last_offset
 
 
+def _check_sample_weights(per_sample_weights, weight, mode):
+    """torch's checks of per_sample_weights (made before max_norm touches the table)."""
+    if per_sample_weights is None:
+        return
+    if mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as "
+                           "tensor for argument #1 'per_sample_weights'; but type "
+                           f"{weight.type()} does not equal {per_sample_weights.type()} "
+                           "(while checking arguments for embedding_bag)")
+
+
+def _bag_sums(rows, ids, bags, mode):
+    """Each bag's sum of its rows (index_add), divided by its size for 'mean'."""
+    out = ember.zeros((bags, rows.shape[1]), dtype=rows.dtype)
+    out = out.index_add(0, ember.tensor(ids), rows)
+    if mode == "mean":
+        counts = np.maximum(np.bincount(ids, minlength=bags), 1)
+        out = out / ember.tensor(counts.astype(out._data.dtype)[:, None])
+    return out
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """Sum, mean or max of the embedding rows of each bag (bags: rows of a 2-D input, or runs of
     a 1-D input starting at offsets); padding_idx entries are left out of every bag."""
     _check_args(input, weight, offsets, per_sample_weights, mode, scale_grad_by_freq, sparse)
+    _check_sample_weights(per_sample_weights, weight, mode)
     index, offs, include_last_offset = _flat_bags(input, offsets, include_last_offset)
     num = weight.shape[0]
-    if max_norm is not None:
-        _checked_index(index, num)
-        _renorm_rows(weight, np.unique(index), max_norm, norm_type)
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
-                                  "per_sample_weights is only supported for mode='sum' "
-                                  f"(got mode='{mode}'). Please open a feature request on "
-                                  "GitHub.")
     if padding_idx is not None:
         if not -num <= padding_idx < num:
             raise RuntimeError("padding_idx must be within the number of embeddings, "
@@ -127,21 +146,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         padding_idx %= num
     ids, bags = _bag_ids(index, offs, include_last_offset)
     _checked_index(index, num)
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(index), max_norm, norm_type)
     kept = np.flatnonzero((ids >= 0) & (index != (-1 if padding_idx is None else padding_idx)))
     rows = embedding(index[kept], weight, scale_grad_by_freq=scale_grad_by_freq)
-    ids = ids[kept]
     if mode == "max":
-        return _bag_max(rows, ids, bags)
+        return _bag_max(rows, ids[kept], bags)
     if per_sample_weights is not None:
-        if per_sample_weights.dtype != weight.dtype:
-            raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as "
-                               "tensor for argument #1 'per_sample_weights'; but type "
-                               f"{weight.type()} does not equal {per_sample_weights.type()} "
-                               "(while checking arguments for embedding_bag)")
         rows = rows * per_sample_weights.reshape(-1)[ember.tensor(kept)].unsqueeze(1)
-    out = ember.zeros((bags, weight.shape[1]), dtype=weight.dtype)
-    out = out.index_add(0, ember.tensor(ids), rows)
-    if mode == "mean":
-        counts = np.maximum(np.bincount(ids, minlength=bags), 1)
-        out = out / ember.tensor(counts.astype(out._data.dtype)[:, None])
-    return out
+    return _bag_sums(rows, ids[kept], bags, mode)

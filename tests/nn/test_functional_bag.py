@@ -91,3 +91,15 @@ def test_float32_and_int32():
 ])
 def test_errors_as_torch(call):
     same_error(call)
+
+
+def test_bad_call_leaves_the_table_alone_with_max_norm():
+    table = ember.tensor(_table() * 3)
+    before = table.numpy().copy()
+    for bad in (dict(per_sample_weights=ember.ones(INDEX.size, dtype=ember.float32)),
+                dict(offsets=ember.tensor([0, 20]))):
+        with pytest.raises(RuntimeError):
+            ember.nn.functional.embedding_bag(ember.tensor(INDEX), table,
+                                              **{"offsets": ember.tensor(OFFSETS), **bad},
+                                              mode="sum", max_norm=1.0)
+    np.testing.assert_array_equal(table.numpy(), before)
