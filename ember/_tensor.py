@@ -204,12 +204,12 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
-            if value._data.shape != self._data.shape:
+            if tuple(value.shape) != self._data.shape:  # value.shape: sparse grads too
                 raise RuntimeError(f"attempting to assign a gradient of size "
-                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
                                    f"'{list(self._data.shape)}'. Please ensure that the gradient "
                                    "and the tensor are the same size")
-            if value._data.dtype != self._data.dtype:
+            if value.dtype != self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype "
                                    f"'{value.dtype.name}' to a tensor with grad_dtype "
                                    f"'{self.dtype.name}'. The gradient must match the tensor's "

@@ -3,6 +3,8 @@ import warnings
 
 import numpy as np
 
+import ember
+
 from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
@@ -13,7 +15,7 @@ __all__ = ["rrelu", "rrelu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh
            "relu", "relu_", "leaky_relu", "hardtanh", "relu6", "threshold", "elu", "selu", "celu",
            "gelu", "silu", "mish", "softplus", "logsigmoid", "hardsigmoid", "hardswish",
            "hardshrink", "softshrink", "softsign", "tanhshrink", "sigmoid", "tanh", "glu", "prelu",
-           "softmax", "softmin", "log_softmax"]
+           "softmax", "softmin", "log_softmax", "gumbel_softmax"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -202,3 +204,18 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """x - logsumexp(x) along dim."""
     input, dim = _prepare(input, dim, dtype, "log_softmax")
     return A.LogSoftmaxBackward0.apply(input, dim)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn as torch draws it (-log of an
+    exponential_ sample); hard: the one-hot argmax in the forward, the soft sample's gradient
+    (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -ember.empty_like(logits).exponential_().log()
+    soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return soft
+    index = soft.max(dim, keepdim=True)[1]
+    one_hot = ember.zeros_like(logits).scatter_(dim, index, 1.0)
+    return one_hot - soft.detach() + soft

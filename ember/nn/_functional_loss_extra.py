@@ -15,7 +15,8 @@ from ._functional_loss import _reduce, _reduction
 from ._functional_misc import pairwise_distance
 
 __all__ = ["soft_margin_loss", "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "triplet_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "multilabel_soft_margin_loss", "multi_margin_loss",
            "multilabel_margin_loss"]
 
 
@@ -74,12 +75,35 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm distance."""
     reduction = _reduction(size_average, reduce, reduction)
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
+    return _triplet(lambda x, y: pairwise_distance(x, y, p, eps), anchor, positive, negative,
+                    margin, swap, reduction)
+
+
+def _triplet(distance, anchor, positive, negative, margin, swap, reduction):
+    """max(d(a, p) - d(a, n) + margin, 0), d(a, n) replaced by min(d(a, n), d(p, n)) with
+    swap, reduced."""
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
     if swap:
-        d_neg = api.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = api.minimum(d_neg, distance(positive, negative))
     return _reduce(L.ClampMinBackward0.apply(api.add(api.sub(d_pos, d_neg), margin), 0.0),
                    reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) for any distance function d (default: pairwise
+    Euclidean distance)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    return _triplet(distance_function or pairwise_distance, anchor, positive, negative, margin,
+                    swap, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

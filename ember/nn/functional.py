@@ -26,8 +26,12 @@ def linear(input, weight, bias=None):
     return _api.reshape(out, tuple(lead) + (out.shape[-1],))
 
 
+from ._functional_bag import *  # noqa: E402, F401, F403
+from ._functional_ctc import *  # noqa: E402, F401, F403
 from ._functional_extra import *  # noqa: E402, F401, F403
+from ._functional_fractional import *  # noqa: E402, F401, F403
 from ._functional_grid import *  # noqa: E402, F401, F403
 from ._functional_layers import *  # noqa: E402, F401, F403
+from ._functional_linear_ce import *  # noqa: E402, F401, F403
 from ._functional_pool3d import *  # noqa: E402, F401, F403
 from ._functional_spatial import *  # noqa: E402, F401, F403

@@ -157,3 +157,27 @@ def test_vectorised_erf_of_non_contiguous_input(dtype):
     expected = np.vectorize(math.erf)(x.astype(np.float64))
     np.testing.assert_allclose(_np_erf(x), expected, rtol=2.5e-7, atol=1e-30)
     np.testing.assert_allclose(_np_erf(np.asfortranarray(x)), expected, rtol=2.5e-7, atol=1e-30)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_draws_and_gradients_as_torch(hard):
+    x = np.random.default_rng(0).standard_normal((3, 5))
+    weights = np.arange(15.0).reshape(3, 5)
+    got = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.gumbel_softmax(t, tau=0.7, hard=hard, dim=0)
+        (y * lib.tensor(weights)).sum().backward()
+        got.append((y.detach().numpy(), t.grad.numpy(), lib.rand(1).item()))
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-10, atol=1e-12)
+    assert got[0][2] == got[1][2]  # the same number of draws taken from the stream
+    if hard:
+        assert set(np.unique(got[0][0])) <= {0.0, 1.0}
+
+
+def test_gumbel_softmax_eps_is_deprecated():
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+            lib.nn.functional.gumbel_softmax(lib.zeros(2, 3), eps=1e-5)

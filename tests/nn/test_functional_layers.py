@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 from ember.nn import _functional_layers as EF
@@ -190,3 +190,13 @@ def test_pools_refuse_other_empty_dims_as_torch(call):
             call(F, lib)
         caught.append(str(info.value))
     assert caught[1] == caught[0]
+
+
+def test_conv_tbc():
+    rng = np.random.default_rng(0)
+    check(lambda lib, x, w, b: lib.nn.functional.conv_tbc(x, w, b, 1),
+          rng.standard_normal((5, 2, 3)), rng.standard_normal((2, 3, 4)),
+          rng.standard_normal(4), same_grad_fn=False)
+    for shapes in [((5, 2, 3), (2, 3, 4), (2,)), ((2, 3), (2, 3, 4), (4,)),
+                   ((5, 2, 3), (2, 2, 4), (4,))]:
+        same_error(lambda lib: lib.nn.functional.conv_tbc(*[lib.zeros(*s) for s in shapes]))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from loss_inputs import REDUCTIONS, rng
 from loss_inputs import normal as _x
-from oracle import check
+from oracle import check, same_error
 
 import ember
 
@@ -63,3 +63,24 @@ def test_multilabel_margin_loss_matches_torch(reduction):
     check(fn, _x(3, 4), rtol=1e-10, atol=1e-12, second=False)
     e = ember.nn.MultiLabelMarginLoss()(ember.tensor(_x(4)), ember.tensor([1, -1, 0, 0]))
     assert e.ndim == 0
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_with_distance_loss(reduction, swap):
+    a, p, n = _x(4, 3), _x(4, 3), _x(4, 3)
+
+    def l1(x, y):
+        return (x - y).abs().sum(-1)
+    for distance in (None, l1):
+        check(lambda lib, a, p, n: lib.nn.functional.triplet_margin_with_distance_loss(
+            a, p, n, distance_function=distance, margin=0.7, swap=swap, reduction=reduction),
+            a, p, n, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("kwargs,shapes", [(dict(margin=0.0), [(2, 3)] * 3),
+                                           (dict(reduction="bad"), [(2, 3)] * 3),
+                                           ({}, [(2, 3), (2, 3), (3,)])])
+def test_triplet_margin_with_distance_loss_errors(kwargs, shapes):
+    same_error(lambda lib: lib.nn.functional.triplet_margin_with_distance_loss(
+        *[lib.ones(*s) for s in shapes], **kwargs))

@@ -145,3 +145,18 @@ def test_integer_average_pools_as_torch():
                  lambda L: F(L).adaptive_avg_pool2d(L.tensor(x[0]), (1, 2)),
                  lambda L: F(L).interpolate(L.tensor(x[0]), scale_factor=2, mode="bicubic")):
         same_error(call)
+
+
+@pytest.mark.parametrize("name,shape,args", [
+    ("max_pool3d_with_indices", (2, 2, 4, 5, 6), (2,)),
+    ("adaptive_max_pool1d_with_indices", (2, 3, 7), (3,)),
+    ("adaptive_max_pool2d_with_indices", (2, 3, 7, 5), ((3, 2),)),
+    ("adaptive_max_pool3d_with_indices", (2, 3, 4, 7, 5), ((2, 3, 2),)),
+])
+def test_with_indices_names_always_return_indices(name, shape, args):
+    x = np.random.default_rng(0).standard_normal(shape)
+    ours = getattr(ember.nn.functional, name)(ember.tensor(x), *args)
+    theirs = getattr(torch.nn.functional, name)(torch.tensor(x), *args)
+    assert isinstance(ours, tuple) and len(ours) == len(theirs) == 2
+    close(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())

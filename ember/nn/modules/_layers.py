@@ -96,3 +96,35 @@ __all__ += ["BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
             "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+from .embedding_bag import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag"]
+
+from .lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: E402
+
+__all__ += ["LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+
+from .sync_batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["SyncBatchNorm"]
+
+from .ctc import CTCLoss  # noqa: E402
+
+__all__ += ["CTCLoss"]
+
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]

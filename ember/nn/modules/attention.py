@@ -180,3 +180,42 @@ def _pad_last(mask, extra):
         return mask
     zeros = _creation.zeros(tuple(mask.shape[:-1]) + (extra,), dtype=mask.dtype)
     return api.cat([mask, zeros], -1)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """nn.functional's form of MultiheadAttention over (L, N, E) (or unbatched (L, E)) inputs:
+    the module's own computation run on the given weights."""
+    if add_zero_attn or static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: add_zero_attn, static_k and "
+                                  "static_v are not supported")
+    embed_dim = query.shape[-1]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    if embed_dim % num_heads:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if not use_separate_proj_weight and in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    attention = MultiheadAttention.__new__(MultiheadAttention)  # the module's state, borrowed
+    attention.__dict__.update(
+        _parameters={}, _buffers={}, _modules={}, training=training, embed_dim=embed_dim,
+        num_heads=num_heads, head_dim=embed_dim // num_heads, dropout=dropout_p,
+        batch_first=False, add_zero_attn=False, _qkv_same_embed_dim=not use_separate_proj_weight,
+        in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias, q_proj_weight=q_proj_weight,
+        k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, bias_k=bias_k, bias_v=bias_v,
+        out_proj=_Projection(out_proj_weight, out_proj_bias))
+    return MultiheadAttention.forward(attention, query, key, value, key_padding_mask,
+                                      need_weights, attn_mask, average_attn_weights, is_causal)
+
+
+class _Projection:
+    """The output projection's weight and bias, where the module keeps a Linear."""
+
+    def __init__(self, weight, bias):
+        self.weight, self.bias = weight, bias

@@ -1,5 +1,6 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict."""
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 
@@ -278,3 +279,14 @@ class ParameterDict(Module):
 
 def _as_parameter(value):
     return value if isinstance(value, Parameter) or value is None else Parameter(value)
+
+
+class Container(Module):
+    """torch's deprecated container: a Module holding the keyword-named modules it is given."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
+                      "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -1,5 +1,6 @@
-"""Lazy modules (LazyLinear, LazyConv*, LazyConvTranspose*, LazyBatchNorm*): their input size is
-read from the first input; until then the parameters are UninitializedParameter. The first
+"""Lazy modules (LazyLinear, LazyConv*, LazyConvTranspose*, LazyBatchNorm*, LazyInstanceNorm*):
+their input size is read from the first input; until then the parameters are
+UninitializedParameter. The first
 forward materialises them, initialises them as the eager module would (same random draws, in
 the same order) and turns the module into that eager class (``cls_to_become``)."""
 import numpy as np
@@ -11,12 +12,19 @@ from ...autograd import grad_mode
 from ..parameter import Parameter
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
            "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _Uninitialized:
@@ -196,3 +204,6 @@ def _lazy_norm(eager):
 
 LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
     _lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+# torch reads num_features from input.shape[1] for these too, even for an unbatched input
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _lazy_norm(c) for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))

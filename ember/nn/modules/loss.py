@@ -1,13 +1,14 @@
 """Loss modules: thin holders of a loss's options over nn.functional (formulas live there)."""
 from .. import _functional_loss as F
 from .. import _functional_loss_extra as FX
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "NLLLoss2d", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
            "GaussianNLLLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss"]
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 class _Loss(Module):
@@ -235,3 +236,21 @@ class MultiLabelMarginLoss(_Loss):
 
     def forward(self, input, target):
         return FX.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0) for a distance function d (default PairwiseDistance)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return FX.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

@@ -201,3 +201,6 @@ class GroupNorm(Module):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
 
+
+
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402, F401  (torch.nn.modules.normalization's)

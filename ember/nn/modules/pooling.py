@@ -217,3 +217,7 @@ class LPPool3d(_LPPoolNd):
     """Power-average pooling over (D, H, W)."""
 
     _n = 3
+
+
+# torch.nn.modules.pooling's path for them
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402, F401

@@ -65,3 +65,6 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
+
+
+from .embedding_bag import EmbeddingBag  # noqa: E402, F401  (torch.nn.modules.sparse's path)

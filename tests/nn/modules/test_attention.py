@@ -94,3 +94,40 @@ def test_a_wrong_2d_attn_mask_names_the_expected_shape_as_torch():
             lib.nn.MultiheadAttention(8, 2)(q, q, q, attn_mask=lib.zeros(2, 2))
         caught.append(str(info.value).replace("ember.", "torch."))
     assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(need_weights=False), dict(padding=True),
+                                dict(bias_kv=True, average_attn_weights=False),
+                                dict(separate=True), dict(unbatched=True)])
+def test_functional_multi_head_attention_forward(kw):
+    rng = np.random.default_rng(0)
+    e, heads, n = 8, 2, 3
+    shape = (lambda s: (s, e)) if kw.get("unbatched") else (lambda s: (s, n, e))
+    q, k, v = (rng.standard_normal(shape(s)) for s in (4, 5, 5))
+    arrays = dict(in_w=rng.standard_normal((3 * e, e)) * 0.3, in_b=rng.standard_normal(3 * e),
+                  out_w=rng.standard_normal((e, e)) * 0.3, out_b=rng.standard_normal(e),
+                  bk=rng.standard_normal((1, 1, e)), bv=rng.standard_normal((1, 1, e)))
+    padding = np.zeros((n, 5), bool)
+    padding[0, -1] = True
+    got = []
+    for lib in (ember, torch):
+        t = {name: lib.tensor(a, requires_grad=True) for name, a in arrays.items()}
+        query = lib.tensor(q, requires_grad=True)
+        separate = dict(use_separate_proj_weight=True, q_proj_weight=t["in_w"][:e],
+                        k_proj_weight=t["in_w"][e:2 * e], v_proj_weight=t["in_w"][2 * e:])
+        out, weights = lib.nn.functional.multi_head_attention_forward(
+            query, lib.tensor(k), lib.tensor(v), e, heads, None if kw.get("separate") else
+            t["in_w"], t["in_b"], t["bk"] if kw.get("bias_kv") else None,
+            t["bv"] if kw.get("bias_kv") else None, False, 0.0, t["out_w"], t["out_b"],
+            key_padding_mask=lib.tensor(padding) if kw.get("padding") else None,
+            need_weights=kw.get("need_weights", True),
+            average_attn_weights=kw.get("average_attn_weights", True),
+            **(separate if kw.get("separate") else {}))
+        out.sum().backward()
+        got.append([out, weights, query.grad] + [t[name].grad for name in arrays])
+    for ours, theirs in zip(*got):
+        if theirs is None:
+            assert ours is None or not np.any(ours.detach().numpy())
+            continue
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9,
+                                   atol=1e-12)

@@ -89,3 +89,12 @@ def test_index_errors_match_torch(index):
                 c[index]
             messages.append(str(info.value))
     assert messages[:2] == messages[2:]
+
+
+def test_container_registers_its_keyword_modules():
+    made = []
+    for lib in (ember, torch):
+        with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+            made.append(lib.nn.Container(first=lib.nn.Linear(2, 3), second=lib.nn.ReLU()))
+    assert repr(made[0]) == repr(made[1])
+    assert list(made[0].state_dict()) == list(made[1].state_dict())

@@ -20,6 +20,9 @@ CASES = [
     (lambda nn: nn.LazyBatchNorm1d(), (4, 5)),
     (lambda nn: nn.LazyBatchNorm2d(momentum=0.3), (3, 2, 4, 4)),
     (lambda nn: nn.LazyBatchNorm3d(), (2, 3, 2, 2, 2)),
+    (lambda nn: nn.LazyInstanceNorm1d(), (2, 3, 5)),
+    (lambda nn: nn.LazyInstanceNorm2d(momentum=0.2), (2, 3, 4, 4)),
+    (lambda nn: nn.LazyInstanceNorm3d(track_running_stats=False), (2, 3, 2, 3, 2)),
 ]
 
 
@@ -68,3 +71,9 @@ def test_construction_is_silent_as_torch():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             lib.nn.LazyLinear(3)
+
+
+def test_lazy_instance_norm_reads_features_from_dim_1_even_unbatched():
+    for lib in (ember, torch):  # torch's quirk: (C, H, W) is read as C = H, then refused
+        with pytest.raises(ValueError, match="expected input's size at dim=0 to match"):
+            lib.nn.LazyInstanceNorm2d()(lib.ones(3, 4, 5))

@@ -60,3 +60,16 @@ def test_extra_loss_modules_match_torch(name, kwargs, nargs):
     e = e_mod(*[ember.tensor(a) for a in args])
     t = t_mod(*[torch.tensor(a) for a in args])
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10)
+
+
+def test_triplet_margin_with_distance_loss_module():
+    a, p, n = _x(4, 3), _x(4, 3), _x(4, 3)
+    check(lambda lib, a, p, n: lib.nn.TripletMarginWithDistanceLoss(
+        distance_function=lib.nn.PairwiseDistance(p=1.0), swap=True, margin=2.0,
+        reduction="sum")(a, p, n), a, p, n, same_grad_fn=False)
+    ours, theirs = ember.nn.TripletMarginWithDistanceLoss(), torch.nn.TripletMarginWithDistanceLoss()
+    assert repr(ours) == repr(theirs)
+    assert repr(ours.distance_function) == repr(theirs.distance_function)
+    for lib in (ember, torch):
+        with pytest.raises(ValueError, match="expected margin to be greater than 0, got -1"):
+            lib.nn.TripletMarginWithDistanceLoss(margin=-1)

@@ -1,0 +1,100 @@
+"""Adafactor: Adam-like steps with a factored (row x column) second moment and a relative,
+clipped step size."""
+import numpy as np
+
+from ..autograd import grad_mode
+from . import _common, _flat
+from .optimizer import Optimizer
+
+__all__ = ["Adafactor", "adafactor_rule"]
+
+
+def _second_moment(g, state, beta, eps1):
+    """The variance estimate: v = lerp(v, g², β_t) for vectors; for matrices (and stacks of
+    them) R = lerp(R, mean_col g², β_t), C = lerp(C, mean_row g², β_t), v = R C / mean(R)."""
+    if g.ndim <= 1:
+        variance = state["variance"]
+        _common.lerp_(variance, g * g, beta)
+        return variance.copy()
+    row_var, col_var = state["row_var"], state["col_var"]
+    square = g * g
+    _common.lerp_(row_var, square.sum(axis=-1, keepdims=True) / g.shape[-1], beta)
+    _common.lerp_(col_var, square.sum(axis=-2, keepdims=True) / g.shape[-2], beta)
+    estimate = np.matmul(row_var, col_var)
+    estimate /= np.maximum(row_var.mean(axis=-2, keepdims=True), eps1)
+    return estimate
+
+
+def adafactor_rule(p, g, state, *, step, lr, beta2_decay, eps, d, weight_decay, maximize):
+    """β_t = t^beta2_decay; α = max(eps2, rms(p)) · min(lr, 1/√t); p *= 1 - lr·wd;
+    u = ±g / sqrt(max(v, eps1²)) (v the factored second moment); p -= α u / max(1, rms(u)/d)."""
+    eps1, eps2 = eps
+    if eps1 is None:
+        eps1 = float(np.finfo(p.dtype).eps)
+    g = -g if maximize else g
+    rho = min(lr, 1 / step ** 0.5)
+    alpha = max(eps2, float(np.linalg.norm(p.reshape(-1))) / p.size ** 0.5) * rho
+    if weight_decay != 0:
+        _common.decay_(p, lr, weight_decay)
+    update = _second_moment(g, state, step ** beta2_decay, eps1)
+    np.maximum(update, eps1 * eps1, out=update)
+    np.sqrt(update, out=update)
+    np.divide(g, update, out=update)
+    denom = max(1.0, float(np.linalg.norm(update.reshape(-1))) / (update.size ** 0.5 * d))
+    update *= alpha / denom
+    p -= update
+
+
+class Adafactor(Optimizer):
+    """Adafactor (see ``adafactor_rule``); its factored state is not elementwise, so it always
+    steps tensor by tensor."""
+
+    _rule = staticmethod(adafactor_rule)
+    _scalar_keys = ("step",)
+    _rule_keys = ("lr", "beta2_decay", "eps", "d", "weight_decay", "maximize")
+
+    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
+                 weight_decay=0.0, *, foreach=None, maximize=False):
+        if not 0.0 <= _common.as_float(lr):
+            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        if not 0.0 >= beta2_decay:
+            raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        if eps[0] is not None and not 0.0 <= eps[0]:
+            raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
+        if not 0.0 <= eps[1]:
+            raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
+        if not 1.0 <= d:
+            raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
+        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _init_state(self, array, group):
+        state = {"step": _common.scalar_zero()}
+        if array.ndim > 1:
+            state["row_var"] = np.zeros(array.shape[:-1] + (1,), dtype=array.dtype)
+            state["col_var"] = np.zeros(array.shape[:-2] + (1, array.shape[-1]), dtype=array.dtype)
+        else:
+            state["variance"] = np.zeros_like(array)
+        return state
+
+    def step(self, closure=None):
+        """One Adafactor update of every parameter with a gradient; returns the closure's loss."""
+        loss = self._run_closure(closure)
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                options = self._rule_options(group)
+                for p in group["params"]:
+                    if p._grad is not None:
+                        _check_grad(p, "Adafactor")
+                        _flat._step_tensor(self, group, p, options)
+        return loss
+
+
+def _check_grad(p, name):
+    if p.is_complex():
+        raise RuntimeError(f"{name} does not support complex parameters")
+    if p._grad.is_sparse:
+        raise RuntimeError(f"{name} does not support sparse gradients")
