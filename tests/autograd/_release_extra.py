@@ -210,3 +210,22 @@ def _forward_ad_tangent(L):
 
 
 EXTRA["forward_ad_tangent"] = _forward_ad_tangent
+
+
+def _ctc(L):
+    logits = _t(L, np.random.default_rng(3).standard_normal((6, 2, 4)))
+    targets = L.tensor([[1, 2], [3, 3]])
+    return L.nn.functional.ctc_loss(logits.log_softmax(2), targets, (6, 6), (2, 2))
+
+
+def _fractional(L):
+    x2 = _t(L, np.random.default_rng(4).standard_normal((1, 2, 6, 6)))
+    x3 = _t(L, np.random.default_rng(5).standard_normal((1, 2, 5, 5, 5)))
+    s2 = L.tensor([[[0.3, 0.7], [0.5, 0.1]]], dtype=x2.dtype)
+    s3 = L.tensor([[[0.3, 0.7, 0.2], [0.5, 0.1, 0.9]]], dtype=x3.dtype)
+    return (L.nn.functional.fractional_max_pool2d(x2, 2, output_size=3, _random_samples=s2).sum()
+            + L.nn.functional.fractional_max_pool3d(x3, 2, output_size=3,
+                                                     _random_samples=s3).sum())
+
+
+EXTRA.update({"ctc_loss": _ctc, "fractional_max_pool": _fractional})
