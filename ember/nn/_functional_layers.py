@@ -62,7 +62,10 @@ def _check_conv(input, weight, bias, groups, n, transposed=False):
     channels = w[0] if transposed else w[1] * groups
     out_channels = w[1] * groups if transposed else w[0]
     batched = input if input.dim() == n + 2 else input.unsqueeze(0)
-    if batched.shape[1] != channels or (not transposed and w[0] % groups):
+    if w[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{w}] instead")
+    if batched.shape[1] != channels:
         what = "transposed=1, weight" if transposed else f"groups={groups}, weight"
         raise RuntimeError(f"Given {what} of size {w}, expected input{_shape(batched)} to have "
                            f"{channels} channels, but got {batched.shape[1]} channels instead")

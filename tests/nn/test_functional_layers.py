@@ -200,3 +200,18 @@ def test_conv_tbc():
     for shapes in [((5, 2, 3), (2, 3, 4), (2,)), ((2, 3), (2, 3, 4), (4,)),
                    ((5, 2, 3), (2, 2, 4), (4,))]:
         same_error(lambda lib: lib.nn.functional.conv_tbc(*[lib.zeros(*s) for s in shapes]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, L: F.conv2d(L.zeros(2, 64, 5, 6), L.zeros(5, 32, 3, 3), groups=2),
+    lambda F, L: F.conv1d(L.zeros(2, 64, 5), L.zeros(5, 32, 3), groups=2),
+    lambda F, L: F.conv_transpose2d(L.zeros(2, 64, 5, 6), L.zeros(63, 3, 3, 3), groups=2),
+    lambda F, L: F.conv2d(L.zeros(2, 64, 5, 6), L.zeros(6, 30, 3, 3), groups=2)])
+def test_conv_weight_not_divisible_by_groups_named_as_torch(call):
+    """(it said "expected ... to have 64 channels, but got 64 channels" before)"""
+    caught = []
+    for F, lib in ((TF, torch), (ember.nn.functional, ember)):
+        with pytest.raises(RuntimeError) as info:
+            call(F, lib)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]
