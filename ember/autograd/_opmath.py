@@ -29,7 +29,7 @@ _computes = {}  # node class -> whether it computes (widened) or moves data (nat
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to bfloat16
 # before these ops compute; mul and div instead read their second operand as float32
 _SCALAR_ROUNDED = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1",
-                             "PowBackward0", "PowBackward1", "PowBackward2", "RemainderBackward0",
+                             "PowBackward1", "PowBackward2", "RemainderBackward0",
                              "RemainderBackward1", "MaximumBackward0", "MinimumBackward0"})
 _SCALAR_AS_FLOAT32 = frozenset({"MulBackward0", "DivBackward0", "DivBackward2"})
 # normalizations whose result has the input's dtype also with float32 weights (torch's mixed type)
@@ -159,6 +159,11 @@ def backward(node, m, grad):
     else:
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
+    steps = getattr(node, "bf16_backward", None)  # torch's formula, rounded at each op
+    if steps is not None and type(grad) is not list:
+        grads = steps(grad, *saved)
+        if grads is not None:  # None: this case rounds as the float formula computes
+            return grads
     return node.backward(m, grad, *saved)
 
 

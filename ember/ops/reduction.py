@@ -4,8 +4,10 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
+from . import _bf16, _bf16_grad
 
 
 def _dims(x, dim):
@@ -119,6 +121,9 @@ class ProdBackward1(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         if x.dtype.kind in "bui":
             x = x.astype(np.int64)
+        if dtype is None and _opmath.source(a) is not None:  # torch multiplies in bfloat16
+            out = _bf16.product(x, self.dims)
+            return out.reshape(_kept_shape(x.shape, self.dims)) if keepdim else out
         return np.prod(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g, a, out):
@@ -129,6 +134,8 @@ class ProdBackward1(Node):
         others = _prod_others(m, flat if flat is not None else a,
                               0 if flat is not None else self.dims[0])
         return (g * m.reshape(others, self.shape),)
+
+    bf16_backward = _bf16_grad.prod
 
 
 def _prod_others(m, x, dim):
@@ -266,6 +273,8 @@ class VarBackward0(Node):
         scale = 2.0 / self.denominator if self.denominator else float("nan")
         return (g * centered * scale,)
 
+    bf16_backward = _bf16_grad.var
+
 
 def _count(node):
     return int(np.prod([node.shape[d] for d in node.dims])) if node.shape else 1
@@ -283,6 +292,8 @@ class StdBackward0(VarBackward0):
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
         return super().backward(m, g, a)[0] / (2 * out),
 
+    bf16_backward = _bf16_grad.std
+
 
 class LogsumexpBackward0(Node):
     """out = log(sum(exp(a)));  da = g * exp(a - out)."""
@@ -297,12 +308,19 @@ class LogsumexpBackward0(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         top = np.amax(x, axis=self.dims, keepdims=True) if x.size else np.zeros((), x.dtype)
         top = np.where(np.isfinite(top), top, 0)
-        out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
+        if _opmath.source(a) is not None:  # torch composes it of bfloat16 ops, each rounded
+            r = _bf16.rounded
+            total = r(np.sum(r(np.exp(r(x - top))), axis=self.dims, keepdims=True))
+            out = r(np.log(total)) + top
+        else:
+            out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
         return out if keepdim else np.squeeze(out, self.dims)
 
     def backward(self, m, g, a, out):
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * m.exp(a - out),)
+
+    bf16_backward = _bf16_grad.logsumexp
 
 
 class LinalgVectorNormBackward0(Node):
@@ -339,6 +357,8 @@ class LinalgVectorNormBackward0(Node):
         if p == 2:
             return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
         return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)
+
+    bf16_backward = _bf16_grad.vector_norm
 
 
 SumToSizeBackward.__name__ = SumToSizeBackward.__qualname__ = "SumBackward1"

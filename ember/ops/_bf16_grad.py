@@ -1,0 +1,130 @@
+"""Backward formulas as torch runs them on bfloat16: composed of bfloat16 tensor ops, each rounded.
+
+torch writes many derivatives as expressions of tensor ops (derivatives.yaml, FunctionsManual):
+``var``'s is ``(2 / (N - correction)) * grad * (self - self.mean(dim, true))``. On bfloat16 every
+op in such an expression computes in float32 and rounds its result, so the gradient carries a
+rounding at each step. ember's float formulas compute in one go; for bfloat16 gradients
+``_opmath.backward`` runs a node's ``bf16_backward`` instead where the class has one (the
+assignment sits next to the class). Each function here takes the node, the gradient and the
+saved values as float32 arrays holding bfloat16 values, and rounds where torch's ops do; the
+engine rounds the result (already a bfloat16 value) to the input's dtype.
+"""
+import numpy as np
+
+from ._bf16 import _F32
+from ._bf16 import rounded as r
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+def _expanded(node, g):
+    """A reduced gradient (or output) broadcast back over the reduced dims."""
+    if not node.keepdim and len(node.shape):
+        g = g.reshape(tuple(1 if i in node.dims else s for i, s in enumerate(node.shape)))
+    return np.broadcast_to(g, node.shape)
+
+
+def _scaled(x, scalar):
+    """``x * scalar`` for a Python number: torch's mul reads the scalar as float32."""
+    return r(x * _F32(scalar))
+
+
+def var(node, g, a):
+    """(2 / (N - correction)) * grad * (self - self.mean(dims, keepdim=True))."""
+    count = int(np.prod([node.shape[d] for d in node.dims])) if node.shape else 1
+    mean = r(np.sum(a, axis=node.dims, keepdims=True) / _F32(count))
+    scale = 2.0 / node.denominator if node.denominator else float("nan")
+    return (r(_scaled(_expanded(node, g), scale) * r(a - mean)),)
+
+
+def std(node, g, a, out):
+    """var's formula on grad / (result * 2), zero where the result is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(out == 0, _F32(0), r(g / r(out * _F32(2))))
+    return var(node, g, a)
+
+
+def vector_norm(node, g, a, out):
+    """p = 2: grad * (self / norm); other p: self_scaled * (grad / norm^(p-1)), with
+    self_scaled = self |self|^(p-2) (p >= 2) or sgn(self) |self|^(p-1) (1 < p < 2)."""
+    p = node.p
+    if p in (1, float("inf")) or p < 1:
+        return None  # one rounding already (p = 1), or not composed of bfloat16 ops here
+    g, out = _expanded(node, g), _expanded(node, out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:
+            return (np.where(out == 0, _F32(0), r(r(a / out) * g)),)
+        if p >= 2:
+            scaled = r(a * r(np.abs(a) ** _F32(p - 2)))
+        else:
+            scaled = r(np.sign(a) * r(np.abs(a) ** _F32(p - 1)))
+        scale = np.where(out == 0, _F32(0), r(g / r(out ** _F32(p - 1))))
+    return (r(scaled * scale),)
+
+
+def power(x, exponent):
+    """torch's bfloat16 pow with a scalar exponent (cast to bfloat16): x^2, x^3 and x^-2 are
+    products of rounded steps (x x, x x x, 1 / (x x)), other exponents one rounded power."""
+    exponent = float(r(_F32(exponent)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if exponent == 2:
+            return r(x * x)
+        if exponent == 3:
+            return r(r(x * x) * x)
+        if exponent == -2:
+            return r(_F32(1) / r(x * x))
+        return r(np.power(x, _F32(exponent)))
+
+
+def pow_scalar(node, g, a, e):
+    """grad * (e * self.pow(e - 1)); 0 for e = 0."""
+    if e == 0:
+        return (np.zeros_like(g),)
+    return (r(g * _scaled(power(a, e - 1), e)),)
+
+
+def pow_tensor(node, g, a, b, out):
+    """self: grad * (exponent * self.pow(exponent - 1)) (0 where exponent is 0);
+    exponent: grad * (result * self.log()) (0 where self is 0 and exponent >= 0)."""
+    ga = gb = None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _needs(node, 0):
+            ga = np.where(b == 0, _F32(0), r(g * r(b * r(np.power(a, r(b - _F32(1)))))))
+        if _needs(node, 1):
+            log = r(np.log(a))
+            gb = r(g * np.where((a == 0) & (b >= 0), _F32(0), r(out * log)))
+    return ga, gb
+
+
+def rsqrt(node, g, y):
+    """-0.5 * grad * result.pow(3)."""
+    return r(_scaled(g, -0.5) * power(y, 3))
+
+
+def reciprocal(node, g, y):
+    """-grad * (result * result)."""
+    return r(-g * r(y * y))
+
+
+def div(node, g, a, b):
+    """self: grad / other; other: -grad * ((self / other) / other)."""
+    if "rounding" in node.__dict__ or not isinstance(b, np.ndarray):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ga = r(g / b) if _needs(node, 0) else None
+        gb = r(-g * r(r(a / b) / b)) if _needs(node, 1) else None
+    return ga, gb
+
+
+def prod(node, g, a, out):
+    """grad * (result / self) where no element is 0 (torch's zero-safe path otherwise)."""
+    if not a.all():
+        return None
+    return (r(_expanded(node, g) * r(_expanded(node, out) / a)),)
+
+
+def logsumexp(node, g, a, out):
+    """grad * (self - result).exp()."""
+    return (r(_expanded(node, g) * r(np.exp(r(a - _expanded(node, out))))),)

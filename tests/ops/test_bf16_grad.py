@@ -1,0 +1,80 @@
+"""bfloat16 backward formulas rounded at each of torch's ops (ember/ops/_bf16_grad.py) and the
+forwards torch composes of bfloat16 ops: bit-exact with torch 2.13 on random inputs."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+pytest.importorskip("ml_dtypes")
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    before = torch.get_num_threads(), ember.get_num_threads()
+    torch.set_num_threads(1)
+    ember.set_num_threads(1)
+    yield
+    torch.set_num_threads(before[0])
+    ember.set_num_threads(before[1])
+
+
+def _bits(x):
+    x = x.detach()
+    return x.view(torch.int16).numpy() if isinstance(x, torch.Tensor) else \
+        x.numpy().view(np.int16)
+
+
+def _input(lib, shape, seed, positive=False):
+    x = (np.random.RandomState(seed).randn(*shape) * 3).astype(np.float32)
+    if positive:
+        x = np.abs(x) + 0.1
+    return lib.tensor(x).to(lib.bfloat16)
+
+
+# (function, input shapes, positive inputs)
+CASES = {
+    "var_dim": (lambda a, L: a.var(1), [(12, 40)], False),
+    "var": (lambda a, L: a.var(), [(12, 40)], False),
+    "var_keepdim_correction0": (lambda a, L: a.var(0, keepdim=True, correction=0), [(12, 40)],
+                                False),
+    "std_dim": (lambda a, L: a.std(1), [(12, 40)], False),
+    "std": (lambda a, L: a.std(), [(12, 40)], False),
+    "norm_dim": (lambda a, L: a.norm(dim=1), [(12, 40)], False),
+    "norm": (lambda a, L: a.norm(), [(12, 40)], False),
+    "norm_p3": (lambda a, L: a.norm(p=3, dim=1), [(12, 40)], False),
+    "norm_p1.5": (lambda a, L: a.norm(p=1.5, dim=0), [(12, 40)], False),
+    "vector_norm": (lambda a, L: L.linalg.vector_norm(a, dim=(0, 1)), [(12, 40)], False),
+    "pow_2": (lambda a, L: a ** 2, [(12, 40)], False),
+    "pow_3": (lambda a, L: a ** 3, [(12, 40)], False),
+    "pow_1.7": (lambda a, L: a ** 1.7, [(12, 40)], True),
+    "pow_-0.5": (lambda a, L: a ** -0.5, [(12, 40)], True),
+    "pow_tensor": (lambda a, b, L: a ** b, [(12, 40), (12, 40)], True),
+    "rsqrt": (lambda a, L: a.rsqrt(), [(12, 40)], True),
+    "reciprocal": (lambda a, L: a.reciprocal(), [(12, 40)], False),
+    "rdiv": (lambda a, L: 2.5 / a, [(12, 40)], False),
+    "div": (lambda a, b, L: a / b, [(12, 40), (12, 40)], False),
+    "div_broadcast": (lambda a, b, L: a / b, [(12, 40), (40,)], False),
+    "prod_dim": (lambda a, L: a.prod(1), [(12, 6)], False),
+    "prod_dim0": (lambda a, L: (a * 0.3).prod(0), [(70, 3)], False),
+    "prod_long_rows": (lambda a, L: (a * 0.3).prod(1, keepdim=True), [(3, 150)], False),
+    "prod": (lambda a, L: (a * 0.3).prod(), [(7, 20)], False),
+    "logsumexp": (lambda a, L: a.logsumexp(1), [(12, 40)], False),
+    "logsumexp_dims": (lambda a, L: a.logsumexp((0, 2), keepdim=True), [(3, 4, 5)], False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("seed", range(2))
+def test_forward_and_backward_are_bit_exact_with_torch(name, seed):
+    fn, shapes, positive = CASES[name]
+    results = []
+    for lib in (torch, ember):
+        inputs = [_input(lib, s, seed + 10 * i, positive).requires_grad_()
+                  for i, s in enumerate(shapes)]
+        out = fn(*inputs, lib)
+        out.backward(_input(lib, out.shape, seed + 99) if out.ndim else None)
+        results.append([out] + [x.grad for x in inputs])
+    for t, e in zip(*results):
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        np.testing.assert_array_equal(_bits(e), _bits(t))
