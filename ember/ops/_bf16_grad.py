@@ -128,3 +128,58 @@ def prod(node, g, a, out):
 def logsumexp(node, g, a, out):
     """grad * (self - result).exp()."""
     return (r(_expanded(node, g) * r(np.exp(r(a - _expanded(node, out))))),)
+
+
+def _log_sigmoid(x):
+    """torch's log_sigmoid in float32, rounded: min(x, 0) - log1p(exp(-|x|))."""
+    return r(np.minimum(x, _F32(0)) - np.log1p(np.exp(-np.abs(x))))
+
+
+def bce_with_logits_loss(x, y, weight, pos_weight):
+    """torch's composite: (1 - y) * x - log_sigmoid(x) (times (pos_weight - 1) * y + 1 first
+    with pos_weight), times the weight; each op rounded (``weight``, ``pos_weight``: bfloat16
+    tensors or None). The reduction follows."""
+    weight, pos_weight = _arrays(weight, pos_weight)
+    log_sigmoid = _log_sigmoid(x)
+    if pos_weight is not None:
+        log_sigmoid = r(log_sigmoid * r(r(r(pos_weight - _F32(1)) * y) + _F32(1)))
+    loss = r(r(r(_F32(1) - y) * x) - log_sigmoid)
+    return loss if weight is None else r(loss * weight)
+
+
+def bce_with_logits(node, g, x, y):
+    """input: (sigmoid(x) - y) * grad (with pos_weight p, t = p y: ((t + 1 - y) sigmoid(x) -
+    t) * grad); target: -x * grad (with p: (log_sigmoid(-x) - log_sigmoid(x) p) * grad); then
+    times the weight and divided by the count for 'mean', each op rounded."""
+    if not node.bf16:
+        return None
+    weight, p = _arrays(node.weight, node.pos_weight)
+    grads = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _needs(node, 0):
+            sigmoid = r(_F32(1) / (_F32(1) + np.exp(-x)))
+            if p is None:
+                grads.append(r(r(sigmoid - y) * g))
+            else:
+                t = r(p * y)
+                grads.append(r(r(r(r(r(t + _F32(1)) - y) * sigmoid) - t) * g))
+        else:
+            grads.append(None)
+        if _needs(node, 1):
+            if p is None:
+                grads.append(r(-x * g))
+            else:
+                grads.append(r(r(_log_sigmoid(-x) - r(_log_sigmoid(x) * p)) * g))
+        else:
+            grads.append(None)
+    return tuple(None if d is None else _loss_scaled(node, d, weight) for d in grads)
+
+
+def _arrays(*tensors):
+    return [None if t is None else t._data.astype(_F32) for t in tensors]
+
+
+def _loss_scaled(node, d, weight):
+    if weight is not None:
+        d = r(d * weight)
+    return r(d / _F32(node.count)) if node.reduction == "mean" else d

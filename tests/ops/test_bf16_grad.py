@@ -78,3 +78,22 @@ def test_forward_and_backward_are_bit_exact_with_torch(name, seed):
     for t, e in zip(*results):
         assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
         np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("pos_weighted", [False, True])
+def test_bce_with_logits_is_bit_exact_with_torch(reduction, weighted, pos_weighted):
+    results = []
+    for lib in (torch, ember):
+        x = _input(lib, (12, 40), 0).requires_grad_()
+        y = _input(lib, (12, 40), 1).sigmoid().requires_grad_()
+        weight = _input(lib, (40,), 2, positive=True) if weighted else None
+        pos_weight = _input(lib, (40,), 3, positive=True) if pos_weighted else None
+        loss = lib.nn.functional.binary_cross_entropy_with_logits(
+            x, y, weight=weight, pos_weight=pos_weight, reduction=reduction)
+        loss.backward(_input(lib, loss.shape, 4) if loss.ndim else None)
+        results.append((loss, x.grad, y.grad))
+    for t, e in zip(*results):
+        assert e.dtype is ember.bfloat16
+        np.testing.assert_array_equal(_bits(e), _bits(t))
