@@ -183,3 +183,27 @@ def _loss_scaled(node, d, weight):
     if weight is not None:
         d = r(d * weight)
     return r(d / _F32(node.count)) if node.reduction == "mean" else d
+
+
+def adaptive_avg_pool2d(x, ph, pw):
+    """Each window's float32 sum divided by its size (torch's bfloat16 kernel; ``ph``, ``pw``:
+    the averaging matrices, nonzero over each window)."""
+    rows, cols = (ph != 0).astype(_F32), (pw != 0).astype(_F32)
+    sizes = np.outer(rows.sum(1), cols.sum(1))
+    return np.matmul(np.matmul(rows, x), cols.T) / sizes
+
+
+def adaptive_avg_pool2d_backward(node, g):
+    """torch's bfloat16 kernel: each output's gradient divided by the window's height, then by
+    its width (bfloat16 divisions), added into the window's input gradients in bfloat16,
+    output position by output position."""
+    ph, pw = node.ph != 0, node.pw != 0
+    grad = np.zeros(g.shape[:-2] + (ph.shape[1], pw.shape[1]), _F32)
+    for i, row in enumerate(ph):
+        h = np.flatnonzero(row)
+        for j, col in enumerate(pw):
+            w = np.flatnonzero(col)
+            delta = r(r(g[..., i, j] / r(_F32(h.size))) / r(_F32(w.size)))
+            window = (Ellipsis, slice(h[0], h[-1] + 1), slice(w[0], w[-1] + 1))
+            grad[window] = r(grad[window] + delta[..., None, None])
+    return (grad,)

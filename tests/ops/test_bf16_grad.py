@@ -60,6 +60,12 @@ CASES = {
     "prod_long_rows": (lambda a, L: (a * 0.3).prod(1, keepdim=True), [(3, 150)], False),
     "prod": (lambda a, L: (a * 0.3).prod(), [(7, 20)], False),
     "logsumexp": (lambda a, L: a.logsumexp(1), [(12, 40)], False),
+    "adaptive_avg_pool2d": (lambda a, L: L.nn.functional.adaptive_avg_pool2d(a, 3),
+                            [(2, 3, 8, 7)], False),
+    "adaptive_avg_pool2d_overlap": (lambda a, L: L.nn.functional.adaptive_avg_pool2d(a, (4, 5)),
+                                    [(3, 9, 9)], False),
+    "adaptive_avg_pool1d": (lambda a, L: L.nn.functional.adaptive_avg_pool1d(a, 4), [(2, 3, 11)],
+                            False),
     "logsumexp_dims": (lambda a, L: a.logsumexp((0, 2), keepdim=True), [(3, 4, 5)], False),
 }
 
