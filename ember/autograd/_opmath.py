@@ -13,6 +13,8 @@ Ops that move data rather than compute (views, casts, in-place writes, indexing)
 bfloat16 arrays as they are: a view must share the caller's memory, and moving a value never
 rounds it.
 """
+import weakref
+
 import numpy as np
 
 from .. import _dtype
@@ -99,6 +101,9 @@ def _float32_copy(t, data=None, source=False):
     copy._vc = t._vc
     if source:
         copy.__dict__["_widened_from"] = t._data  # its dtype, and its layout for kernels
+    if t._requires_grad and t._grad_fn is None:  # a leaf: create_graph reaches its own sink
+        sink = copy.__dict__["_sink"] = t._accumulator()
+        copy._acc = weakref.ref(sink)
     if t._output_nr:
         copy._output_nr = t._output_nr
     return copy

@@ -60,10 +60,7 @@ class _Normalize(Node):
         return shape
 
     def forward(self, x, weight, bias, eps, **options):
-        self.eps, self.x_shape = eps, x._data.shape
-        self.setup(x._data.shape, weight, **options)
-        xs = x._data.reshape(self.stats_shape(self.x_shape))
-        self.save(x, weight)
+        xs = self.prepare(x, weight, eps, options)
         w, b = (None if p is None else p._data.reshape(self.affine_shape) for p in (weight, bias))
         if 0 in self.axes:  # statistics over the first axis: no split by rows
             self.xhat, self.invstd = self.normalize(xs)
@@ -74,6 +71,13 @@ class _Normalize(Node):
             return xhat, invstd, _affine(xhat.reshape((-1,) + self.x_shape[1:]), w, b)
         self.xhat, self.invstd, y = _parallel.compute(rows, (xs,), rowwise=True)
         return y.reshape(self.x_shape)
+
+    def prepare(self, x, weight, eps, options):
+        """Shapes, eps and saved values for backward; returns x viewed for its statistics."""
+        self.eps, self.x_shape = eps, x._data.shape
+        self.setup(x._data.shape, weight, **options)
+        self.save(x, weight)
+        return x._data.reshape(self.stats_shape(self.x_shape))
 
     def normalize(self, xs):
         xhat, invstd, _, _ = _stats(array_math, xs, self.axes, self.eps)
@@ -201,13 +205,15 @@ class NativeLayerNormBackward0(_Normalize):
     bf16 = None  # for bfloat16 input: whether torch keeps the statistics in bfloat16
 
     def forward(self, x, weight, bias, eps, **options):
-        y = super().forward(x, weight, bias, eps, **options)
-        if _opmath.source(x) is not None:  # no float32 parameter: bfloat16 statistics
-            self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
-            rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
-            self.stats = _bf16.layer_norm_stats(rows, eps)
-            y = _bf16.layer_norm_output(rows, *self.stats, *(
-                None if p is None else p._data.reshape(-1) for p in (weight, bias)))
+        if _opmath.source(x) is None:
+            return super().forward(x, weight, bias, eps, **options)
+        self.prepare(x, weight, eps, options)  # bfloat16: torch's kernel steps only
+        # no float32 parameter: bfloat16 statistics
+        self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
+        rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
+        self.stats = _bf16.layer_norm_stats(rows, eps)
+        y = _bf16.layer_norm_output(rows, *self.stats, *(
+            None if p is None else p._data.reshape(-1) for p in (weight, bias)))
         return y.reshape(self.x_shape)
 
     def backward(self, m, g, x, weight):

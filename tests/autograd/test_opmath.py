@@ -163,3 +163,20 @@ def test_bfloat16_mlp_trains_as_torch():
     np.testing.assert_allclose(el, tl, rtol=2e-2)
     for e, t in zip(eg, tg):
         np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), atol=2e-2, rtol=5e-2)
+
+
+@pytest.mark.parametrize("name", ["mul", "tanh", "layer_norm"])
+def test_create_graph_reaches_a_bfloat16_leaf(name):
+    """The float32 copy an op computes on shares its leaf's gradient sink: a gradient built
+    with create_graph differentiates back to the bfloat16 leaf itself."""
+    fn = {"mul": lambda a, L: a * a, "tanh": lambda a, L: a.tanh(),
+          "layer_norm": lambda a, L: _f(L).layer_norm(a, (40,))}[name]
+    grads = []
+    for lib in (torch, ember):
+        a = _input(lib).requires_grad_()
+        c = _input(lib, seed=1)
+        (g,) = lib.autograd.grad((fn(a, lib) * c).sum(), a, create_graph=True)
+        (gg,) = lib.autograd.grad((g * c).sum(), a)
+        assert gg.dtype == a.dtype
+        grads.append(gg.float().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=0.05, atol=0.05 * np.abs(grads[0]).max())
