@@ -164,12 +164,36 @@ def backward(node, m, grad):
     else:
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
-    steps = getattr(node, "bf16_backward", None)  # torch's formula, rounded at each op
+    steps = FORMULAS.get(type(node).__name__)  # torch's formula, rounded at each op
     if steps is not None and type(grad) is not list:
-        grads = steps(grad, *saved)
+        grads = steps(node, grad, *saved)
         if grads is not None:  # None: this case rounds as the float formula computes
             return grads
-    return node.backward(m, grad, *saved)
+    grads = node.backward(m, grad, *saved)
+    if type(node).__name__ in MASKED:
+        return _zeros_positive(grads, grad)
+    return grads
+
+
+# node name -> torch's bfloat16 backward formula, rounded where its ops round (the ops layer's
+# _bf16_grad fills it): fn(node, grad, *saved float32 arrays) -> gradients, or None to compute
+# as the float formula does
+FORMULAS = {}
+# backward formulas g * mask where torch writes where(mask, g, 0): +0.0 where the mask is off
+MASKED = frozenset({"ReluBackward0", "HardtanhBackward0", "ThresholdBackward0",
+                    "HardshrinkBackward0", "SoftshrinkBackward0", "HardsigmoidBackward0",
+                    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0"})
+
+
+def _zeros_positive(grads, grad):
+    """Each gradient with +0.0 where a nonzero ``grad`` was masked off (g * 0 gave -0.0)."""
+    single = type(grads) is not tuple
+    fixed = []
+    for g in (grads,) if single else grads:
+        if type(g) is np.ndarray and g.shape == np.shape(grad):
+            g = np.where((g == 0) & (grad != 0), _F32.type(0), g)
+        fixed.append(g)
+    return fixed[0] if single else tuple(fixed)
 
 
 # backward formulas torch composes from bfloat16 tensor ops (derivatives.yaml: sin's is

@@ -4,13 +4,18 @@ torch writes many derivatives as expressions of tensor ops (derivatives.yaml, Fu
 ``var``'s is ``(2 / (N - correction)) * grad * (self - self.mean(dim, true))``. On bfloat16 every
 op in such an expression computes in float32 and rounds its result, so the gradient carries a
 rounding at each step. ember's float formulas compute in one go; for bfloat16 gradients
-``_opmath.backward`` runs a node's ``bf16_backward`` instead where the class has one (the
-assignment sits next to the class). Each function here takes the node, the gradient and the
-saved values as float32 arrays holding bfloat16 values, and rounds where torch's ops do; the
-engine rounds the result (already a bfloat16 value) to the input's dtype.
+``_opmath.backward`` runs the formula registered here under the node's name instead
+(``FORMULAS`` at the end). Each takes the node, the gradient and the saved values as float32
+arrays holding bfloat16 values, and rounds where torch's ops do; the engine rounds the result
+(already a bfloat16 value) to the input's dtype. A few forwards torch composes the same way
+(prod, logsumexp, pow, binary_cross_entropy_with_logits, adaptive_avg_pool2d) are here too.
 """
+import math
+
 import numpy as np
 
+from ..autograd import _opmath
+from . import _bf16_vec
 from ._bf16 import _F32
 from ._bf16 import rounded as r
 
@@ -207,3 +212,56 @@ def adaptive_avg_pool2d_backward(node, g):
             window = (Ellipsis, slice(h[0], h[-1] + 1), slice(w[0], w[-1] + 1))
             grad[window] = r(grad[window] + delta[..., None, None])
     return (grad,)
+
+
+def _rsqrt(x):
+    """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
+    tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
+    lanes = _bf16_vec.vector_lanes(np.empty(x.shape, np.uint16))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.sqrt(x)
+        return r(np.where(lanes, _F32(1) / root, _F32(1) / r(root)))
+
+
+def _square(x):
+    return r(x * x)
+
+
+_ONE = _F32(1)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# derivatives.yaml's formulas of the unary functions, as bfloat16 ops: fn(g, x or result)
+_UNARY = {
+    "Exp2Backward0": lambda g, y: _scaled(r(g * y), math.log(2)),
+    "Expm1Backward0": lambda g, y: r(g * r(y + _ONE)),
+    "Log2Backward0": lambda g, x: r(g / _scaled(x, math.log(2))),
+    "Log10Backward0": lambda g, x: r(g / _scaled(x, math.log(10))),
+    "Log1PBackward0": lambda g, x: r(g / r(x + _ONE)),
+    "TanBackward0": lambda g, y: r(g * r(_ONE + _square(y))),
+    "AsinBackward0": lambda g, x: r(g * _rsqrt(r(_ONE - _square(x)))),
+    "AcosBackward0": lambda g, x: r(g * -_rsqrt(r(_ONE - _square(x)))),
+    "AtanBackward0": lambda g, x: r(g / r(_square(x) + _ONE)),
+    "AsinhBackward0": lambda g, x: r(g * _rsqrt(r(_square(x) + _ONE))),
+    "AcoshBackward0": lambda g, x: r(g * _rsqrt(r(_square(x) - _ONE))),
+    "AtanhBackward0": lambda g, x: r(g / r(_ONE - _square(x))),
+    "ErfBackward0": lambda g, x: r(_scaled(r(np.exp(-_square(x))), _TWO_OVER_SQRT_PI) * g),
+    "ErfcBackward0": lambda g, x: r(_scaled(r(np.exp(-_square(x))), -_TWO_OVER_SQRT_PI) * g),
+    "ErfinvBackward0": lambda g, y: r(_scaled(r(np.exp(_square(y))), 0.5 * math.sqrt(math.pi))
+                                      * g),
+}
+
+
+def _unary(formula):
+    def backward(node, g, saved):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (formula(g, saved),)
+    return backward
+
+
+_opmath.FORMULAS.update({name: _unary(formula) for name, formula in _UNARY.items()})
+_opmath.FORMULAS.update({
+    "VarBackward0": var, "StdBackward0": std, "LinalgVectorNormBackward0": vector_norm,
+    "PowBackward0": pow_scalar, "PowBackward1": pow_tensor, "RsqrtBackward0": rsqrt,
+    "ReciprocalBackward0": reciprocal, "DivBackward0": div, "ProdBackward0": prod,
+    "ProdBackward1": prod, "LogsumexpBackward0": logsumexp,
+    "BinaryCrossEntropyWithLogitsBackward0": bce_with_logits,
+    "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward})

@@ -145,8 +145,6 @@ class DivBackward0(Node):
         gb = -g * a / (b * b) if _needs(self, 1) else None
         return ga, gb
 
-    bf16_backward = _bf16_grad.div
-
 
 class DivBackward2(DivBackward0):
     """out = a / b with rounding_mode 'trunc' or 'floor' (zero gradient, as torch)."""
@@ -223,8 +221,6 @@ class PowBackward0(Node):
             return (m.zeros_like(g),)
         return (g * e * a ** (e - 1),)
 
-    bf16_backward = _bf16_grad.pow_scalar
-
 
 def _check_integer_power(x, y, tensors=False):
     kind = np.result_type(x, y).kind
@@ -264,8 +260,6 @@ class PowBackward1(Node):
             gb = g * out * m.log(m.where(zero_base, 1.0, a))
             gb = m.where(zero_base & (m.data(b) >= 0), m.zeros_like(gb), gb)
         return ga, gb
-
-    bf16_backward = _bf16_grad.pow_tensor
 
 
 class PowBackward2(Node):
@@ -384,7 +378,6 @@ Expm1Backward0 = _unary("Expm1Backward0", np.expm1, lambda m, g, y: g * (y + 1),
 SqrtBackward0 = _unary("SqrtBackward0", np.sqrt, lambda m, g, y: g / (2 * y), "output")
 RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
                         lambda m, g, y: g * -0.5 * y * y * y, "output")
-RsqrtBackward0.bf16_backward = _bf16_grad.rsqrt
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
@@ -398,7 +391,6 @@ RoundBackward0 = _unary("RoundBackward0", np.round, _zeros, None)
 TruncBackward0 = _unary("TruncBackward0", np.trunc, _zeros, None)
 ReciprocalBackward0 = _unary("ReciprocalBackward0", np.reciprocal,
                              lambda m, g, y: -g * y * y, "output")
-ReciprocalBackward0.bf16_backward = _bf16_grad.reciprocal
 AsinBackward0 = _unary("AsinBackward0", np.arcsin, lambda m, g, x: g / m.sqrt(1 - x * x))
 AcosBackward0 = _unary("AcosBackward0", np.arccos, lambda m, g, x: -g / m.sqrt(1 - x * x))
 AtanBackward0 = _unary("AtanBackward0", np.arctan, lambda m, g, x: g / (1 + x * x))

@@ -197,8 +197,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
             dy = ((soft * (p - 1) if p is not None else 0) - x) * g
         return dx, dy
 
-    bf16_backward = _bf16_grad.bce_with_logits
-
 
 class NllLossBackward0(Node):
     """l_n = -w[t_n] x[n, t_n] (0 where t_n == ignore_index); 'mean' divides by sum w[t_n];

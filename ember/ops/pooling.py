@@ -313,5 +313,3 @@ class AdaptiveAvgPool2DBackward0(Node):
         if m.is_graph:
             ph, pw = Tensor._make(ph), Tensor._make(pw)
         return (m.matmul(m.matmul(m.mT(ph), g), pw),)
-
-    bf16_backward = _bf16_grad.adaptive_avg_pool2d_backward

@@ -7,7 +7,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
-from . import _bf16, _bf16_grad
+from . import _bf16
 
 
 def _dims(x, dim):
@@ -134,8 +134,6 @@ class ProdBackward1(Node):
         others = _prod_others(m, flat if flat is not None else a,
                               0 if flat is not None else self.dims[0])
         return (g * m.reshape(others, self.shape),)
-
-    bf16_backward = _bf16_grad.prod
 
 
 def _prod_others(m, x, dim):
@@ -273,8 +271,6 @@ class VarBackward0(Node):
         scale = 2.0 / self.denominator if self.denominator else float("nan")
         return (g * centered * scale,)
 
-    bf16_backward = _bf16_grad.var
-
 
 def _count(node):
     return int(np.prod([node.shape[d] for d in node.dims])) if node.shape else 1
@@ -291,8 +287,6 @@ class StdBackward0(VarBackward0):
     def backward(self, m, g, a, out):
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
         return super().backward(m, g, a)[0] / (2 * out),
-
-    bf16_backward = _bf16_grad.std
 
 
 class LogsumexpBackward0(Node):
@@ -319,8 +313,6 @@ class LogsumexpBackward0(Node):
     def backward(self, m, g, a, out):
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * m.exp(a - out),)
-
-    bf16_backward = _bf16_grad.logsumexp
 
 
 class LinalgVectorNormBackward0(Node):
@@ -357,8 +349,6 @@ class LinalgVectorNormBackward0(Node):
         if p == 2:
             return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
         return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)
-
-    bf16_backward = _bf16_grad.vector_norm
 
 
 SumToSizeBackward.__name__ = SumToSizeBackward.__qualname__ = "SumBackward1"
