@@ -19,6 +19,8 @@ from . import _bf16_vec
 from ._bf16 import _F32
 from ._bf16 import rounded as r
 
+_ONE = _F32(1)
+
 
 def _needs(node, i):
     return node.next_functions[i][0] is not None
@@ -214,6 +216,42 @@ def adaptive_avg_pool2d_backward(node, g):
     return (grad,)
 
 
+def atan2(node, g, a, b):
+    """recip = (self * self + other * other).reciprocal(); grad * other * recip,
+    grad * -self * recip (recip 0 where both are 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = r(r(a * a) + r(b * b))
+        recip = np.where(total == 0, _F32(0), r(_F32(1) / total))
+    return r(r(g * b) * recip), r(r(g * -a) * recip)
+
+
+def hypot(node, g, a, b, out):
+    """grad * self / result, grad * other / result."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return r(r(g * a) / out), r(r(g * b) / out)
+
+
+def _logaddexp(power):
+    def backward(node, g, a, b):
+        """grad / (1 + exp(other - self)) and grad / (1 + exp(self - other)) (pow(2, .) for
+        logaddexp2)."""
+        with np.errstate(over="ignore"):
+            return (r(g / r(_ONE + r(power(r(b - a))))), r(g / r(_ONE + r(power(r(a - b))))))
+    return backward
+
+
+def xlogy(node, g, a, b):
+    """self: grad * xlogy(self != 0, other); other: grad * self / other."""
+    if not isinstance(b, np.ndarray) or not isinstance(a, np.ndarray):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nonzero = (a != 0).astype(_F32)
+        log = r(np.where((nonzero == 0) & ~np.isnan(b), _F32(0), nonzero * np.log(b)))
+        ga = r(g * log) if _needs(node, 0) else None
+        gb = r(r(g * a) / b) if _needs(node, 1) else None
+    return ga, gb
+
+
 def _rsqrt(x):
     """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
     tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
@@ -227,7 +265,6 @@ def _square(x):
     return r(x * x)
 
 
-_ONE = _F32(1)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # derivatives.yaml's formulas of the unary functions, as bfloat16 ops: fn(g, x or result)
 _UNARY = {
@@ -264,4 +301,6 @@ _opmath.FORMULAS.update({
     "ReciprocalBackward0": reciprocal, "DivBackward0": div, "ProdBackward0": prod,
     "ProdBackward1": prod, "LogsumexpBackward0": logsumexp,
     "BinaryCrossEntropyWithLogitsBackward0": bce_with_logits,
-    "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward})
+    "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
+    "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
+    "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy})

@@ -89,6 +89,14 @@ CASES = {
     "hardsigmoid": (lambda a, L: L.nn.functional.hardsigmoid(a), [(12, 40)], False),
     "maximum": (lambda a, b, L: L.maximum(a, b), [(12, 40), (12, 40)], False),
     "fmin": (lambda a, b, L: L.fmin(a, b), [(12, 40), (12, 40)], False),
+    "atan2": (lambda a, b, L: L.atan2(a, b), [(12, 40), (12, 40)], False),
+    "atan2_zeros": (lambda a, b, L: L.atan2(a * (a > 1), b * (b > 1)), [(12, 40), (12, 40)],
+                    False),
+    "hypot": (lambda a, b, L: L.hypot(a, b), [(12, 40), (12, 40)], False),
+    "logaddexp": (lambda a, b, L: L.logaddexp(a, b), [(12, 40), (12, 40)], False),
+    "logaddexp2": (lambda a, b, L: L.logaddexp2(a, b), [(12, 40), (12, 40)], False),
+    "xlogy": (lambda a, b, L: L.xlogy(a, b), [(12, 40), (12, 40)], True),
+    "nanmean": (lambda a, L: L.nanmean(a, 1), [(12, 40)], False),
     "logsumexp_dims": (lambda a, L: a.logsumexp((0, 2), keepdim=True), [(3, 4, 5)], False),
 }
 
