@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..autograd import _opmath
-from . import _bf16_vec
+from . import _bf16, _bf16_vec
 from ._bf16 import _F32
 from ._bf16 import rounded as r
 
@@ -252,6 +252,38 @@ def xlogy(node, g, a, b):
     return ga, gb
 
 
+def group_norm(node, g, x, weight):
+    """torch's group-norm backward kernel with bfloat16 input and parameters: it reads the
+    mean and 1/std the forward stored in bfloat16, sums ds = sum g x and db = sum g per
+    (sample, channel) in float32, and rounds dx, dw and db once."""
+    saved = node._saved
+    if len(saved) > 1 and saved[1] is not None and _opmath.source(saved[1]) is None:
+        return None  # float32 parameters: torch's mixed kernel keeps float32 statistics
+    n, c, groups = x.shape[0], x.shape[1], node.groups
+    xs, gs = x.reshape(n, c, -1), g.reshape(n, c, -1)
+    mean, rstd = _bf16.layer_norm_stats(x.reshape(n * groups, -1), node.eps)
+    mean, rstd = r(mean).reshape(n, groups, 1), r(rstd).reshape(n, groups, 1)
+    ds, db = (gs * xs).sum(-1), gs.sum(-1)
+    gamma = np.ones(c, _F32) if weight is None else weight.reshape(c)
+    dx = dw = None
+    if _needs(node, 0):
+        per_group = (n, groups, c // groups)
+        ds_g = (ds * gamma).reshape(per_group).sum(-1, keepdims=True)
+        db_g = (db * gamma).reshape(per_group).sum(-1, keepdims=True)
+        scale = _F32(1.0 / (x.size // n // groups))
+        b = (db_g * mean - ds_g) * rstd * rstd * rstd * scale
+        shift = -b * mean - db_g * rstd * scale
+        coefficient = (rstd * gamma.reshape(groups, -1)).reshape(n, c, 1)
+        dx = coefficient * gs + np.repeat(b, c // groups, 1) * xs + \
+            np.repeat(shift, c // groups, 1)
+        dx = dx.reshape(x.shape)
+    if len(node.next_functions) > 1 and _needs(node, 1):
+        dw = ((ds - db * np.repeat(mean[..., 0], c // groups, 1)) *
+              np.repeat(rstd[..., 0], c // groups, 1)).sum(0)
+    dbias = db.sum(0) if len(node.next_functions) > 2 and _needs(node, 2) else None
+    return dx, dw, dbias
+
+
 def _rsqrt(x):
     """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
     tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
@@ -303,4 +335,5 @@ _opmath.FORMULAS.update({
     "BinaryCrossEntropyWithLogitsBackward0": bce_with_logits,
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
-    "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy})
+    "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
+    "NativeGroupNormBackward0": group_norm})

@@ -97,6 +97,9 @@ CASES = {
     "logaddexp2": (lambda a, b, L: L.logaddexp2(a, b), [(12, 40), (12, 40)], False),
     "xlogy": (lambda a, b, L: L.xlogy(a, b), [(12, 40), (12, 40)], True),
     "nanmean": (lambda a, L: L.nanmean(a, 1), [(12, 40)], False),
+    "group_norm": (lambda a, L: L.nn.functional.group_norm(a, 2), [(2, 4, 5, 6)], False),
+    "group_norm_affine": (lambda a, w, b, L: L.nn.functional.group_norm(a, 3, w, b),
+                          [(3, 6, 7), (6,), (6,)], False),
     "logsumexp_dims": (lambda a, L: a.logsumexp((0, 2), keepdim=True), [(3, 4, 5)], False),
 }
 
