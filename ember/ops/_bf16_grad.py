@@ -284,6 +284,67 @@ def group_norm(node, g, x, weight):
     return dx, dw, dbias
 
 
+def batch_norm_train(node, x, weight, bias):
+    """torch's batch norm in training for bfloat16 input, parameters and running statistics
+    (None where another dtype takes the float kernel): the channel mean and the sum of squared
+    deviations stored in bfloat16, 1/std from them rounded, y = x alpha + beta in float32
+    (alpha = invstd w, beta = b - mean alpha); the variances are bfloat16 quotients, the
+    running statistics updated in bfloat16 steps with the momentum as a bfloat16 value."""
+    running = [t for t in node.running if t is not None]
+    if not node.training or any(t._data.dtype.kind != "V" for t in running) or any(
+            p is not None and _opmath.source(p) is None for p in (weight, bias)):
+        return None
+    data, shape = x._data, node.affine_shape
+    count = data.size // data.shape[1]
+    mean = r(data.sum(node.axes) / _F32(count))
+    centered = data - mean.reshape(shape)
+    squares = r((centered * centered).sum(node.axes))
+    with np.errstate(divide="ignore", invalid="ignore"):  # bfloat16 divisions by counts
+        invstd = r(_F32(1) / np.sqrt(r(squares / _F32(count)) + _F32(node.eps)))
+        _update_running(node, mean, r(squares / _F32(count - 1)))
+    node.bf16_stats = (mean.reshape(shape), invstd.reshape(shape))
+    alpha = invstd if weight is None else invstd * weight._data
+    beta = -mean * alpha if bias is None else bias._data - mean * alpha
+    return data * alpha.reshape(shape) + beta.reshape(shape)
+
+
+def _update_running(node, mean, unbiased):
+    momentum = r(_F32(node.momentum))
+    keep = r(_F32(1) - momentum)
+    running_mean, running_var = node.running
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for buffer, new in ((running_mean, r(momentum * mean)), (running_var,
+                                                                 momentum * unbiased)):
+            if buffer is not None:
+                old = buffer._data.astype(_F32)
+                buffer._data[...] = (new + r(keep * old)).astype(buffer._data.dtype)
+                buffer._vc[0] += 1
+    node.running = None
+
+
+def batch_norm(node, g, x, weight):
+    """torch's bfloat16 batch-norm backward (training): with s = sum g and d = sum (x - mean) g
+    per channel (float32), dx = (g - s / N - (x - mean) d invstd^2 / N) invstd w,
+    dw = d invstd, db = s."""
+    stats = node.__dict__.get("bf16_stats")
+    if stats is None:
+        return None
+    mean, invstd = stats
+    count = g.size // g.shape[1]
+    total = g.sum(node.axes, keepdims=True)
+    dot = ((x - mean) * g).sum(node.axes, keepdims=True)
+    dx = dw = db = None
+    if _needs(node, 0):
+        k = dot * invstd * invstd / _F32(count)
+        scale = invstd if weight is None else invstd * weight.reshape(node.affine_shape)
+        dx = ((g - total / _F32(count)) - (x - mean) * k) * scale
+    if len(node.next_functions) > 1 and _needs(node, 1):
+        dw = (dot * invstd).reshape(-1)
+    if len(node.next_functions) > 2 and _needs(node, 2):
+        db = total.reshape(-1)
+    return dx, dw, db
+
+
 def _rsqrt(x):
     """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
     tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
@@ -336,4 +397,4 @@ _opmath.FORMULAS.update({
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
-    "NativeGroupNormBackward0": group_norm})
+    "NativeGroupNormBackward0": group_norm, "NativeBatchNormBackward0": batch_norm})

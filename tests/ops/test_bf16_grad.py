@@ -137,3 +137,28 @@ def test_bce_with_logits_is_bit_exact_with_torch(reduction, weighted, pos_weight
     for t, e in zip(*results):
         assert e.dtype is ember.bfloat16
         np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (16, 8), (5, 4, 7)])
+@pytest.mark.parametrize("seed", range(2))
+def test_bfloat16_batch_norm_trains_as_torch(shape, seed):
+    """Full-bfloat16 BatchNorm: forward, running statistics over two steps, backward, eval."""
+    results = []
+    for lib in (torch, ember):
+        kind = {4: lib.nn.BatchNorm2d, 2: lib.nn.BatchNorm1d, 3: lib.nn.BatchNorm1d}[len(shape)]
+        norm = kind(shape[1]).to(lib.bfloat16)
+        with lib.no_grad():
+            norm.weight.copy_(_input(lib, (shape[1],), 5))
+            norm.bias.copy_(_input(lib, (shape[1],), 6))
+        outs = []
+        for step in range(2):
+            x = (_input(lib, shape, seed + step) + 1).requires_grad_()
+            y = norm(x)
+            y.backward(_input(lib, shape, 9))
+            outs += [y, x.grad, norm.running_mean.clone(), norm.running_var.clone()]
+        norm.eval()
+        outs += [norm(_input(lib, shape, 7)), norm.weight.grad, norm.bias.grad]
+        results.append(outs)
+    for t, e in zip(*results):
+        assert e.dtype is ember.bfloat16
+        np.testing.assert_array_equal(_bits(e), _bits(t))
