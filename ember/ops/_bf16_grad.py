@@ -345,6 +345,60 @@ def batch_norm(node, g, x, weight):
     return dx, dw, db
 
 
+def convolution(node, g, x, w):
+    """torch's slow (im2col) bfloat16 convolution backward, groups 1: per sample, the columns
+    W^T g rounded, then folded into the input gradient in bfloat16 additions, kernel offset by
+    kernel offset; the weight gradient g cols^T rounded and added up sample by sample in
+    bfloat16; the bias gradient likewise from each sample's rounded sums (2-D)."""
+    geom = node.geom
+    if node.transposed or geom.lifted or geom.groups != 1:
+        return None
+    if geom.one_d:
+        g, x, w = g[:, :, None, :], x[:, :, None, :], w[:, :, None, :]
+    dx = dw = db = None
+    if _needs(node, 0):
+        dx = _conv_input_grad(g, w, x.shape, geom)
+    if _needs(node, 1):
+        dw = np.zeros((w.shape[0], w[0].size), _F32)
+        for sample, cols in zip(g, _conv_windows(x, w.shape[2:], g.shape[2:], geom)):
+            dw = r(dw + sample.reshape(len(sample), -1) @ cols.reshape(dw.shape[1], -1).T)
+        dw = dw.reshape(w.shape)
+    if len(node.next_functions) > 2 and _needs(node, 2):
+        db = g.sum((0, 2, 3))  # a 1-D convolution: torch sums the gradient once
+        if not geom.one_d:
+            db = np.zeros(g.shape[1], _F32)
+            for sample in g:  # each sample's sum rounded, then added in bfloat16
+                db = r(db + r(sample.reshape(len(sample), -1).sum(1)))
+    if geom.one_d:
+        dx, dw = (None if a is None else a[:, :, 0, :] for a in (dx, dw))
+    return dx, dw, db
+
+
+def _conv_windows(x, kernel, out, geom):
+    """(N, C, kh, kw, OH, OW) views of the padded input: the im2col columns."""
+    (pt, pb), (pl, pr) = geom.pad
+    padded = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    (dh, dw), (sh, sw) = geom.dilation, geom.stride
+    return np.stack([np.stack([padded[:, :, i * dh:i * dh + sh * (out[0] - 1) + 1:sh,
+                                      j * dw:j * dw + sw * (out[1] - 1) + 1:sw]
+                               for j in range(kernel[1])], 2) for i in range(kernel[0])], 2)
+
+
+def _conv_input_grad(g, w, x_shape, geom):
+    (pt, pb), (pl, pr) = geom.pad
+    (dh, dw), (sh, sw) = geom.dilation, geom.stride
+    n, (kh, kw), (oh, ow) = g.shape[0], w.shape[2:], g.shape[2:]
+    cols = r(np.einsum("ok,nol->nkl", w.reshape(w.shape[0], -1), g.reshape(n, g.shape[1], -1)))
+    cols = cols.reshape((n,) + w.shape[1:] + (oh, ow))
+    grad = np.zeros(x_shape[:2] + (x_shape[2] + pt + pb, x_shape[3] + pl + pr), _F32)
+    for i in range(kh):
+        for j in range(kw):
+            part = (Ellipsis, slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                    slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+            grad[part] = r(grad[part] + cols[:, :, i, j])
+    return grad[:, :, pt:pt + x_shape[2], pl:pl + x_shape[3]]
+
+
 def _rsqrt(x):
     """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
     tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
@@ -397,4 +451,5 @@ _opmath.FORMULAS.update({
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
-    "NativeGroupNormBackward0": group_norm, "NativeBatchNormBackward0": batch_norm})
+    "NativeGroupNormBackward0": group_norm, "NativeBatchNormBackward0": batch_norm,
+    "ConvolutionBackward0": convolution})

@@ -100,6 +100,14 @@ CASES = {
     "group_norm": (lambda a, L: L.nn.functional.group_norm(a, 2), [(2, 4, 5, 6)], False),
     "group_norm_affine": (lambda a, w, b, L: L.nn.functional.group_norm(a, 3, w, b),
                           [(3, 6, 7), (6,), (6,)], False),
+    # torch's slow (im2col) bfloat16 convolution, the CPU path without oneDNN's bfloat16
+    "conv2d": (lambda a, w, L: L.nn.functional.conv2d(a, w, padding=1),
+               [(2, 3, 8, 8), (4, 3, 3, 3)], False),
+    "conv2d_bias_stride_dilation": (lambda a, w, b, L: L.nn.functional.conv2d(
+        a, w, b, stride=2, padding=(2, 1), dilation=(2, 1)), [(3, 2, 9, 7), (5, 2, 3, 2), (5,)],
+        False),
+    "conv1d": (lambda a, w, b, L: L.nn.functional.conv1d(a, w, b, padding=2),
+               [(2, 3, 11), (4, 3, 5), (4,)], False),
     "logsumexp_dims": (lambda a, L: a.logsumexp((0, 2), keepdim=True), [(3, 4, 5)], False),
 }
 
