@@ -25,8 +25,8 @@ _F32 = np.dtype(np.float32)
 _NATIVE_MODULES = frozenset({"ember.ops.shape", "ember.ops.indexing", "ember.ops.api.copies",
                              "ember.ops.inplace", "ember.ops.pad_ops", "ember.ops.embedding",
                              "ember.ops.sorting", "ember.autograd.function"})
-# ops elsewhere that return a view of their input
-_NATIVE_NODES = frozenset({"DiagonalBackward0"})
+# ops elsewhere that return a view of their input, or step on bfloat16's own grid (nextafter)
+_NATIVE_NODES = frozenset({"DiagonalBackward0", "NextafterBackward0"})
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to bfloat16
 # before these ops compute; mul and div instead read their second operand as float32

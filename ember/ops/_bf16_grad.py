@@ -399,13 +399,19 @@ def _conv_input_grad(g, w, x_shape, geom):
     return grad[:, :, pt:pt + x_shape[2], pl:pl + x_shape[3]]
 
 
-def _rsqrt(x):
-    """rsqrt of a new bfloat16 tensor: 1 / sqrt(x) in float32 on the vector lanes; the scalar
-    tail takes 1 / sqrt(x) in bfloat16 arithmetic (the square root rounded first)."""
-    lanes = _bf16_vec.vector_lanes(np.empty(x.shape, np.uint16))
+def _rsqrt(x, source=None):
+    """rsqrt of bfloat16 values (``source``: the bfloat16 array, else a new contiguous one):
+    1 / sqrt(x) in float32 on the vector lanes; the scalar tail takes 1 / sqrt(x) in bfloat16
+    arithmetic (the square root rounded first)."""
+    lanes = _bf16_vec.vector_lanes(np.empty(x.shape, np.uint16) if source is None else source)
     with np.errstate(divide="ignore", invalid="ignore"):
         root = np.sqrt(x)
         return r(np.where(lanes, _F32(1) / root, _F32(1) / r(root)))
+
+
+def rsqrt_forward(x, source):
+    """torch's bfloat16 rsqrt kernel on ``x`` (float32 values of the bfloat16 ``source``)."""
+    return _rsqrt(x, source)
 
 
 def _square(x):

@@ -51,6 +51,7 @@ CASES = {
     "pow_-0.5": (lambda a, L: a ** -0.5, [(12, 40)], True),
     "pow_tensor": (lambda a, b, L: a ** b, [(12, 40), (12, 40)], True),
     "rsqrt": (lambda a, L: a.rsqrt(), [(12, 40)], True),
+    "rsqrt_odd_size": (lambda a, L: a.rsqrt(), [(5, 13)], True),  # the scalar tail
     "reciprocal": (lambda a, L: a.reciprocal(), [(12, 40)], False),
     "rdiv": (lambda a, L: 2.5 / a, [(12, 40)], False),
     "div": (lambda a, b, L: a / b, [(12, 40), (12, 40)], False),
@@ -170,3 +171,11 @@ def test_bfloat16_batch_norm_trains_as_torch(shape, seed):
     for t, e in zip(*results):
         assert e.dtype is ember.bfloat16
         np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+def test_nextafter_steps_on_the_bfloat16_grid_as_torch():
+    a, b = [lib.tensor([1.0, -2.5, 0.0, 3.0]).to(lib.bfloat16) for lib in (torch, ember)], \
+        [lib.tensor([2.0, -3.0, -1.0, 3.0]).to(lib.bfloat16) for lib in (torch, ember)]
+    t, e = torch.nextafter(a[0], b[0]), ember.nextafter(a[1], b[1])
+    assert e.dtype is ember.bfloat16
+    np.testing.assert_array_equal(_bits(e), _bits(t))
