@@ -25,6 +25,7 @@ _F32 = np.dtype(np.float32)
 _NATIVE_MODULES = frozenset({"ember.ops.shape", "ember.ops.indexing", "ember.ops.api.copies",
                              "ember.ops.inplace", "ember.ops.pad_ops", "ember.ops.embedding",
                              "ember.ops.sorting", "ember.autograd.function"})
+# (a node class with ``bf16_computes = True`` computes though its module moves data)
 # ops elsewhere that return a view of their input, or step on bfloat16's own grid (nextafter)
 _NATIVE_NODES = frozenset({"DiagonalBackward0", "NextafterBackward0"})
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
@@ -53,8 +54,8 @@ def widen(cls, inputs):
         return inputs
     computes = _computes.get(cls)
     if computes is None:
-        computes = _computes[cls] = cls.__module__ not in _NATIVE_MODULES and \
-            cls.__name__ not in _NATIVE_NODES
+        computes = _computes[cls] = getattr(cls, "bf16_computes", None) or (
+            cls.__module__ not in _NATIVE_MODULES and cls.__name__ not in _NATIVE_NODES)
     if not computes:
         return inputs
     widened = [_float32_copy(t, source=True) if _is_bf16(t) else t for t in inputs]
