@@ -183,7 +183,8 @@ FORMULAS = {}
 # backward formulas g * mask where torch writes where(mask, g, 0): +0.0 where the mask is off
 MASKED = frozenset({"ReluBackward0", "HardtanhBackward0", "ThresholdBackward0",
                     "HardshrinkBackward0", "SoftshrinkBackward0", "HardsigmoidBackward0",
-                    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0"})
+                    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0",
+                    "ClampBackward0", "ClampBackward1"})
 
 
 def _zeros_positive(grads, grad):

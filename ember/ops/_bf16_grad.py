@@ -399,6 +399,12 @@ def _conv_input_grad(g, w, x_shape, geom):
     return grad[:, :, pt:pt + x_shape[2], pl:pl + x_shape[3]]
 
 
+def addcmul(node, g, t1, t2):
+    """tensor1: grad * (tensor2 * value); tensor2: grad * (tensor1 * value)."""
+    return (g, r(g * _scaled(t2, node.value)) if _needs(node, 1) else None,
+            r(g * _scaled(t1, node.value)) if _needs(node, 2) else None)
+
+
 def _rsqrt(x, source=None):
     """rsqrt of bfloat16 values (``source``: the bfloat16 array, else a new contiguous one):
     1 / sqrt(x) in float32 on the vector lanes; the scalar tail takes 1 / sqrt(x) in bfloat16
@@ -458,4 +464,4 @@ _opmath.FORMULAS.update({
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
     "NativeGroupNormBackward0": group_norm, "NativeBatchNormBackward0": batch_norm,
-    "ConvolutionBackward0": convolution})
+    "ConvolutionBackward0": convolution, "AddcmulBackward0": addcmul})
