@@ -14,7 +14,7 @@ import numpy as np
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16, _bf16_grad, _parallel
+from . import _bf16, _bf16_nn, _parallel
 
 
 def _stats(m, xs, axes, eps, total=None):
@@ -166,7 +166,7 @@ class NativeBatchNormBackward0(_Normalize):
     def forward(self, x, weight, bias, eps, **options):
         if _opmath.source(x) is not None:  # bfloat16 training: torch's kernel steps
             self.prepare(x, weight, eps, options)
-            out = _bf16_grad.batch_norm_train(self, x, weight, bias)
+            out = _bf16_nn.batch_norm_train(self, x, weight, bias)
             if out is not None:
                 return out
         out = super().forward(x, weight, bias, eps, **options)
