@@ -317,3 +317,6 @@ _opmath.FORMULAS.update({
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
     "AddcmulBackward0": addcmul})
+
+# the normalization and convolution kernels register theirs too, whichever module loads first
+from . import _bf16_nn  # noqa: E402, F401
