@@ -15,6 +15,11 @@ _F32 = np.float32
 _LEVELS = 8  # torch's nll kernels sum in a cascade of 8 partial sums
 
 
+def _needs(node, i):
+    """Whether a node's input ``i`` takes a gradient."""
+    return node.next_functions[i][0] is not None
+
+
 def rounded(x):
     """``x`` (float32) rounded to bfloat16 and back: a value as a bfloat16 variable holds it."""
     return np.asarray(x, _F32).astype(_opmath._bf16_dtype()).astype(_F32)

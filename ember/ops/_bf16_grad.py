@@ -16,14 +16,10 @@ import numpy as np
 
 from ..autograd import _opmath
 from . import _bf16_vec
-from ._bf16 import _F32
+from ._bf16 import _F32, _needs
 from ._bf16 import rounded as r
 
 _ONE = _F32(1)
-
-
-def _needs(node, i):
-    return node.next_functions[i][0] is not None
 
 
 def _expanded(node, g):

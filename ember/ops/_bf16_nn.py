@@ -8,9 +8,8 @@ import numpy as np
 
 from ..autograd import _opmath
 from . import _bf16
-from ._bf16 import _F32
+from ._bf16 import _F32, _needs
 from ._bf16 import rounded as r
-from ._bf16_grad import _needs
 
 
 def group_norm(node, g, x, weight):
