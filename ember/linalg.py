@@ -33,7 +33,8 @@ def _cast(x, dtype, name):
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """(sum |x|^ord)^(1/ord) over dim (all elements when None); ord may be inf, -inf or 0."""
-    X.check_float(input._data, "linalg.vector_norm")
+    if input._data.dtype.kind != "V":  # bfloat16 (ml_dtypes' kind) is floating
+        X.check_float(input._data, "linalg.vector_norm")
     x = _cast(input, dtype, "linalg.vector_norm")
     dim = None if dim is None or (not isinstance(dim, int) and not len(dim)) else dim
     if ord == 0 or ord == -math.inf:

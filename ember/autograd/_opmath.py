@@ -13,6 +13,8 @@ Ops that move data rather than compute (views, casts, in-place writes, indexing)
 bfloat16 arrays as they are: a view must share the caller's memory, and moving a value never
 rounds it.
 """
+import weakref
+
 import numpy as np
 
 from .. import _dtype
@@ -23,13 +25,14 @@ _F32 = np.dtype(np.float32)
 _NATIVE_MODULES = frozenset({"ember.ops.shape", "ember.ops.indexing", "ember.ops.api.copies",
                              "ember.ops.inplace", "ember.ops.pad_ops", "ember.ops.embedding",
                              "ember.ops.sorting", "ember.autograd.function"})
-# ops elsewhere that return a view of their input
-_NATIVE_NODES = frozenset({"DiagonalBackward0"})
+# (a node class with ``bf16_computes = True`` computes though its module moves data)
+# ops elsewhere that return a view of their input, or step on bfloat16's own grid (nextafter)
+_NATIVE_NODES = frozenset({"DiagonalBackward0", "NextafterBackward0"})
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to bfloat16
 # before these ops compute; mul and div instead read their second operand as float32
 _SCALAR_ROUNDED = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1",
-                             "PowBackward0", "PowBackward1", "PowBackward2", "RemainderBackward0",
+                             "PowBackward1", "PowBackward2", "RemainderBackward0",
                              "RemainderBackward1", "MaximumBackward0", "MinimumBackward0"})
 _SCALAR_AS_FLOAT32 = frozenset({"MulBackward0", "DivBackward0", "DivBackward2"})
 # normalizations whose result has the input's dtype also with float32 weights (torch's mixed type)
@@ -51,8 +54,8 @@ def widen(cls, inputs):
         return inputs
     computes = _computes.get(cls)
     if computes is None:
-        computes = _computes[cls] = cls.__module__ not in _NATIVE_MODULES and \
-            cls.__name__ not in _NATIVE_NODES
+        computes = _computes[cls] = getattr(cls, "bf16_computes", None) or (
+            cls.__module__ not in _NATIVE_MODULES and cls.__name__ not in _NATIVE_NODES)
     if not computes:
         return inputs
     widened = [_float32_copy(t, source=True) if _is_bf16(t) else t for t in inputs]
@@ -99,6 +102,9 @@ def _float32_copy(t, data=None, source=False):
     copy._vc = t._vc
     if source:
         copy.__dict__["_widened_from"] = t._data  # its dtype, and its layout for kernels
+    if t._requires_grad and t._grad_fn is None:  # a leaf: create_graph reaches its own sink
+        sink = copy.__dict__["_sink"] = t._accumulator()
+        copy._acc = weakref.ref(sink)
     if t._output_nr:
         copy._output_nr = t._output_nr
     return copy
@@ -159,7 +165,37 @@ def backward(node, m, grad):
     else:
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
-    return node.backward(m, grad, *saved)
+    steps = FORMULAS.get(type(node).__name__)  # torch's formula, rounded at each op
+    if steps is not None and type(grad) is not list:
+        grads = steps(node, grad, *saved)
+        if grads is not None:  # None: this case rounds as the float formula computes
+            return grads
+    grads = node.backward(m, grad, *saved)
+    if type(node).__name__ in MASKED:
+        return _zeros_positive(grads, grad)
+    return grads
+
+
+# node name -> torch's bfloat16 backward formula, rounded where its ops round (the ops layer's
+# _bf16_grad fills it): fn(node, grad, *saved float32 arrays) -> gradients, or None to compute
+# as the float formula does
+FORMULAS = {}
+# backward formulas g * mask where torch writes where(mask, g, 0): +0.0 where the mask is off
+MASKED = frozenset({"ReluBackward0", "HardtanhBackward0", "ThresholdBackward0",
+                    "HardshrinkBackward0", "SoftshrinkBackward0", "HardsigmoidBackward0",
+                    "MaximumBackward0", "MinimumBackward0", "FmaxBackward0", "FminBackward0",
+                    "ClampBackward0", "ClampBackward1"})
+
+
+def _zeros_positive(grads, grad):
+    """Each gradient with +0.0 where a nonzero ``grad`` was masked off (g * 0 gave -0.0)."""
+    single = type(grads) is not tuple
+    fixed = []
+    for g in (grads,) if single else grads:
+        if type(g) is np.ndarray and g.shape == np.shape(grad):
+            g = np.where((g == 0) & (grad != 0), _F32.type(0), g)
+        fixed.append(g)
+    return fixed[0] if single else tuple(fixed)
 
 
 # backward formulas torch composes from bfloat16 tensor ops (derivatives.yaml: sin's is

@@ -15,6 +15,11 @@ _F32 = np.float32
 _LEVELS = 8  # torch's nll kernels sum in a cascade of 8 partial sums
 
 
+def _needs(node, i):
+    """Whether a node's input ``i`` takes a gradient."""
+    return node.next_functions[i][0] is not None
+
+
 def rounded(x):
     """``x`` (float32) rounded to bfloat16 and back: a value as a bfloat16 variable holds it."""
     return np.asarray(x, _F32).astype(_opmath._bf16_dtype()).astype(_F32)
@@ -354,3 +359,30 @@ def _softmax_vector_positions(shape, dim):
                 index += end - index if index + 16 > end else inner - inner_index
     shaped = vector.reshape(shape[:dim] + (1,) + shape[dim + 1:])
     return np.broadcast_to(shaped, shape)
+
+
+def product(x, dims):
+    """torch's bfloat16 prod over ``dims`` of float32 ``x``: a running product rounded at
+    each step; a reduction over the last dims of 64 values or more first runs 4 vectors of 16
+    lanes over each 64-value block (lane products rounded), folds them (0 * 1, 2 * 3, then
+    those two), multiplies the 16 lanes in order, then the rest of the row one by one."""
+    inner = dims == tuple(range(x.ndim - len(dims), x.ndim))
+    rows = np.moveaxis(x, dims, tuple(range(x.ndim - len(dims), x.ndim)))
+    rows = rows.reshape(rows.shape[:x.ndim - len(dims)] + (-1,))
+    n = rows.shape[-1]
+    total = np.ones(rows.shape[:-1], _F32)
+    start = 0
+    if inner and n >= 4 * _LANES:
+        start = n // (4 * _LANES) * 4 * _LANES
+        blocks = rows[..., :start].reshape(rows.shape[:-1] + (-1, 4, _LANES))
+        acc = blocks[..., 0, :, :]
+        for i in range(1, blocks.shape[-3]):
+            acc = rounded(acc * blocks[..., i, :, :])
+        lanes = rounded(rounded(acc[..., 0, :] * acc[..., 1, :]) *
+                        rounded(acc[..., 2, :] * acc[..., 3, :]))
+        total = lanes[..., 0]
+        for k in range(1, _LANES):
+            total = rounded(total * lanes[..., k])
+    for k in range(start, n):
+        total = rounded(total * rows[..., k])
+    return total

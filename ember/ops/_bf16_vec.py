@@ -71,6 +71,13 @@ def vector_erf(x):
     return np.where(np.signbit(x), -result, result)
 
 
+def erf(x, lanes, scalar_erf):
+    """erf as torch's bfloat16 kernel: ``vector_erf`` on the lanes, ``scalar_erf`` (float64
+    in, float64 out) on the scalar tail."""
+    return _split(x, lanes, vector_erf,
+                  lambda v: scalar_erf(v.astype(np.float64)).astype(_F32))
+
+
 def _split(x, lanes, vector_fn, scalar_fn):
     out = np.empty_like(x)
     out[lanes] = vector_fn(x[lanes])

@@ -128,6 +128,9 @@ class ErfBackward0(Node):
 
     def forward(self, a):
         self.save(a)
+        source = _opmath.source_array(a)
+        if source is not None:  # torch's vectorized bfloat16 kernel: an approximate erf
+            return _bf16_vec.erf(a._data, _bf16_vec.vector_lanes(source), _np_erf)
         return _np_erf(_float(a))
 
     def backward(self, m, g, x):

@@ -3,9 +3,10 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import _opmath
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
-from . import _parallel
+from . import _bf16_grad, _parallel
 
 _SCALARS = (int, float, bool)
 
@@ -207,10 +208,12 @@ class PowBackward0(Node):
 
     def forward(self, a, e):
         x, y = _operands(a, e)
-        self.save(a, e)
+        self.save(a, e)  # the exponent as given: a bfloat16 backward's pow reads it again
         _check_integer_power(x, y)
         if x.dtype.kind == "b" and type(y) is bool:  # bool ** bool stays bool, as torch
             return x.copy() if y else np.ones_like(x)
+        if _opmath.source(a) is not None and type(e) is not bool:  # torch's bfloat16 kernel
+            return _bf16_grad.power(x, e)
         return np.power(x, y)
 
     def backward(self, m, g, a, e):
@@ -375,6 +378,17 @@ Expm1Backward0 = _unary("Expm1Backward0", np.expm1, lambda m, g, y: g * (y + 1),
 SqrtBackward0 = _unary("SqrtBackward0", np.sqrt, lambda m, g, y: g / (2 * y), "output")
 RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
                         lambda m, g, y: g * -0.5 * y * y * y, "output")
+_rsqrt_float = RsqrtBackward0.forward
+
+
+def _rsqrt_forward(self, a):
+    source = _opmath.source_array(a)
+    if source is not None:  # torch's bfloat16 scalar tail rounds the square root first
+        return _bf16_grad.rsqrt_forward(a._data, source)
+    return _rsqrt_float(self, a)
+
+
+RsqrtBackward0.forward = _rsqrt_forward
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")

@@ -10,9 +10,10 @@ import math
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd.graph import Node
+from . import _bf16, special
 from . import elementwise as E
-from . import special
 
 _SQRT_PI = math.sqrt(math.pi)
 _LN2 = math.log(2.0)
@@ -251,6 +252,17 @@ def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(np.result_type(x, y))
 
 
+def _xlogy_forward(self, a, b):
+    if _opmath.source(a) is not None or _opmath.source(b) is not None:
+        self.compute = _xlogy_bf16  # torch's bfloat16 kernel rounds log(y) before the product
+    return _Binary.forward(self, a, b)
+
+
+def _xlogy_bf16(x, y):
+    log = _bf16.rounded(np.log(y))
+    return np.where((x == 0) & ~np.isnan(y), 0, x * log).astype(np.result_type(x, y))
+
+
 def _scalar_log(b):
     return math.log(b) if b > 0 else -math.inf if b == 0 else math.nan
 
@@ -312,6 +324,8 @@ Logaddexp2Backward0 = _binary("Logaddexp2Backward0", np.logaddexp2, _logaddexp_g
 XlogyBackward0 = _binary("XlogyBackward0", _xlogy, _xlogy_grad)
 XlogyBackward1 = _binary("XlogyBackward1", _xlogy, _xlogy_grad)  # a number ``input``
 XlogyBackward2 = _binary("XlogyBackward2", _xlogy, _xlogy_grad)  # a number ``other``
+for _cls in (XlogyBackward0, XlogyBackward1, XlogyBackward2):
+    _cls.forward = _xlogy_forward
 NextafterBackward0 = _binary("NextafterBackward0", np.nextafter, _no_derivative("nextafter"),
                              integers="nextafter_cpu")
 GcdBackward0 = _binary("GcdBackward0", np.gcd, _no_derivative("gcd"), integers="keep",

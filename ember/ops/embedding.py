@@ -65,6 +65,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     dv = P^T g, dP = g v^T, dS = P * (dP - rowsum(dP * P)), dq = dS k * scale, dk = dS^T q * scale.
     """
 
+    bf16_computes = True  # bfloat16 inputs: computed in float32 (_opmath)
+
     def forward(self, q, k, v, bias, scale, keep):
         self.scale_, self.keep = scale, keep
         self.save(q, k, v, bias)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import _opmath
 from ..autograd.graph import Node
 from . import autocast as _autocast
 from . import elementwise as E
@@ -33,6 +34,9 @@ class AddcmulBackward0(Node):
         _integral_scalar("value", value, (x, y, z))
         self.value = value
         self.save(tensor1, tensor2)
+        if _opmath.source(tensor1) is not None:  # torch's bfloat16 kernel: fma(value t1, t2, x)
+            scaled = y * np.float32(value) if value != 1 else y
+            return (scaled.astype(np.float64) * z + x).astype(np.float32)
         product = y * z
         return x + (product if value == 1 else product * np.asarray(value, product.dtype))
 

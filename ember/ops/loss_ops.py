@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd import _opmath
 from ..autograd.graph import Node
-from . import _bf16
+from . import _bf16, _bf16_grad
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _row_max, _sigmoid, _softplus_np
 from .elementwise import _operands
@@ -173,6 +173,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         self.save(input, target)
         self.weight, self.pos_weight = weight, pos_weight
         self.reduction, self.count = reduction, max(x.size, 1)
+        self.bf16 = _opmath.source(input) is not None and _opmath.source(target) is not None \
+            and all(t is None or t._data.dtype.kind == "V" for t in (weight, pos_weight))
+        if self.bf16:  # torch composes it of bfloat16 ops
+            loss = _bf16_grad.bce_with_logits_loss(x, y, weight, pos_weight)
+            return reduce_array(loss, reduction)
         soft = _softplus_np(-x)
         scale = 1 + (pos_weight._data - 1) * y if pos_weight is not None else 1
         loss = (1 - y) * x + scale * soft

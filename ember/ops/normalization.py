@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16, _parallel, _rowsum
+from . import _bf16, _bf16_nn, _parallel, _rowsum
 
 
 def _moments(m, xs, axes, eps, total=None):
@@ -82,10 +82,7 @@ class _Normalize(Node):
         return shape
 
     def forward(self, x, weight, bias, eps, **options):
-        self.eps, self.x_shape = eps, x._data.shape
-        self.setup(x._data.shape, weight, **options)
-        xs = x._data.reshape(self.stats_shape(self.x_shape))
-        self.save(x, weight)
+        xs = self.prepare(x, weight, eps, options)
         w, b = (None if p is None else p._data.reshape(self.affine_shape) for p in (weight, bias))
         if 0 in self.axes:  # statistics over the first axis: no split by rows
             self.xhat, self.invstd = self.normalize(xs)
@@ -96,6 +93,13 @@ class _Normalize(Node):
             return xhat, invstd, self.affine(xhat.reshape((-1,) + self.x_shape[1:]), w, b)
         self.xhat, self.invstd, y = _parallel.compute(rows, (xs,), rowwise=True)
         return y.reshape(self.x_shape)
+
+    def prepare(self, x, weight, eps, options):
+        """Shapes, eps and saved values for backward; returns x viewed for its statistics."""
+        self.eps, self.x_shape = eps, x._data.shape
+        self.setup(x._data.shape, weight, **options)
+        self.save(x, weight)
+        return x._data.reshape(self.stats_shape(self.x_shape))
 
     def normalize(self, xs):
         return _stats(array_math, xs, self.axes, self.eps)
@@ -196,6 +200,11 @@ class NativeBatchNormBackward0(_Normalize):
         return m.reshape(x, self.x_shape) * self.invstd - self.shift, self.invstd
 
     def forward(self, x, weight, bias, eps, **options):
+        if _opmath.source(x) is not None:  # bfloat16 training: torch's kernel steps
+            self.prepare(x, weight, eps, options)
+            out = _bf16_nn.batch_norm_train(self, x, weight, bias)
+            if out is not None:
+                return out
         out = super().forward(x, weight, bias, eps, **options)
         if not self.training:  # xhat = x * invstd - shift, with constants from running stats
             self.shift = (self.invstd * self.running[0]._data.reshape(self.affine_shape))
@@ -257,13 +266,15 @@ class NativeLayerNormBackward0(_Normalize):
         return super().input_grad(m, gxhat, xhat, invstd, means)
 
     def forward(self, x, weight, bias, eps, **options):
-        y = super().forward(x, weight, bias, eps, **options)
-        if _opmath.source(x) is not None:  # no float32 parameter: bfloat16 statistics
-            self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
-            rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
-            self.stats = _bf16.layer_norm_stats(rows, eps)
-            y = _bf16.layer_norm_output(rows, *self.stats, *(
-                None if p is None else p._data.reshape(-1) for p in (weight, bias)))
+        if _opmath.source(x) is None:
+            return super().forward(x, weight, bias, eps, **options)
+        self.prepare(x, weight, eps, options)  # bfloat16: torch's kernel steps only
+        # no float32 parameter: bfloat16 statistics
+        self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
+        rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
+        self.stats = _bf16.layer_norm_stats(rows, eps)
+        y = _bf16.layer_norm_output(rows, *self.stats, *(
+            None if p is None else p._data.reshape(-1) for p in (weight, bias)))
         return y.reshape(self.x_shape)
 
     def backward(self, m, g, x, weight):

@@ -273,7 +273,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements."""
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":  # V: bfloat16 (ml_dtypes)
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {from_numpy_dtype(input._data.dtype).scalar_name}")
     count = api.logical_not(api.isnan(input))

@@ -4,8 +4,10 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
+from . import _bf16
 
 
 def _dims(x, dim):
@@ -119,6 +121,9 @@ class ProdBackward1(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         if x.dtype.kind in "bui":
             x = x.astype(np.int64)
+        if dtype is None and _opmath.source(a) is not None:  # torch multiplies in bfloat16
+            out = _bf16.product(x, self.dims)
+            return out.reshape(_kept_shape(x.shape, self.dims)) if keepdim else out
         return np.prod(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g, a, out):
@@ -297,7 +302,12 @@ class LogsumexpBackward0(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         top = np.amax(x, axis=self.dims, keepdims=True) if x.size else np.zeros((), x.dtype)
         top = np.where(np.isfinite(top), top, 0)
-        out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
+        if _opmath.source(a) is not None:  # torch composes it of bfloat16 ops, each rounded
+            r = _bf16.rounded
+            total = r(np.sum(r(np.exp(r(x - top))), axis=self.dims, keepdims=True))
+            out = r(np.log(total)) + top
+        else:
+            out = np.log(np.sum(np.exp(x - top), axis=self.dims, keepdims=True)) + top
         return out if keepdim else np.squeeze(out, self.dims)
 
     def backward(self, m, g, a, out):

@@ -163,3 +163,37 @@ def test_bfloat16_mlp_trains_as_torch():
     np.testing.assert_allclose(el, tl, rtol=2e-2)
     for e, t in zip(eg, tg):
         np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), atol=2e-2, rtol=5e-2)
+
+
+@pytest.mark.parametrize("name", ["mul", "tanh", "layer_norm"])
+def test_create_graph_reaches_a_bfloat16_leaf(name):
+    """The float32 copy an op computes on shares its leaf's gradient sink: a gradient built
+    with create_graph differentiates back to the bfloat16 leaf itself."""
+    fn = {"mul": lambda a, L: a * a, "tanh": lambda a, L: a.tanh(),
+          "layer_norm": lambda a, L: _f(L).layer_norm(a, (40,))}[name]
+    grads = []
+    for lib in (torch, ember):
+        a = _input(lib).requires_grad_()
+        c = _input(lib, seed=1)
+        (g,) = lib.autograd.grad((fn(a, lib) * c).sum(), a, create_graph=True)
+        (gg,) = lib.autograd.grad((g * c).sum(), a)
+        assert gg.dtype == a.dtype
+        grads.append(gg.float().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=0.05, atol=0.05 * np.abs(grads[0]).max())
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 8), (2, 3, 5, 8)])
+def test_attention_on_bfloat16_computes_in_float32_as_torch(shape):
+    """The attention node lives in a module of data-moving ops yet computes: its bfloat16
+    result is bfloat16 (it was float32), within a bfloat16 step of torch's (torch's kernels
+    round inside: not bit-exact)."""
+    results = []
+    for lib in (torch, ember):
+        qkv = [(_input(lib, shape, seed) * 0.3).requires_grad_() for seed in range(3)]
+        y = _f(lib).scaled_dot_product_attention(*qkv)
+        y.backward(_input(lib, shape, 9))
+        results.append([y] + [x.grad for x in qkv])
+    for t, e in zip(*results):
+        assert e.dtype is ember.bfloat16
+        t, e = t.detach().float().numpy(), e.detach().float().numpy()
+        np.testing.assert_allclose(e, t, rtol=2 ** -7, atol=2 ** -7 * np.abs(t).max())

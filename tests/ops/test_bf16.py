@@ -139,3 +139,22 @@ def test_softmax_off_the_last_dim_as_torchs_kernel(threads, shape, dim):
                    .to(lib.bfloat16))
         outs.append((y, a.grad))
     _same(outs)
+
+
+def test_bfloat16_layer_norm_computes_once_and_differentiates_twice():
+    """The bfloat16 forward runs torch's kernel only: no float32 normalized copy is kept (torch
+    saves the statistics); create_graph recomputes from the input, near torch's."""
+    grads = []
+    for lib in (torch, ember):
+        x = lib.tensor(np.random.RandomState(0).randn(6, 20).astype(np.float32))
+        a = x.to(lib.bfloat16).requires_grad_()
+        w = lib.ones(20).to(lib.bfloat16).requires_grad_()
+        y = lib.nn.functional.layer_norm(a, (20,), w)
+        if lib is ember:
+            assert "xhat" not in y.grad_fn.__dict__
+        c = lib.tensor(np.random.RandomState(1).randn(6, 20).astype(np.float32))
+        (g,) = lib.autograd.grad((y * c.to(lib.bfloat16)).sum(), a, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), a)
+        grads.append((g.float().detach().numpy(), gg.float().numpy()))
+    for t, e in zip(*grads):
+        np.testing.assert_allclose(e, t, rtol=0.05, atol=0.05 * np.abs(t).max())

@@ -1,0 +1,318 @@
+"""Backward formulas as torch runs them on bfloat16: composed of bfloat16 tensor ops, each rounded.
+
+torch writes many derivatives as expressions of tensor ops (derivatives.yaml, FunctionsManual):
+``var``'s is ``(2 / (N - correction)) * grad * (self - self.mean(dim, true))``. On bfloat16 every
+op in such an expression computes in float32 and rounds its result, so the gradient carries a
+rounding at each step. ember's float formulas compute in one go; for bfloat16 gradients
+``_opmath.backward`` runs the formula registered here under the node's name instead
+(``FORMULAS`` at the end). Each takes the node, the gradient and the saved values as float32
+arrays holding bfloat16 values, and rounds where torch's ops do; the engine rounds the result
+(already a bfloat16 value) to the input's dtype. A few forwards torch composes the same way
+(prod, logsumexp, pow, binary_cross_entropy_with_logits, adaptive_avg_pool2d) are here too.
+"""
+import math
+
+import numpy as np
+
+from ..autograd import _opmath
+from . import _bf16_vec
+from ._bf16 import _F32, _needs
+from ._bf16 import rounded as r
+
+_ONE = _F32(1)
+
+
+def _expanded(node, g):
+    """A reduced gradient (or output) broadcast back over the reduced dims."""
+    if not node.keepdim and len(node.shape):
+        g = g.reshape(tuple(1 if i in node.dims else s for i, s in enumerate(node.shape)))
+    return np.broadcast_to(g, node.shape)
+
+
+def _scaled(x, scalar):
+    """``x * scalar`` for a Python number: torch's mul reads the scalar as float32."""
+    return r(x * _F32(scalar))
+
+
+def var(node, g, a):
+    """(2 / (N - correction)) * grad * (self - self.mean(dims, keepdim=True))."""
+    count = int(np.prod([node.shape[d] for d in node.dims])) if node.shape else 1
+    mean = r(np.sum(a, axis=node.dims, keepdims=True) / _F32(count))
+    scale = 2.0 / node.denominator if node.denominator else float("nan")
+    return (r(_scaled(_expanded(node, g), scale) * r(a - mean)),)
+
+
+def std(node, g, a, out):
+    """var's formula on grad / (result * 2), zero where the result is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(out == 0, _F32(0), r(g / r(out * _F32(2))))
+    return var(node, g, a)
+
+
+def vector_norm(node, g, a, out):
+    """p = 2: grad * (self / norm); other p: self_scaled * (grad / norm^(p-1)), with
+    self_scaled = self |self|^(p-2) (p >= 2) or sgn(self) |self|^(p-1) (1 < p < 2)."""
+    p = node.p
+    if p in (1, float("inf")) or p < 1:
+        return None  # one rounding already (p = 1), or not composed of bfloat16 ops here
+    g, out = _expanded(node, g), _expanded(node, out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:
+            return (np.where(out == 0, _F32(0), r(r(a / out) * g)),)
+        if p >= 2:
+            scaled = r(a * r(np.abs(a) ** _F32(p - 2)))
+        else:
+            scaled = r(np.sign(a) * r(np.abs(a) ** _F32(p - 1)))
+        scale = np.where(out == 0, _F32(0), r(g / r(out ** _F32(p - 1))))
+    return (r(scaled * scale),)
+
+
+def power(x, exponent):
+    """torch's bfloat16 pow with a scalar exponent (cast to bfloat16): x^2, x^3 and x^-2 are
+    products of rounded steps (x x, x x x, 1 / (x x)), other exponents one rounded power."""
+    exponent = float(r(_F32(exponent)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if exponent == 2:
+            return r(x * x)
+        if exponent == 3:
+            return r(r(x * x) * x)
+        if exponent == -2:
+            return r(_F32(1) / r(x * x))
+        return r(np.power(x, _F32(exponent)))
+
+
+def pow_scalar(node, g, a, e):
+    """grad * (e * self.pow(e - 1)); 0 for e = 0."""
+    if e == 0:
+        return (np.zeros_like(g),)
+    return (r(g * _scaled(power(a, e - 1), e)),)
+
+
+def pow_tensor(node, g, a, b, out):
+    """self: grad * (exponent * self.pow(exponent - 1)) (0 where exponent is 0);
+    exponent: grad * (result * self.log()) (0 where self is 0 and exponent >= 0)."""
+    ga = gb = None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _needs(node, 0):
+            ga = np.where(b == 0, _F32(0), r(g * r(b * r(np.power(a, r(b - _F32(1)))))))
+        if _needs(node, 1):
+            log = r(np.log(a))
+            gb = r(g * np.where((a == 0) & (b >= 0), _F32(0), r(out * log)))
+    return ga, gb
+
+
+def rsqrt(node, g, y):
+    """-0.5 * grad * result.pow(3)."""
+    return r(_scaled(g, -0.5) * power(y, 3))
+
+
+def reciprocal(node, g, y):
+    """-grad * (result * result)."""
+    return r(-g * r(y * y))
+
+
+def div(node, g, a, b):
+    """self: grad / other; other: -grad * ((self / other) / other)."""
+    if "rounding" in node.__dict__ or not isinstance(b, np.ndarray):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ga = r(g / b) if _needs(node, 0) else None
+        gb = r(-g * r(r(a / b) / b)) if _needs(node, 1) else None
+    return ga, gb
+
+
+def prod(node, g, a, out):
+    """grad * (result / self) where no element is 0 (torch's zero-safe path otherwise)."""
+    if not a.all():
+        return None
+    return (r(_expanded(node, g) * r(_expanded(node, out) / a)),)
+
+
+def logsumexp(node, g, a, out):
+    """grad * (self - result).exp()."""
+    return (r(_expanded(node, g) * r(np.exp(r(a - _expanded(node, out))))),)
+
+
+def _log_sigmoid(x):
+    """torch's log_sigmoid in float32, rounded: min(x, 0) - log1p(exp(-|x|))."""
+    return r(np.minimum(x, _F32(0)) - np.log1p(np.exp(-np.abs(x))))
+
+
+def bce_with_logits_loss(x, y, weight, pos_weight):
+    """torch's composite: (1 - y) * x - log_sigmoid(x) (times (pos_weight - 1) * y + 1 first
+    with pos_weight), times the weight; each op rounded (``weight``, ``pos_weight``: bfloat16
+    tensors or None). The reduction follows."""
+    weight, pos_weight = _arrays(weight, pos_weight)
+    log_sigmoid = _log_sigmoid(x)
+    if pos_weight is not None:
+        log_sigmoid = r(log_sigmoid * r(r(r(pos_weight - _F32(1)) * y) + _F32(1)))
+    loss = r(r(r(_F32(1) - y) * x) - log_sigmoid)
+    return loss if weight is None else r(loss * weight)
+
+
+def bce_with_logits(node, g, x, y):
+    """input: (sigmoid(x) - y) * grad (with pos_weight p, t = p y: ((t + 1 - y) sigmoid(x) -
+    t) * grad); target: -x * grad (with p: (log_sigmoid(-x) - log_sigmoid(x) p) * grad); then
+    times the weight and divided by the count for 'mean', each op rounded."""
+    if not node.bf16:
+        return None
+    weight, p = _arrays(node.weight, node.pos_weight)
+    grads = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _needs(node, 0):
+            sigmoid = r(_F32(1) / (_F32(1) + np.exp(-x)))
+            if p is None:
+                grads.append(r(r(sigmoid - y) * g))
+            else:
+                t = r(p * y)
+                grads.append(r(r(r(r(r(t + _F32(1)) - y) * sigmoid) - t) * g))
+        else:
+            grads.append(None)
+        if _needs(node, 1):
+            if p is None:
+                grads.append(r(-x * g))
+            else:
+                grads.append(r(r(_log_sigmoid(-x) - r(_log_sigmoid(x) * p)) * g))
+        else:
+            grads.append(None)
+    return tuple(None if d is None else _loss_scaled(node, d, weight) for d in grads)
+
+
+def _arrays(*tensors):
+    return [None if t is None else t._data.astype(_F32) for t in tensors]
+
+
+def _loss_scaled(node, d, weight):
+    if weight is not None:
+        d = r(d * weight)
+    return r(d / _F32(node.count)) if node.reduction == "mean" else d
+
+
+def adaptive_avg_pool2d(x, ph, pw):
+    """Each window's float32 sum divided by its size (torch's bfloat16 kernel; ``ph``, ``pw``:
+    the averaging matrices, nonzero over each window)."""
+    rows, cols = (ph != 0).astype(_F32), (pw != 0).astype(_F32)
+    sizes = np.outer(rows.sum(1), cols.sum(1))
+    return np.matmul(np.matmul(rows, x), cols.T) / sizes
+
+
+def adaptive_avg_pool2d_backward(node, g):
+    """torch's bfloat16 kernel: each output's gradient divided by the window's height, then by
+    its width (bfloat16 divisions), added into the window's input gradients in bfloat16,
+    output position by output position."""
+    ph, pw = node.ph != 0, node.pw != 0
+    grad = np.zeros(g.shape[:-2] + (ph.shape[1], pw.shape[1]), _F32)
+    for i, row in enumerate(ph):
+        h = np.flatnonzero(row)
+        for j, col in enumerate(pw):
+            w = np.flatnonzero(col)
+            delta = r(r(g[..., i, j] / r(_F32(h.size))) / r(_F32(w.size)))
+            window = (Ellipsis, slice(h[0], h[-1] + 1), slice(w[0], w[-1] + 1))
+            grad[window] = r(grad[window] + delta[..., None, None])
+    return (grad,)
+
+
+def atan2(node, g, a, b):
+    """recip = (self * self + other * other).reciprocal(); grad * other * recip,
+    grad * -self * recip (recip 0 where both are 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = r(r(a * a) + r(b * b))
+        recip = np.where(total == 0, _F32(0), r(_F32(1) / total))
+    return r(r(g * b) * recip), r(r(g * -a) * recip)
+
+
+def hypot(node, g, a, b, out):
+    """grad * self / result, grad * other / result."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return r(r(g * a) / out), r(r(g * b) / out)
+
+
+def _logaddexp(power):
+    def backward(node, g, a, b):
+        """grad / (1 + exp(other - self)) and grad / (1 + exp(self - other)) (pow(2, .) for
+        logaddexp2)."""
+        with np.errstate(over="ignore"):
+            return (r(g / r(_ONE + r(power(r(b - a))))), r(g / r(_ONE + r(power(r(a - b))))))
+    return backward
+
+
+def xlogy(node, g, a, b):
+    """self: grad * xlogy(self != 0, other); other: grad * self / other."""
+    if not isinstance(b, np.ndarray) or not isinstance(a, np.ndarray):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nonzero = (a != 0).astype(_F32)
+        log = r(np.where((nonzero == 0) & ~np.isnan(b), _F32(0), nonzero * np.log(b)))
+        ga = r(g * log) if _needs(node, 0) else None
+        gb = r(r(g * a) / b) if _needs(node, 1) else None
+    return ga, gb
+
+
+def addcmul(node, g, t1, t2):
+    """tensor1: grad * (tensor2 * value); tensor2: grad * (tensor1 * value)."""
+    return (g, r(g * _scaled(t2, node.value)) if _needs(node, 1) else None,
+            r(g * _scaled(t1, node.value)) if _needs(node, 2) else None)
+
+
+def _rsqrt(x, source=None):
+    """rsqrt of bfloat16 values (``source``: the bfloat16 array, else a new contiguous one):
+    1 / sqrt(x) in float32 on the vector lanes; the scalar tail takes 1 / sqrt(x) in bfloat16
+    arithmetic (the square root rounded first)."""
+    lanes = _bf16_vec.vector_lanes(np.empty(x.shape, np.uint16) if source is None else source)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.sqrt(x)
+        return r(np.where(lanes, _F32(1) / root, _F32(1) / r(root)))
+
+
+def rsqrt_forward(x, source):
+    """torch's bfloat16 rsqrt kernel on ``x`` (float32 values of the bfloat16 ``source``)."""
+    return _rsqrt(x, source)
+
+
+def _square(x):
+    return r(x * x)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# derivatives.yaml's formulas of the unary functions, as bfloat16 ops: fn(g, x or result)
+_UNARY = {
+    "Exp2Backward0": lambda g, y: _scaled(r(g * y), math.log(2)),
+    "Expm1Backward0": lambda g, y: r(g * r(y + _ONE)),
+    "Log2Backward0": lambda g, x: r(g / _scaled(x, math.log(2))),
+    "Log10Backward0": lambda g, x: r(g / _scaled(x, math.log(10))),
+    "Log1PBackward0": lambda g, x: r(g / r(x + _ONE)),
+    "TanBackward0": lambda g, y: r(g * r(_ONE + _square(y))),
+    "AsinBackward0": lambda g, x: r(g * _rsqrt(r(_ONE - _square(x)))),
+    "AcosBackward0": lambda g, x: r(g * -_rsqrt(r(_ONE - _square(x)))),
+    "AtanBackward0": lambda g, x: r(g / r(_square(x) + _ONE)),
+    "AsinhBackward0": lambda g, x: r(g * _rsqrt(r(_square(x) + _ONE))),
+    "AcoshBackward0": lambda g, x: r(g * _rsqrt(r(_square(x) - _ONE))),
+    "AtanhBackward0": lambda g, x: r(g / r(_ONE - _square(x))),
+    "ErfBackward0": lambda g, x: r(_scaled(r(np.exp(-_square(x))), _TWO_OVER_SQRT_PI) * g),
+    "ErfcBackward0": lambda g, x: r(_scaled(r(np.exp(-_square(x))), -_TWO_OVER_SQRT_PI) * g),
+    "ErfinvBackward0": lambda g, y: r(_scaled(r(np.exp(_square(y))), 0.5 * math.sqrt(math.pi))
+                                      * g),
+}
+
+
+def _unary(formula):
+    def backward(node, g, saved):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (formula(g, saved),)
+    return backward
+
+
+_opmath.FORMULAS.update({name: _unary(formula) for name, formula in _UNARY.items()})
+_opmath.FORMULAS.update({
+    "VarBackward0": var, "StdBackward0": std, "LinalgVectorNormBackward0": vector_norm,
+    "PowBackward0": pow_scalar, "PowBackward1": pow_tensor, "RsqrtBackward0": rsqrt,
+    "ReciprocalBackward0": reciprocal, "DivBackward0": div, "ProdBackward0": prod,
+    "ProdBackward1": prod, "LogsumexpBackward0": logsumexp,
+    "BinaryCrossEntropyWithLogitsBackward0": bce_with_logits,
+    "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
+    "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
+    "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
+    "AddcmulBackward0": addcmul})
+
+# the normalization and convolution kernels register theirs too, whichever module loads first
+from . import _bf16_nn  # noqa: E402, F401
