@@ -199,3 +199,15 @@ def _decompositions(L):
 
 
 EXTRA.update({"decompositions": _decompositions})
+
+
+def _complex_nodes(L):
+    """Every node of ember/ops/complex_ops.py, summed into one real loss."""
+    x, r, a = _t(L, M[:, :2]), _t(L, P[:, 0]), _t(L, V[:3])
+    z = L.view_as_complex(x) * L.polar(r, a) + L.complex(r, a)
+    w = z.conj() * z.conj_physical()
+    parts = [L.view_as_real(w), w.real, w.imag, w.abs(), w.angle(), w.angle() * 0 + a.angle()]
+    return sum(p.sum() for p in parts)
+
+
+EXTRA.update({"complex": _complex_nodes})
