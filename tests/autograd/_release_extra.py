@@ -211,3 +211,12 @@ def _complex_nodes(L):
 
 
 EXTRA.update({"complex": _complex_nodes})
+
+
+def _fft_nodes(L):
+    """The three transforms of ember/fft.py (c2c, r2c, c2r)."""
+    x = _t(L, M)
+    return L.fft.irfft(L.fft.fft(L.fft.rfft(x), dim=0) * 2, n=4).pow(2).sum()
+
+
+EXTRA.update({"fft": _fft_nodes})
