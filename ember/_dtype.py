@@ -173,6 +173,17 @@ def as_dtype(d):
     return d if isinstance(d, dtype) else _FROM_NP[to_numpy_dtype(d)]
 
 
+def refuse_complex(np_dtype, kernel=None, message=None, error=RuntimeError):
+    """torch's refusal of a complex input (ops that order values): with ``kernel``, the
+    NotImplementedError naming torch's kernel; else ``error(message)``."""
+    if np_dtype.kind != "c":
+        return
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_FROM_NP[np_dtype].scalar_name}'")
+    raise error(message)
+
+
 def get_default_dtype():
     """The floating dtype used for Python floats and new float tensors (float32)."""
     return _state["default"]

@@ -195,6 +195,7 @@ def _check_integer_divisor(x, y, kernel):
     kind = np.result_type(x, y).kind
     if kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    _dtype.refuse_complex(np.result_type(x, y), kernel)
     if kind in "iu" and not np.all(y):
         raise RuntimeError("ZeroDivisionError")
 
@@ -334,7 +335,7 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
             if data.dtype.kind == "b" and name in _NO_BOOL:
                 _refuse_bool(name)
             if data.dtype.kind == "c":
-                _check_complex(name)
+                _check_complex(name, data.dtype)
             elif not integer_ok:
                 data = data.astype(_dtype.get_default_dtype().np)
         if save_input:
@@ -369,12 +370,13 @@ def _refuse_bool(name):
 _NO_COMPLEX = {"SignBackward0": "Unlike NumPy, torch.sign is not intended to support complex "
                                 "numbers. Please use torch.sgn instead.",
                "ReluBackward0": "clamp is not supported for complex types",
-               "RoundBackward0": "\"round_vml_cpu\" not implemented for 'ComplexFloat'",
                **{f"{op.capitalize()}Backward0": f"{op} is not supported for complex inputs"
                   for op in ("floor", "ceil", "trunc")}}
 
 
-def _check_complex(name):
+def _check_complex(name, np_dtype):
+    if name == "RoundBackward0":
+        _dtype.refuse_complex(np_dtype, "round_vml_cpu")
     if name in _NO_COMPLEX:
         raise NotImplementedError(_NO_COMPLEX[name])
 

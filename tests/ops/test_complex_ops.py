@@ -182,3 +182,44 @@ def test_casting_complex_to_real_warns_and_keeps_the_real_part():
         with pytest.warns(UserWarning, match="discards the imaginary part"):
             assert z.to(lib.float32).tolist() == [1.0, 3.0]
         assert z.cdouble().dtype == lib.complex128 and lib.ones(1).cfloat().dtype == z.dtype
+
+
+def _rotary(lib, q, k):
+    """LLaMA's rotary embedding, as its reference code writes it (polar, view_as_complex/real)."""
+    freqs = 1.0 / (10000.0 ** (lib.arange(0, 8, 2)[:4].float() / 8))
+    freqs = lib.outer(lib.arange(5), freqs).float()
+    cis = lib.polar(lib.ones_like(freqs), freqs).view(1, 5, 1, 4)
+    q_ = lib.view_as_complex(q.float().reshape(*q.shape[:-1], -1, 2))
+    k_ = lib.view_as_complex(k.float().reshape(*k.shape[:-1], -1, 2))
+    q_out = lib.view_as_real(q_ * cis).flatten(3).type_as(q)
+    k_out = lib.view_as_real(k_ * cis).flatten(3).type_as(k)
+    (q_out * k_out).sum().backward()
+    return q_out
+
+
+def test_llama_rotary_embedding_matches_torch():
+    arrays = [R.standard_normal((2, 5, 3, 8)).astype(np.float32) for _ in range(2)]
+    results = []
+    for lib in (ember, torch):
+        q, k = (lib.tensor(a, requires_grad=True) for a in arrays)
+        out = _rotary(lib, q.transpose(1, 2).transpose(1, 2), k)
+        results.append([out.detach().numpy(), q.grad.numpy(), k.grad.numpy()])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([1 + 2j]) <= 1, lambda L: L.tensor([1j], dtype=L.cdouble) > L.tensor([1.0]),
+    lambda L: L.tensor([1j]).max(), lambda L: L.tensor([1j]).max(0), lambda L: L.tensor([1j]).min(),
+    lambda L: L.tensor([1j]).amax(), lambda L: L.maximum(L.tensor([1j]), L.tensor([1.0])),
+    lambda L: L.minimum(L.tensor([1.0]), L.tensor([1j])), lambda L: L.tensor([1j]).clamp(min=0),
+    lambda L: L.tensor([1j]).clamp_max(0), lambda L: L.tensor([1j]).sort(),
+    lambda L: L.tensor([1j]).argsort(), lambda L: L.tensor([1j]).topk(1),
+    lambda L: L.tensor([1j]).argmax(), lambda L: L.tensor([1j]).argmin(0),
+    lambda L: L.tensor([1j]) // 2, lambda L: L.tensor([1j]) % 2, lambda L: L.tensor([1j]).cummax(0),
+    lambda L: L.tensor([1j]).median(), lambda L: L.relu(L.tensor([1j])),
+    lambda L: L.tensor([1j]).sign(), lambda L: L.tensor([1j], dtype=L.cdouble).round(),
+    lambda L: L.tensor([1j]).floor(), lambda L: L.tensor([1j]).trunc(),
+])
+def test_ops_that_order_values_refuse_complex_as_torch(call):
+    same_error(call)
