@@ -33,7 +33,8 @@ from .ops import _parallel
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
-cfloat = None
+globals().update(_dtype.COMPLEX_ALIASES)  # cfloat, cdouble, chalf
+complex64, complex128, complex32 = _dtype.complex64, _dtype.complex128, _dtype.complex32
 contiguous_format = preserve_format = channels_last = "memory_format"
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
@@ -75,7 +76,7 @@ def set_num_threads(n):
 # Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
-                 "backends", "accelerator", "onnx", "func")
+                 "backends", "accelerator", "onnx", "func", "fft")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile"}
 
 
@@ -85,14 +86,8 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
-    if name in _COMPLEX:  # an AttributeError still (hasattr stays False), saying why
-        raise AttributeError(f"module 'ember' has no attribute '{name}': ember has no complex "
-                             "dtypes (its tensors are real NumPy arrays)")
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
 
-
-_COMPLEX = {"complex", "polar", "view_as_complex", "view_as_real", "complex64", "complex128",
-            "cdouble"}
 
 # The math API of issue 14: sorting, scans, einsum, triangles, diagonals and torch.linalg.
 from . import linalg  # noqa: E402
@@ -226,6 +221,7 @@ _LAZY_ATTRS.update(dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1
                                   "max_pool1d_with_indices", "convolution", "lstm_cell",
                                   "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
                                   "native_channel_shuffle"), "nn._torch_namespace"))
+from .ops import complex_ops as _complex_ops  # noqa: E402
 from .ops.finite_differences import gradient  # noqa: E402
 from .ops.shape_extra import (  # noqa: E402
     argwhere,
@@ -280,4 +276,6 @@ from .ops.windows import (  # noqa: E402
     kaiser_window,
 )
 
+_complex_ops._install()
+globals().update({_n: getattr(_complex_ops, _n) for _n in _complex_ops.NAMESPACE})
 _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound by now

@@ -27,7 +27,8 @@ _PICKLE_HINT = ("ember never unpickles (loading a pickle can run arbitrary code)
 # uint16/32/64, which ember holds only as NumPy arrays (ember tensors have no such dtypes)
 CODES = {"BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "I32": "int32",
          "I64": "int64", "F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64",
-         "U16": "uint16", "U32": "uint32", "U64": "uint64"}
+         "U16": "uint16", "U32": "uint32", "U64": "uint64", "C64": "complex64"}
+# (safetensors has no complex128 code: ember.save refuses complex128 tensors, naming the dtype)
 CODE_OF = {name: code for code, name in CODES.items()}
 NUMPY_ONLY = frozenset({"uint16", "uint32", "uint64"})
 

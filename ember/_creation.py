@@ -30,7 +30,9 @@ def _infer(data):
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "biufV":
+    elif arr.dtype == np.complex128 and not isinstance(data, np.ndarray):  # Python complex
+        arr = arr.astype(_dtype.default_complex().np)
+    elif arr.dtype.kind not in "biufVc":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
 
@@ -45,6 +47,7 @@ def _listed_dtype(items):
             dt = x.dtype
         else:
             dt = np.dtype(np.bool_ if isinstance(x, bool) else np.int64 if isinstance(x, int)
+                          else _dtype.default_complex().np if isinstance(x, complex)
                           else default)
         result = dt if result is None else _dtype._np_promote(result, dt)
     return result
@@ -77,7 +80,7 @@ def _tensor_data(data, dtype):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr = _tensor_data(data, dtype)
-    if requires_grad and arr.dtype.kind not in "fV":  # "V": bfloat16
+    if requires_grad and arr.dtype.kind not in "fVc":  # "V": bfloat16
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     return Tensor._make(arr, bool(requires_grad))
@@ -154,7 +157,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (its dtype inferred as torch does)."""
     if dtype is None:
         dtype = (_dtype.bool_ if isinstance(fill_value, bool) else
-                 _dtype.int64 if isinstance(fill_value, int) else _dtype.get_default_dtype())
+                 _dtype.int64 if isinstance(fill_value, int) else
+                 _dtype.default_complex() if isinstance(fill_value, complex) else
+                 _dtype.get_default_dtype())
     return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
                         _np_dtype(dtype)), requires_grad)
 

@@ -13,16 +13,25 @@ class dtype:
         if np_dtype is not None:
             self.np = np.dtype(np_dtype)
         self.is_floating_point = category == 2
-        self.is_signed = category == 2 or name.startswith("int")
+        self.is_signed = category >= 2 or name.startswith("int")
         self.itemsize = np.dtype(np_dtype or np.uint16).itemsize  # bfloat16: 2 bytes
-        self._category = category  # 0 bool, 1 integer, 2 floating
+        self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
 
     @property
     def is_complex(self):
-        return False
+        return self._category == 3
 
     def to_real(self):
-        return self
+        """The real counterpart of a complex dtype (complex64 -> float32); others: itself."""
+        return _TO_REAL.get(self, self)
+
+    def to_complex(self):
+        """The complex counterpart of a floating dtype (float32 -> complex64)."""
+        if self._category == 3:
+            return self
+        if self not in _TO_COMPLEX:
+            raise RuntimeError(f"Unsupported dtype {self.scalar_name} for to_complex")
+        return _TO_COMPLEX[self]
 
     def __repr__(self):
         return f"ember.{self.name}"
@@ -47,6 +56,21 @@ class _OptionalDtype(dtype):
         return self._loaded
 
 
+class _UnsupportedDtype(dtype):
+    """A dtype torch names but ember cannot hold (no NumPy type): using it raises."""
+
+    __slots__ = ()
+
+    def __init__(self, name, itemsize, category, scalar_name, c_name):
+        super().__init__(name, None, category, scalar_name, c_name)
+        self.itemsize = itemsize
+
+    @property
+    def np(self):
+        raise TypeError(f"ember has no {self.name} ({self.scalar_name}) tensors: NumPy has no "
+                        f"such type; use complex64")
+
+
 # The one table of element types. scalar_name is torch's ScalarType name (error messages, the
 # legacy FloatTensor-style names and the Tensor.float()-style methods, lower-cased); c_name is
 # the C++ type torch's kernels name in some messages; alias is the extra torch.<alias> name.
@@ -69,6 +93,16 @@ _FROM_NP = {d.np: d for d in _ALL if d is not bfloat16}
 _NAMES = {d.name: d for d in _ALL}
 _NAMES.update(ALIASES)
 _NAMES["bool_"] = bool_
+# complex dtypes (category 3) stay out of _ALL, the real table the legacy names iterate
+complex64 = dtype("complex64", np.complex64, 3, "ComplexFloat", "c10::complex<float>")
+complex128 = dtype("complex128", np.complex128, 3, "ComplexDouble", "c10::complex<double>")
+complex32 = _UnsupportedDtype("complex32", 4, 3, "ComplexHalf", "c10::complex<c10::Half>")
+COMPLEX_ALIASES = {"cfloat": complex64, "cdouble": complex128, "chalf": complex32}
+_FROM_NP.update({complex64.np: complex64, complex128.np: complex128})
+_NAMES.update(complex64=complex64, complex128=complex128, complex32=complex32,
+              **COMPLEX_ALIASES)
+_TO_REAL = {complex64: float32, complex128: float64, complex32: float16}
+_TO_COMPLEX = {v: k for k, v in _TO_REAL.items()}
 _state = {"default": float32}
 
 
@@ -112,7 +146,8 @@ def from_numpy_dtype(np_dtype):
             return bfloat16
         raise TypeError(
             f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint8, and bool."
         ) from None
 
 
@@ -126,6 +161,8 @@ def to_numpy_dtype(d):
         return np.dtype(np.int64)
     if d is bool:
         return np.dtype(np.bool_)
+    if d is complex:
+        return np.dtype(np.complex128)
     if isinstance(d, str) and d in _NAMES:
         return _NAMES[d].np
     return from_numpy_dtype(d).np
@@ -134,6 +171,17 @@ def to_numpy_dtype(d):
 def as_dtype(d):
     """Normalise anything dtype-like to an ember dtype."""
     return d if isinstance(d, dtype) else _FROM_NP[to_numpy_dtype(d)]
+
+
+def refuse_complex(np_dtype, kernel=None, message=None, error=RuntimeError):
+    """torch's refusal of a complex input (ops that order values): with ``kernel``, the
+    NotImplementedError naming torch's kernel; else ``error(message)``."""
+    if np_dtype.kind != "c":
+        return
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_FROM_NP[np_dtype].scalar_name}'")
+    raise error(message)
 
 
 def get_default_dtype():
@@ -154,7 +202,12 @@ def _scalar_category(value):
         return 0
     if isinstance(value, int):
         return 1
-    return 2
+    return 3 if isinstance(value, complex) else 2
+
+
+def default_complex():
+    """The complex dtype of Python complex numbers: the default dtype's complex counterpart."""
+    return _TO_COMPLEX[_state["default"]]
 
 
 def promote_types(a, b):
@@ -185,7 +238,8 @@ def _result_from_operands(operands):
             best[prio] = npd if cur is None else _np_promote(cur, npd)
         else:
             cat = _scalar_category(op)
-            npd = (np.dtype(np.bool_), np.dtype(np.int64), _state["default"].np)[cat]
+            npd = (np.dtype(np.bool_), np.dtype(np.int64), _state["default"].np)[cat] \
+                if cat < 3 else default_complex().np
             cur = best[0]
             best[0] = npd if cur is None else _np_promote(cur, npd)
     result = None
@@ -197,21 +251,29 @@ def _result_from_operands(operands):
             result = d
         elif _cat(d) > _cat(result):
             # a lower-priority operand of a higher category lifts the category only
-            result = d if prio > 0 else _category_default(d, result)
+            if _cat(d) == 3 and _cat(result) == 2:  # complex over floating: its precision kept
+                result = _FROM_NP[result].to_complex().np if result.kind == "f" else d
+            else:
+                result = d if prio > 0 else _category_default(d, result)
     return result
 
 
 def _cat(npd):
-    return 0 if npd.kind == "b" else (2 if npd.kind in "fV" else 1)  # "V": bfloat16
+    kind = npd.kind
+    return 0 if kind == "b" else (2 if kind in "fV" else 3 if kind == "c" else 1)  # "V": bf16
 
 
 def _category_default(scalar_dtype, current):
-    if _cat(scalar_dtype) == 2:
-        return _state["default"].np
+    if _cat(scalar_dtype) >= 2:
+        return scalar_dtype
     return np.dtype(np.int64) if _cat(current) == 0 else current
 
 
 def _np_promote(a, b):
+    if a.kind == "c" or b.kind == "c":  # float64 with complex64: complex128; int: complex
+        if _cat(a) < 2 or _cat(b) < 2 or a.kind == "V" or b.kind == "V":
+            return a if a.kind == "c" else b
+        return np.promote_types(a, b)
     if _cat(a) != _cat(b):
         return a if _cat(a) > _cat(b) else b
     if a.kind == "V" or b.kind == "V":  # bfloat16: with float16 both widen to float32
@@ -226,7 +288,7 @@ class finfo:
     """Machine limits of a floating dtype (torch.finfo): bits, eps, max, min, tiny, ..."""
 
     def __init__(self, type=None):
-        d = as_dtype(type if type is not None else _state["default"])
+        d = as_dtype(type if type is not None else _state["default"]).to_real()
         if not d.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type. Use "
                             f"torch.iinfo to handle '{d.name}'")

@@ -153,7 +153,7 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and self._data.dtype.kind not in "fV":
+        if value and self._data.dtype.kind not in "fVc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         if value and type(self._vc) is InferenceVersion and not _grad_state.inference:
@@ -163,7 +163,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place; returns self."""
-        if requires_grad and self._data.dtype.kind not in "fV":
+        if requires_grad and self._data.dtype.kind not in "fVc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self

@@ -117,8 +117,8 @@ def _storage_offset(self):
 
 
 def is_complex(input):
-    """False: ember has no complex dtypes."""
-    return False
+    """Whether the tensor holds complex numbers (complex64 or complex128)."""
+    return input._data.dtype.kind == "c"
 
 
 def is_signed(input):

@@ -56,6 +56,19 @@ class _Formatter:
         return " " * (self.width - len(s)) + s
 
 
+class _ComplexFormatter:
+    """torch's complex printing: the real and the imaginary parts each get their own format;
+    an element is ``real+imagj`` (the imaginary part's padding moved to the front)."""
+
+    def __init__(self, values):
+        self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
+        self.width = self.real.width + self.imag.width + 1  # the "j"
+
+    def format(self, v):
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return self.real.format(v.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
 def _summary_values(arr):
     """The values the printout shows (they alone pick the format, as in torch)."""
     return arr.reshape(-1) if arr.size <= _OPTS["threshold"] else _shown(arr)
@@ -104,7 +117,8 @@ def tensor_repr(t, prefix="tensor("):
     default = _dtype.get_default_dtype().np
     if arr.size == 0 and arr.shape != (0,):
         suffixes.append(f"size={tuple(arr.shape)}")
-    if arr.dtype != default and (arr.size == 0 or arr.dtype not in _IMPLIED):
+    if arr.dtype != default and (arr.size == 0 or (
+            arr.dtype not in _IMPLIED and arr.dtype != _dtype.default_complex().np)):
         suffixes.append(f"dtype={t.dtype}")
     if arr.size == 0:
         body = "[]"
@@ -112,7 +126,9 @@ def tensor_repr(t, prefix="tensor("):
         summarize = arr.size > _OPTS["threshold"]
         floating = arr.dtype.kind in "fV"  # "V": bfloat16
         values = _summary_values(arr)
-        if arr.dtype == np.bool_:
+        if arr.dtype.kind == "c":
+            fmt = _ComplexFormatter(values)
+        elif arr.dtype == np.bool_:
             fmt = _Formatter(np.array(["True" if v else "False" for v in values]), False)
             arr = np.where(arr, "True", "False")
         else:

@@ -91,6 +91,8 @@ class Generator:
         """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
         n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
+        if np_dtype.kind == "c":  # torch: real and imaginary parts each U(low, high)
+            return _as_complex(self.uniform(tuple(shape) + (2,), _real(np_dtype), low, high))
         if np_dtype == np.float64:
             x, lo, span = self._doubles(n), float(low), float(high) - float(low)
         else:
@@ -106,6 +108,9 @@ class Generator:
         are at least 16 values, else one pair per two values with the second one cached."""
         if not std >= 0.0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        if np.dtype(np_dtype).kind == "c":  # torch: each part N(mean, std^2 / 2)
+            return _as_complex(self.normal(tuple(shape) + (2,), _real(np_dtype), mean,
+                                           std / math.sqrt(2)))
         n = math.prod(shape)
         bf16 = np.dtype(np_dtype).kind == "V"  # bfloat16: torch computes in float32, casts
         if n >= 16 and (bf16 or np.dtype(np_dtype) == np.float32):  # torch's kernel ends in
@@ -442,3 +447,12 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     default_generator.set_state(new_state)
+
+
+def _real(np_dtype):
+    return np.float32 if np.dtype(np_dtype) == np.complex64 else np.float64
+
+
+def _as_complex(pairs):
+    """(..., 2) real draws as complex numbers: real and imaginary parts in turn, as torch."""
+    return pairs.view(np.complex64 if pairs.dtype == np.float32 else np.complex128)[..., 0]

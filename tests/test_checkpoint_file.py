@@ -74,7 +74,7 @@ def test_deep_header_is_rejected_naming_the_limit(tmp_path):
         ember.load(path)
 
 
-@pytest.mark.parametrize("code", ["F8_E4M3", "F8_E5M2", "C64", "F4", "XYZ", 7])
+@pytest.mark.parametrize("code", ["F8_E4M3", "F8_E5M2", "C128", "F4", "XYZ", 7])
 def test_unsupported_safetensors_dtypes_are_refused(tmp_path, code):
     path = _craft(tmp_path / "f.pt", {"x": {"dtype": code, "shape": [2], "data_offsets": [0, 2]}},
                   b"\0\0")
@@ -91,8 +91,8 @@ def test_unsigned_foreign_tensors_are_refused_but_ember_numpy_arrays_round_trip(
     ember.save({"a": np.arange(3, dtype=dtype)}, tmp_path / "e.pt")
     got = ember.load(tmp_path / "e.pt")["a"]
     assert got.dtype == dtype and got.tolist() == [0, 1, 2]
-    with pytest.raises(TypeError, match="cannot store an array of dtype complex64"):
-        ember.save({"a": np.zeros(2, np.complex64)}, tmp_path / "c.pt")
+    with pytest.raises(TypeError, match="cannot store an array of dtype complex128"):
+        ember.save({"a": np.zeros(2, np.complex128)}, tmp_path / "c.pt")
 
 
 @pytest.mark.skipif(hasattr(ember, "bfloat16"), reason="this ember has bfloat16")

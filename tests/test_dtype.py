@@ -127,3 +127,52 @@ def test_bfloat16_from_python_floats_rounds_as_torch():
         e, t = make(ember), make(torch)
         assert e.dtype is ember.bfloat16
         np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+COMPLEX = ["complex64", "complex128"]
+
+
+@pytest.mark.parametrize("a", COMPLEX)
+@pytest.mark.parametrize("b", NAMES + COMPLEX)
+def test_complex_promotion_matches_torch(a, b):
+    e = ember.promote_types(getattr(ember, a), getattr(ember, b))
+    assert e.name == str(torch.promote_types(getattr(torch, a), getattr(torch, b)))[6:]
+    assert ember.promote_types(getattr(ember, b), getattr(ember, a)) is e
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.ones(2) + 1j, lambda L: L.ones(2, dtype=L.float64) + 1j,
+    lambda L: L.ones(2, dtype=L.int64) * 1j, lambda L: L.ones(2) + L.tensor(1j, dtype=L.cdouble),
+    lambda L: L.ones(2, dtype=L.float64) + L.tensor(1j), lambda L: L.ones(2, dtype=L.cfloat) / 3,
+    lambda L: L.ones(2, dtype=L.cfloat) * L.tensor(2.5, dtype=L.float64), lambda L: L.tensor(1 + 2j),
+    lambda L: L.tensor([1, 2j]), lambda L: L.tensor([True, 2.5, 1j]), lambda L: L.full((2,), 1j),
+    lambda L: L.arange(3) / L.tensor(1j), lambda L: L.tensor([1j]).to(L.cdouble) + 1.5,
+])
+def test_complex_result_dtypes_match_torch(make):
+    assert str(make(ember).dtype)[6:] == str(make(torch).dtype)[6:]
+
+
+def test_python_complex_follows_the_default_dtype():
+    for lib in (ember, torch):
+        lib.set_default_dtype(lib.float64)
+        try:
+            assert lib.tensor(1 + 2j).dtype == lib.complex128
+            assert (lib.ones(2, dtype=lib.int32) + 1j).dtype == lib.complex128
+        finally:
+            lib.set_default_dtype(lib.float32)
+
+
+def test_complex_dtype_attributes_match_torch():
+    for name in COMPLEX + ["complex32"]:
+        e, t = getattr(ember, name), getattr(torch, name)
+        assert (e.is_complex, e.is_floating_point, e.is_signed, e.itemsize) == \
+            (t.is_complex, t.is_floating_point, t.is_signed, t.itemsize)
+        assert str(e.to_real())[6:] == str(t.to_real())[6:]
+        assert repr(ember.finfo(e)) == repr(torch.finfo(t))
+    assert ember.float64.to_complex() is ember.cdouble and ember.float32.is_complex is False
+    assert ember.zeros(1, dtype=ember.cfloat).type() == "ember.ComplexFloatTensor"
+
+
+def test_complex32_is_named_but_refused():
+    with pytest.raises(TypeError, match="ember has no complex32"):
+        ember.zeros(2, dtype=ember.complex32)

@@ -55,8 +55,9 @@ def test_unknown_name_raises_like_torch():
     assert messages[0] == messages[1]
 
 
-def test_complex_names_say_ember_has_no_complex_dtypes():
-    for name in ("complex", "polar", "view_as_complex"):
-        assert hasattr(torch, name) and not hasattr(ember, name)
-        with pytest.raises(AttributeError, match="ember has no complex dtypes"):
-            getattr(ember, name)
+def test_complex_names_are_exported_as_torch_names_them():
+    for name in ("complex", "polar", "view_as_complex", "view_as_real", "real", "imag", "conj",
+                 "angle", "complex64", "complex128", "complex32", "cfloat", "cdouble", "chalf",
+                 "conj_physical", "resolve_conj", "is_conj", "fft"):
+        assert hasattr(torch, name) and hasattr(ember, name), name
+    assert ember.cfloat is ember.complex64 and ember.cdouble is ember.complex128

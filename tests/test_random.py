@@ -296,3 +296,19 @@ def test_bfloat16_normal_follows_torchs_stream(shape):
         outs.append((a.float().numpy(), b.float().numpy(), lib.randn(5).numpy()))
     for t, e in zip(*outs):
         np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("n", [3, 16, 17, 40])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_draws_match_torchs_stream(n, dtype):
+    """torch draws complex normals as (real, imag) pairs of N(0, 1/2), uniforms as U pairs."""
+    draws = []
+    for lib in (ember, torch):
+        lib.manual_seed(7)
+        dt = getattr(lib, dtype)
+        x = lib.zeros(n, dtype=dt)
+        draws.append([lib.randn(n, dtype=dt).numpy(), lib.rand(n, dtype=dt).numpy(),
+                      x.normal_(0.0, 3.0).numpy()])
+    for ours, theirs in zip(*draws):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)

@@ -247,3 +247,15 @@ def test_optimizer_state_resumed_mid_training_from_a_file(tmp_path, foreach):
     for a, b in zip(straight[0].parameters(), model2.parameters()):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     assert opt2.param_groups[0]["lr"] == straight[1].param_groups[0]["lr"]
+
+
+def test_complex64_round_trips_and_reads_torchs_file(tmp_path):
+    """safetensors' C64: ember's own checkpoints and torch's safetensors files."""
+    z = ember.tensor([[1 + 2j, -3.5j]], dtype=ember.complex64)
+    ember.save({"z": z}, tmp_path / "z.pt")
+    got = ember.load(tmp_path / "z.pt")["z"]
+    assert got.dtype == ember.complex64 and got.tolist() == z.tolist()
+    torch_save_file({"w": torch.tensor([1 + 1j, 2 - 3j])}, str(tmp_path / "w.safetensors"))
+    assert ember.load(tmp_path / "w.safetensors")["w"].tolist() == [1 + 1j, 2 - 3j]
+    with pytest.raises(TypeError, match="cannot store an array of dtype complex128"):
+        ember.save({"z": z.cdouble()}, tmp_path / "d.pt")

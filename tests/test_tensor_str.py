@@ -70,3 +70,18 @@ def test_dual_tensor_shows_its_tangent_as_torch():
                 ([1.0, 2.0], [3.0, 4.0]), (1.0, 3.0),
                 (np.arange(12.0).reshape(3, 4), np.ones((3, 4))))])
     assert shown[1] == [s.replace("torch.", "ember.") for s in shown[0]]
+
+
+def _complex_cases(lib):
+    t = lib.tensor
+    rows = np.arange(2000).reshape(40, 50).astype(np.complex64) * (1 + 0.5j)
+    return [t([1 + 2j, -3.5 - 0.25j, 0j]), t([[1 + 2j, 1e10j]]), t(3 + 4j), t([1e-5 + 1j, 100]),
+            t([float("nan") + 1j, float("inf") * 1j]), t([1 + 1j], dtype=lib.complex128),
+            t([0.1 + 0.2j, 3 + 4j]) * 1000000, t(rows), t([-0.0 - 0.0j, 1 - 0j]),
+            t([], dtype=lib.complex64), t([-1 - 1j], requires_grad=True),
+            t(np.linspace(-3, 3, 36).reshape(3, 12) * (1 - 2j))]
+
+
+def test_complex_tensors_print_as_torch():
+    for ours, theirs in zip(_complex_cases(ember), _complex_cases(torch)):
+        assert repr(ours) == repr(theirs).replace("torch.", "ember.")

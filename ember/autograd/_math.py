@@ -37,10 +37,11 @@ class array_math:
     """Backward math on ndarrays (the fast path)."""
 
     exp, log, sqrt, sin, cos, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.abs
-    sign = staticmethod(sign)
+    sign = sgn = staticmethod(sign)  # NumPy's sign of complex z is torch's sgn: z / |z|
     where, zeros_like, ones_like, matmul = np.where, np.zeros_like, np.ones_like, np.matmul
     tanh, log1p, maximum, minimum = np.tanh, np.log1p, np.maximum, np.minimum
     sinh, cosh = np.sinh, np.cosh
+    real, imag, conj, angle = np.real, np.imag, np.conj, np.angle
     reshape, transpose, flip, broadcast_to = np.reshape, np.swapaxes, np.flip, np.broadcast_to
     is_graph = False
 
@@ -61,6 +62,8 @@ class array_math:
         if g.shape != shape:
             g = _sum_to(g, shape) if g.ndim >= len(shape) else np.broadcast_to(g, shape)
         if g.dtype != dtype:
+            if g.dtype.kind == "c" and dtype.kind != "c":  # a real input's part of a complex grad
+                g = g.real
             g = g.astype(dtype)
         return g
 
@@ -154,6 +157,8 @@ class _TensorMath:
         if g._data.shape != shape:
             g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
         if g._data.dtype != dtype:
+            if g._data.dtype.kind == "c" and dtype.kind != "c":  # a real input's part
+                g = g.real
             from ..ops.api import to_dtype  # late binding up: ops build on autograd
             g = to_dtype(g, dtype)
         return g

@@ -42,6 +42,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _function = None
     _materialize = True
+    complex_aware = True  # the user's backward gets torch's complex gradients as they are
     # User code runs in its backward and may look at leaves' .grad mid-pass: the engine runs
     # such graphs in its exact order (leaf sinks as soon as ready), as for hooks.
     _special = True
@@ -217,7 +218,7 @@ def _wrap_output(node, out, args, record):
 def _connect(node, args, outs):
     non_diff = node.__dict__.get("_non_diff", ())
     for i, o in enumerate(outs):
-        if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
+        if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind in "fc":
             o._grad_fn, o._output_nr, o._requires_grad = node, i, True
             if id(o) in node.__dict__.get("_dirty", ()):
                 o._vc[0] += 1  # before the saved versions are taken: saving it is fine

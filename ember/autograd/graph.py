@@ -13,7 +13,7 @@ from .. import _dtype, _fp
 from .._autograd_state import InferenceVersion
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor as _Tensor
-from . import _opmath, _saved
+from . import _complex, _opmath, _saved
 from ._saved import FREED, PackedTensor, SavedOutput, SavedTensor  # noqa: F401  (torch's names)
 from ._saved import raise_freed as _raise_freed
 
@@ -65,6 +65,7 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "_saved", "_versions",
                  "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
+    complex_aware = False  # True: backward handles complex gradients itself (see _complex)
     # rarely-set state lives in class defaults, overridden per instance only when used
     _pre_hooks = None
     _hooks = None
@@ -267,6 +268,9 @@ class Node:
         versions = self._versions
         if _dtype.bf16_loaded and not graph_mode and _opmath.bf16_grad(grad):
             outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
+        elif (grad.dtype.kind == "c" if type(grad) is _ndarray
+              else _complex.is_complex_grad(grad)) and not self.complex_aware:
+            outs = _complex.backward(self, m, grad, graph_mode)  # torch's convention: conj
         elif versions is None:  # plain values only: nothing to check
             if not saved:
                 if saved is FREED:

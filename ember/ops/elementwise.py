@@ -8,7 +8,7 @@ from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
 
-_SCALARS = (int, float, bool)
+_SCALARS = (int, float, bool, complex)
 
 
 def _operands(a, b):
@@ -26,7 +26,8 @@ def _operands(a, b):
         return _operands(a, b)
     ad = a._data
     kind = ad.dtype.kind
-    if kind == "f" or (kind in "iu" and type(b) is not float) or (kind == "b" and type(b) is bool):
+    if kind == "f" or (kind in "iu" and type(b) is int) or (kind == "b" and type(b) is bool) \
+            or kind == "c":
         return ad, b
     if kind == "V":  # bfloat16 (ml_dtypes) promotes a Python scalar to float32: keep bfloat16
         return ad, ad.dtype.type(b)
@@ -127,7 +128,7 @@ class DivBackward0(Node):
         x, y = _operands(a, b)
         self.save(a, b)
         if rounding_mode is None:
-            if x.dtype.kind not in "fV":  # integer true division gives the default float dtype
+            if x.dtype.kind not in "fVc":  # integer true division gives the default float dtype
                 dt = _dtype.get_default_dtype().np
                 x = x.astype(dt)
                 y = y.astype(dt) if isinstance(y, np.ndarray) else y
@@ -195,6 +196,7 @@ def _check_integer_divisor(x, y, kernel):
     kind = np.result_type(x, y).kind
     if kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    _dtype.refuse_complex(np.result_type(x, y), kernel)
     if kind in "iu" and not np.all(y):
         raise RuntimeError("ZeroDivisionError")
 
@@ -335,7 +337,9 @@ def _unary(name, np_fn, formula, saves="input", doc=""):
         if data.dtype.kind != "f":
             if data.dtype.kind == "b" and name in _NO_BOOL:
                 _refuse_bool(name)
-            if not integer_ok:
+            if data.dtype.kind == "c":
+                _check_complex(name, data.dtype)
+            elif not integer_ok:
                 data = data.astype(_dtype.get_default_dtype().np)
         if save_input:
             self._saved = (a,)
@@ -363,6 +367,21 @@ def _refuse_bool(name):
     if kernel is None:
         raise RuntimeError("Boolean inputs not supported for relu")
     raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+# torch's refusals of complex inputs, per op (NotImplementedError, torch's words)
+_NO_COMPLEX = {"SignBackward0": "Unlike NumPy, torch.sign is not intended to support complex "
+                                "numbers. Please use torch.sgn instead.",
+               "ReluBackward0": "clamp is not supported for complex types",
+               **{f"{op.capitalize()}Backward0": f"{op} is not supported for complex inputs"
+                  for op in ("floor", "ceil", "trunc")}}
+
+
+def _check_complex(name, np_dtype):
+    if name == "RoundBackward0":
+        _dtype.refuse_complex(np_dtype, "round_vml_cpu")
+    if name in _NO_COMPLEX:
+        raise NotImplementedError(_NO_COMPLEX[name])
 
 
 def _zeros(m, g):
@@ -394,7 +413,7 @@ CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
 TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
                       "output")
-AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sign(x))
+AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sgn(x))
 SignBackward0 = _unary("SignBackward0", _sign, _zeros, None, "sign; 0 at NaN, as torch")
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros, None)
 CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros, None)

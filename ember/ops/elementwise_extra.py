@@ -58,8 +58,18 @@ I0Backward0 = _u("I0Backward0", special.i0, lambda m, g, x: g * _through(
 SincBackward0 = _u("SincBackward0", np.sinc, _sinc_grad, doc="sin(pi x) / (pi x), 1 at 0")
 FracBackward0 = _u("FracBackward0", _frac, lambda m, g: g, None, "x - trunc(x); dx = g")
 Exp2Backward0 = _u("Exp2Backward0", np.exp2, lambda m, g, y: g * y * _LN2, "output")
-SgnBackward0 = _u("SgnBackward0", E._sign, lambda m, g, x: m.zeros_like(g),
-                  doc="sign (real tensors); saves its input, as torch (a second backward fails)")
+def _sgn_grad(m, g, x):
+    """Real x: 0. Complex z (s = z/|z|): dz = (g - Re(g conj(s)) s) / |z|, 0 at z = 0."""
+    if m.data(x).dtype.kind != "c":
+        return m.zeros_like(g)
+    size = m.abs(x)
+    s = m.sgn(x)
+    return m.where(m.data(size) == 0, 0, (g - m.real(g * m.conj(s)) * s) / size)
+
+
+SgnBackward0 = _u("SgnBackward0", E._sign, _sgn_grad,
+                  doc="sign of reals, z/|z| of complex; saves its input, as torch")
+SgnBackward0.complex_aware = True
 Deg2RadBackward0 = _u("Deg2RadBackward0", lambda x: x * (math.pi / 180),
                       lambda m, g: g * (math.pi / 180), None)
 Rad2DegBackward0 = _u("Rad2DegBackward0", lambda x: x * (180 / math.pi),

@@ -260,12 +260,14 @@ class ClampMaxBackward1(ClampBackward0):
 
 def clamp_min(input, min):
     """max(input, min), element-wise."""
+    api.arithmetic._refuse_complex_clamp(input)
     cls = ClampMinBackward1 if isinstance(min, Tensor) else ClampMinBackward0
     return cls.apply(input, min)
 
 
 def clamp_max(input, max):
     """min(input, max), element-wise."""
+    api.arithmetic._refuse_complex_clamp(input)
     cls = ClampMaxBackward1 if isinstance(max, Tensor) else ClampMaxBackward0
     return cls.apply(input, max)
 

@@ -3,6 +3,7 @@ cummin, aminmax, nansum, nanmean, std_mean, var_mean and cdist. The indices come
 the values are gathered at them (or composed from ember's ops), so gradients are those ops'."""
 import numpy as np
 
+from .. import _dtype
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
 from ..autograd.graph import Node
@@ -88,6 +89,7 @@ def _pick(name, input, dim, keepdim, indices):
 def _no_bool(x, kernel):
     if x.dtype == np.bool_:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    _dtype.refuse_complex(x.dtype, kernel)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -206,6 +208,7 @@ def mode(input, dim=-1, keepdim=False):
 def _cumulative(name, accumulate, input, dim):
     d = _dim(input.ndim, dim)
     x = input._data
+    _dtype.refuse_complex(x.dtype, f"{name}_cpu")
     if x.ndim == 0:
         return _pick(name, input, d, True, None)
     running = accumulate(x, axis=d)

@@ -92,7 +92,7 @@ class MeanBackward1(Node):
         x = a._data
         if dtype is not None:
             x = x.astype(_dtype.to_numpy_dtype(dtype))
-        if x.dtype.kind != "f":
+        if x.dtype.kind != "f" and x.dtype.kind != "c":
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                                f"a floating point or complex dtype. Got: "
                                f"{_dtype.of_numpy(x.dtype).scalar_name}")

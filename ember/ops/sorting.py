@@ -1,6 +1,7 @@
 """Sorting primitives: sort, argsort and topk (values with their int64 indices)."""
 import numpy as np
 
+from .._dtype import refuse_complex
 from .._tensor import Tensor
 from ..autograd.graph import Node, observe_untracked
 from .api.reductions import _ValuesIndices
@@ -62,6 +63,7 @@ def _result(name, values, node_cls, a, **kwargs):
 
 def sort(input, dim=-1, descending=False, *, stable=None):
     """Sorted values and their indices along ``dim`` (equal elements keep their order)."""
+    refuse_complex(input._data.dtype, message=" Sort does not support complex dtypes on CPU")
     cls = SortBackward0 if stable is None else SortBackward1
     values = cls.apply(input, dim=dim, descending=descending)
     return _result("sort", values, cls, input, dim=dim, descending=descending)
@@ -70,6 +72,7 @@ def sort(input, dim=-1, descending=False, *, stable=None):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """Indices that sort ``input`` along ``dim``."""
     x = input._data
+    refuse_complex(x.dtype, message=" Sort does not support complex dtypes on CPU")
     if x.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
     out = Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
@@ -82,6 +85,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     Always returned in sorted order; among equal values the earlier index is taken (torch's
     choice between ties is unspecified)."""
     x = input._data
+    refuse_complex(x.dtype, message=" topk does not support complex dtypes on CPU")
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     size = x.shape[_dim(x.ndim, dim)] if x.ndim else 1

@@ -229,3 +229,24 @@ def _fractional(L):
 
 
 EXTRA.update({"ctc_loss": _ctc, "fractional_max_pool": _fractional})
+
+
+def _complex_nodes(L):
+    """Every node of ember/ops/complex_ops.py, summed into one real loss."""
+    x, r, a = _t(L, M[:, :2]), _t(L, P[:, 0]), _t(L, V[:3])
+    z = L.view_as_complex(x) * L.polar(r, a) + L.complex(r, a)
+    w = z.conj() * z.conj_physical()
+    parts = [L.view_as_real(w), w.real, w.imag, w.abs(), w.angle(), w.angle() * 0 + a.angle()]
+    return sum(p.sum() for p in parts)
+
+
+EXTRA.update({"complex": _complex_nodes})
+
+
+def _fft_nodes(L):
+    """The three transforms of ember/fft.py (c2c, r2c, c2r)."""
+    x = _t(L, M)
+    return L.fft.irfft(L.fft.fft(L.fft.rfft(x), dim=0) * 2, n=4).pow(2).sum()
+
+
+EXTRA.update({"fft": _fft_nodes})

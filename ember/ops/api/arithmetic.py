@@ -124,8 +124,14 @@ def neg(input):
     return E.NegBackward0.apply(input)
 
 
+def _refuse_complex_clamp(input):
+    _dtype.refuse_complex(input._data.dtype, message="clamp is not supported for complex types",
+                          error=NotImplementedError)
+
+
 def clamp(input, min=None, max=None):
     """Limit values to [min, max] (scalars, or tensors that also get gradients)."""
+    _refuse_complex_clamp(input)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -157,16 +163,30 @@ def masked_fill(input, mask, value):
 
 
 def maximum(input, other):
+    _refuse_complex_pair(input, other, "maximum")
     return E.MaximumBackward0.apply(input, other)
 
 
 def minimum(input, other):
+    _refuse_complex_pair(input, other, "minimum")
     return E.MinimumBackward0.apply(input, other)
 
 
+def _refuse_complex_pair(input, other, name):
+    for t in (input, other):
+        if isinstance(t, Tensor):
+            _dtype.refuse_complex(t._data.dtype,
+                                  message=f"{name} not implemented for complex tensors.")
+
+
 def _compare(ufunc):
+    kernel = {"less": "lt_cpu", "less_equal": "le_cpu", "greater": "gt_cpu",
+              "greater_equal": "ge_cpu"}.get(ufunc.__name__)  # orderings: not for complex
+
     def compare(input, other):
         x, y = E._operands(_t(input), other)
+        if kernel is not None:
+            _dtype.refuse_complex(np.result_type(x, y), kernel)
         out = Tensor._make(np.asarray(ufunc(x, y)))
         if _graph._observer is not None:  # a trace (onnx export) sees it as an op
             _graph.observe_untracked(ufunc.__name__, (input, other), out)

@@ -58,7 +58,12 @@ def to_dtype(input, dtype, copy=False):
     npd = _dtype.to_numpy_dtype(dtype)
     if npd == input._data.dtype and not copy:
         return input
-    if (npd.kind not in "fV" or not input._requires_grad) and _graph._observer is None \
+    if input._data.dtype.kind == "c" and npd.kind != "c":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=3)
+        input = input.real
+    if (npd.kind not in "fVc" or not input._requires_grad) and _graph._observer is None \
             and _graph._dual is None:
         # ("V": bfloat16); a trace (onnx export) and forward AD take the node's path
         token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch

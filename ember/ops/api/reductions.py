@@ -1,6 +1,7 @@
 """The public reductions (ember.sum, ember.max, ember.var, ...)."""
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.graph import observe_untracked
 from .. import reduction as R
@@ -52,6 +53,8 @@ def _minmax(full_cls, dim_cls, binary, name):
     def reduce(input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, Tensor):
             return binary(input, dim)
+        _dtype.refuse_complex(input._data.dtype, f"{name}_all" if dim is None else None,
+                              f"{name}(): does not support complex input")
         if dim is None:
             return full_cls.apply(input)
         values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
@@ -75,10 +78,12 @@ min = _minmax(R.MinBackward1, R.MinBackward0, minimum, "min")
 
 
 def amax(input, dim=(), keepdim=False):
+    _dtype.refuse_complex(input._data.dtype, "max_values_cpu")
     return R.AmaxBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
+    _dtype.refuse_complex(input._data.dtype, "min_values_cpu")
     return R.AminBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
@@ -97,6 +102,7 @@ def _arg_reduce(fn, input, dim, keepdim, name):
     x = input._data
     if x.dtype.kind == "b":
         raise RuntimeError(f"{name}(): does not support bool input")
+    _dtype.refuse_complex(x.dtype, message=f"{name}(): does not support complex input")
     if dim is None:
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
