@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 
 CHUNK = 1 << 17  # most elements per rule call on the flat path: amortizes Python, fits cache
 DIRECT = 1 << 13  # parameters this large read their gradient in place; smaller ones are packed
@@ -55,6 +56,22 @@ def step_group(opt, group):
         params = layout.rest
     for p in params:
         _step_tensor(opt, group, p, options)
+
+
+def step_tensors(opt, closure, check=None):
+    """One step of ``opt``'s rule on each parameter with a gradient, a tensor at a time (rules
+    over a whole matrix: factored or orthogonalised updates); ``check(p)`` first, if given.
+    Returns the closure's loss."""
+    loss = opt._run_closure(closure)
+    with grad_mode.no_grad():
+        for group in opt.param_groups:
+            options = opt._rule_options(group)
+            for p in group["params"]:
+                if p._grad is not None:
+                    if check is not None:
+                        check(p)
+                    _step_tensor(opt, group, p, options)
+    return loss
 
 
 def _step_tensor(opt, group, p, options):

@@ -2,7 +2,6 @@
 clipped step size."""
 import numpy as np
 
-from ..autograd import grad_mode
 from . import _common, _flat
 from .optimizer import Optimizer
 
@@ -82,15 +81,7 @@ class Adafactor(Optimizer):
 
     def step(self, closure=None):
         """One Adafactor update of every parameter with a gradient; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                options = self._rule_options(group)
-                for p in group["params"]:
-                    if p._grad is not None:
-                        _check_grad(p, "Adafactor")
-                        _flat._step_tensor(self, group, p, options)
-        return loss
+        return _flat.step_tensors(self, closure, lambda p: _check_grad(p, "Adafactor"))
 
 
 def _check_grad(p, name):

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 
-from ..autograd import grad_mode
 from ..ops._bf16 import rounded
 from . import _common, _flat
 from .optimizer import Optimizer
@@ -105,11 +104,4 @@ class Muon(Optimizer):
 
     def step(self, closure=None):
         """One Muon update of every parameter with a gradient; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                options = self._rule_options(group)
-                for p in group["params"]:
-                    if p._grad is not None:
-                        _flat._step_tensor(self, group, p, options)
-        return loss
+        return _flat.step_tensors(self, closure)

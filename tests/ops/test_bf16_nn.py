@@ -8,29 +8,9 @@ import ember
 
 pytest.importorskip("ml_dtypes")
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads(), ember.get_num_threads()
-    torch.set_num_threads(1)
-    ember.set_num_threads(1)
-    yield
-    torch.set_num_threads(before[0])
-    ember.set_num_threads(before[1])
-
-
-def _bits(x):
-    x = x.detach()
-    return x.view(torch.int16).numpy() if isinstance(x, torch.Tensor) else \
-        x.numpy().view(np.int16)
-
-
-def _input(lib, shape, seed, positive=False):
-    x = (np.random.RandomState(seed).randn(*shape) * 3).astype(np.float32)
-    if positive:
-        x = np.abs(x) + 0.1
-    return lib.tensor(x).to(lib.bfloat16)
-
+from ._bf16_cases import bf16_input as _input  # noqa: E402
+from ._bf16_cases import bits as _bits  # noqa: E402
+from ._bf16_cases import one_thread  # noqa: E402, F401  (autouse fixture)
 
 # (function, input shapes, positive inputs)
 CASES = {
