@@ -7,6 +7,7 @@ cached second normal of the scalar path), so a seeded script draws the same numb
 import json
 import math
 import sys
+from fractions import Fraction
 
 import numpy as np
 
@@ -120,11 +121,11 @@ class Generator:
             else:
                 values = _fma32(values, np.float32(std), np.float32(mean))
             return values.astype(np_dtype, copy=False).reshape(shape)
-        if n >= 16:
-            values = self._normal_fill(n, np_dtype)
+        if n < 16 or np.dtype(np_dtype) == np.float64:  # torch: one fused multiply-add
+            values = self._normal_fill(n, np_dtype) if n >= 16 else self.normal_serial(n)
+            values = _fma64(values, float(std), float(mean))
         else:
-            values = self.normal_serial(n)
-        values = values * std + mean
+            values = self._normal_fill(n, np_dtype) * std + mean
         if bf16:  # torch's double -> bfloat16 goes through float
             values = values.astype(np.float32)
         return values.astype(np_dtype).reshape(shape)
@@ -273,6 +274,29 @@ def _box_muller_16(block):
 
 
 _BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+
+
+def _fma64(a, b, c):
+    """float64 a * b + c rounded once (a fused multiply-add; ``b`` and ``c`` numbers): a * b
+    split exactly into p + e (Dekker's product), p + c into s + t (two-sum), then s + (t + e)
+    rounded; where that lands within a hair of a rounding tie (where the inner sum's own
+    rounding could decide it, rare), the exact sum of rationals decides."""
+    p = a * b
+    scale = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
+    ta, tb = a * scale, b * scale
+    ah, bh = ta - (ta - a), tb - (tb - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + e == a * b exactly
+    s = p + c
+    back = s - p
+    t = (p - (s - back)) + (c - back)  # s + t == p + c exactly
+    u = t + e
+    out = s + u
+    half = np.spacing(np.abs(out)) / 2
+    near_tie = np.abs(np.abs((s - out) + u) - half) <= half * 1e-6
+    for i in np.flatnonzero(near_tie & np.isfinite(out)):
+        out[i] = float(Fraction(float(a[i])) * Fraction(b) + Fraction(c))
+    return out
 
 
 def _fma32(a, b, c):
