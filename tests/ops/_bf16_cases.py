@@ -30,3 +30,20 @@ def bf16_input(lib, shape, seed, positive=False):
     if positive:
         x = np.abs(x) + 0.1
     return lib.tensor(x).to(lib.bfloat16)
+
+
+def check_bit_exact(case, seed):
+    """case = (fn(*inputs, lib), input shapes, positive inputs): the output and every input
+    gradient (a seeded output gradient unless the output is 0-d) have torch's dtype and bits."""
+    fn, shapes, positive = case
+    results = []
+    for lib in (torch, ember):
+        inputs = [bf16_input(lib, s, seed + 10 * i, positive).requires_grad_()
+                  for i, s in enumerate(shapes)]
+        out = fn(*inputs, lib)
+        out.backward(bf16_input(lib, out.shape, seed + 99) if out.ndim else None)
+        results.append([out] + [x.grad for x in inputs])
+    for t, e in zip(*results):
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        np.testing.assert_array_equal(bits(e), bits(t))
+    return results[1]

@@ -10,7 +10,10 @@ pytest.importorskip("ml_dtypes")
 
 from ._bf16_cases import bf16_input as _input  # noqa: E402
 from ._bf16_cases import bits as _bits  # noqa: E402
-from ._bf16_cases import one_thread  # noqa: E402, F401  (autouse fixture)
+from ._bf16_cases import (
+    check_bit_exact,  # noqa: E402
+    one_thread,  # noqa: E402, F401  (autouse fixture)
+)
 
 # (function, input shapes, positive inputs)
 CASES = {
@@ -88,17 +91,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("seed", range(2))
 def test_forward_and_backward_are_bit_exact_with_torch(name, seed):
-    fn, shapes, positive = CASES[name]
-    results = []
-    for lib in (torch, ember):
-        inputs = [_input(lib, s, seed + 10 * i, positive).requires_grad_()
-                  for i, s in enumerate(shapes)]
-        out = fn(*inputs, lib)
-        out.backward(_input(lib, out.shape, seed + 99) if out.ndim else None)
-        results.append([out] + [x.grad for x in inputs])
-    for t, e in zip(*results):
-        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
-        np.testing.assert_array_equal(_bits(e), _bits(t))
+    check_bit_exact(CASES[name], seed)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
