@@ -412,7 +412,7 @@ def broadcast_message(a, b):
 def _translate_numpy_error(error, inputs):
     """numpy's shape/index errors, reworded as torch's (raised only on the error path)."""
     text = str(error)
-    if isinstance(error, ValueError) and "could not be broadcast" in text:
+    if isinstance(error, ValueError) and "be broadcast" in text:
         shapes = [t._data.shape if isinstance(t, _Tensor) else t.shape for t in inputs
                   if isinstance(t, (_Tensor, _ndarray))]
         for i, a in enumerate(shapes):

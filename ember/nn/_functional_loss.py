@@ -104,12 +104,16 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if input._data.dtype.kind in "biu" and target._data.dtype.kind == "f":
         # torch computes in the promoted dtype but writes into one of the input's dtype
-        raise RuntimeError(f"result type {target.dtype.scalar_name} can't be cast to the "
-                           f"desired output type {input.dtype.scalar_name}")
+        raise _cast_error(target, input)
     if weight is not None:
         loss = _pointwise(L.HuberLossBackward0, input, target, "none", delta=delta)
         return _weighted(loss, weight, input, reduction, mean_by_weight=False)
     return _pointwise(L.HuberLossBackward0, input, target, reduction, delta=delta)
+
+
+def _cast_error(result, out):
+    return RuntimeError(f"result type {result.dtype.scalar_name} can't be cast to the desired "
+                        f"output type {out.dtype.scalar_name}")
 
 
 def _floating(np_dtype, kernel):
@@ -144,6 +148,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "log_sigmoid_cpu")
+    if target._data.dtype.kind in "iu":  # torch writes the loss into the target's dtype
+        raise _cast_error(input, target)
+    if target._data.dtype.kind == "b":  # torch computes 1 - target
+        api.sub(target, target)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")

@@ -28,10 +28,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if dim is not None:
         axis = dim_of_0d(x.ndim, dim)
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
-                                            axis=axis)
+                                            axis=axis, equal_nan=False)
         inverse = inverse.reshape(-1)
     else:
-        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+        # torch keeps every NaN distinct (NumPy's default merges them)
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
+                                            equal_nan=False)
         inverse = inverse.reshape(x.shape)
     out = [Tensor._make(values)]
     if return_inverse:

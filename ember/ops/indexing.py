@@ -24,7 +24,10 @@ def normalize_index(index):
             if item.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
-        elif not (item is None or item is Ellipsis or isinstance(item, (int, slice, np.integer))):
+        elif type(item) is slice:
+            if item.step is not None and item.step <= 0:  # torch has no negative steps
+                raise ValueError("step must be greater than zero")
+        elif not (item is None or item is Ellipsis or isinstance(item, (int, np.integer))):
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
                              f"byte Variables are valid indices (got {type(item).__name__})")
         out.append(item)

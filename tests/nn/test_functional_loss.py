@@ -9,7 +9,7 @@ from loss_inputs import REDUCTIONS, rng
 from loss_inputs import classes as _classes
 from loss_inputs import normal as _x
 from loss_inputs import probs as _probs
-from oracle import check
+from oracle import check, same_error
 
 import ember
 
@@ -287,3 +287,17 @@ def test_mean_of_an_empty_loss_is_nan_without_a_warning(name):
         warnings.simplefilter("error")
         out = getattr(ember.nn.functional, name)(ember.zeros(0, 3), ember.zeros(0, 3))
     assert out.dtype == ember.float32 and out.item() != out.item()
+
+
+@pytest.mark.parametrize("target", [[0, 1, 1], [False, True, True]])
+def test_bce_with_logits_refuses_integer_and_bool_targets(target):
+    # torch writes the loss into an integer target's dtype (fails) and computes 1 - target
+    # (fails for bool); ember computed a loss silently
+    same_error(lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.zeros(3), lib.tensor(target)))
+
+
+def test_mse_loss_shapes_that_do_not_broadcast_raise_torchs_error():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(lambda lib: lib.nn.functional.mse_loss(lib.zeros(3), lib.zeros(4)))

@@ -92,3 +92,19 @@ def test_histc_of_a_non_finite_range_raises_as_torch(values):
 def test_unique_dim_errors_as_torch(call):
     """A dim of a 0-d tensor, or out of range, is refused (it wrapped silently before)."""
     same_error(call)
+
+
+def test_unique_keeps_every_nan_distinct():
+    # torch never merges NaNs (NumPy's np.unique did by default: one NaN, count 2)
+    nan = float("nan")
+    e, t = (lib.unique(lib.tensor([3.0, nan, 1.0, nan, 3.0]), return_inverse=True,
+                       return_counts=True) for lib in (ember, torch))
+    for a, b in zip(e, t):  # (assert_array_equal: NaN equals NaN)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_unique_rows_with_nan_stay_distinct():
+    # (torch orders NaN rows by its own comparison; the rows kept are the same)
+    rows = [[float("nan"), 1.0], [float("nan"), 1.0], [2.0, 1.0]]
+    e, t = (lib.unique(lib.tensor(rows), dim=0, return_counts=True) for lib in (ember, torch))
+    assert e[0].shape == t[0].shape and sorted(e[1].tolist()) == sorted(t[1].tolist())

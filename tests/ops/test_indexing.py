@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 
@@ -72,3 +72,14 @@ def test_index_errors():
     for lib in (torch, ember):  # torch 2.13 takes int32 and int64 indices, nothing else
         with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
             lib.zeros(2, 3).gather(1, lib.tensor([[0.0]]))
+
+
+@pytest.mark.parametrize("index", [slice(None, None, -1), (slice(None), slice(None, None, -2)),
+                                   slice(3, 0, -1)])
+def test_negative_slice_step_raises_as_torch(index):
+    # torch has no negative steps: x[::-1] must not silently reverse
+    same_error(lambda lib: lib.zeros(3, 4)[index])
+
+    def write(lib):
+        lib.zeros(3, 4)[index] = 1.0
+    same_error(write)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 from layer_oracle import check_init_bounds, check_module, rand
+from oracle import same_error
 
 import ember
 
@@ -241,3 +242,12 @@ def test_an_empty_sequence_is_refused_as_torch(name):
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
             getattr(lib.nn, name)(3, 4)(lib.zeros(0, 2, 3))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_input_dtype_other_than_the_weights_raises_torchs_value_error(mode, dtype):
+    def call(lib):
+        lib.manual_seed(0)
+        getattr(lib.nn, mode)(3, 4)(lib.ones(2, 1, 3, dtype=getattr(lib, dtype)))
+    same_error(call)
