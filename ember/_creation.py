@@ -32,6 +32,9 @@ def _infer(data):
         arr = arr.astype(np.int64)
     elif arr.dtype == np.complex128 and not isinstance(data, np.ndarray):  # Python complex
         arr = arr.astype(_dtype.default_complex().np)
+    elif arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and not isinstance(data, np.ndarray) \
+            or arr.dtype.kind == "O" and any(type(x) is int for x in _flat([data])):
+        raise ValueError("Overflow when unpacking long long")  # a Python int past int64
     elif arr.dtype.kind not in "biufVc":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
@@ -71,7 +74,17 @@ def _to_nested_arrays(data):
     return data
 
 
+def _check_array(array):
+    _dtype.from_numpy_dtype(array.dtype)  # unsupported dtypes: torch's TypeError
+    if any(s < 0 for s in array.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
+                         "with negative strides are not currently supported. (You can probably "
+                         "work around this by making a copy of your array  with array.copy().) ")
+
+
 def _tensor_data(data, dtype):
+    if isinstance(data, np.ndarray):
+        _check_array(data)
     arr = _infer(data)
     return arr.astype(_dtype.to_numpy_dtype(dtype), copy=True) if dtype is not None \
         else arr.copy()
@@ -91,6 +104,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray):
+        _check_array(data)
         npd = _np_dtype(dtype, data.dtype)
         return Tensor._make(data.astype(npd, copy=False))
     return tensor(data, dtype=dtype)
@@ -100,7 +114,7 @@ def from_numpy(ndarray):
     """A tensor sharing memory with ``ndarray``."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    _dtype.from_numpy_dtype(ndarray.dtype)
+    _check_array(ndarray)
     return Tensor._make(ndarray)
 
 
@@ -160,8 +174,11 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
                  _dtype.int64 if isinstance(fill_value, int) else
                  _dtype.default_complex() if isinstance(fill_value, complex) else
                  _dtype.get_default_dtype())
+    npd = _np_dtype(dtype)
+    if npd.kind in "iu" and not isinstance(fill_value, (Tensor, np.ndarray)):
+        fill_value = _dtype.scalar_as(fill_value, npd)  # torch's range check and wrap
     return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                        _np_dtype(dtype)), requires_grad)
+                        npd), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

@@ -318,3 +318,29 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+def wrap_int(value, np_dtype):
+    """A Python int as torch casts it to a narrower integer dtype: modulo 2**bits (uint8's
+    -1 is 255), where NumPy 2 raises OverflowError."""
+    info = np.iinfo(np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    value %= 1 << info.bits
+    return value - (1 << info.bits) if value > info.max else value
+
+
+def scalar_as(value, dtype):
+    """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it
+    (an int in range is taken modulo 2**bits, as torch: uint8's -1 is 255)."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        exact = isinstance(value, (int, np.integer))
+        v = int(value) if exact else float(value)
+        lo = info.min if dtype.kind == "i" else -info.max  # torch: uint8 takes -255..255
+        if not lo <= v <= info.max:  # NaN and inf included
+            name = "int" if dtype == np.int32 else f"{dtype.name}_t"
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        if exact:
+            value = wrap_int(v, dtype)
+    return np.asarray(value, dtype=dtype)

@@ -195,3 +195,20 @@ def test_normal_with_tensor_operands_refuses_negative_or_nan_std_as_torch(call):
     state = ember.get_rng_state().numpy().copy()
     same_error(call)
     np.testing.assert_array_equal(ember.get_rng_state().numpy(), state)  # nothing drawn
+
+
+@pytest.mark.parametrize("make", ["tensor", "as_tensor", "from_numpy"])
+def test_numpy_arrays_with_negative_strides_are_refused_as_torch(make):
+    same_error(lambda lib: getattr(lib, make)(np.arange(6.0)[::-1]))
+
+
+@pytest.mark.parametrize("make", ["tensor", "as_tensor", "from_numpy"])
+def test_numpy_dtypes_without_a_tensor_dtype_raise_typeerror(make):
+    # (was a KeyError leaking from the dtype table for tensor/as_tensor)
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type uint64"):
+        getattr(ember, make)(np.array([1], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64, -2 ** 63 - 1, [[1], [2 ** 70]]])
+def test_python_ints_past_int64_raise_torchs_overflow_error(value):
+    same_error(lambda lib: lib.tensor(value))

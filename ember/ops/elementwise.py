@@ -26,9 +26,10 @@ def _operands(a, b):
         return _operands(a, b)
     ad = a._data
     kind = ad.dtype.kind
-    if kind == "f" or (kind in "iu" and type(b) is int) or (kind == "b" and type(b) is bool) \
-            or kind == "c":
+    if kind == "f" or (kind == "b" and type(b) is bool) or kind == "c":
         return ad, b
+    if kind in "iu" and type(b) is int:
+        return ad, (b if ad.itemsize == 8 else _dtype.wrap_int(b, ad.dtype))
     if kind == "V":  # bfloat16 (ml_dtypes) promotes a Python scalar to float32: keep bfloat16
         return ad, ad.dtype.type(b)
     dt = _dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b])
@@ -504,7 +505,8 @@ class ClampBackward1(Node):
         for bound, fn in ((min, np.maximum), (max, np.minimum)):
             if bound is not None:
                 v = bound._data if isinstance(bound, Tensor) else bound
-                x = fn(x, np.asarray(v, dtype=dt))
+                x = fn(x, v.astype(dt, copy=False) if isinstance(v, np.ndarray) else
+                       _dtype.scalar_as(v, dt))
         return x
 
     def backward(self, m, g, a):
@@ -547,6 +549,8 @@ class WhereBackward0(Node):
     """out = cond ? a : b;  da = g where cond, db = g where not cond."""
 
     def forward(self, cond, a, b):
+        if type(a) is int or type(b) is int:  # torch's range check and wrap into an int dtype
+            a, b = _int_scalar_as(a, b), _int_scalar_as(b, a)
         x, y = _operands(a, b) if isinstance(a, Tensor) else _operands_rev(a, b)
         self.cond = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
         return np.where(self.cond, x, y)
@@ -556,20 +560,15 @@ class WhereBackward0(Node):
         return None, m.where(self.cond, g, zero), m.where(self.cond, zero, g)
 
 
+def _int_scalar_as(value, other):
+    if type(value) is int and isinstance(other, Tensor) and other._data.dtype.kind in "iu":
+        return int(_dtype.scalar_as(value, other._data.dtype))
+    return value
+
+
 def _operands_rev(a, b):
     y, x = _operands(b, a)
     return x, y
-
-
-def scalar_as(value, dtype):
-    """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it."""
-    if dtype.kind in "iu" and not isinstance(value, (int, np.integer)):
-        v = float(value)
-        info = np.iinfo(dtype)
-        if not info.min <= v <= info.max:  # NaN and inf included
-            raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without "
-                               "overflow")
-    return np.asarray(value, dtype=dtype)
 
 
 class MaskedFillBackward0(Node):
@@ -581,7 +580,7 @@ class MaskedFillBackward0(Node):
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
         v = value._data if isinstance(value, Tensor) else value
-        return np.where(self.mask, scalar_as(v, a._data.dtype), a._data)
+        return np.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
 
     def backward(self, m, g):
         # arrays: a 0-d zero, broadcast by where (no full-size zeros pass, 3x faster)

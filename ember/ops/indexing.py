@@ -6,7 +6,7 @@ from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from .shape import SelectBackward0, SliceBackward0, as_view
+from .shape import SelectBackward0, SliceBackward0, as_view, expand_error
 
 
 def normalize_index(index):
@@ -110,7 +110,7 @@ class CopySlices(Node):
     def forward(self, a, v, index):
         self.index = index
         out = a._data.copy()
-        out[index] = v._data if isinstance(v, Tensor) else v
+        _write(out, index, v._data if isinstance(v, Tensor) else v)
         return out
 
     def backward(self, m, g):
@@ -121,6 +121,20 @@ class CopySlices(Node):
             ga = g * keep
         gv = m.index(g, self.index) if self.next_functions[1][0] is not None else None
         return ga, gv
+
+
+def _write(array, index, value):
+    """array[index] = value, with torch's error when value's shape does not fit."""
+    try:
+        array[index] = value
+    except ValueError as error:
+        if "broadcast" not in str(error):
+            raise
+        target, shape = array[index].shape, np.shape(value)
+        if normalize_index(index)[1]:  # basic index: torch expands value to the view
+            raise expand_error(shape, target) or error from None
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}") from None
 
 
 class IndexPutBackward0(CopySlices):
@@ -136,7 +150,7 @@ def setitem(a, index, value):
     if not needs_graph and _graph._dual is None:  # (forward AD: the node gives the tangent)
         v = value._data if isinstance(value, Tensor) else value
         grad_mode.check_inplace(a._vc)  # an inference tensor refuses before the write
-        a._data[index] = v
+        _write(a._data, index, v)
         a._vc[0] += 1
         return
     check_inplace(a, view=True)  # torch writes through a view a[index]

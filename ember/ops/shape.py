@@ -105,6 +105,19 @@ class PermuteBackward0(Node):
         return (m.permute(g, self.inverse),)
 
 
+def expand_error(have_shape, target, given=None):
+    """torch's error for expanding ``have_shape`` to ``target`` (None when it expands)."""
+    lead = len(target) - len(have_shape)
+    for d in range(len(target) - 1, lead - 1, -1):
+        have = have_shape[d - lead]
+        if have != 1 and have != target[d]:
+            return RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the "
+                                f"existing size ({have}) at non-singleton dimension {d}.  "
+                                f"Target sizes: {list(target if given is None else given)}.  "
+                                f"Tensor sizes: {list(have_shape)}")
+    return None
+
+
 class ExpandBackward0(Node):
     """out = a broadcast to ``shape`` (-1 keeps a dim);  da = g summed back (by the engine)."""
 
@@ -116,13 +129,9 @@ class ExpandBackward0(Node):
                                f" the number of sizes provided ({len(shape)}) must be greater or "
                                f"equal to the number of dimensions in the tensor ({x.ndim})")
         target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        for d in range(len(target) - 1, lead - 1, -1):
-            have = x.shape[d - lead]
-            if have != 1 and have != target[d]:
-                raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match "
-                                   f"the existing size ({have}) at non-singleton dimension "
-                                   f"{d}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                                   f"{list(x.shape)}")
+        error = expand_error(x.shape, target, shape)
+        if error is not None:
+            raise error
         return np.broadcast_to(x, target)
 
     def backward(self, m, g):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 
@@ -176,3 +176,30 @@ def test_isclose_allclose_and_nan_checks():
         close(getattr(ember, name)(ember.tensor(a)), getattr(torch, name)(torch.tensor(a)))
     assert ember.allclose(ember.tensor([1.0]), ember.tensor([1.0 + 1e-9]))
     close(ember.isclose(ember.tensor(a), ember.tensor(a)), torch.isclose(torch.tensor(a), torch.tensor(a)))
+
+
+_NARROW_INT_CASES = [
+    lambda L, x, s: x + s, lambda L, x, s: x * s, lambda L, x, s: x > s,
+    lambda L, x, s: x == s, lambda L, x, s: x <= s, lambda L, x, s: L.where(x > 1, x, s),
+    lambda L, x, s: x.clamp(max=s), lambda L, x, s: x.clamp(min=s),
+    lambda L, x, s: x.masked_fill(x > 1, s), lambda L, x, s: x.clone().fill_(s),
+    lambda L, x, s: L.full((2,), s, dtype=x.dtype)]
+
+
+@pytest.mark.parametrize("case", range(len(_NARROW_INT_CASES)))
+@pytest.mark.parametrize("dtype,scalar", [
+    ("uint8", -1), ("uint8", -255), ("uint8", -256), ("uint8", 255), ("uint8", 300),
+    ("int8", 128), ("int8", -129), ("int8", 2 ** 40), ("int16", 40000), ("int32", 2 ** 32 + 5)])
+def test_python_ints_outside_a_narrow_int_dtype_as_torch(case, dtype, scalar):
+    # torch takes the int modulo 2**bits in arithmetic and comparisons (uint8 > -1 is False),
+    # and refuses it where it stores it (fill, where, clamp); NumPy 2 raised OverflowError
+    def run(lib):
+        x = lib.tensor([1, 2], dtype=getattr(lib, dtype))
+        return _NARROW_INT_CASES[case](lib, x, scalar)
+    try:
+        expected = run(torch)
+    except RuntimeError:
+        same_error(run)
+        return
+    got = run(ember)
+    assert got.tolist() == expected.tolist() and str(got.dtype)[6:] == str(expected.dtype)[6:]

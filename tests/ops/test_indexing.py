@@ -83,3 +83,17 @@ def test_negative_slice_step_raises_as_torch(index):
     def write(lib):
         lib.zeros(3, 4)[index] = 1.0
     same_error(write)
+
+
+@pytest.mark.parametrize("index,shape", [
+    (slice(0, 2), (3, 3)), (slice(0, 2), (2, 2)), ((slice(None), 0), (3,)), (0, (4,)),
+    ([0, 1], (3, 3)), ((([0, 1]), slice(None)), (2, 2)), ("mask", (2, 3))])
+@pytest.mark.parametrize("grad", [False, True])
+def test_setitem_value_of_the_wrong_shape_raises_torchs_error(index, shape, grad):
+    def write(lib):
+        x = lib.zeros(4, 3)
+        y = x.clone().requires_grad_() * 1 if grad else x  # (the recorded CopySlices path)
+        where = lib.tensor(index) if isinstance(index, list) else \
+            x[:, 0] > -1 if index == "mask" else index
+        y[where] = lib.zeros(*shape)
+    same_error(write)

@@ -119,7 +119,7 @@ def fill_(self, value):
     """Fill with ``value`` in place."""
     if not needs_graph(self, value):
         grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
-        self._data[...] = value._data if isinstance(value, Tensor) else E.scalar_as(
+        self._data[...] = value._data if isinstance(value, Tensor) else _dtype.scalar_as(
             value, self._data.dtype)
         self._vc[0] += 1
         return self
