@@ -1,7 +1,7 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _random_args
 from ._device import _default as _default_device
 from ._device import check_device
 from ._tensor import Tensor
@@ -281,8 +281,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
     shape = _size((size,) if isinstance(size, int) else tuple(size))
-    arr = _gen(generator).integers(low, high, shape)
-    return Tensor._make(arr.astype(_np_dtype(dtype, np.dtype(np.int64))))
+    npd = _np_dtype(dtype, np.dtype(np.int64))
+    _random_args.integer_bounds(npd, low, high)
+    return Tensor._make(_gen(generator).integers(low, high, shape).astype(npd))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):

@@ -4,7 +4,7 @@ import numbers
 import numpy as np
 
 from . import _creation as C
-from . import _dtype, linalg
+from . import _dtype, _random_args, linalg
 from ._creation import full, tensor
 from ._device import check_device
 from ._legacy import _TensorType, by_name
@@ -162,6 +162,7 @@ def _random_(self, from_=0, to=None, *, generator=None):
     elif to is None:
         from_, to = 0, from_
     check_inplace(self._vc)  # an inference tensor refuses before the write
+    _random_args.integer_bounds(self._data.dtype, from_, to)
     self._data[...] = _gen(generator).integers(from_, to, self._data.shape)
     self._vc[0] += 1
     return self

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _autograd_state, _dtype
 from . import _creation as C
+from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from .ops import api, fused_products, index_ops, pointwise
@@ -94,17 +95,22 @@ def _uniform(self, generator):
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """median + sigma * tan(pi (u - 1/2)), u uniform in float64 (torch's stream)."""
+    _args.continuous(self._data.dtype, "Cauchy", c_name=True)
+    _args.positive(sigma, "cauchy_", "sigma")
     return _fill(self, median + sigma * np.tan(math.pi * (_uniform(self, generator) - 0.5)))
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """exp(mean + std * z), z standard normal drawn one at a time (torch's stream)."""
+    _args.floating(self._data.dtype, "log_normal_cpu")
+    _args.positive(std, "log_normal_", "std")
     z = _gen(generator).normal_serial(self._data.size).reshape(self._data.shape)
     return _fill(self, np.exp(mean + std * z))
 
 
 def _geometric_(self, p, *, generator=None):
     """ceil(log(u) / log(1 - p)): trials to the first success (torch's stream)."""
+    _args.probability(p, "geometric_", closed=False)
     u = _uniform(self, generator)
     return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _random_args as _args
 from ._tensor import Tensor, device
 
 _DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
@@ -90,6 +91,7 @@ class Generator:
 
     def uniform(self, shape, np_dtype, low=0.0, high=1.0):
         """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
+        _args.uniform_bounds(np_dtype, low, high)
         n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
         if np_dtype.kind == "c":  # torch: real and imaginary parts each U(low, high)
@@ -107,6 +109,7 @@ class Generator:
     def normal(self, shape, np_dtype, mean=0.0, std=1.0):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
+        _args.floating(np_dtype, "normal_kernel_cpu")
         if not std >= 0.0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         if np.dtype(np_dtype).kind == "c":  # torch: each part N(mean, std^2 / 2)
@@ -168,6 +171,7 @@ class Generator:
         integers: the 21 high bits (from the first 32-bit draw) decide, except where they equal
         the threshold's, and there the low 32 bits do.
         """
+        _args.probability(p)
         n = math.prod(shape)
         raw = self._bits.random_raw(2 * n)
         if not 0.0 < p < 1.0:  # u in [0, 1): all below p >= 1, none below p <= 0 or NaN
@@ -184,12 +188,15 @@ class Generator:
 
     def bernoulli_tensor(self, probs):
         """0/1 draws as torch.bernoulli(probs): a 24-bit uniform below float32(p), per element."""
+        _args.probabilities(probs)
         u = (self._bits.random_raw(probs.size) & np.uint64(_MASK24)) * 2.0 ** -24
         return u.reshape(probs.shape) < probs.astype(np.float32)
 
     def exponential(self, shape, np_dtype, lambd=1.0):
         """Exp(lambd) as torch's exponential_: (-1 / lambd) * log1p(-u) from 53-bit uniforms,
         rounded to float32 first for float16 (the order torch's CPU kernel rounds in)."""
+        _args.continuous(np_dtype, "Exponential")
+        _args.positive(lambd, "exponential_", "lambda")
         x = (-1.0 / lambd) * np.log1p(-self._doubles(math.prod(shape)))
         if np.dtype(np_dtype) == np.float16:
             x = x.astype(np.float32)

@@ -21,8 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 LAYERS = (
     ("core", ("ember._dtype", "ember._device", "ember._fp", "ember._autograd_state", "ember._malloc",
               "ember._tensor", "ember._tensor_str", "ember._creation", "ember._legacy",
-              "ember.random", "ember._atomic", "ember.backends", "ember.accelerator",
-              "ember._openblas")),
+              "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
+              "ember.accelerator", "ember._openblas")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember.amp", "ember.sparse")),

@@ -75,11 +75,28 @@ def _check_conv(input, weight, bias, groups, n, transposed=False):
     return batched
 
 
+def _check_geometry(stride, pads, dilation, n, transposed=False):
+    """torch's checks of a convolution's stride, padding and dilation (before any pass)."""
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for pair in pads for p in (pair if isinstance(pair, tuple) else (pair,))):
+        raise RuntimeError("negative padding is not supported")
+    if all(d > 0 for d in dilation):
+        return
+    shown = (1,) * (n == 1) + tuple(dilation)  # (torch runs 1-d as 2-d)
+    if transposed and len(shown) == 2:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{shown[0]}, dilation_width: {shown[1]}")
+    raise RuntimeError(f"dilation should be greater than zero, but got {list(shown)}")
+
+
 def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
     input, weight, bias = _autocast.lower(input, weight, bias)
     batched = _check_conv(input, weight, bias, groups, n)
     kernel = tuple(weight.shape[2:])
     stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")
+    if not isinstance(padding, str):
+        _check_geometry(stride, _tuple(padding, n, "padding"), dilation, n)
     pads = _conv_padding(padding, n, kernel, stride, dilation)
     padded = [s + p0 + p1 for s, (p0, p1) in zip(batched.shape[2:], pads)]
     if any(d * (k - 1) + 1 > p for d, k, p in zip(dilation, kernel, padded)):
@@ -131,6 +148,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     kernel = tuple(weight.shape[2:])
     stride, dilation = _tuple(stride, n, "stride"), _tuple(dilation, n, "dilation")
     padding, output_padding = _tuple(padding, n, "padding"), _tuple(output_padding, n)
+    _check_geometry(stride, padding, dilation, n, transposed=True)
     for op, s, d in zip(output_padding, stride, dilation):
         if op >= s and op >= d:
             raise RuntimeError("output padding must be smaller than either stride or dilation, "
@@ -175,11 +193,26 @@ def pool_arguments(kernel_size, stride, padding, dilation, n):
     kernel = _tuple(kernel_size, n)
     stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, n)
     padding, dilation = _tuple(padding, n), _tuple(dilation, n)
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"stride should be greater than zero, but got {_hw('d', stride)}")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got "
+                           f"{_hw('dilation', dilation)}")
     for p, k, d in zip(padding, kernel, dilation):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
     return kernel, stride, padding, dilation
+
+
+def _hw(prefix, values):
+    """torch's 'dH: 1 dW: 2' naming of per-dimension pool arguments."""
+    return " ".join(f"{prefix}{axis}: {v}" for axis, v in zip("TDHW"[-len(values):] if
+                                                               len(values) > 2 else "HW", values))
 
 
 def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode):

@@ -56,9 +56,15 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 (log(max(var, eps)) + (x - y)^2 / max(var, eps)) (+ 0.5 log(2 pi) if full)."""
     reduction = _reduction(None, None, reduction)
-    if var.ndim == input.ndim - 1 or (var.ndim == input.ndim and var.shape[-1] == 1
-                                      and input.shape[-1] != 1):
-        var = api.unsqueeze(var, -1) if var.ndim == input.ndim - 1 else var
+    if isinstance(var, (int, float)):  # one variance for all (torch: var * ones_like(input))
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = api.mul(_creation.ones_like(input), float(var))
+    if var.shape != input.shape:  # torch: one variance per row, given as (..., ) or (..., 1)
+        if tuple(var.shape) == tuple(input.shape[:-1]):
+            var = api.unsqueeze(var, -1)
+        elif not (var.shape[:-1] == input.shape[:-1] and var.shape[-1:] == (1,)):
+            raise ValueError("var is of incorrect size")
     if ((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     var = api.clone(var)

@@ -75,8 +75,15 @@ def pad(input, pad, mode="constant", value=None):
     if dims > 3 or input.ndim not in (dims + 1, dims + 2):
         raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
                                   f"supported for now (got {input.ndim}D input, {mode} mode)")
+    if mode == "circular" and any(p > size for p, size in zip(pad, _padded_sizes(input, dims))):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
     index = P.pad_index(input._data.shape, pad, mode)
     return P.PAD_NODES[(mode, dims)].apply(input, index)
+
+
+def _padded_sizes(input, dims):
+    """The size of the dim each entry of ``pad`` applies to (last dim first, two each)."""
+    return [input.shape[-1 - i // 2] for i in range(2 * dims)]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

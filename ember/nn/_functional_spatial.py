@@ -42,7 +42,9 @@ def _output_sizes(input, size, scale_factor, recompute):
                              f"{list(input.shape[2:])} and output size of {size}. Please "
                              f"provide input tensor in (N, C, d1, d2, ...,dK) format and output "
                              f"size in (o1, o2, ...,oK) format.")
-        return [int(s) for s in sizes], [None] * dims
+        sizes = [int(s) for s in sizes]
+        _positive_sizes(input, sizes)
+        return sizes, [None] * dims
     factors = (list(scale_factor) if isinstance(scale_factor, (tuple, list)) else
                [scale_factor] * dims)
     if len(factors) != dims:
@@ -52,7 +54,19 @@ def _output_sizes(input, size, scale_factor, recompute):
                          f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                          f"scale_factor in (s1, s2, ...,sK) format.")
     sizes = [int(math.floor(float(n) * f)) for n, f in zip(input.shape[2:], factors)]
+    _positive_sizes(input, sizes)
     return sizes, [None if recompute else float(f) for f in factors]
+
+
+def _positive_sizes(input, sizes):
+    if all(s > 0 for s in sizes) and all(s > 0 for s in input.shape[2:]):
+        return
+    names = "DHW"[-len(sizes):]
+    shown = [", ".join(f"{a}: {v}" for a, v in zip(names, vals)) for vals in
+             (input.shape[2:], sizes)]
+    joint = " and output" if len(sizes) == 1 else " output"
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                       f"({shown[0]}){joint} ({shown[1]})")
 
 
 def _scale(n_in, n_out, factor, align_corners):

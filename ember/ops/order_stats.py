@@ -10,7 +10,7 @@ from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
-from .reduction import _dims, _expand_back
+from .reduction import MaxBackward1, _dims, _expand_back
 from .shape import _dim
 
 
@@ -60,16 +60,19 @@ class CumminBackward0(_SelectAlong):
     """cummin's values."""
 
 
-class MedianBackward0(Node):
-    """out = the element of a at flat ``position``;  da = zeros with g there."""
+class MedianBackward0(MaxBackward1):
+    """out = the lower median of all elements (flat ``position``); as torch, the gradient is
+    shared evenly among the elements equal to it (a NaN result: among the NaNs)."""
 
     def forward(self, a, position):
-        self.shape = a._data.shape
-        self.index = np.unravel_index(position, self.shape)
-        return a._data[self.index].copy()
+        x = a._data
+        self.save(a)
+        self.shape, self.dims, self.keepdim = x.shape, _dims(x, None), False
+        return x.reshape(-1)[position].copy()
 
-    def backward(self, m, g):
-        return (m.index_into_zeros(g, self.shape, self.index, False),)
+
+class NanmedianBackward0(MedianBackward0):
+    """nanmedian of all elements (the median of the non-NaN ones)."""
 
 
 _NODES = {"kthvalue": KthvalueBackward0, "median": MedianBackward1, "mode": ModeBackward0,

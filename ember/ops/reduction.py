@@ -286,7 +286,9 @@ class StdBackward0(VarBackward0):
 
     def backward(self, m, g, a, out):
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
-        return super().backward(m, g, a)[0] / (2 * out),
+        grad = super().backward(m, g, a)[0] / (2 * out)
+        zero = m.data(out) == 0  # torch: 0 where the std is 0 (not 0/0)
+        return (m.where(zero, m.zeros_like(grad), grad) if zero.any() else grad),
 
 
 class LogsumexpBackward0(Node):

@@ -9,7 +9,7 @@ from .._creation import tensor as _tensor
 from .._tensor import Tensor
 from . import api
 from .matrix_ops import diag, lerp
-from .order_stats import _named, _no_bool
+from .order_stats import NanmedianBackward0, _named, _no_bool
 from .scan import cumsum
 from .shape import _dim, dim_of_0d
 from .shape_extra import movedim
@@ -102,8 +102,8 @@ def nanmedian(input, dim=None, keepdim=False):
     k = np.maximum(valid - 1, 0) // 2
     picked = api.gather(values, d, _tensor(k))
     index = np.take_along_axis(order._data, k, d)
-    if flat:
-        return api.reshape(picked, ())
+    if flat:  # torch's node: ties share the gradient evenly
+        return NanmedianBackward0.apply(input, position=int(index[0]))
     if not keepdim:
         picked, index = api.squeeze(picked, d), np.squeeze(index, d)
     return _named("nanmedian", picked, _tensor(index))

@@ -215,3 +215,35 @@ def test_conv_weight_not_divisible_by_groups_named_as_torch(call):
             call(F, lib)
         caught.append(str(info.value))
     assert caught[1] == caught[0]
+
+
+_X1, _X2, _X3 = (np.random.default_rng(0).standard_normal(s).astype(np.float32)
+                 for s in ((1, 3, 5), (1, 3, 5, 5), (1, 1, 4, 4, 4)))
+_BAD_GEOMETRY = [
+    lambda F, t: F.conv2d(t(_X2), t(_X2[:, :, :3, :3].repeat(2, 0)), stride=0),
+    lambda F, t: F.conv2d(t(_X2), t(_X2[:, :, :3, :3]), padding=-1),
+    lambda F, t: F.conv2d(t(_X2), t(_X2[:, :, :3, :3]), dilation=0),
+    lambda F, t: F.conv1d(t(_X1), t(_X1[:, :, :3]), dilation=0),
+    lambda F, t: F.conv1d(t(_X1), t(_X1[:, :, :3]), stride=-1),
+    lambda F, t: F.conv3d(t(_X3), t(_X3[:, :, :2, :2, :2]), dilation=0),
+    lambda F, t: F.conv_transpose2d(t(_X2), t(_X2[0, :, :3, :3, None].transpose(0, 3, 1, 2)
+                                              .repeat(3, 0)[:3]), stride=0),
+    lambda F, t: F.conv_transpose1d(t(_X1), t(_X1[0, :, None, :3]), dilation=0),
+    lambda F, t: F.conv_transpose1d(t(_X1), t(_X1[0, :, None, :3]), padding=-1),
+    lambda F, t: F.max_pool2d(t(_X2), 0), lambda F, t: F.max_pool2d(t(_X2), 2, stride=-1),
+    lambda F, t: F.max_pool2d(t(_X2), 2, padding=-1),
+    lambda F, t: F.max_pool2d(t(_X2), 2, dilation=0), lambda F, t: F.avg_pool2d(t(_X2), 0),
+    lambda F, t: F.avg_pool1d(t(_X1), 2, stride=0),
+    lambda F, t: F.avg_pool3d(t(_X3), 2, stride=0), lambda F, t: F.max_pool3d(t(_X3), 2, 0),
+    lambda F, t: F.interpolate(t(_X1), size=0), lambda F, t: F.interpolate(t(_X2), size=(0, 2)),
+    lambda F, t: F.interpolate(t(_X2), size=(2, -1), mode="bilinear"),
+    lambda F, t: F.interpolate(t(_X1), scale_factor=0.1),
+    lambda F, t: F.pad(t(_X1), (6, 0), mode="circular"),
+    lambda F, t: F.pad(t(_X1), (0, 6), mode="circular")]
+
+
+@pytest.mark.parametrize("case", range(len(_BAD_GEOMETRY)))
+def test_non_positive_strides_sizes_and_negative_padding_raise_as_torch(case):
+    # ember divided by zero (ZeroDivisionError), leaked NumPy's broadcast error, or computed
+    # silently (dilation 0, circular padding that wraps twice)
+    same_error(lambda lib: _BAD_GEOMETRY[case](lib.nn.functional, lib.tensor))

@@ -2,6 +2,7 @@
 multi-margin): values and gradients against torch over reductions."""
 import numpy as np
 import pytest
+import torch
 from loss_inputs import REDUCTIONS, rng
 from loss_inputs import normal as _x
 from oracle import check, same_error
@@ -84,3 +85,21 @@ def test_triplet_margin_with_distance_loss(reduction, swap):
 def test_triplet_margin_with_distance_loss_errors(kwargs, shapes):
     same_error(lambda lib: lib.nn.functional.triplet_margin_with_distance_loss(
         *[lib.ones(*s) for s in shapes], **kwargs))
+
+
+@pytest.mark.parametrize("var", [1.5, (3,), (1, 1), (4, 3, 1), (4, 2), (4,), (4, 1), (4, 3)])
+def test_gaussian_nll_loss_var_shapes_and_a_float_var_as_torch(var):
+    # ember broadcast a (1, 1) var silently and failed on a float var (AttributeError)
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    v = var if isinstance(var, float) else rng.random(var).astype(np.float32) + 0.1
+
+    def call(lib):
+        return lib.nn.functional.gaussian_nll_loss(
+            lib.tensor(x), lib.tensor(y), v if isinstance(v, float) else lib.tensor(v))
+    try:
+        expected = call(torch)
+    except ValueError:
+        same_error(call)
+        return
+    np.testing.assert_allclose(call(ember).item(), expected.item(), rtol=1e-6)

@@ -130,3 +130,24 @@ def test_kthvalue_gradient_goes_to_torch_index_among_ties():
     lambda L, x: x[1, 2, 3].kthvalue(1), lambda L, x: L.cummax(x[0, 0, 1], 0).values])
 def test_whole_and_scalar_selections_match_torch(fn):
     check(lambda L, x: fn(L, x)[0] if isinstance(fn(L, x), tuple) else fn(L, x), T3)
+
+
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+@pytest.mark.parametrize("values", [
+    [1.0, 1.0, 2.0], [[1.0, 1.0], [2.0, 1.0]], [1.0, 1.0, 2.0, _NAN, 1.0],
+    [_NAN, 1.0, 2.0, _NAN, 1.0], [_NAN, _NAN], 3.0])
+def test_median_of_all_elements_shares_the_gradient_among_ties_as_torch(name, values):
+    # torch's MedianBackward0 / NanmedianBackward0 spread the gradient evenly over the
+    # elements equal to the result (ember gave it all to one of them)
+    grads, names = [], []
+    for lib in (ember, torch):
+        x = lib.tensor(values, requires_grad=True)
+        y = getattr(x, name)()
+        y.backward()
+        grads.append(x.grad.numpy())
+        names.append(type(y.grad_fn).__name__)
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert names[0] == names[1]

@@ -143,3 +143,17 @@ def test_degrees_of_freedom_warning_as_torch(op, shape, dim):
 def test_unbiased_positional_flag():
     check(lambda L, t: t.var(False), data((5,), np.float64))
     check(lambda L, t: t.std(0, True, True), data((3, 2), np.float64))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.std(), lambda L, x: x.std(1), lambda L, x: x.std(1, keepdim=True),
+    lambda L, x: x.std(0, correction=0), lambda L, x: L.std_mean(x, 1)[0]])
+def test_std_gradient_is_zero_where_the_std_is_zero_as_torch(call):
+    # torch masks (g / 2 std) to 0 where std == 0; ember returned NaN (0/0)
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor([[1.0, 1.0], [1.0, 2.0]], requires_grad=True)
+        call(lib, x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+    assert not np.isnan(grads[0]).any()

@@ -1,0 +1,52 @@
+"""torch's argument checks for random fills (ember/_random_args.py): refused dtypes, bounds and
+probabilities raise torch's error before anything is drawn."""
+import pytest
+import torch
+from oracle import same_error
+
+import ember
+
+_REFUSED_DRAWS = [
+    lambda L: L.randn(3, dtype=L.int64), lambda L: L.rand(3, dtype=L.int64),
+    lambda L: L.randn(3, dtype=L.bool), lambda L: L.randn_like(L.zeros(3, dtype=L.int64)),
+    lambda L: L.rand_like(L.zeros(3, dtype=L.int32)),
+    lambda L: L.normal(L.zeros(3, dtype=L.int64), 1.0),
+    lambda L: L.empty(3, dtype=L.int64).normal_(), lambda L: L.empty(3, dtype=L.uint8).uniform_(),
+    lambda L: L.empty(3, dtype=L.int64).exponential_(),
+    lambda L: L.empty(3, dtype=L.complex64).exponential_(),
+    lambda L: L.empty(3, dtype=L.int16).cauchy_(), lambda L: L.empty(3, dtype=L.int64).log_normal_(),
+    lambda L: L.empty(2).uniform_(2, 1), lambda L: L.empty(2).uniform_(float("nan"), 1),
+    lambda L: L.empty(2).uniform_(0, float("inf")), lambda L: L.empty(2).uniform_(-1e39, 1),
+    lambda L: L.empty(2, dtype=L.float16).uniform_(-1e6, 1),
+    lambda L: L.empty(2).exponential_(0), lambda L: L.empty(2).exponential_(-1.5),
+    lambda L: L.empty(2).exponential_(float("nan")), lambda L: L.empty(2).geometric_(0),
+    lambda L: L.empty(2).geometric_(1), lambda L: L.empty(2).geometric_(1.5),
+    lambda L: L.empty(2).bernoulli_(1.5), lambda L: L.empty(2).bernoulli_(float("nan")),
+    lambda L: L.bernoulli(L.zeros(2), 1.5), lambda L: L.bernoulli(L.tensor([-0.1, 0.5])),
+    lambda L: L.bernoulli(L.tensor([float("nan")])), lambda L: L.empty(2).cauchy_(0, -1),
+    lambda L: L.empty(2).log_normal_(0, -1), lambda L: L.randint(-1, 5, (3,), dtype=L.uint8),
+    lambda L: L.randint(0, 129, (3,), dtype=L.int8),
+    lambda L: L.empty(3, dtype=L.uint8).random_(0, 300),
+    lambda L: L.nn.init.normal_(L.empty(3, dtype=L.int64))]
+
+
+@pytest.mark.parametrize("case", range(len(_REFUSED_DRAWS)))
+def test_refused_random_fills_raise_as_torch_and_draw_nothing(case):
+    # ember drew into integer tensors, past the bounds, with p outside [0, 1] (silently wrong
+    # values: uniform_(2, 1), exponential_(-1), geometric_(1.5) -> NaN, bernoulli(1.5) -> 1)
+    same_error(lambda lib: _REFUSED_DRAWS[case](lib))
+    ember.manual_seed(3)
+    with pytest.raises(Exception):
+        _REFUSED_DRAWS[case](ember)
+    after, fresh = ember.rand(4), (ember.manual_seed(3), ember.rand(4))[1]
+    assert after.tolist() == fresh.tolist()  # the refused call drew nothing
+
+
+def test_randint_at_the_edges_of_a_narrow_dtype_as_torch():
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+    got = [ember.randint(0, 256, (5,), dtype=ember.uint8).tolist(),
+           ember.randint(-128, 128, (5,), dtype=ember.int8).tolist()]
+    want = [torch.randint(0, 256, (5,), dtype=torch.uint8).tolist(),
+            torch.randint(-128, 128, (5,), dtype=torch.int8).tolist()]
+    assert got == want
