@@ -254,7 +254,16 @@ def _bind_attributes():
         self, lambda t: api.unsqueeze(t, dim))
 
 
+def _contains(self, element):
+    """``element in tensor``: any element equal to it (a number or a broadcastable tensor)."""
+    if not isinstance(element, (Tensor, bool, int, float, complex)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+    return bool(api.any(api.eq(self, element)).item())
+
+
 def _bind():
+    Tensor.__contains__ = _contains
     for name, fn in FUNCTIONS.items():
         setattr(Tensor, name, fn)
     Tensor.polygamma = _method_polygamma  # x.polygamma(n): the order comes after self

@@ -206,3 +206,15 @@ def test_namespace_functions():
         assert str(L.result_type(L.tensor([1], dtype=L.int8), L.tensor(1000))).endswith("int8")
     close(ember.scalar_tensor(3), torch.scalar_tensor(3))
     close(ember.scalar_tensor(3, dtype=ember.int64), torch.scalar_tensor(3, dtype=torch.int64))
+
+
+@pytest.mark.parametrize("element", [2, 5, 2.0, True, [1, 2], [[1, 2]], [9, 9], "a"])
+def test_in_operator_as_torch(element):
+    # ember iterated rows with ==, so `row in tensor` raised and `'a' in t` was False
+    def contains(lib):
+        e = lib.tensor(element) if isinstance(element, list) else element
+        return e in lib.tensor([[1, 2], [3, 4]])
+    if isinstance(element, str):
+        same_error(contains)
+    else:
+        assert contains(ember) == contains(torch)

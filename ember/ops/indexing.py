@@ -167,6 +167,7 @@ class GatherBackward0(Node):
         if self.index.ndim != x.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input "
                                "tensor")
+        _check_index_shape(self.index.shape, x.shape, self.dim, gather=True)
         # torch reads only index.shape[d] entries along the other dims (no broadcasting)
         part = tuple(slice(None) if d == self.dim else slice(0, n)
                      for d, n in enumerate(self.index.shape))
@@ -193,6 +194,24 @@ def _check_bounds(index, size, dim):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def _check_index_shape(index, shape, dim, src=None, gather=False):
+    """torch's gather/scatter rule: index no larger than self along every dim but ``dim``, and
+    no larger than src (scatter) along every dim (NumPy would broadcast a smaller src)."""
+    if len(index) != len(shape):
+        return  # (a 0-d self, or the dims error raised elsewhere)
+    too_big = [d for d in range(len(shape)) if d != dim and index[d] > shape[d]]
+    if gather and too_big:
+        raise RuntimeError(f"Size does not match at dimension {too_big[0]} expected index "
+                           f"{list(index)} to be no larger than self {list(shape)} apart from "
+                           f"dimension {dim}")
+    bad_src = src is not None and len(src) == len(index) and any(
+        i > s for i, s in zip(index, src))
+    if too_big or bad_src:
+        tail = f" and to be no larger size than src {list(src)}" if src is not None else ""
+        raise RuntimeError(f"Expected index {list(index)} to be no larger than self "
+                           f"{list(shape)} apart from dimension {dim}{tail}")
+
+
 def _index_array(index, op):
     arr = index._data if isinstance(index, Tensor) else np.asarray(index)
     if arr.dtype != np.int64 and arr.dtype != np.int32:
@@ -213,6 +232,10 @@ class ScatterBackward0(Node):
         x = a._data.copy()
         self.dim = dim % max(x.ndim, 1)
         self.index = _index_array(index, "scatter")
+        if isinstance(src, Tensor) and src._data.dtype != x.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        _check_index_shape(self.index.shape, x.shape, self.dim,
+                           src._data.shape if isinstance(src, Tensor) else None)
         _check_bounds(self.index, x.shape[self.dim] if x.ndim else 1, self.dim)
         pos = _scatter_positions(self.index, self.dim)
         s = src._data[tuple(slice(0, n) for n in self.index.shape)] if isinstance(

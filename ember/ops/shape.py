@@ -128,6 +128,10 @@ class ExpandBackward0(Node):
             raise RuntimeError(f"expand(ember.FloatTensor{{{list(x.shape)}}}, size={list(shape)}):"
                                f" the number of sizes provided ({len(shape)}) must be greater or "
                                f"equal to the number of dimensions in the tensor ({x.ndim})")
+        if -1 in shape[:lead]:
+            d = shape.index(-1)
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                               f"leading, non-existing dimension {d}")
         target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
         error = expand_error(x.shape, target, shape)
         if error is not None:
@@ -172,6 +176,10 @@ class RepeatBackward0(Node):
             raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
                                "number of dimensions of tensor")
         self.shape = (1,) * (len(repeats) - x.ndim) + x.shape
+        if any(r < 0 for r in repeats):
+            sizes = [r * s for r, s in zip(repeats, self.shape)]
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(sizes)}: {sizes}")
         self.repeats = repeats
         return np.tile(x.reshape(self.shape), repeats)
 
@@ -189,6 +197,9 @@ class FlipBackward0(Node):
 
     def forward(self, a, dims):
         self.dims = tuple(_dim(a._data.ndim, d) for d in dims)
+        if len(set(self.dims)) != len(self.dims):
+            twice = next(d for d in self.dims if self.dims.count(d) > 1)
+            raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
         return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
 
     def backward(self, m, g):

@@ -162,6 +162,7 @@ EXTRA.update({  # apis3: logcumsumexp, index_copy/fill, order statistics, pools,
     "nan_to_num": lambda L: L.nan_to_num(_t(L, M)).pow(2).sum(),
     "order_stats": lambda L: (L.kthvalue(_t(L, M), 2, 1).values.sum()
                               + L.median(_t(L, M), 0).values.sum() + L.median(_t(L, M))
+                              + L.nanmedian(_t(L, M))
                               + L.mode(_t(L, M), 1).values.sum()
                               + L.cummax(_t(L, M), 1).values.sum()
                               + L.cummin(_t(L, M), 0).values.sum()),

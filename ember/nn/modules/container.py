@@ -98,6 +98,23 @@ class Sequential(_Indexed):
                              f"{type(other)} is given.")
         return Sequential(*self, *other)
 
+    def __mul__(self, factor):
+        """The modules repeated ``factor`` times (the same module objects, as torch)."""
+        if not isinstance(factor, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+                            f"{type(factor)}")
+        if factor <= 0:
+            raise ValueError(f"Non-positive multiplication factor {factor} for {type(self)}")
+        return Sequential(*(list(self) * factor))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, factor):
+        repeated = self * factor
+        for i, module in enumerate(repeated):
+            self.add_module(str(i), module)
+        return self
+
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
@@ -226,8 +243,8 @@ class ParameterList(Module):
             self.append(value)
         return self
 
-    def extra_repr(self):
-        return "\n".join(f"({i}): Parameter containing: [{p.type()} of size "
+    def extra_repr(self):  # (torch's two containers word their lines differently)
+        return "\n".join(f"  ({i}): Parameter containing: [{p.dtype} of size "
                          f"{'x'.join(map(str, p.shape))}]" for i, p in enumerate(self))
 
 
@@ -273,7 +290,7 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self):
-        return "\n".join(f"({k}): Parameter containing: [{p.type()} of size "
+        return "\n".join(f"  ({k}): Parameter containing: [{p.type()} of size "
                          f"{'x'.join(map(str, p.shape))}]" for k, p in self.items())
 
 

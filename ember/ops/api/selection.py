@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..._tensor import Tensor
+from ...autograd import graph as _graph
 from .. import indexing as I
 
 
@@ -26,6 +27,13 @@ def index_select(input, dim, index):
 
 def masked_select(input, mask):
     """The elements of input where the (broadcast) boolean mask is True, as a 1-D tensor."""
+    if mask.shape != input.shape:
+        message = _graph.broadcast_message(tuple(mask.shape), tuple(input.shape))
+        if message:
+            raise RuntimeError(message)
+        shape = np.broadcast_shapes(mask.shape, input.shape)
+        if shape != tuple(input.shape):  # torch broadcasts both
+            input = input.expand(*shape)
     m = mask._data if mask.shape == input.shape else np.broadcast_to(mask._data, input.shape)
     return I.MaskedSelectBackward0.apply(input, index=m)
 

@@ -3,6 +3,7 @@ sequence of edits gives torch's state_dict keys, reprs, lengths and forward valu
 import numpy as np
 import pytest
 import torch
+from oracle import same_error
 
 import ember
 
@@ -70,9 +71,6 @@ def test_parameter_list_and_dict():
     _same(build)
 
 
-@pytest.mark.xfail(strict=True, reason="ember's ParameterList/ParameterDict repr indents by 2 "
-                   "and names the legacy type (torch.FloatTensor); torch 2.13 indents by 4 and "
-                   "prints torch.float32")
 def test_parameter_container_reprs_match_torch():
     _same(lambda lib: [repr(c).replace("ember", "torch") for c in (
         lib.nn.ParameterList([lib.ones(2)]), lib.nn.ParameterDict({"w": lib.ones(2)}))])
@@ -98,3 +96,19 @@ def test_container_registers_its_keyword_modules():
             made.append(lib.nn.Container(first=lib.nn.Linear(2, 3), second=lib.nn.ReLU()))
     assert repr(made[0]) == repr(made[1])
     assert list(made[0].state_dict()) == list(made[1].state_dict())
+
+
+@pytest.mark.parametrize("factor", [3, 1, 0, -1, 1.5])
+def test_sequential_times_an_int_repeats_its_modules_as_torch(factor):
+    def times(lib):
+        lib.manual_seed(0)
+        seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+        out = seq * factor
+        assert all(a is b for a, b in zip(out, list(seq) * factor))  # the same modules
+        return out, factor * seq
+    if not isinstance(factor, int) or factor <= 0:
+        same_error(lambda lib: times(lib)[0])
+        same_error(lambda lib: times(lib)[1])
+        return
+    for e, t in zip(times(ember), times(torch)):
+        assert repr(e) == repr(t)

@@ -2,7 +2,7 @@
 called as ``ember.X``: values, gradients, second derivatives and grad_fn names against torch 2.13."""
 import pytest
 import torch
-from oracle import check
+from oracle import check, same_error
 
 import ember
 
@@ -81,3 +81,29 @@ def test_where_shape_mismatch_raises_torchs_runtime_error():
         with pytest.raises(RuntimeError, match=r"size of tensor a \(6\) must match the size of "
                                                r"tensor b \(2\) at non-singleton dimension 1"):
             lib.where(lib.ones(6, dtype=lib.bool), lib.zeros(()), lib.ones(6, 2))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).gather(1, L.tensor([[0], [0], [0]])),
+    lambda L: L.zeros(2, 3).gather(0, L.tensor([[0, 0, 0, 0]])),
+    lambda L: L.zeros(2, 3).scatter(1, L.tensor([[0], [0], [0]]), 1.0),
+    lambda L: L.zeros(2, 3).scatter(1, L.tensor([[0, 0]]), L.ones(1, 1)),
+    lambda L: L.zeros(2, 3).scatter_add(1, L.tensor([[0, 0]]), L.ones(1, 1)),
+    lambda L: L.zeros(2, 3).scatter(1, L.tensor([[0]]), L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.zeros(2, 3).scatter_add(1, L.tensor([[0]]), L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.zeros(3).masked_select(L.tensor([True, False]))])
+def test_gather_scatter_index_and_src_shapes_and_dtypes_checked_as_torch(call):
+    # ember broadcast a smaller src (scatter_add added 1 twice from a 1x1 src), wrote a float64
+    # src into float32 silently, and leaked NumPy's IndexError/ValueError
+    same_error(call)
+
+
+def test_masked_select_broadcasts_the_input_to_a_larger_mask_as_torch():
+    mask = [[True, False, True], [True, True, False]]
+    out = []
+    for lib in (ember, torch):
+        x = lib.arange(3.0, requires_grad=True)
+        y = x.masked_select(lib.tensor(mask))
+        y.sum().backward()
+        out.append((y.tolist(), x.grad.tolist()))
+    assert out[0] == out[1]

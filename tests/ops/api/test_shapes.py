@@ -67,3 +67,20 @@ def test_flip_without_dims_raises_type_error_as_torch(call):
                                   lambda L: L.split(L.tensor(1.0), [1])])
 def test_chunk_and_split_of_a_0d_tensor_raise_as_torch(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).split(0), lambda L: L.zeros(2, 3).split(-1),
+    lambda L: L.zeros(2, 3).split([1, -1, 3], 1), lambda L: L.zeros(2, 3).chunk(0),
+    lambda L: L.zeros(2, 3).chunk(-1), lambda L: L.zeros(2, 3).expand(-1, -1, 3),
+    lambda L: L.zeros(2, 3).repeat(-1, 1), lambda L: L.zeros(2, 3).flip((0, 0)),
+    lambda L: L.zeros(2, 3).flip((1, -1))])
+def test_bad_split_chunk_expand_repeat_flip_arguments_raise_as_torch(call):
+    # ember split(0) returned one empty piece and expand(-1, ...) made a new leading dim of 3
+    # silently; chunk(0) divided by zero; repeat/flip leaked NumPy's ValueError
+    same_error(call)
+
+
+def test_split_zero_of_an_empty_dim_is_one_empty_piece_as_torch():
+    e, t = ember.zeros(0, 3).split(0), torch.zeros(0, 3).split(0)
+    assert [tuple(p.shape) for p in e] == [tuple(p.shape) for p in t]
