@@ -217,6 +217,11 @@ def _wrap_output(node, out, args, record):
 
 def _connect(node, args, outs):
     non_diff = node.__dict__.get("_non_diff", ())
+    dirty = node.__dict__.get("_dirty", ())
+    if any(isinstance(a, Tensor) and id(a) in dirty and a._grad_fn is None and a._requires_grad
+           for a in args):  # torch's check after forward: a leaf was modified in place
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
     for i, o in enumerate(outs):
         if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind in "fc":
             o._grad_fn, o._output_nr, o._requires_grad = node, i, True

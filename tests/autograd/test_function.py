@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import close
+from oracle import close, same_error
 
 import ember
 
@@ -222,3 +222,38 @@ def test_function_without_tangent_inputs_needs_no_jvp():
     with fw.dual_level():
         out = make_cube(ember).apply(ember.ones(2, dtype=ember.float64), 2.0)
     assert fw.unpack_dual(out).tangent is None
+
+
+def test_mark_dirty_on_a_leaf_that_requires_grad_raises_as_torch():
+    # ember let a custom Function modify a leaf in place and connected it silently
+    def run(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+        x = lib.ones(2, requires_grad=True)
+        Double.apply(x)
+    same_error(run)
+
+
+def test_mark_dirty_on_a_non_leaf_still_works_as_torch():
+    grads = []
+    for lib in (ember, torch):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+        x = lib.ones(2, requires_grad=True)
+        Double.apply(x.clone()).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
