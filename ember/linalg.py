@@ -306,6 +306,11 @@ __all__ += ["lu", "lu_factor", "lu_solve"]
 TORCH_FORMS.update(lu_unpack=lu_unpack, lu_solve=torch_lu_solve)
 TENSOR_METHODS.update(lu_solve=torch_lu_solve)
 
+from .ops.cholesky_solve import cholesky_inverse, cholesky_solve  # noqa: E402
+
+TORCH_FORMS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
+TENSOR_METHODS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
+
 
 def _complex_result(name):
     def raises(*args, **kwargs):

@@ -151,6 +151,7 @@ EXTRA.update({
 })
 
 THETA = R.standard_normal((2, 2, 3))
+SPD_L = np.linalg.cholesky(M[:, :3].T @ M[:, :3] + 3 * np.eye(3))
 EXTRA.update({  # apis3: logcumsumexp, index_copy/fill, order statistics, pools, grids
     "logcumsumexp": lambda L: L.logcumsumexp(_t(L, M), 1).pow(2).sum(),
     "index_copy": lambda L: L.index_copy(_t(L, M), 1, L.tensor([3, 0]), _t(L, P[:, :2])
@@ -163,6 +164,8 @@ EXTRA.update({  # apis3: logcumsumexp, index_copy/fill, order statistics, pools,
     "order_stats": lambda L: (L.kthvalue(_t(L, M), 2, 1).values.sum()
                               + L.median(_t(L, M), 0).values.sum() + L.median(_t(L, M))
                               + L.nanmedian(_t(L, M))
+                              + L.cholesky_inverse(_t(L, SPD_L)).sum()
+                              + L.cholesky_solve(_t(L, M[:3, :2]), _t(L, SPD_L)).sum()
                               + L.mode(_t(L, M), 1).values.sum()
                               + L.cummax(_t(L, M), 1).values.sum()
                               + L.cummin(_t(L, M), 0).values.sum()),
