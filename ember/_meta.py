@@ -13,11 +13,26 @@ from numpy.lib.array_utils import normalize_axis_tuple
 CANNOT_COPY = "Cannot copy out of meta tensor; no data!"
 
 
+in_use = False  # set once a placeholder is made: Node.apply then checks for meta inputs
+
+
 def placeholder(shape, dtype):
     """A MetaArray of ``shape`` and ``dtype``: a zero-stride view of one zero element."""
+    global in_use
+    in_use = True
     shape = tuple(int(s) for s in shape)
     one = np.zeros(1, dtype=dtype)
     return np.lib.stride_tricks.as_strided(one, shape, (0,) * len(shape)).view(MetaArray)
+
+
+def recheck(data, inputs):
+    """An op's ndarray result: a placeholder like it if any input was meta (code that made a
+    plain array from placeholders, e.g. by np.asarray, still gives a meta tensor), after
+    torch's device check."""
+    for x in inputs:
+        if type(getattr(x, "_data", None)) is MetaArray:
+            return settle(like(data), inputs)
+    return data
 
 
 def like(array):
@@ -145,7 +160,11 @@ def _reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs
         result = ufunc.reduce(small, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
     shape = tuple(1 if i in axes else s for i, s in enumerate(array.shape) if keepdims
                   or i not in axes)
-    return out[0] if out is not None else placeholder(shape, np.asarray(result).dtype)
+    if out is not None:
+        return out[0]
+    made = placeholder(shape, np.asarray(result).dtype)
+    made._truth = ufunc is np.logical_and  # all(): true (see MetaArray.__bool__)
+    return made
 
 
 def _accumulate(ufunc, array, axis=0, dtype=None, out=None):
@@ -196,9 +215,8 @@ class MetaArray(np.ndarray):
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
 
     def __getitem__(self, key):
-        for part in key if isinstance(key, tuple) else (key,):
-            if isinstance(part, np.ndarray) and part.dtype == bool and part.ndim:
-                raise NotImplementedError(_NO_SHAPE)  # a mask selects by its values
+        if has_mask(key):  # (an op's own selection: none, as for any() above; a user's
+            return _masked(self, key)  # mask on a meta tensor is refused by getitem)
         result = super().__getitem__(key)
         if isinstance(result, np.ndarray) and any(result.strides):  # fancy indexing: a copy
             return like(result)
@@ -242,9 +260,13 @@ class MetaArray(np.ndarray):
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
 
     def __bool__(self):
-        if self.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        self.item()
+        """The outcome of an op's own check on values it does not have (a tensor's truth
+        value is refused by Tensor.__bool__): as torch's meta kernels, which skip such checks,
+        ``any`` of a placeholder is false and ``all`` true, so that ``if (i < 0).any(): raise``
+        and ``if not (p >= 0).all(): raise`` both pass."""
+        return self._truth
+
+    _truth = False
 
     __float__ = __int__ = __complex__ = item
 
@@ -253,6 +275,25 @@ class MetaArray(np.ndarray):
 
     def tobytes(self, order="C"):
         raise NotImplementedError(CANNOT_COPY)
+
+
+def has_mask(key):
+    """True for an index holding a boolean array (its selection depends on values)."""
+    return any(isinstance(part, np.ndarray) and part.dtype == bool and part.ndim
+               for part in (key if isinstance(key, tuple) else (key,)))
+
+
+def _masked(array, key):
+    """``array[key]`` with every mask selecting nothing."""
+    parts = key if isinstance(key, tuple) else (key,)
+    empty = tuple(np.zeros((0,) * part.ndim, bool) if isinstance(part, np.ndarray) and
+                  part.dtype == bool and part.ndim else part for part in parts)
+    return like(np.broadcast_to(np.zeros((), array.dtype), array.shape)[empty])
+
+
+def refuse(what):
+    """torch's refusal of an op whose output shape depends on a meta tensor's values."""
+    raise NotImplementedError(f"{what}: {_NO_SHAPE}")
 
 
 _NO_SHAPE = ("ember: the output shape of this op depends on the values of its input, which a "
@@ -340,6 +381,11 @@ def _no_shape(*args, **kwargs):
     raise NotImplementedError(_NO_SHAPE)
 
 
+def _no_match(a):
+    """np.flatnonzero inside an op (user-level nonzero refuses meta tensors first): none."""
+    return placeholder((0,), np.intp)
+
+
 def _no_op(*args, **kwargs):
     return None
 
@@ -348,6 +394,6 @@ _FUNCTIONS = {np.empty_like: _like_function(), np.zeros_like: _like_function(),
               np.ones_like: _like_function(), np.full_like: _like_function(fill=True),
               np.copyto: _copyto, np.concatenate: _concatenate, np.where: _where,
               np.take: _take, np.pad: _pad, np.dot: _dot, np.nonzero: _no_shape,
-              np.argwhere: _no_shape, np.flatnonzero: _no_shape, np.unique: _no_shape,
+              np.argwhere: _no_shape, np.flatnonzero: _no_match, np.unique: _no_shape,
               np.put: _no_op, np.put_along_axis: _no_op, np.place: _no_op,
               np.putmask: _no_op}

@@ -141,6 +141,8 @@ class Tensor:
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self):
+        if type(self._data) is MetaArray:
+            return 0  # no memory, as torch's meta tensors
         return self._data.__array_interface__["data"][0]
 
     def get_device(self):
@@ -351,6 +353,8 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if type(self._data) is MetaArray:
+            self.item()  # torch's error: a meta tensor has no value
         return bool(self._data.reshape(()))
 
     def __float__(self):

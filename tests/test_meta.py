@@ -99,7 +99,47 @@ OPS = {
                                                L.empty(5, 3, 3, device="meta"), stride=2),
     "max_pool": lambda L: L.nn.functional.max_pool2d(L.empty(2, 3, 9, 9, device="meta"), 3),
     "inplace": lambda L: _x(L).mul_(2).add_(L.ones(3)),
+    "embedding": lambda L: L.nn.functional.embedding(_long(L, 2, 3), _m(L, 10, 4)),
+    "cross_entropy": lambda L: L.nn.functional.cross_entropy(_x(L), _long(L, 4)),
+    "layer_norm": lambda L: L.nn.functional.layer_norm(_x(L), (3,)),
+    "batch_norm_train": lambda L: L.nn.BatchNorm1d(3, device="meta")(_x(L)),
+    "dropout": lambda L: L.nn.functional.dropout(_x(L), 0.5),
+    "sdpa": lambda L: L.nn.functional.scaled_dot_product_attention(
+        _m(L, 2, 3, 4, 8), _m(L, 2, 3, 4, 8), _m(L, 2, 3, 4, 8)),
+    "lstm": lambda L: L.nn.LSTM(4, 6, device="meta")(_m(L, 3, 2, 4))[0].detach(),  # (grad_fn
+    # names differ: torch on meta records its MKLDNN kernel)
+    "gru": lambda L: L.nn.GRU(4, 6, batch_first=True, device="meta")(_m(L, 2, 3, 4))[0],
+    "transformer": lambda L: L.nn.TransformerEncoderLayer(8, 2, 16, device="meta")(
+        _m(L, 3, 2, 8)),
+    "avg_pool": lambda L: L.nn.functional.avg_pool2d(_m(L, 2, 3, 8, 8), 2),
+    "conv_transpose": lambda L: L.nn.functional.conv_transpose2d(
+        _m(L, 2, 3, 5, 5), _m(L, 3, 4, 3, 3), stride=2),
+    "conv3d": lambda L: L.nn.functional.conv3d(_m(L, 1, 2, 5, 5, 5), _m(L, 3, 2, 3, 3, 3)),
+    "gather": lambda L: L.gather(_x(L), 1, _long(L, 4, 2)),
+    "index_select": lambda L: L.index_select(_x(L), 0, _long(L, 3)),
+    "topk": lambda L: tuple(L.topk(_x(L), 2)),
+    "gelu": lambda L: L.nn.functional.gelu(_x(L)),
+    "pad": lambda L: L.nn.functional.pad(_x(L), (1, 2)),
+    "einsum": lambda L: L.einsum("ij,jk->ik", _x(L), _m(L, 3, 5)),
+    "adam_steps": lambda L: _stepped(L, L.optim.Adam, lr=0.1),
+    "sgd_steps": lambda L: _stepped(L, L.optim.SGD, lr=0.1, momentum=0.9),
 }
+
+
+def _m(L, *shape):
+    return L.empty(*shape, device="meta")
+
+
+def _long(L, *shape):
+    return L.zeros(*shape, dtype=L.long, device="meta")
+
+
+def _stepped(L, cls, **kwargs):
+    p = L.nn.Parameter(_m(L, 3, 4))
+    (p * 2).sum().backward()
+    optimizer = cls([p], **kwargs)
+    optimizer.step(), optimizer.step()
+    return p, p.grad
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -166,6 +206,16 @@ def test_backward_gives_meta_grads():
         w = L.empty(4, 5, device="meta", requires_grad=True)
         (x @ w).relu().mean().backward()
         return x.grad, w.grad
+    _both(run)
+
+
+def test_network_backward_on_meta():
+    def run(L):
+        net = L.nn.Sequential(L.nn.Conv2d(3, 4, 3), L.nn.ReLU(), L.nn.MaxPool2d(2),
+                              L.nn.Flatten(), L.nn.Linear(4 * 3 * 3, 5)).to("meta")
+        loss = L.nn.functional.cross_entropy(net(_m(L, 2, 3, 8, 8)), _long(L, 2))
+        loss.backward()
+        return loss, net[0].weight.grad, net[4].bias.grad
     _both(run)
 
 
