@@ -214,6 +214,9 @@ class MetaArray(np.ndarray):
     def __repr__(self):
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
 
+    def __reduce__(self):  # pickled as its shape and dtype, whatever its size
+        return placeholder, (self.shape, self.dtype)
+
     def __getitem__(self, key):
         if has_mask(key):  # (an op's own selection: none, as for any() above; a user's
             return _masked(self, key)  # mask on a meta tensor is refused by getitem)

@@ -163,6 +163,15 @@ def _memory(array):
     return sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)) + array.itemsize
 
 
+def test_pickle_keeps_shape_and_dtype_only():
+    import pickle
+    x = ember.empty(2 ** 20, 2 ** 20, dtype=ember.float64, device="meta", requires_grad=True)
+    data = pickle.dumps(x)
+    assert len(data) < 1000
+    y = pickle.loads(data)
+    assert y.is_meta and y.shape == x.shape and y.dtype == ember.float64 and y.requires_grad
+
+
 def test_placeholder_is_one_element():
     a = _meta.placeholder((2 ** 20, 2 ** 20), np.float32)
     assert a.shape == (2 ** 20, 2 ** 20) and not any(a.strides) and _memory(a) == 4
