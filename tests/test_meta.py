@@ -194,6 +194,7 @@ ERRORS = {
     "no_grad": lambda L: _x(L).sum().backward(),
     "module_to_cpu": lambda L: L.nn.Linear(2, 3, device="meta").to("cpu"),
     "cuda": lambda L: L.empty(2, device="cuda"),
+    "allclose": lambda L: L.allclose(_x(L), _x(L)),
 }
 
 
@@ -204,7 +205,8 @@ def test_errors_match_torch(name):
 
 def test_value_dependent_ops_raise():
     x = ember.empty(4, device="meta")
-    for call in (lambda: ember.nonzero(x), lambda: x[x > 0], lambda: x.unique()):
+    for call in (lambda: ember.nonzero(x), lambda: x[x > 0], lambda: x.unique(),
+                 lambda: ember.equal(x, x), lambda: ember.masked_select(x, x > 0)):
         with pytest.raises(NotImplementedError):
             call()
 
