@@ -294,3 +294,12 @@ def test_module_to_meta_keeps_parameters():
 def test_skip_init_on_meta():
     m = ember.nn.utils.skip_init(ember.nn.Linear, 2, 3, device="meta")
     assert m.weight.is_meta and tuple(m.weight.shape) == (3, 2)
+
+
+def test_copying_a_state_dict_into_meta_warns_as_torch():
+    messages = []
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning) as caught:
+            lib.nn.Linear(2, 3, device="meta").load_state_dict(lib.nn.Linear(2, 3).state_dict())
+        messages.append([str(w.message) for w in caught])
+    assert messages[0] == messages[1] and len(messages[0]) == 2

@@ -1,6 +1,7 @@
 """Module state: state_dict, load_state_dict's key matching and copying, dtype conversions."""
 import functools
 import inspect
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -122,6 +123,7 @@ def _copy_in(module, state_dict, expected, assign):
                 module.get_submodule(path).set_extra_state(source)
                 continue
             if not assign:
+                _warn_if_meta(name, target, source)
                 target.copy_(source)
                 continue
             owner = module.get_submodule(path)
@@ -129,6 +131,15 @@ def _copy_in(module, state_dict, expected, assign):
                 owner._parameters[name] = Parameter(source, target.requires_grad)
             else:
                 owner._buffers[name] = source
+
+
+def _warn_if_meta(name, target, source):
+    if target.is_meta and not source.is_meta:
+        warnings.warn(f"for {name}: copying from a non-meta parameter in the checkpoint to a "
+                      "meta parameter in the current model, which is a no-op. (Did you mean to "
+                      "pass `assign=True` to assign items in the state dictionary to their "
+                      "corresponding key in the module instead of copying them in place?)",
+                      UserWarning, stacklevel=4)
 
 
 def _parse_to(args, kwargs):
