@@ -303,3 +303,14 @@ def test_copying_a_state_dict_into_meta_warns_as_torch():
             lib.nn.Linear(2, 3, device="meta").load_state_dict(lib.nn.Linear(2, 3).state_dict())
         messages.append([str(w.message) for w in caught])
     assert messages[0] == messages[1] and len(messages[0]) == 2
+
+
+def test_module_device_argument_by_position_or_keyword():
+    class Keyword(ember.nn.Module):
+        def __init__(self, *sizes, device=None):
+            super().__init__()
+            self.weight = ember.nn.Parameter(ember.empty(*sizes))
+
+    assert Keyword(2, 3, device="meta").weight.is_meta
+    assert not Keyword(2, 3).weight.is_meta
+    assert ember.nn.Linear(2, 3, True, "meta").weight.is_meta

@@ -176,11 +176,15 @@ def module_to(module, *args, **kwargs):
 def _placing(init):
     """A module's ``__init__`` whose ``device=`` (e.g. 'meta') is the default device while it
     runs, so that every tensor it makes lands there, as torch's factory_kwargs."""
-    position = list(inspect.signature(init).parameters).index("device")
+    parameters = inspect.signature(init).parameters
+    positional = parameters["device"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    position = list(parameters).index("device") if positional else None  # (self counts)
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        where = kwargs.get("device", args[position - 1] if len(args) >= position else None)
+        where = kwargs.get("device")
+        if where is None and position is not None and len(args) >= position:
+            where = args[position - 1]
         if where is None:
             return init(self, *args, **kwargs)
         with device(where):
