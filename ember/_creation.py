@@ -1,9 +1,9 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
 import numpy as np
 
-from . import _dtype, _random_args
+from . import _dtype, _meta, _random_args
 from ._device import _default as _default_device
-from ._device import check_device
+from ._device import on_meta
 from ._tensor import Tensor
 from .random import _gen
 
@@ -169,16 +169,20 @@ def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memor
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (its dtype inferred as torch does)."""
+    shape, npd = _full_meta(size, fill_value, dtype=dtype)
+    if npd.kind in "iu" and not isinstance(fill_value, (Tensor, np.ndarray)):
+        fill_value = _dtype.scalar_as(fill_value, npd)  # torch's range check and wrap
+    return _new(np.full(shape, fill_value, npd), requires_grad)
+
+
+def _full_meta(size, fill_value, *, dtype=None, **kwargs):
+    """full's shape and NumPy dtype (inferred from ``fill_value`` as torch does)."""
     if dtype is None:
         dtype = (_dtype.bool_ if isinstance(fill_value, bool) else
                  _dtype.int64 if isinstance(fill_value, int) else
                  _dtype.default_complex() if isinstance(fill_value, complex) else
                  _dtype.get_default_dtype())
-    npd = _np_dtype(dtype)
-    if npd.kind in "iu" and not isinstance(fill_value, (Tensor, np.ndarray)):
-        fill_value = _dtype.scalar_as(fill_value, npd)  # torch's range check and wrap
-    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                        npd), requires_grad)
+    return _size((size,) if isinstance(size, int) else tuple(size)), _np_dtype(dtype)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -274,16 +278,34 @@ def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_g
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
+    low, high, shape = _randint_args(low, high, size)
+    npd = _np_dtype(dtype, np.dtype(np.int64))
+    _random_args.integer_bounds(npd, low, high)
+    return Tensor._make(_gen(generator).integers(low, high, shape).astype(npd))
+
+
+def _randint_args(low, high, size):
+    """(low, high, shape) of randint's call forms: (high, size) and (low, high, size)."""
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    shape = _size((size,) if isinstance(size, int) else tuple(size))
-    npd = _np_dtype(dtype, np.dtype(np.int64))
-    _random_args.integer_bounds(npd, low, high)
-    return Tensor._make(_gen(generator).integers(low, high, shape).astype(npd))
+    return low, high, _size((size,) if isinstance(size, int) else tuple(size))
+
+
+def _randint_meta(low, high=None, size=None, *, dtype=None, **kwargs):
+    return _randint_args(low, high, size)[2], _np_dtype(dtype, np.dtype(np.int64))
+
+
+def _sized_meta(*sizes, size=None, dtype=None, **kwargs):
+    """The shape and NumPy dtype of zeros/ones/empty/rand/randn."""
+    return _size(_given(sizes, size)), _np_dtype(dtype)
+
+
+def _randperm_meta(n, *, dtype=None, **kwargs):
+    return _size((n,)), _np_dtype(dtype, np.dtype(np.int64))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -347,29 +369,47 @@ def _like(fn):
     def like(input, *args, dtype=None, device=None, requires_grad=False, memory_format=None,
              **kwargs):
         dt = dtype if dtype is not None else input.dtype
+        device = device if device is not None else input.device
         if fn is full:
-            return full(input.shape, args[0], dtype=dt, requires_grad=requires_grad)
+            return full(input.shape, args[0], dtype=dt, device=device,
+                        requires_grad=requires_grad)
         if fn is randint:
-            return randint(*args, size=input.shape, dtype=dt, **kwargs)
-        return fn(*input.shape, dtype=dt, requires_grad=requires_grad, **kwargs)
+            return randint(*args, size=input.shape, dtype=dt, device=device, **kwargs)
+        return fn(*input.shape, dtype=dt, device=device, requires_grad=requires_grad, **kwargs)
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and dtype) of ``input``."
     return like
 
 
-def _on_cpu(fn):
-    """``fn`` with its ``device=`` checked: naming a device other than the CPU fails as torch."""
-    def checked(*args, device=None, **kwargs):
-        if device is not None or _default_device[0] is not None:
-            check_device(device)
+def _on_device(fn, meta=None):
+    """``fn`` with its ``device=``: the CPU; or the meta device, where ``meta(*args, **kwargs)``
+    gives the shape and dtype without making data (without it, the CPU result's, made and
+    dropped: for factories whose size is their data's, e.g. tensor, arange); any other device
+    fails as torch."""
+    def placed(*args, device=None, **kwargs):
+        if (device is not None or _default_device[0] is not None) and on_meta(device):
+            return _on_meta(fn, meta, args, kwargs)
         return fn(*args, **kwargs)
-    checked.__name__, checked.__qualname__, checked.__doc__ = fn.__name__, fn.__name__, fn.__doc__
-    checked.__wrapped__ = fn
-    return checked
+    placed.__name__, placed.__qualname__, placed.__doc__ = fn.__name__, fn.__name__, fn.__doc__
+    placed.__wrapped__ = fn
+    return placed
 
 
-tensor, as_tensor, zeros, ones, empty, full, eye, arange, linspace, rand, randn, randint, \
-    randperm = (_on_cpu(f) for f in (tensor, as_tensor, zeros, ones, empty, full, eye, arange,
-                                     linspace, rand, randn, randint, randperm))
+def _on_meta(fn, meta, args, kwargs):
+    if meta is None:
+        state = _gen(None).get_state()  # torch draws no random numbers for the meta device
+        made = fn(*args, **kwargs)
+        _gen(None).set_state(state)
+        return _new(_meta.like(made._data), made.requires_grad)
+    shape, npd = meta(*args, **kwargs)
+    return _new(_meta.placeholder(shape, npd), kwargs.get("requires_grad", False))
+
+
+tensor, as_tensor, eye, arange, linspace = (
+    _on_device(f) for f in (tensor, as_tensor, eye, arange, linspace))
+zeros, ones, empty, rand, randn = (_on_device(f, _sized_meta)
+                                   for f in (zeros, ones, empty, rand, randn))
+full, randint, randperm = (_on_device(full, _full_meta), _on_device(randint, _randint_meta),
+                           _on_device(randperm, _randperm_meta))
 zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like = (
-    _on_cpu(_like(f)) for f in (zeros, ones, empty, full, rand, randn, randint))
+    _like(f) for f in (zeros, ones, empty, full, rand, randn, randint))

@@ -1,4 +1,5 @@
-"""torch.device: names any device as torch does; ember computes on the CPU only."""
+"""torch.device: names any device as torch does; ember computes on the CPU (and on the meta
+device, see _meta: shapes and dtypes without data)."""
 import re
 
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -46,6 +47,15 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with device('meta'):`` makes it the default device of factories inside."""
+        _entered.append(_default[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _entered.pop()
+
 
 def _type_name(obj):
     return type(obj).__name__
@@ -71,6 +81,7 @@ def _parse(spec, index):
 
 _device_class = device  # set_default_device's parameter is named device, as torch's
 _default = [None]  # set_default_device's device (None: the CPU)
+_entered = []  # the default devices that ``with device(...)`` blocks replaced, innermost last
 
 
 def set_default_device(device):
@@ -80,6 +91,19 @@ def set_default_device(device):
 
 def get_default_device():
     return _default[0] if _default[0] is not None else device("cpu")
+
+
+def on_meta(where):
+    """True for the meta device, False for the CPU (``where``: a device, a name, or None for
+    the default device); torch's CPU-build error for any other."""
+    where = where if where is not None else _default[0]
+    if where is None:
+        return False
+    kind = device(where).type
+    if kind == "meta":
+        return True
+    check_device(where)
+    return False
 
 
 def check_device(where):

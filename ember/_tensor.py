@@ -8,6 +8,7 @@ from ._autograd_state import InferenceVersion
 from ._autograd_state import _state as _grad_state
 from ._autograd_state import new_version as _new_version
 from ._device import check_device, device
+from ._meta import MetaArray
 from ._tensor_str import tensor_repr
 
 _FROM_NP = _dtype._FROM_NP
@@ -27,6 +28,7 @@ class Size(tuple):
 
 
 _CPU = device("cpu")
+_META = device("meta")
 _autograd = None  # the ember.autograd package, bound by bind_autograd (see there)
 _new = object.__new__
 _AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", "_base",
@@ -100,7 +102,12 @@ class Tensor:
 
     @property
     def device(self):
-        return _CPU
+        return _META if type(self._data) is MetaArray else _CPU
+
+    @property
+    def is_meta(self):
+        """True for a tensor on the meta device (a shape and dtype, no data)."""
+        return type(self._data) is MetaArray
 
     @property
     def is_cuda(self):
@@ -134,6 +141,8 @@ class Tensor:
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self):
+        if type(self._data) is MetaArray:
+            return 0  # no memory, as torch's meta tensors
         return self._data.__array_interface__["data"][0]
 
     def get_device(self):
@@ -316,12 +325,17 @@ class Tensor:
 
     def numpy(self, force=False):
         """The underlying ndarray (shared memory)."""
+        if type(self._data) is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._data) is MetaArray:
+            self.numpy(force=True)  # torch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
         return self._data
@@ -339,6 +353,8 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if type(self._data) is MetaArray:
+            self.item()  # torch's error: a meta tensor has no value
         return bool(self._data.reshape(()))
 
     def __float__(self):
@@ -365,7 +381,7 @@ class Tensor:
 
     def __format__(self, spec):
         # as torch: a plain 0-d tensor formats as its number, even with an empty spec
-        if self._data.ndim == 0 and type(self) is Tensor:
+        if self._data.ndim == 0 and type(self) is Tensor and type(self._data) is not MetaArray:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 

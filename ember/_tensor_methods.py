@@ -6,7 +6,7 @@ import numpy as np
 from . import _creation as C
 from . import _dtype, _random_args, linalg
 from ._creation import full, tensor
-from ._device import check_device
+from ._device import on_meta
 from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
 from .autograd.grad_mode import check_inplace
@@ -89,21 +89,28 @@ def _comparison(fn):
 
 
 def _to(self, *args, **kwargs):
-    """Cast to a dtype (devices other than 'cpu' are refused); ``to(other)`` takes its dtype."""
+    """Cast to a dtype and/or move between the CPU and the meta device (other devices are
+    refused); ``to(other)`` takes its dtype and device."""
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
-    check_device(kwargs.get("device"))
+    target = kwargs.get("device")
     for a in args:
         if isinstance(a, (_dtype.dtype, type, np.dtype)) or (
                 isinstance(a, str) and a in _dtype._NAMES):
             dtype = a
         elif isinstance(a, Tensor):
-            dtype = a.dtype
+            dtype, target = a.dtype, a.device
         elif a is not None and not isinstance(a, bool):
-            check_device(a)
+            target = a
+    if target is not None and on_meta(target) != self.is_meta:
+        return api.to_device(self, on_meta(target), dtype)
     if dtype is None:
         return self if not copy else api.clone(self)
     return api.to_dtype(self, dtype, copy)
+
+
+def _cpu(self, memory_format=None):
+    return _to(self, "cpu")
 
 
 def _type(self, dtype=None, non_blocking=False):
@@ -117,38 +124,45 @@ def _type(self, dtype=None, non_blocking=False):
 
 def _new_factory(fn):
     def method(self, *size, dtype=None, device=None, requires_grad=False):
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
     return method
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+def _fill_drawn(self, draw):
+    """Write ``draw()`` into the tensor in place; on the meta device nothing is drawn (torch's
+    random stream stays where it is) nor written."""
+    check_inplace(self._vc)  # an inference tensor refuses before the write
+    if not self.is_meta:
+        self._data[...] = draw()
+    self._vc[0] += 1
+    return self
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    check_inplace(self._vc)  # an inference tensor refuses before the write
-    self._data[...] = _gen(generator).uniform(self._data.shape, self._data.dtype, a, b)
-    self._vc[0] += 1
-    return self
+    shape, dtype = self._data.shape, self._data.dtype
+    return _fill_drawn(self, lambda: _gen(generator).uniform(shape, dtype, a, b))
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    check_inplace(self._vc)  # an inference tensor refuses before the write
-    self._data[...] = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
-    self._vc[0] += 1
-    return self
+    shape, dtype = self._data.shape, self._data.dtype
+    return _fill_drawn(self, lambda: _gen(generator).normal(shape, dtype, mean, std))
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     """Fill with Exp(lambd) draws (torch's stream)."""
-    check_inplace(self._vc)  # an inference tensor refuses before the write
-    self._data[...] = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
-    self._vc[0] += 1
-    return self
+    shape, dtype = self._data.shape, self._data.dtype
+    return _fill_drawn(self, lambda: _gen(generator).exponential(shape, dtype, lambd))
 
 
 def _random_(self, from_=0, to=None, *, generator=None):
@@ -161,11 +175,8 @@ def _random_(self, from_=0, to=None, *, generator=None):
             to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
     elif to is None:
         from_, to = 0, from_
-    check_inplace(self._vc)  # an inference tensor refuses before the write
     _random_args.integer_bounds(self._data.dtype, from_, to)
-    self._data[...] = _gen(generator).integers(from_, to, self._data.shape)
-    self._vc[0] += 1
-    return self
+    return _fill_drawn(self, lambda: _gen(generator).integers(from_, to, self._data.shape))
 
 
 def _bind():
@@ -208,7 +219,7 @@ def _bind():
     for dt in _dtype._ALL:  # t.float(), t.long(), t.bfloat16(), ...
         methods[dt.scalar_name.lower()] = (
             lambda d: lambda self, memory_format=None: api.to_dtype(self, d))(dt)
-    methods["cpu"] = lambda self, memory_format=None: self
+    methods["cpu"] = _cpu
     methods["cuda"] = lambda self, *a, **k: _to(self, "cuda")
     methods["new_zeros"] = _new_factory(C.zeros)
     methods["new_ones"] = _new_factory(C.ones)

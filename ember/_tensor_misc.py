@@ -238,7 +238,7 @@ def _bind_attributes():
     Tensor.storage_offset = _storage_offset
     Tensor.nbytes = property(lambda self: self._data.nbytes)
     Tensor.itemsize = property(lambda self: self._data.itemsize)
-    Tensor.is_cpu = property(lambda self: True)
+    Tensor.is_cpu = property(lambda self: not self.is_meta)
     Tensor.output_nr = property(lambda self: self._output_nr)
     Tensor.is_complex, Tensor.is_signed, Tensor.is_same_size = is_complex, is_signed, \
         is_same_size

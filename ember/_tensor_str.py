@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._meta import MetaArray
 
 _OPTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
@@ -113,6 +114,8 @@ _IMPLIED = (np.dtype(np.int64), np.dtype(np.bool_))  # dtypes a non-empty repr l
 
 def tensor_repr(t, prefix="tensor("):
     arr = t._data
+    if type(arr) is MetaArray:
+        return _meta_repr(t, prefix)
     suffixes = []
     default = _dtype.get_default_dtype().np
     if arr.size == 0 and arr.shape != (0,):
@@ -142,6 +145,18 @@ def tensor_repr(t, prefix="tensor("):
     if tangent is not None:
         suffixes.append(f"tangent={tangent.item() if tangent.ndim == 0 else tangent!r}")
     return _add_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _meta_repr(t, prefix):
+    """A meta tensor has no values: torch prints ``...`` and its device, size and dtype."""
+    suffixes = ["device='meta'", f"size={tuple(t._data.shape)}"]
+    if t._data.dtype != _dtype.get_default_dtype().np:
+        suffixes.append(f"dtype={t.dtype}")
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + "...", suffixes, len(prefix))
 
 
 def _add_suffixes(text, suffixes, indent):

@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Bottom to top. A module belongs to the longest prefix that names it ("ember" itself only exactly).
 LAYERS = (
-    ("core", ("ember._dtype", "ember._device", "ember._fp", "ember._autograd_state", "ember._malloc",
+    ("core", ("ember._dtype", "ember._device", "ember._meta", "ember._fp", "ember._autograd_state", "ember._malloc",
               "ember._tensor", "ember._tensor_str", "ember._creation", "ember._legacy",
               "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
               "ember.accelerator", "ember._openblas")),

@@ -1,8 +1,9 @@
 """functorch's make_functional(_with_buffers): a module as a function of its parameters."""
 import copy
 
+from .._creation import empty_like
 from ..func import functional_call
-from ..nn import Module
+from ..nn import Module, Parameter
 
 __all__ = ["make_functional", "make_functional_with_buffers", "FunctionalModule",
            "FunctionalModuleWithBuffers"]
@@ -37,12 +38,29 @@ class FunctionalModuleWithBuffers(Module):
 
 
 def _split(model, disable_autograd_tracking):
-    """A copy of ``model``, with its parameters (detached if asked) and buffers, by name."""
+    """A copy of ``model`` holding meta placeholders (as torch's stateless copy), with its
+    parameters (detached if asked) and buffers, by name."""
     twin = copy.deepcopy(model)
     names, params = zip(*twin.named_parameters()) if list(twin.parameters()) else ((), ())
+    buffer_names, buffers = zip(*twin.named_buffers()) if list(twin.buffers()) else ((), ())
+    _to_placeholders(twin, names, params, Parameter)
+    _to_placeholders(twin, buffer_names, buffers, lambda b: b)
     if disable_autograd_tracking:
         params = tuple(p.detach() for p in params)
-    return twin, names, tuple(params)
+    return twin, names, tuple(params), buffer_names, tuple(buffers)
+
+
+def _to_placeholders(module, names, tensors, kind):
+    """Replace each named tensor of ``module`` by ``kind`` of a meta tensor like it (shared
+    tensors by one shared placeholder)."""
+    made = {}
+    for name, t in zip(names, tensors):
+        path, _, leaf = name.rpartition(".")
+        owner = module.get_submodule(path)
+        if id(t) not in made:
+            made[id(t)] = kind(empty_like(t, device="meta"))
+        table = owner._parameters if leaf in owner._parameters else owner._buffers
+        table[leaf] = made[id(t)]
 
 
 def make_functional(model, disable_autograd_tracking=False):
@@ -50,12 +68,11 @@ def make_functional(model, disable_autograd_tracking=False):
     if list(model.buffers()):
         raise RuntimeError("make_functional(model): `model` has buffers. Please use "
                            "make_functional_with_buffers(model) instead.")
-    twin, names, params = _split(model, disable_autograd_tracking)
+    twin, names, params, _, _ = _split(model, disable_autograd_tracking)
     return FunctionalModule(twin, names), params
 
 
 def make_functional_with_buffers(model, disable_autograd_tracking=False):
     """(fmodel, params, buffers): ``fmodel(params, buffers, *args)``."""
-    twin, names, params = _split(model, disable_autograd_tracking)
-    buffer_names, buffers = zip(*twin.named_buffers()) if list(twin.buffers()) else ((), ())
-    return FunctionalModuleWithBuffers(twin, names, buffer_names), params, tuple(buffers)
+    twin, names, params, buffer_names, buffers = _split(model, disable_autograd_tracking)
+    return FunctionalModuleWithBuffers(twin, names, buffer_names), params, buffers

@@ -57,7 +57,7 @@ class array_math:
 
     @staticmethod
     def conform(g, shape, dtype):
-        if type(g) is not np.ndarray:
+        if not isinstance(g, np.ndarray):  # (a NumPy scalar; a meta placeholder stays one)
             g = np.asarray(g)
         if g.shape != shape:
             g = _sum_to(g, shape) if g.ndim >= len(shape) else np.broadcast_to(g, shape)

@@ -139,7 +139,7 @@ def _retain_grads(node, grads):
         t = ref()
         if t is not None and grads[nr] is not None:
             g = grads[nr]
-            g = Tensor._make(np.array(g, copy=True)) if not isinstance(g, Tensor) else g
+            g = Tensor._make(g.astype(g.dtype, copy=True)) if not isinstance(g, Tensor) else g
             t._grad = g if t._grad is None else Tensor._make(t._grad._data + g._data)
 
 
@@ -149,7 +149,8 @@ def _accumulate_grad(var, g, create_graph):
         return
     old = var._grad
     if old is None:
-        var._grad = Tensor._make(np.array(g, dtype=var._data.dtype, copy=True))
+        # (astype, not np.array: a meta placeholder's copy is a placeholder)
+        var._grad = Tensor._make(g.astype(var._data.dtype, copy=True))
     elif old._requires_grad:
         var._grad = Tensor._make(old._data + g)
     else:

@@ -5,13 +5,13 @@ import itertools
 import threading as _threading
 import types as _types
 
-from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
 
 from .. import _autograd_state as _grad_mode
-from .. import _dtype, _fp
+from .. import _dtype, _fp, _meta
 from .._autograd_state import InferenceVersion
 from .._autograd_state import _state as _grad_state
+from .._meta import settle as _settle
 from .._tensor import Tensor as _Tensor
 from . import _complex, _opmath, _saved
 from ._saved import FREED, PackedTensor, SavedOutput, SavedTensor  # noqa: F401  (torch's names)
@@ -109,8 +109,10 @@ class Node:
             raise torch_error from None
         finally:
             _fp.restore(token)
-        if type(data) is not _ndarray:
-            data = _asarray(data)
+        if type(data) is not _ndarray:  # a NumPy scalar, or a meta placeholder
+            data = _settle(data, inputs)
+        elif _meta.in_use:  # an op that made an ndarray from meta inputs gives a meta tensor
+            data = _meta.recheck(data, inputs)
         if args is not inputs:  # bfloat16 computed in float32: rounded once, here
             data = _opmath.narrow(cls, data, inputs, kwargs)
         if _dual is not None:

@@ -1,6 +1,7 @@
 """nn.functional utilities: dropout, one_hot, pad, normalize, bilinear, distances."""
 import numpy as np
 
+from .. import _meta
 from .._tensor import Tensor
 from ..ops import api
 from ..ops import loss_ops as L
@@ -24,7 +25,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0:
         return input
     dtype = input._data.dtype
-    if p == 1.0:
+    if input.is_meta:  # no data: a meta noise, and (as torch) nothing drawn
+        noise = _meta.like(input._data)
+    elif p == 1.0:
         noise = np.zeros(input._data.shape, dtype)
     else:
         noise = _dropout_noise(input._data.shape, p, dtype)

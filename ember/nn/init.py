@@ -49,6 +49,19 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _no_data_on_meta(init):
+    """``init`` that leaves a meta tensor as it is: it has no data to write, and (as torch)
+    nothing is drawn from the random stream for it."""
+    def checked(tensor, *args, **kwargs):
+        if getattr(tensor, "is_meta", False):
+            return tensor
+        return init(tensor, *args, **kwargs)
+    checked.__name__, checked.__qualname__, checked.__doc__ = (init.__name__, init.__qualname__,
+                                                               init.__doc__)
+    checked.__wrapped__ = init
+    return checked
+
+
 def _fill(tensor, values):
     """Write ``values`` into the tensor's memory outside autograd (bumping its version)."""
     grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the write
@@ -58,17 +71,20 @@ def _fill(tensor, values):
     return tensor
 
 
+@_no_data_on_meta
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
     return _fill(tensor, _gen(generator).uniform(tuple(tensor.shape), tensor._data.dtype, a, b))
 
 
+@_no_data_on_meta
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
     return _fill(tensor, _gen(generator).normal(tuple(tensor.shape), tensor._data.dtype, mean,
                                                 std))
 
 
+@_no_data_on_meta
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """N(mean, std^2) restricted to [a, b], sampled by rejection as torch does (and from the
     same draws): redraw-the-rejects from N(mean, std^2) when [a, b] holds over 30% of the mass,
@@ -108,19 +124,23 @@ def _trunc_normal_uniform_proposals(gen, shape, dtype, mean, std, a, b):
     return result
 
 
+@_no_data_on_meta
 def constant_(tensor, val):
     """Fill with ``val``."""
     return _fill(tensor, val)
 
 
+@_no_data_on_meta
 def zeros_(tensor):
     return _fill(tensor, 0)
 
 
+@_no_data_on_meta
 def ones_(tensor):
     return _fill(tensor, 1)
 
 
+@_no_data_on_meta
 def eye_(tensor):
     """Fill a 2-D tensor with the identity matrix."""
     if tensor.dim() != 2:
@@ -128,6 +148,7 @@ def eye_(tensor):
     return _fill(tensor, np.eye(*tensor.shape))
 
 
+@_no_data_on_meta
 def dirac_(tensor, groups=1):
     """Fill a {3,4,5}-D conv weight so the convolution preserves its input channels."""
     dims = tensor.dim()
@@ -180,6 +201,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
+@_no_data_on_meta
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a Gaussian one, times gain."""
     if tensor.dim() < 2:
@@ -198,6 +220,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     return _fill(tensor, gain * q.reshape(tensor.shape))
 
 
+@_no_data_on_meta
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """A 2-D matrix with N(0, std^2) entries and a fraction ``sparsity`` of each column zero."""
     if tensor.dim() != 2:

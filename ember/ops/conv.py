@@ -7,6 +7,7 @@ is one node here, and every backward calls the other passes, so create_graph wor
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .. import _meta
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import Node
 from . import _workspace
@@ -27,6 +28,17 @@ class Geometry:
     def out_size(self, in_hw, kernel_hw):
         return tuple((n + p0 + p1 - d * (k - 1) - 1) // s + 1 for n, k, s, d, (p0, p1) in
                      zip(in_hw, kernel_hw, self.stride, self.dilation, self.pad))
+
+
+def _out_shape(x_shape, w_shape, geom):
+    """The output shape of C(x, w) (for meta tensors: computed without running it)."""
+    if geom.lifted:  # conv3d: the depth, then each plane
+        depth = geom._out_depth(x_shape[2], w_shape[2])
+        return (x_shape[0], w_shape[0], depth) + _out_shape(
+            x_shape[:2] + x_shape[3:], w_shape[:2] + w_shape[3:], geom.plane)[2:]
+    one = (1,) if geom.one_d else ()
+    hw = geom.out_size(one + tuple(x_shape[2:]), one + tuple(w_shape[2:]))
+    return (x_shape[0], w_shape[0]) + tuple(hw[len(one):])
 
 
 def _as4d(a, geom):
@@ -140,6 +152,8 @@ def _crop_rows(y, o, n, out_hw, width, bias=None, positions_first=False):
 
 def conv_forward(x, w, geom, cols=None, bias=None):
     """y = C(x, w) (+ bias): x (N, C, H, W), w (O, C/groups, kh, kw) -> (N, O, OH, OW)."""
+    if _meta.is_meta(x) or _meta.is_meta(w):
+        return _meta.placeholder(_out_shape(x.shape, w.shape, geom), x.dtype)
     if geom.lifted:
         return geom.forward(x, w, bias)
     x, w = _as4d(x, geom), _as4d(w, geom)
@@ -180,6 +194,8 @@ def _grad_as_rows(grad, groups, width):
 
 def conv_grad_input(grad, w, x_shape, geom):
     """C_x^T(grad; w): scatter each column back onto the (padded) input positions it came from."""
+    if _meta.is_meta(grad) or _meta.is_meta(w):
+        return _meta.placeholder(x_shape, grad.dtype)
     if geom.lifted:
         return geom.grad_input(grad, w, x_shape)
     grad, w = _as4d(grad, geom), _as4d(w, geom)
@@ -228,6 +244,8 @@ def _scatter_strided(cols, hp, wp, geom):
 
 def conv_grad_weight(x, grad, w_shape, geom, cols=None):
     """C_w^T(x; grad): each weight's gradient is the sum of grad times the inputs it saw."""
+    if _meta.is_meta(x) or _meta.is_meta(grad):
+        return _meta.placeholder(w_shape, grad.dtype)
     if geom.lifted:
         return geom.grad_weight(x, grad, w_shape)
     x, grad = _as4d(x, geom), _as4d(grad, geom)
@@ -288,6 +306,11 @@ class ConvolutionBackward0(Node):
         if x._data.size == 0:  # an empty batch: an empty output, zero gradients
             self.save(x, w)
             return self._empty(x._data, w._data, bias, out_shape)
+        if _meta.is_meta(x._data) or _meta.is_meta(w._data):
+            self.save(x, w)  # (Node.apply checks that the inputs share a device)
+            if transposed:
+                return conv_grad_input(x._data, w._data, out_shape, geom)
+            return conv_forward(x._data, w._data, geom)
         if transposed:
             y = conv_grad_input(x._data, w._data, out_shape, geom)
             if bias is not None:

@@ -7,12 +7,12 @@ with fewer Python calls. Anything unusual (anomaly mode, other dtypes, tensor su
 their own state) falls back to the general path, so the results are the same either way.
 """
 import numpy as np
-from numpy import asarray as _asarray
 from numpy import ndarray as _ndarray
 
 from .. import _autograd_state as _grad_mode
 from .. import _fp
 from .._autograd_state import _state as _grad_state
+from .._meta import settle
 from .._tensor import Tensor
 from ..autograd import graph as _graph
 
@@ -74,8 +74,8 @@ def scalar_operator(cls, ufunc, general=_none):
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data, s)
         _fp.restore(token)
-        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
-            data = _asarray(data)
+        if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
+            data = settle(data, (a,))
         out = _new(Tensor)
         out._data, out._vc = data, [0]
         if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
@@ -111,8 +111,8 @@ def tensor_operator(cls, ufunc, saves, general):
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(ad, bd)
         _fp.restore(token)
-        if type(data) is not _ndarray:  # 0-d inputs give a NumPy scalar
-            data = _asarray(data)
+        if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
+            data = settle(data, (a, b))
         out = _new(Tensor)
         out._data, out._vc = data, [0]
         ra, rb = a._requires_grad, b._requires_grad
@@ -162,8 +162,8 @@ def unary_function(cls, general=_none):
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data)
         _fp.restore(token)
-        if type(data) is not _ndarray:  # a 0-d input gives a NumPy scalar
-            data = _asarray(data)
+        if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
+            data = settle(data, (input,))
         out = _new(Tensor)
         out._data, out._vc = data, [0]
         if not (input._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):

@@ -1,6 +1,7 @@
 """Indexing primitives: a[index], a[index] = v, gather, scatter, index_select."""
 import numpy as np
 
+from .. import _meta
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -101,6 +102,8 @@ def getitem(a, index):
     index, basic = normalize_index(index)
     if basic:
         return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
+    if _meta.is_meta(a._data) and _meta.has_mask(index):
+        _meta.refuse("indexing with a boolean mask")
     return IndexBackward0.apply(a, index=index)
 
 

@@ -7,6 +7,7 @@ kernel offsets, each a strided slice of the whole batch: no window copies.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .. import _meta
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd.graph import Node
@@ -69,6 +70,9 @@ def max_pool_forward(x, geom):
     first strict maximum (the last NaN) at each stage selects what torch's raster-order scan
     selects: the first maximum, or the last NaN where the window holds any.
     """
+    if _meta.is_meta(x):  # no data: the geometry's output size alone
+        shape = x.shape[:-2] + geom.out_hw
+        return _meta.placeholder(shape, x.dtype), _meta.placeholder(shape, np.int16)
     if _is_2x2(geom):
         return _max_pool_2x2(x, geom.out_hw)
     xp = _pad(x, geom, -np.inf)
@@ -163,6 +167,8 @@ def max_pool_indices(arg, geom):
 
 def max_pool_scatter(g, arg, geom):
     """Gradient of max pooling: each output's gradient goes to its maximum's position."""
+    if _meta.is_meta(g):
+        return _meta.placeholder(g.shape[:-2] + geom.in_hw, g.dtype)
     disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(geom.stride, geom.dilation,
                                                             geom.kernel))
     # windows that tile the padded plane exactly write every position: no zero fill first

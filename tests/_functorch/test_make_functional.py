@@ -42,3 +42,18 @@ def test_make_functional_refuses_buffers_as_torch():
     with pytest.raises(RuntimeError, match="has buffers"):
         functorch.make_functional(_model(torch))
     assert "make_functional_with_buffers" in str(ours.value)
+
+
+def test_stateless_copy_holds_meta_placeholders_as_torch():
+    kinds = []
+    for lib, make in ((torch, functorch.make_functional_with_buffers),
+                      (ember, emf.make_functional_with_buffers)):
+        model = _model(lib)
+        func, params, buffers = make(model)
+        kinds.append([(type(t).__name__, str(t.device), tuple(t.shape),
+                       repr(t).split("\n")[-1].replace("ember.", "torch."))
+                      for t in list(func.parameters()) + list(func.buffers())])
+        assert not any(p.is_meta for p in params + buffers)
+    assert kinds[1] == kinds[0]
+    with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+        float(next(func.parameters()).abs().sum())  # what torch raises reading its values

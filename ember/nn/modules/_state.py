@@ -1,9 +1,13 @@
 """Module state: state_dict, load_state_dict's key matching and copying, dtype conversions."""
+import functools
+import inspect
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _dtype
-from ..._device import check_device, device
+from ... import _dtype, _meta
+from ..._creation import empty_like
+from ..._device import device, on_meta
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ..parameter import Parameter
@@ -119,6 +123,7 @@ def _copy_in(module, state_dict, expected, assign):
                 module.get_submodule(path).set_extra_state(source)
                 continue
             if not assign:
+                _warn_if_meta(name, target, source)
                 target.copy_(source)
                 continue
             owner = module.get_submodule(path)
@@ -128,31 +133,73 @@ def _copy_in(module, state_dict, expected, assign):
                 owner._buffers[name] = source
 
 
+def _warn_if_meta(name, target, source):
+    if target.is_meta and not source.is_meta:
+        warnings.warn(f"for {name}: copying from a non-meta parameter in the checkpoint to a "
+                      "meta parameter in the current model, which is a no-op. (Did you mean to "
+                      "pass `assign=True` to assign items in the state dictionary to their "
+                      "corresponding key in the module instead of copying them in place?)",
+                      UserWarning, stacklevel=4)
+
+
 def _parse_to(args, kwargs):
-    dtype = kwargs.get("dtype")
+    """(dtype, device) of Module.to's call forms; either may be None."""
+    dtype, target = kwargs.get("dtype"), None
     for a in list(args) + [kwargs.get("device"), kwargs.get("tensor")]:
         if isinstance(a, _dtype.dtype):
             dtype = a
         elif isinstance(a, Tensor):
-            dtype = a.dtype
+            dtype, target = a.dtype, a.device
         elif isinstance(a, (str, device)):
-            check_device(a)
-    return dtype
+            on_meta(a)  # torch's error for a device ember lacks
+            target = a
+    return dtype, target
 
 
 def module_to(module, *args, **kwargs):
-    """Module.to(dtype | device | tensor): cast floating-point parameters and buffers."""
-    dtype = _parse_to(args, kwargs)
-    if dtype is None:
-        return module
-    if not dtype.is_floating_point:
+    """Module.to(dtype | device | tensor): cast floating-point parameters and buffers, move
+    them between the CPU and the meta device."""
+    dtype, target = _parse_to(args, kwargs)
+    if dtype is not None and not dtype.is_floating_point:
         raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                         f"desired dtype={dtype}")
-    return module._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+    if target is not None and not on_meta(target) and any(
+            t.is_meta for t in list(module.parameters()) + list(module.buffers())):
+        raise NotImplementedError(f"{_meta.CANNOT_COPY} Please use torch.nn.Module.to_empty() "
+                                  "instead of torch.nn.Module.to() when moving module from meta "
+                                  "to a different device.")
+    if dtype is None and target is None:
+        return module
+    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None))
+
+
+def _placing(init):
+    """A module's ``__init__`` whose ``device=`` (e.g. 'meta') is the default device while it
+    runs, so that every tensor it makes lands there, as torch's factory_kwargs."""
+    parameters = inspect.signature(init).parameters
+    positional = parameters["device"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    position = list(parameters).index("device") if positional else None  # (self counts)
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        where = kwargs.get("device")
+        if where is None and position is not None and len(args) >= position:
+            where = args[position - 1]
+        if where is None:
+            return init(self, *args, **kwargs)
+        with device(where):
+            return init(self, *args, **kwargs)
+    return __init__
 
 
 class _Conversions:
     """Module's dtype and device conversions (Module inherits them), all through _apply."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "device" in inspect.signature(init).parameters:
+            cls.__init__ = _placing(init)
 
     def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
@@ -187,7 +234,7 @@ class _Conversions:
         return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self):
-        return self
+        return module_to(self, "cpu")
 
     def share_memory(self):
         """Accepted for compatibility: one process's arrays are shared already."""
@@ -197,9 +244,9 @@ class _Conversions:
         """Accepted for compatibility: there is no compiler; the module runs as written."""
 
     def to_empty(self, *, device=None, recurse=True):
-        """Fresh uninitialised storage for every parameter and buffer."""
-        import numpy as np
-        return self._apply(lambda t: Tensor._make(np.empty_like(t._data)), recurse)
+        """Fresh uninitialised storage on ``device`` (None: each tensor's own) for every
+        parameter and buffer: how a model built on the meta device gets memory."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse)
 
     def cuda(self, device=None):
         return self.to("cuda")

@@ -178,7 +178,8 @@ def _pad_last(mask, extra):
     """Zero columns appended for the extra keys (add_bias_kv's bias row)."""
     if not extra:
         return mask
-    zeros = _creation.zeros(tuple(mask.shape[:-1]) + (extra,), dtype=mask.dtype)
+    zeros = _creation.zeros(tuple(mask.shape[:-1]) + (extra,), dtype=mask.dtype,
+                             device=mask.device)
     return api.cat([mask, zeros], -1)
 
 

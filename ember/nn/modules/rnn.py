@@ -172,7 +172,7 @@ class RNNBase(Module):
         expected = (count, x.shape[1], self.hidden_size)
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            zeros = _creation.zeros(expected, dtype=x.dtype)
+            zeros = _creation.zeros(expected, dtype=x.dtype, device=x.device)
             return [(zeros[k], zeros[k]) if is_lstm else zeros[k] for k in range(count)]
         parts = list(hx) if is_lstm else [hx]
         if not batched:

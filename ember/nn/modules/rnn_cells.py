@@ -56,7 +56,8 @@ class RNNCellBase(Module):
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
         if hx is None:
-            zeros = _creation.zeros((x.shape[0], self.hidden_size), dtype=input.dtype)
+            zeros = _creation.zeros((x.shape[0], self.hidden_size), dtype=input.dtype,
+                                    device=input.device)
             return x, [zeros] * count, batched
         states = list(hx) if count > 1 else [hx]
         states = [s if batched else s.unsqueeze(0) for s in states]

@@ -58,6 +58,7 @@ from .copies import (
     fill_,
     mul_,
     sub_,
+    to_device,
     to_dtype,
     zero_,
 )
@@ -129,5 +130,5 @@ __all__ = ["add", "allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwi
            "transpose", "unbind", "unflatten", "unsqueeze", "view", "gather", "getitem",
            "index_select", "masked_select", "nonzero", "scatter", "scatter_add", "setitem", "add_",
            "clone", "CloneBackward0", "contiguous", "copy_", "CopyBackwards", "div_", "fill_",
-           "FillBackward2", "mul_", "sub_", "to_dtype", "ToCopyBackward0", "zero_",
+           "FillBackward2", "mul_", "sub_", "to_device", "to_dtype", "ToCopyBackward0", "zero_",
            "ZeroBackward0", "bmm", "matmul", "mm"]

@@ -243,10 +243,15 @@ bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
 
 def equal(input, other):
     """True if both tensors have the same shape and elements."""
+    if input.is_meta or other.is_meta:  # no elements to compare, as torch's
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta "
+                                  "tensors, but there was no fake impl or Meta kernel registered")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.is_meta or other.is_meta:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -1,7 +1,7 @@
 """Copies, casts and in-place writes: clone, contiguous, to_dtype, copy_, fill_, zero_, add_, ..."""
 import numpy as np
 
-from ... import _dtype, _fp
+from ... import _dtype, _fp, _meta
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd import graph as _graph
@@ -27,9 +27,12 @@ class CloneBackward0(E.Node):
 
 
 class ToCopyBackward0(E.Node):
-    """out = a cast to another dtype;  da = g cast back (by the engine)."""
+    """out = a cast to another dtype (or moved to the meta device);  da = g cast back (by the
+    engine)."""
 
-    def forward(self, a, dtype):
+    def forward(self, a, dtype, to_meta=False):
+        if to_meta:
+            return _meta.placeholder(a._data.shape, dtype)
         return a._data.astype(dtype)
 
     def backward(self, m, g):
@@ -72,6 +75,17 @@ def to_dtype(input, dtype, copy=False):
         finally:
             _fp.restore(token)
     return ToCopyBackward0.apply(input, dtype=npd)
+
+
+def to_device(input, to_meta, dtype=None):
+    """``input`` moved onto the meta device (its data dropped), or off it (torch's error: a
+    meta tensor has no data to copy)."""
+    if not to_meta:
+        raise NotImplementedError(_meta.CANNOT_COPY)
+    npd = input._data.dtype if dtype is None else _dtype.to_numpy_dtype(dtype)
+    if input._requires_grad and npd.kind in "fVc":
+        return ToCopyBackward0.apply(input, dtype=npd, to_meta=True)
+    return Tensor._make(_meta.placeholder(input._data.shape, npd))
 
 
 def _inplace_binary(name, op):
@@ -132,6 +146,10 @@ def fill_(self, value):
 def copy_(self, src, non_blocking=False):
     """Copy src (broadcast) into self in place."""
     src = _t(src)
+    if src.is_meta and not self.is_meta:
+        raise NotImplementedError(_meta.CANNOT_COPY)
+    if self.is_meta and not src.is_meta:  # nothing is written: the shapes are checked
+        src = Tensor._make(_meta.like(src._data))
     if not needs_graph(self, src):
         grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         try:

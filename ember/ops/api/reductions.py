@@ -62,7 +62,7 @@ def _minmax(full_cls, dim_cls, binary, name):
         if node_indices is None:  # no graph: recompute indices
             arg = np.argmax if name == "max" else np.argmin
             x = input._data
-            node_indices = np.asarray(arg(x, axis=dim, keepdims=keepdim)) if x.ndim else \
+            node_indices = np.asanyarray(arg(x, axis=dim, keepdims=keepdim)) if x.ndim else \
                 np.zeros((), np.int64)
         indices = Tensor._make(node_indices.astype(np.int64))
         result = _ValuesIndices((values, observe_untracked("indices", (values,), indices)))
@@ -107,12 +107,13 @@ def _arg_reduce(fn, input, dim, keepdim, name):
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0.")
-        return Tensor._make(np.asarray(fn(x), dtype=np.int64))
+        return Tensor._make(np.asanyarray(fn(x), dtype=np.int64))
     dims = R._dims(x, dim)
     R.check_nonempty(x, dims, name)
     if not dims:  # a 0-d input
         return Tensor._make(np.zeros((), dtype=np.int64))
-    return Tensor._make(np.asarray(fn(x, axis=dims[0], keepdims=keepdim), dtype=np.int64))
+    return Tensor._make(np.asanyarray(fn(x, axis=dims[0], keepdims=keepdim),
+                                       dtype=np.int64))
 
 
 def _correction(unbiased, correction):

@@ -2,6 +2,7 @@
 ``a[index]`` and ``a[index] = value``."""
 import numpy as np
 
+from ... import _meta
 from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from .. import indexing as I
@@ -27,6 +28,8 @@ def index_select(input, dim, index):
 
 def masked_select(input, mask):
     """The elements of input where the (broadcast) boolean mask is True, as a 1-D tensor."""
+    if input.is_meta or mask.is_meta:
+        _meta.refuse("masked_select")
     if mask.shape != input.shape:
         message = _graph.broadcast_message(tuple(mask.shape), tuple(input.shape))
         if message:
@@ -41,6 +44,8 @@ def masked_select(input, mask):
 def nonzero(input, *, as_tuple=False):
     """Indices of the nonzero elements: one row each, or one tensor per dimension (a 0-d input
     counts as 1-d there, as torch's; its rows have no columns)."""
+    if input.is_meta:
+        _meta.refuse("nonzero")
     x = input._data
     if x.ndim == 0:
         hit = np.flatnonzero(x.reshape(1))
