@@ -358,10 +358,10 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
-        return float(self._scalar())
+        return float(_real_scalar(self._scalar(), "double"))
 
     def __int__(self):
-        return int(self._scalar())
+        return int(_real_scalar(self._scalar(), "int64_t"))
 
     def _scalar(self):
         if self._data.size != 1:
@@ -421,3 +421,12 @@ def bind_autograd(package):
     graph)."""
     global _autograd
     _autograd = package
+
+
+def _real_scalar(value, c_type):
+    """A complex element converts to a Python number only without an imaginary part."""
+    if isinstance(value, complex):
+        if value.imag:
+            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+        return value.real
+    return value

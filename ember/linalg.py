@@ -31,8 +31,14 @@ def _cast(x, dtype, name):
     return api.to_dtype(x, dtype)
 
 
+def _real_of(dtype):
+    return None if dtype is None or not dtype.is_complex else dtype.to_real()
+
+
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """(sum |x|^ord)^(1/ord) over dim (all elements when None); ord may be inf, -inf or 0."""
+    if input._data.dtype.kind == "c":  # the norm of the moduli (a real result, as torch)
+        return vector_norm(input.abs(), ord, dim, keepdim, dtype=_real_of(dtype))
     if input._data.dtype.kind != "V":  # bfloat16 (ml_dtypes' kind) is floating
         X.check_float(input._data, "linalg.vector_norm")
     x = _cast(input, dtype, "linalg.vector_norm")

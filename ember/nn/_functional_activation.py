@@ -5,6 +5,7 @@ import numpy as np
 
 import ember
 
+from .. import _dtype
 from ..ops import activation_ops as A
 from ..ops import api
 from ..ops import elementwise as E
@@ -38,6 +39,7 @@ def relu_(input):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x."""
+    _dtype.refuse_complex(input._data.dtype, "leaky_relu_cpu")
     return _maybe_inplace(lambda x: A.LeakyReluBackward0.apply(x, negative_slope), input, inplace)
 
 
@@ -55,6 +57,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(x, min_val, max_val)."""
+    _dtype.refuse_complex(input._data.dtype, message="clamp is not supported for complex types",
+                          error=NotImplementedError)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _maybe_inplace(lambda x: A.HardtanhBackward0.apply(x, min_val, max_val), input,
@@ -74,6 +78,7 @@ def threshold(input, threshold, value, inplace=False):
 
 def elu(input, alpha=1.0, inplace=False):
     """x if x > 0 else alpha * (exp(x) - 1)."""
+    _dtype.refuse_complex(input._data.dtype, "elu_cpu")
     return _maybe_inplace(lambda x: A.EluBackward0.apply(x, alpha), input, inplace)
 
 
@@ -93,6 +98,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 def gelu(input, approximate="none"):
     """x * Phi(x), or its tanh approximation when approximate='tanh'."""
+    _dtype.refuse_complex(input._data.dtype, "GeluKernelImpl")
     return A.GeluBackward0.apply(input, approximate)
 
 
@@ -103,11 +109,13 @@ def silu(input, inplace=False):
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
+    _dtype.refuse_complex(input._data.dtype, "mish_cpu")
     return _maybe_inplace(A.MishBackward0.apply, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta, linear above the threshold."""
+    _dtype.refuse_complex(input._data.dtype, "softplus_cpu")
     return A.SoftplusBackward0.apply(input, beta, threshold)
 
 
@@ -151,6 +159,7 @@ def tanh(input):
 
 def glu(input, dim=-1):
     """a * sigmoid(b) for the two halves a, b of input along dim."""
+    _dtype.refuse_complex(input._data.dtype, "glu_cpu")
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return A.GluBackward0.apply(input, dim)

@@ -1,5 +1,6 @@
 """nn.functional for layers: convolution, pooling, normalization, embedding, attention."""
 import ember
+from ember import _dtype
 from ember.ops import autocast as _autocast
 from ember.ops import conv as _conv
 from ember.ops import conv3d as _conv3d
@@ -240,6 +241,7 @@ def _check_pool_input(input, n, name):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each kh x kw window; optionally also each maximum's flat index in its plane."""
+    _dtype.refuse_complex(input._data.dtype, "max_pool2d")
     _check_pool_input(input, 2, "max_pool2d")
     geom = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
     out = _pool.MaxPool2DWithIndicesBackward0.apply(input, geom=geom)
@@ -253,6 +255,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each window of the last dim (run as a 2-D pool of height 1)."""
+    _dtype.refuse_complex(input._data.dtype, "max_pool1d_impl")
     _check_pool_input(input, 1, "max_pool1d")
     one = (lambda v: [1] + list(_tuple(v, 1))) if stride is not None else None
     out = max_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)),
@@ -266,6 +269,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over each kh x kw window (torch's divisor rules for padding and ceil_mode)."""
+    _dtype.refuse_complex(input._data.dtype, "avg_pool2d")
     _check_pool_input(input, 2, "avg_pool2d")
     geom = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode)
     divisor = _pool.avg_divisor(geom, count_include_pad, divisor_override)
@@ -275,6 +279,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """Mean over each window of the last dim."""
+    _dtype.refuse_complex(input._data.dtype, "avg_pool2d")
     _check_pool_input(input, 1, "avg_pool1d")
     stride = None if stride is None else [1] + list(_tuple(stride, 1))
     out = avg_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)), stride,

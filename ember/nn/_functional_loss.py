@@ -117,8 +117,8 @@ def _cast_error(result, out):
 
 
 def _floating(np_dtype, kernel):
-    """torch has no integer or bool loss kernels (NumPy would compute one, or fail its way)."""
-    if np_dtype.kind in "biu":
+    """torch has no integer, bool or complex loss kernels (NumPy would compute one)."""
+    if np_dtype.kind in "biuc":
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_dtype.of_numpy(np_dtype).scalar_name}'")
 
@@ -202,6 +202,7 @@ def _nll(input, target, weight, reduction, ignore_index, from_logits=False):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-w[t] x[t] per element; 'mean' divides by the sum of the weights used."""
+    _dtype.refuse_complex(input._data.dtype, "nll_loss_out_frame")
     input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "nll_loss_out_frame")
@@ -256,6 +257,8 @@ def _smoothed_cross_entropy(logp, target, weight, reduction, ignore_index, label
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax + nll for class indices; -sum y log_softmax(x) for class probabilities."""
+    _dtype.refuse_complex(input._data.dtype, "log_softmax_lastdim_kernel_impl" if input.dim() <= 2
+                          else "log_softmax_kernel_impl")
     input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -279,6 +282,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log target - input) (input holds log-probabilities), reduced; 'batchmean'
     divides the sum by the batch size."""
+    _dtype.refuse_complex(input._data.dtype, message="kl_div: Complex inputs not supported.")
     input, target = _autocast.float32(input, target)  # a float32 op under autocast
     if input._data.dtype.kind in "biu" or target._data.dtype.kind in "biu":
         raise RuntimeError("kl_div: Integral inputs not supported.")

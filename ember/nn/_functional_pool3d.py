@@ -4,6 +4,7 @@ them."""
 import numpy as np
 
 import ember
+from ember import _dtype
 from ember.ops import pooling_nd as _nd
 
 from ._functional_layers import _tuple, avg_pool1d, avg_pool2d, pool_arguments
@@ -39,6 +40,7 @@ def _out_shape(input, windows):
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each kd x kh x kw window; optionally each maximum's flat index in its volume."""
+    _dtype.refuse_complex(input._data.dtype, "max_pool3d")
     _check_volume(input, "max_pool3d_with_indices_out_cpu_template")
     windows, _ = _regular(input, kernel_size, stride, padding, dilation, ceil_mode)
     shape = _out_shape(input, windows)
@@ -54,6 +56,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over each kd x kh x kw window (torch's divisor rules for padding and ceil_mode)."""
+    _dtype.refuse_complex(input._data.dtype, "avg_pool3d_out_frame")
     _check_volume(input, "avg_pool3d")
     kernel = _tuple(kernel_size, 3)
     if any(n < k for n, k in zip(input.shape[-3:], kernel)):
@@ -123,6 +126,7 @@ def _adaptive_max(input, output_size, n, node):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pool (N, C, H, W) to ``output_size``; optionally each maximum's flat index."""
+    _dtype.refuse_complex(input._data.dtype, "adaptive_max_pool2d")
     out, positions = _adaptive_max(input, output_size, 2, _nd.AdaptiveMaxPool2DBackward0)
     return (out, ember.Tensor._make(positions)) if return_indices else out
 

@@ -13,6 +13,7 @@ from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _bf16, _bf16_vec, _parallel, _rowsum
+from . import elementwise as E
 from .elementwise import _sigmoid as _np_sigmoid
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -127,6 +128,7 @@ class ErfBackward0(Node):
     """y = erf(x);  dx = g * 2/sqrt(pi) * exp(-x^2)."""
 
     def forward(self, a):
+        E._check_complex("ErfBackward0", a._data.dtype)
         self.save(a)
         source = _opmath.source_array(a)
         if source is not None:  # torch's vectorized bfloat16 kernel: an approximate erf

@@ -9,6 +9,7 @@ import numpy as np
 from .._dtype import of_numpy
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from . import reduction as R
 from .api import clone, to_dtype
 from .shape import as_view
 
@@ -69,6 +70,23 @@ class ImagBackward0(Node):
         out = np.zeros(g.shape, self.dtype)
         out.imag = g
         return (out,)
+
+
+def complex_var(input, dim, correction, keepdim, root=False):
+    """var (std with ``root``) of a complex tensor: the variances of its real and imaginary
+    parts added (|z - mean|^2 summed), a real result as torch's."""
+    parts = [R.VarBackward0.apply(part, dim=dim, correction=correction, keepdim=keepdim)
+             for part in (real(input), imag(input))]
+    total = parts[0] + parts[1]
+    return total.sqrt() if root else total
+
+
+def complex_logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(z))) of complex z, shifted by the largest real part for stability."""
+    top = input.real.detach().amax(dim, keepdim=True)
+    top = top.where(top.isfinite(), top.new_zeros(()))
+    out = (input - top).exp().sum(dim, keepdim=True).log() + top
+    return out if keepdim else out.squeeze(dim)
 
 
 def real(input):

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from .. import _dtype
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype, to_numpy_dtype
 from .._tensor import Tensor
@@ -25,6 +26,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct values (sorted), optionally with each element's position among them and
     each value's count; with ``dim``, the distinct slices along it."""
     x = input._data
+    _dtype.refuse_complex(x.dtype, "unique")
     if dim is not None:
         axis = dim_of_0d(x.ndim, dim)
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,

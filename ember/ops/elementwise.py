@@ -378,11 +378,21 @@ _NO_COMPLEX = {"SignBackward0": "Unlike NumPy, torch.sign is not intended to sup
                   for op in ("floor", "ceil", "trunc")}}
 
 
+# torch's kernels with no complex version (NotImplementedError naming the kernel)
+COMPLEX_KERNELS = {"RoundBackward0": "round_vml_cpu", "ErfcBackward0": "erfc_vml_cpu",
+                   "I0Backward0": "i0_vml_cpu", "ErfinvBackward0": "erfinv_vml_cpu",
+                   "LgammaBackward0": "lgamma_vml_cpu", "DigammaBackward0": "digamma",
+                   "ErfBackward0": "erf_vml_cpu", "LogitBackward0": "logit_cpu",
+                   "Atan2Backward0": "atan2_cpu"}
+
+
 def _check_complex(name, np_dtype):
-    if name == "RoundBackward0":
-        _dtype.refuse_complex(np_dtype, "round_vml_cpu")
+    if name in COMPLEX_KERNELS:
+        _dtype.refuse_complex(np_dtype, COMPLEX_KERNELS[name])
     if name in _NO_COMPLEX:
         raise NotImplementedError(_NO_COMPLEX[name])
+    if name in ("Deg2RadBackward0", "Rad2DegBackward0"):
+        raise RuntimeError(f"{name[:7].lower()} is not supported for complex tensors.")
 
 
 def _zeros(m, g):

@@ -151,6 +151,7 @@ class LogitBackward0(Node):
     0 outside (NaN outside [0, 1] without eps)."""
 
     def forward(self, a, eps=None):
+        E._check_complex("LogitBackward0", a._data.dtype)
         x = _float(a)
         self.save(a)
         self.eps = eps
@@ -180,6 +181,8 @@ class _Binary(Node):
     def forward(self, a, b):
         x, y = E._operands(a, b)
         kind = np.result_type(x, y).kind
+        if kind == "c":  # (the ops built here that have no complex kernel in torch)
+            E._check_complex(type(self).__name__, np.result_type(x, y))
         refused = self.floats if kind in "fV" else self.integers if kind in "iu" else \
             (self.bools or self.integers) if kind == "b" else None
         if refused not in (None, "float", "keep"):
@@ -374,6 +377,8 @@ class HeavisideBackward0(Node):
     """out = 0 where a < 0, values where a = 0, 1 where a > 0; torch has no derivative."""
 
     def forward(self, a, values):
+        if a._data.dtype.kind == "c" or values._data.dtype.kind == "c":
+            raise RuntimeError("heaviside is not yet implemented for complex tensors.")
         if a._data.dtype != values._data.dtype:
             raise RuntimeError("heaviside is not yet implemented for tensors with different "
                                "dtypes.")

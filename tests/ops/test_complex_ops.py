@@ -1,5 +1,7 @@
 """Complex tensors against torch: the complex_ops views and constructors, their errors, and the
 gradients (torch's convention) of these and of the real-number ops run on complex inputs."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -223,3 +225,60 @@ def test_llama_rotary_embedding_matches_torch():
 ])
 def test_ops_that_order_values_refuse_complex_as_torch(call):
     same_error(call)
+
+
+_Z = np.array([[1 + 2j, -3 + 1j, 0.5 - 0.25j], [2 - 1j, 0.3 + 0.7j, -1 - 1j]], np.complex64)
+_REFUSED_FOR_COMPLEX = [
+    lambda L, F, z: F.gelu(z), lambda L, F, z: F.elu(z), lambda L, F, z: F.leaky_relu(z),
+    lambda L, F, z: F.softplus(z), lambda L, F, z: F.hardtanh(z), lambda L, F, z: F.mish(z),
+    lambda L, F, z: F.glu(z, 0), lambda L, F, z: F.mse_loss(z, z),
+    lambda L, F, z: F.smooth_l1_loss(z, z), lambda L, F, z: F.huber_loss(z, z),
+    lambda L, F, z: F.binary_cross_entropy(z, z),
+    lambda L, F, z: F.binary_cross_entropy_with_logits(z, z),
+    lambda L, F, z: F.cross_entropy(z, L.tensor([0, 1])),
+    lambda L, F, z: F.nll_loss(z, L.tensor([0, 1])), lambda L, F, z: F.kl_div(z, z),
+    lambda L, F, z: F.layer_norm(z, (3,)), lambda L, F, z: F.group_norm(z[None], 1),
+    lambda L, F, z: F.batch_norm(z, None, None, training=True),
+    lambda L, F, z: F.max_pool1d(z[None], 2), lambda L, F, z: F.avg_pool1d(z[None], 2),
+    lambda L, F, z: F.max_pool2d(z[None, None], 2), lambda L, F, z: F.avg_pool2d(z[None, None], 2),
+    lambda L, F, z: F.max_pool3d(z[None, None, None], (1, 2, 2)),
+    lambda L, F, z: F.avg_pool3d(z[None, None, None], (1, 2, 2)),
+    lambda L, F, z: F.adaptive_max_pool2d(z[None, None], 1),
+    lambda L, F, z: z.erf(), lambda L, F, z: z.erfc(), lambda L, F, z: z.erfinv(),
+    lambda L, F, z: z.lgamma(), lambda L, F, z: z.digamma(), lambda L, F, z: z.i0(),
+    lambda L, F, z: z.logit(), lambda L, F, z: z.deg2rad(), lambda L, F, z: z.rad2deg(),
+    lambda L, F, z: L.atan2(z, z), lambda L, F, z: L.heaviside(z, z), lambda L, F, z: z.unique(),
+    lambda L, F, z: float(z[0, 0]), lambda L, F, z: int(z[0, 0])]
+
+
+@pytest.mark.parametrize("case", range(len(_REFUSED_FOR_COMPLEX)))
+def test_ops_without_a_complex_kernel_refuse_complex_as_torch(case):
+    # each computed silently before (a real result from the real part, or NumPy's complex
+    # formula where torch has none)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(lambda lib: _REFUSED_FOR_COMPLEX[case](lib, lib.nn.functional, lib.tensor(_Z)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, z: z.norm(), lambda L, z: L.linalg.vector_norm(z, 1, dim=1),
+    lambda L, z: L.linalg.norm(z), lambda L, z: L.linalg.vector_norm(z, float("inf")),
+    lambda L, z: z.var(), lambda L, z: z.var(1, keepdim=True), lambda L, z: z.std(0, correction=0),
+    lambda L, z: L.var_mean(z, 1)[0], lambda L, z: L.std_mean(z)[0],
+    lambda L, z: z.logsumexp(1), lambda L, z: z.logsumexp(0, keepdim=True)])
+def test_norms_variances_and_logsumexp_of_complex_as_torch(call):
+    # norms raised, logsumexp dropped the imaginary part (a real result)
+    results = []
+    for lib in (ember, torch):
+        z = lib.tensor(_Z, requires_grad=True)
+        out = call(lib, z)
+        (out.real.sum() if out.dtype.is_complex else out.sum()).backward()
+        results.append((out.detach().numpy(), z.grad.numpy(), str(out.dtype)[6:]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6)
+    assert results[0][2] == results[1][2]
+
+
+def test_float_and_int_of_a_complex_element_as_torch():
+    assert float(ember.tensor(2 + 0j)) == float(torch.tensor(2 + 0j))
+    assert int(ember.tensor(3 + 0j)) == int(torch.tensor(3 + 0j))

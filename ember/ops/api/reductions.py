@@ -123,9 +123,13 @@ def _correction(unbiased, correction):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance with Bessel's correction by default (correction=1)."""
+    """Variance with Bessel's correction by default (correction=1); of complex input the real
+    sum of the variances of the real and imaginary parts, as torch."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
+    if input._data.dtype.kind == "c":
+        from ..complex_ops import complex_var  # complex_ops builds on api (a cycle)
+        return complex_var(input, _dim_or_none(dim), _correction(unbiased, correction), keepdim)
     return R.VarBackward0.apply(input, dim=_dim_or_none(dim),
                                 correction=_correction(unbiased, correction), keepdim=keepdim)
 
@@ -134,12 +138,19 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation with Bessel's correction by default."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
+    if input._data.dtype.kind == "c":
+        from ..complex_ops import complex_var  # complex_ops builds on api (a cycle)
+        return complex_var(input, _dim_or_none(dim), _correction(unbiased, correction), keepdim,
+                           root=True)
     return R.StdBackward0.apply(input, dim=_dim_or_none(dim),
                                 correction=_correction(unbiased, correction), keepdim=keepdim)
 
 
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over dim, computed stably."""
+    if input._data.dtype.kind == "c":
+        from ..complex_ops import complex_logsumexp  # complex_ops builds on api (a cycle)
+        return complex_logsumexp(input, dim, keepdim)
     return R.LogsumexpBackward0.apply(input, dim=dim, keepdim=keepdim)
 
 
@@ -147,6 +158,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over all elements or dim ('fro' = 2)."""
     if p in ("fro", None):
         p = 2
+    if input._data.dtype.kind == "c":  # the norm of the moduli (a real result, as torch)
+        return norm(input.abs(), p, dim, keepdim, dtype)
     return R.LinalgVectorNormBackward0.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
 
 
