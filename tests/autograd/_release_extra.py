@@ -165,6 +165,7 @@ EXTRA.update({  # apis3: logcumsumexp, index_copy/fill, order statistics, pools,
                               + L.median(_t(L, M), 0).values.sum() + L.median(_t(L, M))
                               + L.nanmedian(_t(L, M))
                               + L.cholesky_inverse(_t(L, SPD_L)).sum()
+                              + L.special.entr(_t(L, M).abs()).sum()
                               + L.cholesky_solve(_t(L, M[:3, :2]), _t(L, SPD_L)).sum()
                               + L.mode(_t(L, M), 1).values.sum()
                               + L.cummax(_t(L, M), 1).values.sum()

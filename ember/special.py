@@ -1,0 +1,77 @@
+"""torch.special: the special functions under torch's names. Most are the top-level ops under
+another name (expit is sigmoid, gammaln is lgamma, ...); ndtr, entr, xlog1py and i1 are built
+here from those ops, so their gradients come from the ops' own backward formulas."""
+import math
+
+import numpy as np
+
+import ember as _ember
+
+from .autograd.graph import Node
+from .ops import elementwise_extra as _X
+
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
+           "i0", "i1", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+           "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+
+digamma = psi = _ember.digamma
+erf, erfc, erfinv = _ember.erf, _ember.erfc, _ember.erfinv
+exp2, expm1, log1p = _ember.exp2, _ember.expm1, _ember.log1p
+expit = _ember.sigmoid
+gammaln = _ember.lgamma
+i0 = _ember.i0
+logit, logsumexp, polygamma = _ember.logit, _ember.logsumexp, _ember.polygamma
+multigammaln = _ember.mvlgamma
+round, sinc, xlogy = _ember.round, _ember.sinc, _ember.xlogy
+
+
+def softmax(input, dim, *, dtype=None):
+    """softmax along ``dim`` (computed in ``dtype`` when given)."""
+    return _ember.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """log_softmax along ``dim`` (computed in ``dtype`` when given)."""
+    return _ember.log_softmax(input, dim, dtype=dtype)
+
+
+def ndtr(input):
+    """The standard normal CDF: (1 + erf(x / sqrt 2)) / 2."""
+    return (1 + _ember.erf(input * (1 / math.sqrt(2)))) * 0.5
+
+
+class SpecialEntrBackward0(Node):
+    """y = -x log x (0 at 0, -inf for x < 0);  dx = -(1 + log x) g (inf at 0, as torch)."""
+
+    def forward(self, a):
+        x = a._data if a._data.dtype.kind == "f" else a._data.astype(
+            _ember.get_default_dtype().np)
+        self.save(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = -x * np.log(x)
+        return np.where(x == 0, 0, np.where(x < 0, -np.inf, value)).astype(x.dtype)
+
+    def backward(self, m, g, x):
+        return (-(m.log(x) + 1) * g,)
+
+
+def entr(input):
+    """-x log x elementwise: 0 at 0, -inf for x < 0 (torch's entr)."""
+    return SpecialEntrBackward0.apply(input)
+
+
+def xlog1py(input, other):
+    """x * log1p(y), 0 where x is 0 (y not NaN), as torch."""
+    if not isinstance(input, _ember.Tensor):
+        input = _ember.tensor(input, dtype=other.dtype)
+    if not isinstance(other, _ember.Tensor):
+        other = _ember.tensor(other, dtype=input.dtype)
+    log = _ember.log1p(other)
+    value = input * log
+    zero = (input == 0) & _ember.isinf(log)  # 0 * -inf: 0, as torch (elsewhere 0 * log is 0)
+    return _ember.where(zero, _ember.zeros_like(value), value)
+
+
+def i1(input):
+    """The modified Bessel function of the first kind, order 1."""
+    return _X.SpecialI1Backward0.apply(input)
