@@ -1,5 +1,5 @@
 """nn.utils: gradient clipping, flattening parameters to one vector, padding sequences."""
-from . import parametrize, prune, rnn  # noqa: F401
+from . import parametrizations, parametrize, prune, rnn  # noqa: F401
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,

@@ -14,8 +14,13 @@ def _norm_except_dim(v, dim):
     keep = dim % v.ndim
     axes = tuple(a for a in range(v.ndim) if a != keep)
     if not axes:
-        return api.abs(v)
+        return v.abs()
     return v.norm(2, dim=axes, keepdim=True)
+
+
+def weight_from(g, v, dim):
+    """w = g * v / ||v|| (the norm over every axis but ``dim``; -1: over all)."""
+    return api.mul(v, api.div(g, _norm_except_dim(v, dim)))
 
 
 def _check_dim(weight, dim):
@@ -32,9 +37,8 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module):
-        g = getattr(module, self.name + "_g")
-        v = getattr(module, self.name + "_v")
-        return api.mul(v, api.div(g, _norm_except_dim(v, self.dim)))
+        return weight_from(getattr(module, self.name + "_g"), getattr(module, self.name + "_v"),
+                           self.dim)
 
     @staticmethod
     def apply(module, name, dim):
