@@ -37,11 +37,10 @@ class _Formatter:
             lo, hi = absv.min(), absv.max()
             big = hi / lo > 1000.0 or hi > 1.0e8
             self.sci_mode = big if self.int_mode else big or lo < 1.0e-4
-            prec = _OPTS["precision"]
-            for v in finite:
-                self.width = max(self.width, len(self._raw(float(v), prec)))
-        if _OPTS["sci_mode"] is not None:
+        if _OPTS["sci_mode"] is not None:  # (before the widths: they depend on the mode)
             self.sci_mode = _OPTS["sci_mode"]
+        for v in finite:
+            self.width = max(self.width, len(self._raw(float(v), _OPTS["precision"])))
 
     def _raw(self, v, prec):
         if math.isnan(v) or math.isinf(v):

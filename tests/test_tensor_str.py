@@ -85,3 +85,18 @@ def _complex_cases(lib):
 def test_complex_tensors_print_as_torch():
     for ours, theirs in zip(_complex_cases(ember), _complex_cases(torch)):
         assert repr(ours) == repr(theirs).replace("torch.", "ember.")
+
+
+@pytest.mark.parametrize("sci_mode,values", [
+    (False, [1e-8, 1.0]), (False, [1e-8, 1e12, 3.5]), (True, [1.0, 2.5]), (True, [1.0, 2.0]),
+    (False, [100000.0, 1.0])])
+def test_sci_mode_option_sets_the_column_width_as_torch(sci_mode, values):
+    # the widths were measured in the automatic mode, then printed in the forced one
+    texts = []
+    for lib in (ember, torch):
+        lib.set_printoptions(sci_mode=sci_mode)
+        try:
+            texts.append(str(lib.tensor(values)))
+        finally:
+            lib.set_printoptions(profile="default")
+    assert texts[0] == texts[1]
