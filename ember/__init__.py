@@ -77,7 +77,8 @@ def set_num_threads(n):
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special")
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
+               "vmap": "func"}
 
 
 def __getattr__(name):

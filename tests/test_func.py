@@ -170,11 +170,6 @@ def test_functional_call_errors_match_torch():
                                                      (t(lib, Y),), strict=True), RuntimeError)
 
 
-def test_vmap_is_a_clear_gap():
-    with pytest.raises(NotImplementedError, match="vmap"):
-        ember.func.vmap(lambda x: x)
-
-
 def test_no_graph_under_no_grad():
     def run(lib):
         x = t(lib, Y, requires_grad=True)

@@ -3,7 +3,7 @@
 The transforms are compositions of ``autograd.grad``: each call differentiates with respect to
 private copies of the chosen arguments, and keeps a graph through its results only where the
 function reached tensors of an enclosing graph (an outer transform, a closure that requires
-grad), so nesting (``jacrev(jacrev(f))``) works. There is no batching transform (``vmap``).
+grad), so nesting (``jacrev(jacrev(f))``) works. vmap (``_vmap``) maps by a loop.
 """
 import contextlib
 
@@ -12,9 +12,10 @@ from ..autograd.engine import grad as _engine_grad
 from ..autograd.functional import _jacobian_of_output, _zeros_like
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..nn.utils import stateless as _stateless
+from ._vmap import stack_module_state, vmap  # noqa: F401  (public)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
-           "vmap"]
+           "vmap", "stack_module_state"]
 
 
 def _leaves(tree):
@@ -254,12 +255,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 def hessian(func, argnums=0):
     """The Hessian of scalar ``func`` w.r.t. ``args[argnums]``: a Jacobian of its Jacobian."""
     return jacrev(jacrev(func, argnums), argnums)
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    raise NotImplementedError("torch.func.vmap: ember has no batching transform (vmap); apply the "
-                              "function per sample in a loop and stack the results, or use "
-                              "torch.autograd.functional.jacobian for Jacobians")
 
 
 # torch.func.functional_call is nn.utils.stateless's (one implementation; the deprecated
