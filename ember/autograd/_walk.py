@@ -50,13 +50,13 @@ def _frontier_loop(run, heap):
     """``walk_frontier``'s loop; None when done, or the Handover to the exact walk. If a node
     fails, the leaves whose feeders had all run are filled before the error propagates, as
     torch's engine would have."""
-    buffers, m, retain = run.buffers, run.m, run.retain_graph
+    buffers = run.buffers
     try:  # (free in CPython 3.11+ until something raises)
         while heap:
             node = heapq.heappop(heap)[1]
             if node._special:
                 return Handover([node] + [n for _, n in heap])
-            node, outs = _run_chain(node, buffers.pop(node), buffers, heap, m, retain)
+            node, outs = _run_chain(run, node, buffers.pop(node), heap)
             if _pass_on(run, node, outs, heap):
                 return Handover([n for _, n in heap], node)
     except BaseException:
@@ -65,19 +65,24 @@ def _frontier_loop(run, heap):
     return None
 
 
-def _run_chain(node, grad, buffers, heap, m, retain):
-    """Run ``node`` (``Node._run_backward``); then, while its one gradient goes to the node the
-    walk would pop next anyway (a one-output interior node with no gradient yet, newer than the
-    whole frontier), run that one at once with the gradient in a local: pure scheduling.
-    Returns the last node run and its gradients; a failing node is put back on the frontier."""
+def _run_chain(run, node, grad, heap):
+    """Run ``node`` (``Node._run_backward``); then, while its one gradient for an interior node
+    goes to the node the walk would pop next anyway (a one-output interior node with no gradient
+    yet, newer than the whole frontier), run that one at once with the gradient in a local: pure
+    scheduling. A gradient for an unobserved leaf beside it is delivered on the way, as
+    ``_pass_on`` would. Returns the last node run and its gradients not yet delivered; a failing
+    node is put back on the frontier."""
+    buffers, m, retain = run.buffers, run.m, run.retain_graph
     try:
         while True:
             outs = node._run_backward(m, grad, False, retain)
             edges = node.next_functions
-            if len(edges) > 2 or len(edges) == 2 and edges[1][0] is not None \
-                    and outs[1] is not None:
+            if len(edges) == 1 or len(edges) == 2 and edges[1][0] is None:
+                nxt, grad = edges[0][0], outs[0]
+            elif len(edges) == 2:
+                nxt, grad, outs = _beside_leaf(run, edges, outs)
+            else:
                 return node, outs
-            nxt, grad = edges[0][0], outs[0]
             if nxt is None or grad is None or nxt._special or nxt in buffers \
                     or heap and heap[0][0] < -nxt._seq or type(nxt) is AccumulateGrad:
                 return node, outs
@@ -91,6 +96,25 @@ def _run_chain(node, grad, buffers, heap, m, retain):
     except BaseException:
         heapq.heappush(heap, (-node._seq, node))  # pending: its leaves are not filled
         raise
+
+
+def _beside_leaf(run, edges, outs):
+    """A two-input node's gradients: the one edge the chain may follow, its gradient, and the
+    gradients left to deliver. The other's gradient, when it goes to an unobserved leaf, is
+    delivered here (None when there is nothing to follow: ``outs`` go to ``_pass_on``)."""
+    (a, _), (b, nr) = edges
+    ga, gb = outs
+    if gb is None:
+        return a, ga, outs
+    if a is None or ga is None:
+        return b, gb, outs
+    if type(b) is AccumulateGrad and not observed(b):
+        deliver(run, b, nr, gb)
+        return a, ga, (ga, None)
+    if type(a) is AccumulateGrad and not observed(a):
+        deliver(run, a, edges[0][1], ga)
+        return b, gb, (None, gb)
+    return None, None, outs
 
 
 def _pass_on(run, node, outs, heap):

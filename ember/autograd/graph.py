@@ -207,8 +207,7 @@ class Node:
         elif saved[0] is None and len(saved) == 2 and not isinstance(saved[1], _VERSIONED):
             self._versions = None  # a tensor-scalar op's (None, scalar)
         else:
-            versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
-            self._versions = tuple(versions) if versions.count(None) < len(versions) else None
+            self._versions = _versions_of(saved)
         if _saved_hooks is not None:  # inside saved_tensors_hooks: the pack hook sees them
             _saved.pack_node(self, out, _saved_hooks.stack)
 
@@ -316,11 +315,23 @@ class Node:
         versions = self._versions
         if versions is None:  # plain values only
             return saved
-        if len(saved) == 1 and not graph_mode:  # the common case, without the loop
-            item, version = saved[0], versions[0]
-            if item._vc[0] != version:
-                self._raise_modified(item, version)
-            return (item._data,)
+        if not graph_mode:  # the common cases, without the loop
+            if len(saved) == 1:
+                item, version = saved[0], versions[0]
+                if item._vc[0] != version:
+                    self._raise_modified(item, version)
+                return (item._data,)
+            if len(saved) == 2 and not _packed_any and None not in versions:  # (a, b)
+                a, b = saved
+                if a._vc[0] != versions[0]:
+                    self._raise_modified(a, versions[0])
+                if b._vc[0] != versions[1]:
+                    self._raise_modified(b, versions[1])
+                return a._data, b._data
+        return self._unpack_each(saved, versions, graph_mode)
+
+    def _unpack_each(self, saved, versions, graph_mode):
+        """``_unpack``'s general case: each saved value checked and unpacked in turn."""
         if _packed_any:  # saved_tensors_hooks were used: unpack in torch's order first
             _saved.prefetch(self, saved)
         out = []
@@ -450,6 +461,16 @@ def _saved_version(t):
             "make a clone to get a normal tensor and use it in autograd, or use "
             "`torch.no_grad()` instead of `torch.inference_mode()`.")
     return version[0]
+
+
+def _versions_of(saved):
+    """The versions of the tensors among ``saved`` (None for plain values), or None if none."""
+    if len(saved) == 2:  # a binary op's (a, b), without the loop
+        a, b = saved
+        if isinstance(a, _Tensor) and isinstance(b, _Tensor):
+            return _saved_version(a), _saved_version(b)
+    versions = [_saved_version(t) if isinstance(t, _VERSIONED) else None for t in saved]
+    return tuple(versions) if versions.count(None) < len(versions) else None
 
 
 def _as_tensor(g):

@@ -458,11 +458,23 @@ SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * 
                           "output",
                           "y = 1/(1+e^-x); dx = g*y*(1-y)")
 def _relu_kernel(x):
-    return np.maximum(0, x)  # keeps NaN and -0.0 as torch
+    return np.maximum(_zero_of(x), x)  # keeps NaN and -0.0 as torch
 
 
 def _relu_grad_kernel(y, g):
-    return g * ~(y <= 0)  # the gradient flows where y is not <= 0 (NaN included)
+    return g * ~(y <= _zero_of(y))  # the gradient flows where y is not <= 0 (NaN included)
+
+
+_ZEROS = {}
+
+
+def _zero_of(x):
+    """0 as a cached 0-d array of ``x``'s dtype: the same bits as a Python 0 operand, which
+    NumPy would cast anew on every call (about as costly as the operation on a small array)."""
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = np.zeros((), x.dtype) if x.dtype.kind in "fiu" else 0
+    return zero
 
 
 _SPLIT_MIN = _parallel.MIN_ELEMENTS

@@ -58,33 +58,7 @@ def scalar_operator(cls, ufunc, general=_none):
     scalar (so a second backward without retain_graph fails) and not ``a``. The output keeps
     ``a``'s shape and dtype (the scalar is cast to it), so the node takes them from ``a``'s node.
     """
-    saves = cls.saves_scalar
-
-    def op(a, value):
-        if type(value) is not float and type(value) is not int or type(a) is not Tensor \
-                or _graph._anomaly_mode or _graph._dual is not None:
-            return general(a, value)
-        data = a._data
-        cache = _SCALARS.get(data.dtype)
-        s = None if cache is None else cache.get(value)
-        if s is None:
-            s = scalar_array(value, data.dtype)
-            if s is None:
-                return general(a, value)
-        token = _fp.quiet()  # NaN and inf come silently, as torch's
-        data = ufunc(data, s)
-        _fp.restore(token)
-        if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
-            data = settle(data, (a,))
-        out = _new(Tensor)
-        out._data, out._vc = data, [0]
-        if not (a._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
-            return _unrecorded(out, a)
-        fn = a._grad_fn
-        edge = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
-        _new(cls)._record((edge, _NO_EDGE), (None, s) if saves else (), out, edge[0])
-        return out
-    return op
+    return _binary(cls, ufunc, None, general)
 
 
 # Tensor types the tensor-with-tensor fast path takes as operands: Tensor, and subclasses that
@@ -92,32 +66,54 @@ def scalar_operator(cls, ufunc, general=_none):
 OPERAND_TYPES = {Tensor}
 
 
-def tensor_operator(cls, ufunc, saves, general):
-    """``op(a, b)``: ``ufunc(a, b)`` recorded as ``cls`` for two float tensors of one dtype and
-    shape, else ``general(a, b)``.
+def binary_operator(cls, ufunc, saves, general=_none):
+    """``a op b``: the fast path with a Python scalar (``scalar_operator``), then with a float
+    tensor of a's dtype and shape, else ``general(a, b)``.
 
     The node is the one ``cls.apply`` records (same class, edges, saved tensors and versions),
     made with fewer calls: ``saves`` says whether ``cls`` saves (a, b) for its backward.
     Broadcasting, promotion, other dtypes and anomaly mode take the general path.
     """
+    return _binary(cls, ufunc, saves, general)
+
+
+def _binary(cls, ufunc, saves, general):
+    """The operator of ``scalar_operator`` (``saves`` None: tensor operands take ``general``)
+    and of ``binary_operator``, in one frame per op."""
+    saves_scalar, tensors = cls.saves_scalar, saves is not None
+
     def op(a, b):
-        if type(b) not in OPERAND_TYPES or type(a) not in OPERAND_TYPES or _graph._anomaly_mode \
-                or _graph._dual is not None:
-            return general(a, b)
-        ad, bd = a._data, b._data
-        dt = ad.dtype
-        if bd.dtype is not dt or dt.kind != "f" or ad.shape != bd.shape:
+        kind = type(b)
+        if kind is float or kind is int:
+            if type(a) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
+                return general(a, b)
+            data = a._data
+            cache = _SCALARS.get(data.dtype)
+            other = None if cache is None else cache.get(b)
+            if other is None:
+                other = scalar_array(b, data.dtype)
+                if other is None:
+                    return general(a, b)
+            rb, saved = False, ((None, other) if saves_scalar else ())
+        elif tensors and kind in OPERAND_TYPES and type(a) in OPERAND_TYPES \
+                and not _graph._anomaly_mode and _graph._dual is None:
+            data, other = a._data, b._data
+            dt = data.dtype
+            if other.dtype is not dt or dt.kind != "f" or data.shape != other.shape:
+                return general(a, b)
+            rb, saved = b._requires_grad, ((a, b) if saves else ())
+        else:
             return general(a, b)
         token = _fp.quiet()  # NaN and inf come silently, as torch's
-        data = ufunc(ad, bd)
+        data = ufunc(data, other)
         _fp.restore(token)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (a, b))
         out = _new(Tensor)
         out._data, out._vc = data, [0]
-        ra, rb = a._requires_grad, b._requires_grad
+        ra = a._requires_grad
         if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
-            return _unrecorded(out, a if ra else b)
+            return _unrecorded(out, b if rb else a)
         if ra:
             fn = a._grad_fn
             ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
@@ -128,15 +124,9 @@ def tensor_operator(cls, ufunc, saves, general):
             eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
         else:
             eb = _NO_EDGE
-        _new(cls)._record((ea, eb), (a, b) if saves else (), out, (ea if ra else eb)[0])
+        _new(cls)._record((ea, eb), saved, out, (ea if ra else eb)[0])
         return out
     return op
-
-
-def binary_operator(cls, ufunc, saves, general=_none):
-    """``a op b``: the fast path with a Python scalar, then with a tensor of a's dtype and shape
-    (``tensor_operator``), then ``general(a, b)``."""
-    return scalar_operator(cls, ufunc, tensor_operator(cls, ufunc, saves, general))
 
 
 def _unrecorded(out, a):

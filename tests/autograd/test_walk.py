@@ -127,6 +127,37 @@ def test_frontier_and_exact_walks_give_the_same_bits(seed):
         assert np.array_equal(a, b)
 
 
+def _leaf_chain(lib, hook_on=None, log=None):
+    """A chain whose binary nodes each have a leaf beside the interior input (y * w + b, w * y,
+    b - y): the frontier walk delivers those leaves' gradients on the way."""
+    rng = np.random.default_rng(7)
+    x, w, b = (lib.tensor(rng.standard_normal(16), dtype=lib.float32, requires_grad=True)
+               for _ in range(3))
+    if hook_on is not None:
+        (x, w, b)[hook_on].register_post_accumulate_grad_hook(lambda t: log.append(t.grad.sum()))
+    y = x
+    for i in range(12):
+        y = (y * w + b).tanh()
+        y = w * y if i % 2 else b - y
+    return (x, w, b), y.sum()
+
+
+@pytest.mark.parametrize("hook_on", [None, 0, 1, 2])
+def test_leaves_beside_a_chain_get_torchs_bits(hook_on):
+    """With or without a hook on a leaf (which hands the pass to the exact walk), the leaves'
+    gradients are torch's and, bit for bit, the exact walk's."""
+    results = []
+    for lib, exact in ((torch, False), (ember, False), (ember, True)):
+        leaves, loss = _leaf_chain(lib, hook_on, [])
+        if exact:
+            loss.register_hook(lambda g: None)
+        loss.backward()
+        results.append([leaf.grad.numpy().copy() for leaf in leaves])
+    for t, frontier, exact in zip(*results):
+        np.testing.assert_allclose(frontier, t, rtol=1e-5, atol=1e-6)
+        assert np.array_equal(frontier, exact)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_hooks_anywhere_fire_in_torchs_order(seed):
     rng = np.random.default_rng(seed + 1000)
