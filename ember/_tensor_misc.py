@@ -13,7 +13,7 @@ from ._tensor_methods import _inplace_unary, _unary
 from .ops import api, fused_products, index_ops, pointwise
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
-from .random import _gen
+from .random import _gen, require_continuous, require_kind
 
 UNARY_EXTRA = {name: _unary(cls) for name, cls in {
     "acosh": X.AcoshBackward0, "asinh": X.AsinhBackward0, "atanh": X.AtanhBackward0,
@@ -72,6 +72,7 @@ def _method_polygamma(self, n):
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
+    require_kind(self._data.dtype, "bernoulli_scalar_cpu_", "fVbiu")
     if isinstance(p, Tensor):
         draws = _gen(generator).bernoulli_tensor(np.broadcast_to(p._data, self._data.shape))
     else:
@@ -94,17 +95,20 @@ def _uniform(self, generator):
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """median + sigma * tan(pi (u - 1/2)), u uniform in float64 (torch's stream)."""
+    require_continuous(self._data.dtype, "Cauchy", c_name=True)
     return _fill(self, median + sigma * np.tan(math.pi * (_uniform(self, generator) - 0.5)))
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """exp(mean + std * z), z standard normal drawn one at a time (torch's stream)."""
+    require_kind(self._data.dtype, "log_normal_cpu", "fV")
     z = _gen(generator).normal_serial(self._data.size).reshape(self._data.shape)
     return _fill(self, np.exp(mean + std * z))
 
 
 def _geometric_(self, p, *, generator=None):
     """ceil(log(u) / log(1 - p)): trials to the first success (torch's stream)."""
+    require_kind(self._data.dtype, "geometric_cpu", "fViu")
     u = _uniform(self, generator)
     return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
 
