@@ -2,11 +2,11 @@
 sync_batchnorm.py and lazy.py), so that ``nn.modules.batchnorm._BatchNorm`` checks work."""
 from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .normalization import (  # noqa: F401
-           BatchNorm1d,
-           BatchNorm2d,
-           BatchNorm3d,
-           _BatchNorm,
-           _NormBase,  # noqa: F401
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    _BatchNorm,
+    _NormBase,
 )
 from .sync_batchnorm import SyncBatchNorm
 
