@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from ..autograd import grad_mode
+from ..ops.inplace import OVERLAP, overlaps
 from ..random import _gen
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -52,6 +53,11 @@ def _calculate_correct_fan(tensor, mode):
 def _fill(tensor, values):
     """Write ``values`` into the tensor's memory outside autograd (bumping its version)."""
     grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the write
+    if overlaps(tensor):  # expand()ed: torch fills it with a constant (fill_), refuses the rest
+        if np.ndim(values):
+            raise RuntimeError(OVERLAP)
+        with grad_mode.no_grad():
+            return tensor.fill_(values)
     with grad_mode.no_grad():
         tensor._data[...] = values
         tensor._vc[0] += 1
