@@ -10,7 +10,7 @@ from . import _autograd_state, _dtype
 from . import _creation as C
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
-from .ops import api, fused_products, index_ops, pointwise
+from .ops import api, as_strided, fused_products, index_ops, pointwise
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen, require_continuous, require_kind
@@ -234,6 +234,7 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
 
 def _bind_attributes():
     Tensor.storage_offset = _storage_offset
+    Tensor.as_strided, Tensor.as_strided_ = as_strided.as_strided, as_strided.as_strided_
     Tensor.nbytes = property(lambda self: self._data.nbytes)
     Tensor.itemsize = property(lambda self: self._data.itemsize)
     Tensor.is_cpu = property(lambda self: True)

@@ -146,7 +146,19 @@ def overlaps(a):
     """True for a tensor whose elements share memory (an expand()ed one: NumPy's read-only
     broadcast view), which torch's element-wise in-place ops refuse to write to."""
     data = a._data
-    return not data.flags.writeable and 0 in data.strides and data.size > 1
+    return not data.flags.writeable and data.size > 1 and (
+        0 in data.strides or _overlapping(data.shape, data.strides))
+
+
+def _overlapping(shape, strides):
+    """Whether two index tuples reach one element (an as_strided view): dims sorted by stride,
+    each stride must step over everything the smaller ones span."""
+    span = 0
+    for stride, n in sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1):
+        if stride <= span:
+            return True
+        span += (n - 1) * stride
+    return False
 
 
 # In-place methods torch runs on a tensor whose elements share memory (no overlap check in
@@ -203,8 +215,13 @@ def _writable_alias(data):
     """A writable view of the memory of a read-only broadcast view, or None where the memory
     itself is read-only."""
     root = data
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    while True:  # down to the memory's owner, also through as_strided's interface holders
+        below = root.base
+        if below is not None and not isinstance(below, np.ndarray):
+            below = getattr(below, "base", None)
+        if not isinstance(below, np.ndarray):
+            break
+        root = below
     if not root.flags.writeable:
         return None
     interface = dict(data.__array_interface__)
