@@ -51,8 +51,9 @@ def commit_inplace(a, new):
         node._dtypes = (a._data.dtype,)
         if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
-    if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s
-        forward_ad.set_tangent(a, forward_ad.tangent_of(new))
+    if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s (its base's too)
+        index = _view_index(a._data, a._base._data) if a._base is not None else None
+        forward_ad.write_tangent(a, forward_ad.tangent_of(new), index)
     if _graph._observer is not None:  # a trace (onnx export): ``a`` holds ``new``'s value now
         _graph.observe_untracked("inplace", (new,), a)
     return a

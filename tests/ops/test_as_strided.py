@@ -1,7 +1,6 @@
 """torch.as_strided / Tensor.as_strided / as_strided_ (ember/ops/as_strided.py) against torch:
 views into the base's memory with sizes, strides and a storage offset, gradients, writes and
 errors."""
-import numpy as np
 import pytest
 import torch
 
