@@ -1,4 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
+import math
+
 import numpy as np
 
 from . import _dtype
@@ -26,6 +28,8 @@ def _infer(data):
         elif any(isinstance(x, np.generic) for x in _flat(data)):
             data = np.asarray(data, dtype=_listed_dtype(_flat(data)))
     arr = np.asarray(data)
+    if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
+        raise ValueError("Overflow when unpacking long long")  # a Python int beyond int64
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
@@ -108,6 +112,9 @@ def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(_index_value(s) for s in size)
+    if all(isinstance(s, (int, np.integer)) and s >= 0 for s in size) and \
+            math.prod(int(s) for s in size) * 8 >= 1 << 63:  # torch counts the bytes in int64
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
@@ -160,12 +167,40 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
                  _dtype.int64 if isinstance(fill_value, int) else
                  _dtype.default_complex() if isinstance(fill_value, complex) else
                  _dtype.get_default_dtype())
-    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                        _np_dtype(dtype)), requires_grad)
+    npd = _np_dtype(dtype)
+    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)),
+                        _fill_scalar(fill_value, npd), npd), requires_grad)
+
+
+def _fill_scalar(value, np_dtype):
+    """``value`` checked to fit ``np_dtype`` as torch's fill: an error, never a wrapped or
+    saturated value (a negative int into uint8 wraps, as in torch)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            np_dtype.kind not in "iuf":
+        return value
+    if np_dtype.kind == "f":
+        fits = not math.isfinite(value) or abs(value) <= np.finfo(np_dtype).max
+    elif np_dtype == np.uint8 and isinstance(value, int) and -(1 << 63) <= value < 0:
+        return value % 256
+    else:
+        info = np.iinfo(np_dtype)
+        fits = (not isinstance(value, float) or math.isfinite(value)) and \
+            info.min <= value <= info.max
+    if not fits:
+        name = _C_TYPE.get(np_dtype.name, np_dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value
+
+
+_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+           "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """Identity matrix (n x m)."""
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _new(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -174,6 +209,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    _check_range(*vals)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
@@ -186,6 +222,19 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         from .ops import _bf16  # lazy: ops build on this module
         return _new(_bf16.arange(vals[0], vals[2], arr.size), requires_grad)
     return _new(arr.astype(npd), requires_grad)
+
+
+def _check_range(start, end, step):
+    """torch's errors for an arange whose bounds or length do not fit (never NumPy's)."""
+    if any(isinstance(v, int) and not -(1 << 63) <= v < 1 << 63 for v in (start, end, step)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step and math.isfinite(step):
+        length = math.ceil((end - start) / step)
+        if length >= 1 << 63:
+            raise RuntimeError("invalid size, possible overflow?")
+        _size((max(length, 0),))
 
 
 def _fused_multiply_add(a, b, c):
@@ -227,6 +276,10 @@ def _linspace_values(start, end, steps, np_dtype):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive, rounded as torch's."""
     np_dtype = _np_dtype(dtype)
+    steps = _index_value(steps)
+    if not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    _size((max(steps, 0),))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if np_dtype in (np.float32, np.float64) or np_dtype.kind in "iu":
@@ -238,6 +291,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+    if not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _size((steps,))
     return _new(np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype)),
                 requires_grad)
 
@@ -270,6 +328,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
+    _size((n,))
     return Tensor._make(_gen(generator).permutation(n).astype(_np_dtype(dtype,
                                                                      np.dtype(np.int64))))
 

@@ -101,7 +101,12 @@ def flip(input, *dims):
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = dims[0] if len(dims) == 1 else dims
-    return S.FlipBackward0.apply(input, dims=(dims,) if isinstance(dims, int) else tuple(dims))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    seen = [S._dim(input._data.ndim, d) for d in dims]
+    for d in seen:
+        if seen.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return S.FlipBackward0.apply(input, dims=dims)
 
 
 def narrow(input, dim, start, length):
@@ -147,6 +152,8 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[S._dim(input._data.ndim, dim)]
     size = -(-n // chunks)
     return split(input, size, dim) if size else (input,)
