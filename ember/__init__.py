@@ -95,6 +95,7 @@ from . import linalg  # noqa: E402
 
 globals().update(linalg.TORCH_FORMS)  # torch.cholesky, qr, svd, slogdet, logdet, ...
 from .ops.aliases import concatenate, det, dot, inverse, mv, swapaxes, true_divide  # noqa: E402
+from .ops.as_strided import as_strided  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.matrix_ops import (  # noqa: E402
     addmm,

@@ -1,4 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
+import math
+
 import numpy as np
 
 from . import _dtype, _meta, _random_args
@@ -26,6 +28,8 @@ def _infer(data):
         elif any(isinstance(x, np.generic) for x in _flat(data)):
             data = np.asarray(data, dtype=_listed_dtype(_flat(data)))
     arr = np.asarray(data)
+    if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
+        raise ValueError("Overflow when unpacking long long")  # a Python int beyond int64
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
@@ -122,6 +126,9 @@ def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(_index_value(s) for s in size)
+    if all(isinstance(s, (int, np.integer)) and s >= 0 for s in size) and \
+            math.prod(int(s) for s in size) * 8 >= 1 << 63:  # torch counts the bytes in int64
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
@@ -170,7 +177,7 @@ def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memor
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (its dtype inferred as torch does)."""
     shape, npd = _full_meta(size, fill_value, dtype=dtype)
-    if npd.kind in "iu" and not isinstance(fill_value, (Tensor, np.ndarray)):
+    if npd.kind in "iuf" and not isinstance(fill_value, (Tensor, np.ndarray)):
         fill_value = _dtype.scalar_as(fill_value, npd)  # torch's range check and wrap
     return _new(np.full(shape, fill_value, npd), requires_grad)
 
@@ -187,6 +194,9 @@ def _full_meta(size, fill_value, *, dtype=None, **kwargs):
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """Identity matrix (n x m)."""
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _new(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -195,6 +205,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    _check_range(*vals)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
@@ -207,6 +218,19 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         from .ops import _bf16  # lazy: ops build on this module
         return _new(_bf16.arange(vals[0], vals[2], arr.size), requires_grad)
     return _new(arr.astype(npd), requires_grad)
+
+
+def _check_range(start, end, step):
+    """torch's errors for an arange whose bounds or length do not fit (never NumPy's)."""
+    if any(isinstance(v, int) and not -(1 << 63) <= v < 1 << 63 for v in (start, end, step)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step and math.isfinite(step):
+        length = math.ceil((end - start) / step)
+        if length >= 1 << 63:
+            raise RuntimeError("invalid size, possible overflow?")
+        _size((max(length, 0),))
 
 
 def _fused_multiply_add(a, b, c):
@@ -248,6 +272,10 @@ def _linspace_values(start, end, steps, np_dtype):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive, rounded as torch's."""
     np_dtype = _np_dtype(dtype)
+    steps = _index_value(steps)
+    if not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    _size((max(steps, 0),))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if np_dtype in (np.float32, np.float64) or np_dtype.kind in "iu":
@@ -259,6 +287,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+    if not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _size((steps,))
     return _new(np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype)),
                 requires_grad)
 
@@ -310,6 +343,7 @@ def _randperm_meta(n, *, dtype=None, **kwargs):
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
+    _size((n,))
     return Tensor._make(_gen(generator).permutation(n).astype(_np_dtype(dtype,
                                                                      np.dtype(np.int64))))
 

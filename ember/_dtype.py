@@ -1,4 +1,6 @@
 """dtype objects, their NumPy counterparts, and PyTorch's type-promotion rules."""
+import math
+
 import numpy as np
 
 
@@ -343,4 +345,7 @@ def scalar_as(value, dtype):
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
         if exact:
             value = wrap_int(v, dtype)
+    elif dtype == np.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+            raise RuntimeError("value cannot be converted to type float without overflow")
     return np.asarray(value, dtype=dtype)

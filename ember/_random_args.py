@@ -13,9 +13,10 @@ def _of(np_dtype):
     return _dtype.from_numpy_dtype(np_dtype)
 
 
-def floating(np_dtype, kernel):
-    """torch's normal/uniform/log-normal kernels exist for floating and complex dtypes only."""
-    if np.dtype(np_dtype).kind in "biu":
+def require_kind(np_dtype, kernel, kinds="fVc"):
+    """torch's NotImplementedError for a random fill of an element type its kernel lacks
+    (``kinds``: NumPy kind letters, "V" is bfloat16): never a silent cast of the draws."""
+    if np.dtype(np_dtype).kind not in kinds:
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{_of(np_dtype).scalar_name}'")
 
@@ -31,7 +32,7 @@ def continuous(np_dtype, distribution, c_name=False):
 
 def uniform_bounds(np_dtype, low, high):
     """uniform_(from, to): a floating dtype, both bounds representable, from <= to."""
-    floating(np_dtype, "check_uniform_bounds")
+    require_kind(np_dtype, "check_uniform_bounds")
     np_dtype = np.dtype(np_dtype)
     real = np.dtype(np_dtype.char.lower()) if np_dtype.kind == "c" else np_dtype
     limit = float(_dtype.finfo(_of(real)).max)

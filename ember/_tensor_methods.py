@@ -26,7 +26,7 @@ from .ops import (
 )
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
-from .ops.inplace import OVERLAP, apply_inplace, overlaps
+from .ops.inplace import OVERLAP, OVERLAP_ALLOWED, apply_inplace, overlaps, write_through_overlap
 from .random import _gen
 
 
@@ -355,10 +355,16 @@ def _bind_shape_statistics_methods():
 _bind_shape_statistics_methods()
 
 
-def _refusing_overlap(method):
+def _refusing_overlap(method, name):
     """``method`` (an in-place one) raising torch's error for a tensor whose elements share
-    memory (an expand()ed one) instead of NumPy's read-only ValueError; costs nothing else."""
+    memory (an expand()ed one) instead of NumPy's read-only ValueError, or, for the methods
+    torch allows there, writing through to the shared memory; costs nothing else."""
+    allowed = name in OVERLAP_ALLOWED
+
     def inplace(self, *args, **kwargs):
+        if allowed and overlaps(self):
+            key = args[0] if name == "__setitem__" else None
+            return write_through_overlap(self, lambda t: method(t, *args, **kwargs), key)
         try:
             return method(self, *args, **kwargs)
         except ValueError as error:
@@ -376,5 +382,5 @@ def guard_inplace_methods():
     for name in [n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_")]:
         method = getattr(Tensor, name)
         if callable(method) and not hasattr(method, "__wrapped__"):
-            setattr(Tensor, name, _refusing_overlap(method))
-    Tensor.__setitem__ = _refusing_overlap(Tensor.__setitem__)
+            setattr(Tensor, name, _refusing_overlap(method, name))
+    Tensor.__setitem__ = _refusing_overlap(Tensor.__setitem__, "__setitem__")

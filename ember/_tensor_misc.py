@@ -11,7 +11,7 @@ from . import _creation as C
 from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
-from .ops import api, fused_products, index_ops, pointwise
+from .ops import api, as_strided, fused_products, index_ops, pointwise
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
@@ -73,6 +73,7 @@ def _method_polygamma(self, n):
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
+    _args.require_kind(self._data.dtype, "bernoulli_scalar_cpu_", "fVbiu")
     if isinstance(p, Tensor):
         draws = _gen(generator).bernoulli_tensor(np.broadcast_to(p._data, self._data.shape))
     else:
@@ -102,7 +103,7 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """exp(mean + std * z), z standard normal drawn one at a time (torch's stream)."""
-    _args.floating(self._data.dtype, "log_normal_cpu")
+    _args.require_kind(self._data.dtype, "log_normal_cpu", "fV")
     _args.positive(std, "log_normal_", "std")
     z = _gen(generator).normal_serial(self._data.size).reshape(self._data.shape)
     return _fill(self, np.exp(mean + std * z))
@@ -110,6 +111,7 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 def _geometric_(self, p, *, generator=None):
     """ceil(log(u) / log(1 - p)): trials to the first success (torch's stream)."""
+    _args.require_kind(self._data.dtype, "geometric_cpu", "fViu")
     _args.probability(p, "geometric_", closed=False)
     u = _uniform(self, generator)
     return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
@@ -236,6 +238,7 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
 
 def _bind_attributes():
     Tensor.storage_offset = _storage_offset
+    Tensor.as_strided, Tensor.as_strided_ = as_strided.as_strided, as_strided.as_strided_
     Tensor.nbytes = property(lambda self: self._data.nbytes)
     Tensor.itemsize = property(lambda self: self._data.itemsize)
     Tensor.is_cpu = property(lambda self: not self.is_meta)

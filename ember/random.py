@@ -109,35 +109,32 @@ class Generator:
     def normal(self, shape, np_dtype, mean=0.0, std=1.0):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
-        _args.floating(np_dtype, "normal_kernel_cpu")
+        _args.require_kind(np_dtype, "normal_kernel_cpu")
         if not std >= 0.0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         if np.dtype(np_dtype).kind == "c":  # torch: each part N(mean, std^2 / 2)
             return _as_complex(self.normal(tuple(shape) + (2,), _real(np_dtype), mean,
                                            std / math.sqrt(2)))
         n = math.prod(shape)
-        bf16 = np.dtype(np_dtype).kind == "V"  # bfloat16: torch computes in float32, casts
-        if n >= 16 and (bf16 or np.dtype(np_dtype) == np.float32):  # torch's kernel ends in
-            values = self._normal_f32(n, bf16)  # one fused multiply-add, float32 std and mean
-            if np.float32(std) == 1:  # values * 1 is exact: the sum alone rounds, once
-                values = np.add(values, np.float32(mean), out=values)
+        wide = np.dtype(np_dtype) == np.float64
+        if n >= 16 and not wide:  # torch's float32 kernel (float16 and bfloat16 compute in it
+            values = self._normal_f32(n, np.dtype(np_dtype).itemsize == 2)  # too), ends in
+            if np.float32(std) == 1:  # one fused multiply-add, float32 std and mean;
+                values = np.add(values, np.float32(mean), out=values)  # values * 1 is exact
             else:
                 values = _fma32(values, np.float32(std), np.float32(mean))
             return values.astype(np_dtype, copy=False).reshape(shape)
-        if n < 16 or np.dtype(np_dtype) == np.float64:  # torch: one fused multiply-add
-            values = self._normal_fill(n, np_dtype) if n >= 16 else self.normal_serial(n)
-            values = _fma64(values, float(std), float(mean))
-        else:
-            values = self._normal_fill(n, np_dtype) * std + mean
-        if bf16:  # torch's double -> bfloat16 goes through float
+        values = self._normal_fill(n) if n >= 16 else self.normal_serial(n)
+        values = _fma64(values, float(std), float(mean))  # torch: one fused multiply-add
+        if not wide:  # torch's double -> float16 / bfloat16 goes through float
             values = values.astype(np.float32)
         return values.astype(np_dtype).reshape(shape)
 
     def _normal_f32(self, n, blockwise=False):
         """n >= 16 float32 normals as torch's normal_fill: Box-Muller over the full blocks of
         16 of n uniforms, then, if n is no multiple of 16, over 16 more for the last 16 values.
-        ``blockwise`` (torch's bfloat16 kernel, which draws 16 uniforms a block): the redrawn
-        block's uniforms follow the last full block's, not all n."""
+        ``blockwise`` (torch's float16 and bfloat16 kernel, which draws 16 uniforms a block):
+        the redrawn block's uniforms follow the last full block's, not all n."""
         full = n - n % 16
         raw = self._bits.random_raw((full if blockwise else n) + (n > full) * 16)
         if n > full and not blockwise:  # the redrawn block moves next to the full ones
@@ -151,16 +148,14 @@ class Generator:
             out[n - 16:n] = out[full:]
         return out[:n]
 
-    def _normal_fill(self, n, np_dtype):
-        """n >= 16 normals of float64 (else float32) uniforms: blocks of 16 as _normal_f32,
-        with libm's log, sin and cos."""
-        np_dtype = np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
-        u = self.uniform((n,), np_dtype)
-        out = np.empty(n, np_dtype)
+    def _normal_fill(self, n):
+        """n >= 16 float64 normals: blocks of 16 as _normal_f32, with libm's log, sin and cos."""
+        u = self.uniform((n,), np.float64)
+        out = np.empty(n)
         full = n - n % 16
         out[:full] = _box_muller_16(u[:full].reshape(-1, 16)).reshape(-1)
         if n % 16:  # torch redraws the last 16 values
-            tail = self.uniform((16,), np_dtype)
+            tail = self.uniform((16,), np.float64)
             out[n - 16:] = _box_muller_16(tail.reshape(1, 16)).reshape(-1)
         return out
 
@@ -267,16 +262,10 @@ class Generator:
 
 
 def _box_muller_16(block):
-    """Rows of 16 uniforms -> 16 normals: pairs (j, j + 8) give cos and sin parts.
-
-    float64 matches torch bit for bit; float16 and bfloat16 (drawn as float32 here) come within
-    a few ulp. float32 has its own, bit-exact function below.
-    """
-    dt = block.dtype.type
-    log = np.log(1.0 - block[:, :8].astype(np.float64)).astype(dt) if dt is np.float32 \
-        else np.log(1.0 - block[:, :8])
-    radius = np.sqrt(dt(-2.0) * log)
-    theta = dt(2.0 * math.pi) * block[:, 8:]
+    """Rows of 16 float64 uniforms -> 16 normals, bit for bit as torch: pairs (j, j + 8) give
+    cos and sin parts. float32 (and float16, bfloat16) has its own function below."""
+    radius = np.sqrt(-2.0 * np.log(1.0 - block[:, :8]))
+    theta = 2.0 * math.pi * block[:, 8:]
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
 
 

@@ -212,3 +212,25 @@ def test_numpy_dtypes_without_a_tensor_dtype_raise_typeerror(make):
 @pytest.mark.parametrize("value", [2 ** 63, 2 ** 64, -2 ** 63 - 1, [[1], [2 ** 70]]])
 def test_python_ints_past_int64_raise_torchs_overflow_error(value):
     same_error(lambda lib: lib.tensor(value))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(0, 2 ** 62), lambda L: L.arange(0, 1e20), lambda L: L.arange(2 ** 63),
+    lambda L: L.arange(0, float("nan")), lambda L: L.arange(0, float("inf")),
+    lambda L: L.arange(0, 1, 1e-30), lambda L: L.linspace(0, 1, 2 ** 62),
+    lambda L: L.zeros(2 ** 40, 2 ** 40), lambda L: L.full((2,), float("nan"), dtype=L.int32),
+    lambda L: L.full((2,), 300, dtype=L.uint8), lambda L: L.full((2,), 1e30, dtype=L.int16),
+    lambda L: L.full((2,), float("inf"), dtype=L.int64),
+    lambda L: L.full((2,), 1e300, dtype=L.float32), lambda L: L.full((2,), 2 ** 63),
+    lambda L: L.tensor([2 ** 63]), lambda L: L.tensor(2 ** 64), lambda L: L.tensor([-2 ** 63 - 1]),
+    lambda L: L.randperm(-1), lambda L: L.eye(-1), lambda L: L.ones(3).chunk(0),
+    lambda L: L.ones(2, 3).flip(0, -2), lambda L: L.logspace(0, 1, -1)])
+def test_sizes_and_values_that_do_not_fit_raise_as_torch(call):
+    """arange(2**63) was an empty tensor, full(nan, int) INT_MIN, tensor([2**63]) a uint64
+    tensor that could not print, randperm(-1) empty; the rest leaked NumPy's exception types."""
+    same_error(call)
+
+
+def test_negative_fill_of_uint8_wraps_as_torch():
+    assert ember.full((2,), -1, dtype=ember.uint8).tolist() == \
+        torch.full((2,), -1, dtype=torch.uint8).tolist()

@@ -327,3 +327,45 @@ def test_float64_normal_with_mean_and_std_is_torchs_fused_multiply_add(n, mean, 
            ember.normal(mean, std, (n,), dtype=ember.float64), ember.randn(3))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 18, 31, 33, 47, 100, 1023])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_float16_normal_follows_torchs_stream_bit_for_bit(n, seed):
+    """float16 normals: torch's float32 kernel, 16 uniforms a block, the last 16 values
+    redrawn right after the full blocks (as bfloat16); the stream after them agrees too."""
+    outs = []
+    for lib in (torch, ember):
+        lib.manual_seed(seed)
+        draws = (lib.empty(n, dtype=lib.float16).normal_(), lib.randn(n, dtype=lib.float16),
+                 lib.normal(2.5, 0.3, (n,), dtype=lib.float16), lib.rand(4, dtype=lib.float64))
+        outs.append([d.numpy() for d in draws])
+    for t, e in zip(*outs):
+        np.testing.assert_array_equal(e.view(np.uint8), t.view(np.uint8))
+
+
+_FILLS = [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("cauchy_", ()),
+          ("log_normal_", ()), ("geometric_", (0.5,)), ("bernoulli_", ())]
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int64", "bool", "complex64", "float16"])
+@pytest.mark.parametrize("fill,args", _FILLS, ids=[f for f, _ in _FILLS])
+def test_random_fills_refuse_element_types_as_torch(fill, args, dtype):
+    """Normals or uniforms into an integer tensor were silently truncated; torch refuses."""
+    from tests.oracle import same_error
+
+    def call(lib):
+        return getattr(lib.zeros(20, dtype=getattr(lib, dtype)), fill)(*args)
+    try:
+        call(torch)
+    except Exception:
+        same_error(call)
+    else:
+        call(ember)  # torch fills this element type: so does ember
+
+
+@pytest.mark.parametrize("fn", ["rand", "randn"])
+@pytest.mark.parametrize("dtype", ["int32", "bool"])
+def test_rand_randn_refuse_integer_dtypes_as_torch(fn, dtype):
+    from tests.oracle import same_error
+    same_error(lambda lib: getattr(lib, fn)(3, dtype=getattr(lib, dtype)))

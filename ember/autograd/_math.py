@@ -50,6 +50,12 @@ class array_math:
         return x
 
     @staticmethod
+    def keep(mask, g):
+        """g where ``mask`` (a boolean array), else +0.0: torch's masked gradients select,
+        where ``g * mask`` would give -0.0 for a negative g."""
+        return np.where(mask, g, np.zeros((), g.dtype))
+
+    @staticmethod
     def one_minus(x):
         """1 - x; a cached 0-d one skips NumPy's slower Python-scalar cast (same bits)."""
         one = _ONES.get(x.dtype)
@@ -147,6 +153,11 @@ class _TensorMath:
     @staticmethod
     def data(x):
         return x._data if hasattr(x, "_data") else x
+
+    @staticmethod
+    def keep(mask, g):
+        from .. import where  # late binding up: the tensor math is the public API
+        return where(as_tensor(mask), g, g.new_zeros(()))
 
     @staticmethod
     def one_minus(x):

@@ -144,6 +144,27 @@ def set_tangent(t, tangent):
         _set(t, tangent)
 
 
+def write_tangent(t, tangent, index=None):
+    """After an in-place write into ``t``: its tangent becomes ``tangent``, written into the
+    memory of the tangent it had (a view of its base's tangent, so the base's changes too, as
+    torch's) where neither carries a graph; else, for a view without a tangent, into its base's
+    tangent (zeros if none) at ``index`` (the view's elements in the base, or None)."""
+    old = tangent_of(t)
+    if tangent is None or tangent._requires_grad or (old is not None and old._requires_grad):
+        set_tangent(t, tangent)
+        return
+    if old is not None:
+        np.copyto(old._data, tangent._data, casting="unsafe")
+        return
+    base = t._base
+    if base is not None and index is not None and (tangent_of(base) is None or
+                                                   not tangent_of(base)._requires_grad):
+        if tangent_of(base) is None:
+            _set(base, Tensor._make(np.zeros_like(base._data)))
+        tangent_of(base)._data[index] = tangent._data
+    set_tangent(t, tangent)
+
+
 @contextlib.contextmanager
 def hidden(inputs=()):
     """Ops run without the hook: their outputs get no tangent (the hook's own work, a custom

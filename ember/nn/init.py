@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 
 from ..autograd import grad_mode
+from ..ops.inplace import OVERLAP as _OVERLAP
+from ..ops.inplace import overlaps as _overlaps
 from ..random import _gen
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -65,6 +67,11 @@ def _no_data_on_meta(init):
 def _fill(tensor, values):
     """Write ``values`` into the tensor's memory outside autograd (bumping its version)."""
     grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the write
+    if _overlaps(tensor):  # expand()ed: torch fills it with a constant (fill_), refuses the rest
+        if np.ndim(values):
+            raise RuntimeError(_OVERLAP)
+        with grad_mode.no_grad():
+            return tensor.fill_(values)
     with grad_mode.no_grad():
         tensor._data[...] = values
         tensor._vc[0] += 1

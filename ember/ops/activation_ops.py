@@ -172,7 +172,7 @@ class HardtanhBackward0(Node):
     def backward(self, m, g, x):
         # torch zeroes the gradient where x <= lo or x >= hi: NaN passes it through
         inside = _mask(m, x, lambda v: ~((v <= self.lo) | (v >= self.hi)))
-        return (g * _cast(inside, g),)
+        return (m.keep(inside, g),)
 
 
 class ThresholdBackward0(Node):
@@ -185,7 +185,7 @@ class ThresholdBackward0(Node):
         return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: ~(v <= self.threshold)), g),)
+        return (m.keep(_mask(m, x, lambda v: ~(v <= self.threshold)), g),)
 
 
 class EluBackward0(Node):
@@ -202,7 +202,7 @@ class EluBackward0(Node):
 
     def backward(self, m, g, x):
         pos = _mask(m, x, lambda v: ~(v <= 0))  # torch's positive branch takes NaN too
-        neg_part = x * ~pos  # exp only of the non-positive part: no overflow
+        neg_part = m.keep(~pos, x)  # exp only of the non-positive part: no overflow, no NaN
         coef = self.scale * self.alpha * self.input_scale
         return (m.where(pos, g * self.scale, g * coef * m.exp(neg_part * self.input_scale)),)
 
@@ -354,7 +354,7 @@ class HardsigmoidBackward0(Node):
     def backward(self, m, g, x):
         inside = _mask(m, x, lambda v: (v > -3) & (v < 3))
         # torch's kernel multiplies by 1/6 rounded to float32, for float64 too
-        return (g * _cast(inside, g) * float(np.float32(1.0 / 6)),)
+        return (m.keep(inside, g * float(np.float32(1.0 / 6))),)
 
 
 class HardswishBackward0(Node):
@@ -369,8 +369,8 @@ class HardswishBackward0(Node):
         # torch: 0 for x <= -3, the slope for -3 < x < 3, g otherwise (x >= 3 and NaN)
         low = _mask(m, x, lambda v: v <= -3)
         middle_part = _mask(m, x, lambda v: (v > -3) & (v < 3))
-        middle = g * (x * (1.0 / 3) + 0.5)
-        return (m.where(low, g * 0, m.where(middle_part, middle, g)),)
+        middle = g * (m.keep(middle_part, x) * (1.0 / 3) + 0.5)  # no inf * 0 in graphs
+        return (m.keep(~low, m.where(middle_part, middle, g)),)
 
 
 class HardshrinkBackward0(Node):
@@ -383,7 +383,7 @@ class HardshrinkBackward0(Node):
         return np.where(np.abs(x) <= lambd, np.zeros((), x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (g * _cast(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g),)
+        return (m.keep(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g),)
 
 
 class SoftshrinkBackward0(HardshrinkBackward0):

@@ -309,9 +309,9 @@ class MinimumBackward0(Node):
 def _split_ties(m, g, a_loses, b_loses, ties):
     """torch's rule: a side gets g unless it lost (so both get g where a NaN is involved), and
     ties split it in half."""
-    wa = np.where(ties, 0.5, np.where(a_loses, 0.0, 1.0)).astype(m.data(g).dtype)
-    wb = np.where(ties, 0.5, np.where(b_loses, 0.0, 1.0)).astype(m.data(g).dtype)
-    return g * wa, g * wb
+    half = np.where(ties, 0.5, 1.0).astype(m.data(g).dtype)
+    g = g * half
+    return m.keep(~a_loses, g), m.keep(~b_loses, g)  # a loser's +0.0, as torch's
 
 
 # ---------------------------------------------------------------- unary math
@@ -462,7 +462,8 @@ def _relu_kernel(x):
 
 
 def _relu_grad_kernel(y, g):
-    return g * ~(y <= _zero_of(y))  # the gradient flows where y is not <= 0 (NaN included)
+    # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch
+    return np.where(y <= _zero_of(y), _zero_of(g), g)
 
 
 _ZEROS = {}
@@ -493,7 +494,9 @@ def _relu(x):
 
 def _relu_grad(m, g, y):
     y = m.data(y)
-    if y.size < _SPLIT_MIN or m.is_graph or not _splits(y, g):
+    if m.is_graph:
+        return m.keep(~(y <= 0), g)
+    if y.size < _SPLIT_MIN or not _splits(y, g):
         return _relu_grad_kernel(y, g)
     return _parallel.compute(_relu_grad_kernel, (y, g))
 
@@ -540,7 +543,7 @@ class ClampBackward1(Node):
             mask &= x >= lo
         if hi is not None:
             mask &= x <= hi
-        return (g * mask,)
+        return (m.keep(mask, g),)
 
 
 class ClampBackward0(Node):
@@ -561,10 +564,10 @@ class ClampBackward0(Node):
             inside = inside & (x <= high)
         g_low = g_high = None
         if low is not None:
-            g_low = g * ((x < low) & (low < high) if high is not None else x < low)
+            g_low = m.keep((x < low) & (low < high) if high is not None else x < low, g)
         if high is not None:
-            g_high = g * ((x > high) | (high < low) if low is not None else x > high)
-        return g * inside, g_low, g_high
+            g_high = m.keep((x > high) | (high < low) if low is not None else x > high, g)
+        return m.keep(inside, g), g_low, g_high
 
 
 class WhereBackward0(Node):

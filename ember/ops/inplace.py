@@ -37,6 +37,8 @@ def _check_cast(result_dtype, target_dtype):
 def commit_inplace(a, new):
     """Write ``new`` into ``a``'s memory and make ``new``'s grad_fn the history of ``a``."""
     grad_mode.check_inplace(a._vc)  # before the write (the version bump would raise after it)
+    if overlaps(a):
+        raise RuntimeError(OVERLAP)
     data = new._data
     _check_cast(data.dtype, a._data.dtype)
     if data.shape != a._data.shape:
@@ -49,8 +51,9 @@ def commit_inplace(a, new):
         node._dtypes = (a._data.dtype,)
         if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
-    if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s
-        forward_ad.set_tangent(a, forward_ad.tangent_of(new))
+    if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s (its base's too)
+        index = _view_index(a._data, a._base._data) if a._base is not None else None
+        forward_ad.write_tangent(a, forward_ad.tangent_of(new), index)
     if _graph._observer is not None:  # a trace (onnx export): ``a`` holds ``new``'s value now
         _graph.observe_untracked("inplace", (new,), a)
     return a
@@ -142,9 +145,96 @@ OVERLAP = ("unsupported operation: more than one element of the written-to tenso
 
 def overlaps(a):
     """True for a tensor whose elements share memory (an expand()ed one: NumPy's read-only
-    broadcast view), which torch refuses to write to."""
+    broadcast view), which torch's element-wise in-place ops refuse to write to."""
     data = a._data
-    return not data.flags.writeable and 0 in data.strides and data.size > 1
+    return not data.flags.writeable and data.size > 1 and (
+        0 in data.strides or _overlapping(data.shape, data.strides))
+
+
+def _overlapping(shape, strides):
+    """Whether two index tuples reach one element (an as_strided view): dims sorted by stride,
+    each stride must step over everything the smaller ones span."""
+    span = 0
+    for stride, n in sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1):
+        if stride <= span:
+            return True
+        span += (n - 1) * stride
+    return False
+
+
+# In-place methods torch runs on a tensor whose elements share memory (no overlap check in
+# their kernels): each element is written in order, so the last write to a location wins.
+# (torch's map_, apply_ and baddbmm_ also run, but re-read what they wrote: ember refuses them.)
+OVERLAP_ALLOWED = frozenset({"fill_", "zero_", "__setitem__", "index_put_", "masked_fill_",
+                             "index_fill_", "fill_diagonal_", "tril_", "triu_"})
+
+
+def write_through_overlap(a, run, key=None):
+    """``run(t)`` (an in-place method of OVERLAP_ALLOWED) for an expand()ed ``a``: run on a
+    compact copy, then each element it wrote written into the shared memory in C order, so
+    that the last write wins as in torch. Outside autograd only. ``key``: an item assignment's
+    index; a basic one selecting overlapping elements refuses (torch's copy_)."""
+    memory = _writable_alias(a._data)
+    if memory is None or needs_graph(a) or (key is not None and _basic_overlap(a._data, key)):
+        raise RuntimeError(OVERLAP)
+    grad_mode.check_inplace(a._vc)
+    old = a._data.copy()
+    compact, marked = Tensor._make(old.copy()), Tensor._make(_flipped(old))
+    result = run(compact)
+    run(marked)  # the same write over other contents: what it kept is what it did not write
+    kept = _bits_equal(compact._data, old) & _bits_equal(marked._data, _flipped(old))
+    where = np.nonzero(~kept)
+    memory[where] = compact._data[where]  # a fancy-index write runs in order: the last wins
+    a._vc[0] += 1
+    return a if result is compact else result
+
+
+def _flipped(array):
+    """``array`` with every bit inverted (booleans negated): differs from it everywhere."""
+    if array.dtype.kind == "b":
+        return ~array
+    return (~array.view(f"u{array.itemsize}")).view(array.dtype) if array.itemsize <= 8 else \
+        (~array.view(np.uint8)).view(array.dtype)
+
+
+def _bits_equal(x, y):
+    item = x.itemsize
+    return (x.view(np.uint8).reshape(x.shape + (item,)) ==
+            y.view(np.uint8).reshape(y.shape + (item,))).all(-1)
+
+
+def _basic_overlap(data, key):
+    """Whether ``data[key]`` is a basic-indexing view whose elements share memory."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts):
+        return False  # advanced indexing: torch's index_put_, which writes anyway
+    view = data[key]
+    return 0 in view.strides and view.size > 1
+
+
+def _writable_alias(data):
+    """A writable view of the memory of a read-only broadcast view, or None where the memory
+    itself is read-only."""
+    root = data
+    while True:  # down to the memory's owner, also through as_strided's interface holders
+        below = root.base
+        if below is not None and not isinstance(below, np.ndarray):
+            below = getattr(below, "base", None)
+        if not isinstance(below, np.ndarray):
+            break
+        root = below
+    if not root.flags.writeable:
+        return None
+    interface = dict(data.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, root))
+
+
+class _Interface:
+    """An array interface NumPy builds a view from (holding the memory's owner alive)."""
+
+    def __init__(self, interface, base):
+        self.__array_interface__, self.base = interface, base
 
 
 def write_error(a, shape):

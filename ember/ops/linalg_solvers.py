@@ -5,6 +5,7 @@ import numpy as np
 
 from .._dtype import of_numpy
 from .._tensor import Tensor
+from ..autograd.graph import Node
 from . import api, matrix_ops
 from . import decompositions as D
 from . import linalg_extra as X
@@ -106,11 +107,51 @@ def cond(input, p=None):
     return matrix_norm(input, p) * matrix_norm(_inv(input), p)
 
 
-def _triangle(A, upper, unitriangular):
-    if not unitriangular:
-        return matrix_ops.triu(A) if upper else matrix_ops.tril(A)
-    strict = matrix_ops.triu(A, 1) if upper else matrix_ops.tril(A, -1)
-    return strict + _make(np.eye(A.shape[-1], dtype=A._data.dtype))
+class LinalgSolveTriangularBackward0(Node):
+    """X = T^-1 B (left) or B T^-1, T the upper or lower triangle of A (unit diagonal when
+    ``unitriangular``; A's other entries are not read), by substitution as LAPACK's trsm, so a
+    NaN or a zero pivot spreads only to the rows (columns) that read it;
+    left: dB = T^-H g, dA = -tri(dB X^H); right: dB = g T^-H, dA = -tri(X^H dB)."""
+
+    saves_output = True
+
+    def forward(self, a, b, upper, left=True, unitriangular=False):
+        self.save(a)
+        self.upper, self.left, self.unit = upper, left, unitriangular
+        return _substitute(a._data, b._data, upper, left, unitriangular)
+
+    def backward(self, m, g, a, out):
+        def h(t):
+            return m.conj(m.mT(t)) if m.data(t).dtype.kind == "c" else m.mT(t)
+        gb = _solve_triangular(m, h(a), g, not self.upper, self.left, self.unit)
+        ga = -(m.matmul(gb, h(out)) if self.left else m.matmul(h(out), gb))
+        n = m.data(a).shape[-1]
+        kept = np.triu(np.ones((n, n), bool), 1 if self.unit else 0)
+        return m.keep(kept if self.upper else kept.T, ga), gb
+
+
+def _solve_triangular(m, t, b, upper, left, unit):
+    if m.is_graph:
+        return LinalgSolveTriangularBackward0.apply(t, b, upper, left, unit)
+    return _substitute(t, b, upper, left, unit)
+
+
+def _substitute(t, b, upper, left, unit):
+    """Back (upper) or forward (lower) substitution over T's triangle, column by column."""
+    if not left:  # X T = B  <=>  T^T X^T = B^T
+        return np.swapaxes(_substitute(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2),
+                                       not upper, True, unit), -1, -2)
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(t, b))
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    n = t.shape[-1]
+    with np.errstate(all="ignore"):  # a zero pivot gives inf / NaN, as torch, silently
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            if not unit:
+                x[..., k, :] /= t[..., k, k, None]
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            x[..., rest, :] -= t[..., rest, k, None] * x[..., k, None, :]
+    return x
 
 
 def _as_matrix_rhs(A, B):
@@ -129,16 +170,18 @@ def solve_triangular(input, B, *, upper, left=True, unitriangular=False):
     if (r if left else c) != n:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {r}x{c})")
-    return _solve(_triangle(input, upper, unitriangular), _as_matrix_rhs(input, B), left=left)
+    return LinalgSolveTriangularBackward0.apply(input, _as_matrix_rhs(input, B), upper, left,
+                                                unitriangular)
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """torch.triangular_solve (older API): (X with T X = input, or T^T X = input when
     ``transpose``, and a copy of A)."""
-    T = _triangle(A, upper, unitriangular)
-    T = T.mT if transpose else T
     X.check_square(A._data, "triangular_solve")
-    return TriangularSolve((_solve(T, _as_matrix_rhs(A, input)), api.clone(A)))
+    T, upper = (A.mT, not upper) if transpose else (A, upper)
+    solution = LinalgSolveTriangularBackward0.apply(T, _as_matrix_rhs(A, input), upper, True,
+                                                    unitriangular)
+    return TriangularSolve((solution, api.clone(A)))
 
 
 def vecdot(x, y, *, dim=-1):

@@ -340,4 +340,4 @@ class ClampMinBackward0(Node):
         return np.maximum(a._data, np.asarray(lo, a._data.dtype))
 
     def backward(self, m, g, a):
-        return (g * (m.data(a) >= self.lo),)
+        return (m.keep(m.data(a) >= self.lo, g),)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from .inplace import _check_cast
+from .inplace import OVERLAP, _check_cast, overlaps
 
 
 def _tensors(values):
@@ -32,6 +32,8 @@ def _check_autograd(name, args, kwargs, outs):
 def _write(result, out):
     """Copy ``result`` into ``out`` (resized when its shape differs) and bump its version."""
     data = result._data
+    if overlaps(out):
+        raise RuntimeError(OVERLAP)
     _check_cast(data.dtype, out._data.dtype)
     if out._data.shape != data.shape:
         if out._data.size:

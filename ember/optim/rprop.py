@@ -2,6 +2,7 @@
 its sign and shrunk when it flips."""
 import numpy as np
 
+from ..autograd._math import sign as _sign
 from . import _common
 from .optimizer import Optimizer
 
@@ -15,14 +16,14 @@ def rprop_rule(p, g, state, *, step, etas, step_sizes, maximize):
     etaminus, etaplus = etas
     d = np.negative(g) if maximize else np.array(g, copy=True)
     prev, step_size = state["prev"], state["step_size"]
-    factor = np.sign(np.multiply(d, prev, out=np.empty_like(d)))
+    factor = _sign(np.multiply(d, prev, out=np.empty_like(d)))  # torch's: 0 at NaN
     factor = np.where(factor > 0, etaplus, factor)  # in torch's order: a later rule sees the
     factor = np.where(factor < 0, etaminus, factor)  # values the earlier ones wrote
     factor = np.where(factor == 0, 1, factor)
     step_size *= factor
     np.clip(step_size, step_sizes[0], step_sizes[1], out=step_size)
     d = np.where(factor == etaminus, 0, d)
-    p -= np.sign(d) * step_size
+    p -= _sign(d) * step_size
     np.copyto(prev, d)
 
 

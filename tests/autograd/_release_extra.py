@@ -255,3 +255,13 @@ def _fft_nodes(L):
 
 
 EXTRA.update({"fft": _fft_nodes})
+
+
+def _triangular_and_strided(L):
+    """linalg.solve_triangular's node (substitution) and as_strided's."""
+    a = _t(L, np.triu(P[:, :3]) + np.eye(3))
+    x = L.linalg.solve_triangular(a, _t(L, M), upper=True)
+    return x.sum() + (_t(L, M) * 1).as_strided((2, 2), (1, 3), 1).sum()
+
+
+EXTRA.update({"triangular_and_strided": _triangular_and_strided})

@@ -314,3 +314,31 @@ def test_a_long_level_keeps_no_reference_to_dead_tensors():
             y = y * 1.0
         assert len(efw._duals) < 2100
         np.testing.assert_array_equal(efw.unpack_dual(y).tangent.numpy(), [1.0, 1.0])
+
+
+def _write_through_view(lib, case):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(lib.ones(2) * 2, lib.tensor([1.0, 2.0]))
+        p = fwAD.make_dual(lib.zeros(2, 3), lib.ones(2, 3)) if case >= 3 else lib.zeros(2, 3)
+        if case == 0:
+            p[:, 1].copy_(dual)
+        elif case == 1:
+            p[0, 1:] = dual
+        elif case == 2:
+            p.t()[1].mul_(0).add_(dual)
+        elif case == 3:
+            p[1].mul_(dual.sum())
+        elif case == 4:
+            p.view(3, 2)[0].copy_(dual)
+        else:
+            p[0].zero_()
+        tangent = fwAD.unpack_dual(p).tangent
+        return None if tangent is None else tangent.tolist()
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_inplace_write_through_a_view_updates_the_base_tangent_as_torch(case):
+    """An in-place op on a view of a dual tensor (or a dual written into a plain tensor's view)
+    changes the base's tangent too; ember replaced only the view's tangent."""
+    assert _write_through_view(ember, case) == _write_through_view(torch, case)

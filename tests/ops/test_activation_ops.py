@@ -69,3 +69,48 @@ def test_errors_match_torch(call):
             call(lib)
         errors.append((info.type.__name__, str(info.value).replace("torch.", "ember.")))
     assert errors[0] == errors[1]
+
+
+_SIGNED_ZERO_X = [-3., -1., -0.0, 0.0, 0.5, 1., 6., 7., float("nan"), float("inf"), -float("inf")]
+_MASKED = {
+    "relu": lambda lib, x: lib.relu(x),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.5, 2.0),
+    "clamp": lambda lib, x: lib.clamp(x, -1, 1),
+    "clamp_min": lambda lib, x: x.clamp_min(0.0),
+    "clamp_max": lambda lib, x: lib.clamp(x, max=0),
+    "clamp_tensor": lambda lib, x: lib.clamp(x, lib.tensor(-1.0), lib.tensor(1.0)),
+    "hardsigmoid": lambda lib, x: lib.nn.functional.hardsigmoid(x),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x),
+    "hardshrink": lambda lib, x: lib.nn.functional.hardshrink(x),
+    "softshrink": lambda lib, x: lib.nn.functional.softshrink(x),
+    "maximum": lambda lib, x: lib.maximum(x, lib.zeros(())),
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(_MASKED))
+def test_masked_gradients_are_positive_zero_as_torch(name, dtype):
+    """A masked-out gradient is +0.0 in torch (a select); ember multiplied by the mask, -0.0
+    for a negative incoming gradient. Also under create_graph, and the gradient's own
+    gradient with respect to the incoming one (finite where torch's is: no inf * 0)."""
+    x0 = np.array(_SIGNED_ZERO_X, dtype=dtype)
+    g0 = np.tile([1.0, -1.0], 6)[:x0.size].astype(dtype)
+    got = []
+    for lib in (torch, ember):
+        row = []
+        for sign in (1, -1):
+            x = lib.tensor(x0, requires_grad=True)
+            _MASKED[name](lib, x).backward(lib.tensor(sign * g0))
+            row.append(x.grad.numpy().copy())
+        x, g = lib.tensor(x0, requires_grad=True), lib.tensor(-g0, requires_grad=True)
+        (gx,) = lib.autograd.grad(_MASKED[name](lib, x), x, g, create_graph=True)
+        row.append(gx.detach().numpy().copy())
+        if name != "hardsigmoid":  # torch has no double backward of hardsigmoid
+            row.append(lib.autograd.grad(gx.sum(), g)[0].numpy())
+        got.append(row)
+    for want, have in zip(*got):
+        np.testing.assert_array_equal(np.signbit(have), np.signbit(want))
+        np.testing.assert_allclose(have, want, rtol=1e-6, equal_nan=True)

@@ -1,4 +1,6 @@
 """In-place ops (ember/ops/inplace.py): values, autograd through them, and their errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -66,7 +68,11 @@ def test_inplace_type_errors():
 @pytest.mark.parametrize("write", [
     lambda L, t: t.exp_(), lambda L, t: t.mul_(2), lambda L, t: t.add_(L.ones(2, 3)),
     lambda L, t: t.copy_(L.ones(2, 3)), lambda L, t: t.clamp_(0, 1), lambda L, t: t.uniform_(),
-    lambda L, t: t.index_add_(0, L.tensor([0]), L.ones(1, 3)), lambda L, t: t.sigmoid_()])
+    lambda L, t: t.index_add_(0, L.tensor([0]), L.ones(1, 3)), lambda L, t: t.sigmoid_(),
+    lambda L, t: L.nn.functional.relu(t, inplace=True), lambda L, t: L.nn.init.normal_(t),
+    lambda L, t: L.add(L.ones(2, 3), 1, out=t), lambda L, t: t.__setitem__(slice(None), 7.0),
+    lambda L, t: t.__setitem__(Ellipsis, L.ones(3)),
+    lambda L, t: t.__setitem__((slice(None), 0), 9.0)])
 def test_writes_into_an_expanded_tensor_raise_torchs_overlap_error(write):
     """Elements sharing memory: torch's RuntimeError (NumPy's read-only ValueError leaked)."""
     caught = []
@@ -82,3 +88,42 @@ def test_copy_of_a_non_broadcastable_source_names_the_sizes_as_torch():
         with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size "
                                                r"of tensor b \(4\) at non-singleton dimension 1"):
             lib.ones(2, 3).copy_(lib.ones(4))
+
+
+_OVERLAP_WRITES = {
+    "fill_": lambda L, t: t.fill_(5), "zero_": lambda L, t: t.zero_(),
+    "setitem_int": lambda L, t: t.__setitem__(1, 7.0),
+    "setitem_row": lambda L, t: t.__setitem__(2, L.tensor([4.0, 5.0])),
+    "setitem_element": lambda L, t: t.__setitem__((0, 1), L.tensor(9.0)),
+    "setitem_mask": lambda L, t: t.__setitem__(t > 4, 0.0),
+    "setitem_conflict": lambda L, t: t.__setitem__((L.tensor([0, 1]), L.tensor([1, 1])),
+                                                   L.tensor([5.0, 6.0])),
+    "index_put_": lambda L, t: t.index_put_((L.tensor([0, 2]), L.tensor([0, 0])),
+                                            L.tensor([7.0, 8.0])),
+    "index_put_accumulate": lambda L, t: t.index_put_((L.tensor([0]), L.tensor([1])),
+                                                      L.tensor(9.0), accumulate=True),
+    "masked_fill_": lambda L, t: t.masked_fill_(L.tensor([[True, False], [False] * 2,
+                                                          [False] * 2]), 0.0),
+    "index_fill_": lambda L, t: t.index_fill_(1, L.tensor([0]), 3.0),
+    "fill_diagonal_": lambda L, t: t.fill_diagonal_(0.0),
+    "tril_": lambda L, t: t.tril_(), "triu_": lambda L, t: t.triu_(),
+    "init.zeros_": lambda L, t: L.nn.init.zeros_(t),
+    "init.constant_": lambda L, t: L.nn.init.constant_(t, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(_OVERLAP_WRITES))
+def test_writes_torch_allows_into_an_expanded_tensor_match_torch(name):
+    """fill_, zero_, item assignment through a non-overlapping view, index_put_, masked_fill_,
+    index_fill_, fill_diagonal_, tril_/triu_: torch writes into an expand()ed tensor (the last
+    write to a shared location wins); ember refused every one."""
+    got = []
+    for lib in (torch, ember):
+        base = (lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]) * 1)[1:, 0:3:2]
+        view = base.expand(3, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's deprecation warning for index_put_
+            _OVERLAP_WRITES[name](lib, view)
+        got.append((base.numpy().copy(), view.numpy().copy(), view._version))
+    for e, t in zip(got[1], got[0]):
+        np.testing.assert_array_equal(e, t)

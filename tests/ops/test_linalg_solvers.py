@@ -2,6 +2,8 @@
 fields), matrix_rank, cond, solve_triangular/triangular_solve, vecdot, diagonal, matmul and the
 *_ex forms: values, gradients (and second derivatives) on well-conditioned inputs, float64 and
 float32, batched; errors as torch's."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -171,3 +173,34 @@ def test_svd_of_nan_raises_torchs_linalg_error(fn):
         fn(ember, ember.tensor(x))
     assert str(got.value) == str(want.value)
     assert issubclass(ember.linalg.LinAlgError, RuntimeError)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("poison", ["nan_in_B", "nan_in_A", "zero_pivot", "nan_off_triangle"])
+def test_solve_triangular_spreads_nan_only_where_substitution_reads_it(poison, left, upper):
+    """A NaN (or a zero pivot) reaches only the rows the substitution computes from it, as
+    torch's trsm; ember solved by LU (NaN everywhere, a zero pivot raised 'singular')."""
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    B = rng.standard_normal((4, 3) if left else (3, 4))
+    if poison == "nan_in_B":
+        B[2, 1] = np.nan
+    elif poison == "nan_in_A":
+        A[1, 2] = A[2, 1] = np.nan
+    elif poison == "zero_pivot":
+        A[2, 2] = 0.0
+    else:
+        A[(3, 0) if upper else (0, 3)] = np.nan  # outside the triangle read: no effect
+    got = []
+    for lib in (torch, ember):
+        got.append(lib.linalg.solve_triangular(lib.tensor(A), lib.tensor(B), upper=upper,
+                                               left=left).numpy())
+        if left:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch's deprecation of triangular_solve
+                got.append(lib.triangular_solve(lib.tensor(B), lib.tensor(A),
+                                                upper=upper)[0].numpy())
+    half = len(got) // 2
+    for e, t in zip(got[half:], got[:half]):
+        np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12, equal_nan=True)

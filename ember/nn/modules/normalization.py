@@ -29,8 +29,9 @@ def _reset_affine(module):
         init.zeros_(module.bias)
 
 
-class _BatchNorm(Module):
-    """Shared batch norm: per-channel statistics of a batch; running averages for eval."""
+class _NormBase(Module):
+    """What batch and instance norm share (torch's _NormBase): per-channel affine parameters
+    and, if tracked, running statistics."""
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
@@ -58,6 +59,15 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         _reset_affine(self)
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.affine and self._has_bias}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Shared batch norm: per-channel statistics of a batch; running averages for eval."""
+
     def forward(self, input):
         self._check_input_dim(input)
         if self.running_mean is not None and input.shape[1] != self.num_features:
@@ -75,11 +85,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if keep else None,
                             self.running_var if keep else None, self.weight, self.bias,
                             use_batch, factor, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.affine and self._has_bias}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -106,9 +111,9 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """Per-sample, per-channel normalization over the spatial dims (no running statistics
-    unless ``track_running_stats``)."""
+    unless ``track_running_stats``); not a _BatchNorm, as in torch."""
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
                  track_running_stats=False, device=None, dtype=None, *, bias=True):

@@ -123,3 +123,35 @@ def test_instance_norm_feature_mismatch_as_torch():
         with pytest.warns(UserWarning, match="does not match num_features"):
             lib.nn.InstanceNorm1d(3)(lib.tensor(x))
 
+
+
+def _norm_layers(lib):
+    nn = lib.nn
+    return [nn.BatchNorm1d(3), nn.InstanceNorm2d(3, track_running_stats=True),
+            nn.LazyInstanceNorm1d(), nn.LazyBatchNorm2d(), nn.SyncBatchNorm(3), nn.LayerNorm(3),
+            nn.GroupNorm(1, 3)]
+
+
+def test_instance_norm_is_no_batch_norm_as_in_torch():
+    """``isinstance(m, nn.modules.batchnorm._BatchNorm)`` (freezing BN layers) must not catch
+    InstanceNorm: torch's hierarchy is _NormBase -> _BatchNorm / _InstanceNorm."""
+    seen = []
+    for lib in (torch, ember):
+        classes = (lib.nn.modules.batchnorm._BatchNorm, lib.nn.modules.batchnorm._NormBase,
+                   lib.nn.modules.instancenorm._InstanceNorm)
+        seen.append([[isinstance(m, c) for c in classes] for m in _norm_layers(lib)])
+    assert seen[1] == seen[0]
+
+
+def test_swa_update_bn_leaves_tracked_instance_norm_alone():
+    """update_bn resets and re-estimates batch norm statistics only (torch's isinstance)."""
+    got = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.InstanceNorm1d(2, track_running_stats=True),
+                                  lib.nn.BatchNorm1d(2))
+        model[0].running_mean.fill_(5.0)
+        lib.optim.swa_utils.update_bn([lib.randn(4, 2, 3)], model)
+        got.append([b.numpy().copy() for b in model.buffers()])
+    for e, t in zip(got[1], got[0]):
+        np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-6)
