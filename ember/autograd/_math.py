@@ -6,6 +6,7 @@ A formula such as ``g * m.cos(x)`` runs on arrays for an ordinary backward, and 
 import numpy as np
 
 from .._creation import as_tensor, zeros
+from ._sparse_grad import SparseGrad
 
 
 def _sum_to(g, shape):
@@ -165,6 +166,8 @@ class _TensorMath:
 
     @staticmethod
     def conform(g, shape, dtype):
+        if type(g) is SparseGrad:  # reaching an interior node: its dense form, a constant
+            g = as_tensor(g.dense())
         if g._data.shape != shape:
             g = g.sum_to_size(shape) if g.ndim >= len(shape) else g.expand(shape)
         if g._data.dtype != dtype:

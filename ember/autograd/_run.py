@@ -8,7 +8,8 @@ from numpy import ndarray as _ndarray
 from .._tensor import Tensor
 from . import anomaly
 from . import graph as _graph_module
-from .graph import _type_name
+from ._sparse_grad import SparseGrad, accumulate_leaf, buffer_sum
+from .graph import AccumulateGrad, _type_name
 
 
 class Run:
@@ -59,7 +60,11 @@ def deliver(run, node, nr, g):
     shapes, buffers = node._shapes, run.buffers
     if type(g) is not _ndarray or g.shape != shapes[nr] or g.dtype is not node._dtypes[nr] \
             or run.create_graph:
-        g = run.m.conform(g, shapes[nr], node._dtypes[nr])
+        if type(g) is SparseGrad and type(node) is AccumulateGrad:
+            prev = buffers.get(node)
+            buffers[node] = g if prev is None else buffer_sum(prev, g)
+            return prev is None
+        g = run.m.conform(g, shapes[nr], node._dtypes[nr])  # (a sparse one: made dense)
     prev = buffers.get(node)
     if len(shapes) == 1:  # one output: the buffer holds the bare gradient
         buffers[node] = g if prev is None else prev + g
@@ -96,7 +101,16 @@ def _capture(node, grads, targets, captured):
 
 
 def as_tensor(g):
+    if type(g) is SparseGrad:
+        return g.tensor()
     return g if isinstance(g, Tensor) else Tensor._make(g)
+
+
+def _as_grad(t, create_graph):
+    """A hook's tensor as a gradient of this pass."""
+    if t.is_sparse:
+        return SparseGrad.of(t)
+    return t if create_graph else t._data
 
 
 def _pre_hooks(node, grads, create_graph):
@@ -108,12 +122,12 @@ def _pre_hooks(node, grads, create_graph):
             res = fn(as_tensor(grads[nr]))
             if res is not None:
                 _check_hook_result(fn, res, grads[nr])
-                grads[nr] = res if create_graph else res._data
+                grads[nr] = _as_grad(res, create_graph)
     if node._pre_hooks:
         for fn in node._pre_hooks:
             res = fn(tuple(as_tensor(g) if g is not None else None for g in grads))
             if res is not None:
-                grads = [g if g is None or create_graph else g._data for g in res]
+                grads = [g if g is None else _as_grad(g, create_graph) for g in res]
     _retain_grads(node, grads)
     return grads
 
@@ -123,6 +137,11 @@ def _check_hook_result(fn, res, grad):
     if not isinstance(res, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
     name = getattr(fn, "__name__", type(fn).__name__)
+    if res.is_sparse != (type(grad) is SparseGrad):
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{as_tensor(grad).type()} got {res.type()})")
+    if res.is_sparse:
+        return
     old = grad._data if isinstance(grad, Tensor) else grad
     if res._data.shape != old.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")
@@ -144,6 +163,9 @@ def _retain_grads(node, grads):
 
 
 def _accumulate_grad(var, g, create_graph):
+    if type(g) is SparseGrad or var._grad is not None and var._grad.is_sparse:
+        accumulate_leaf(var, g)
+        return
     if isinstance(g, Tensor):  # create_graph: grads are graph tensors; accumulate out of place
         var._grad = g if var._grad is None else var._grad + g
         return

@@ -149,7 +149,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if max_norm is not None:
         _renorm_rows(weight, np.unique(index), max_norm, norm_type)
     kept = np.flatnonzero((ids >= 0) & (index != (-1 if padding_idx is None else padding_idx)))
-    rows = embedding(index[kept], weight, scale_grad_by_freq=scale_grad_by_freq)
+    rows = embedding(index[kept], weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     if mode == "max":
         return _bag_max(rows, ids[kept], bags)
     if per_sample_weights is not None:

@@ -111,7 +111,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         _renorm_rows(weight, np.unique(indices), max_norm, norm_type)
     return EmbeddingBackward0.apply(weight, indices=indices, padding_idx=padding_idx,
-                                    scale_grad_by_freq=scale_grad_by_freq)
+                                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
 def _renorm_rows(weight, rows, max_norm, norm_type):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd._math import array_math
+from ..autograd._sparse_grad import SparseGrad
 from ..autograd.graph import Node
 from . import _rowsum
 
@@ -10,10 +11,13 @@ class EmbeddingBackward0(Node):
     """out = weight[indices];  dweight = g summed into the looked-up rows (none to padding_idx;
     divided by each index's count with scale_grad_by_freq)."""
 
-    def forward(self, weight, indices, padding_idx=None, scale_grad_by_freq=False):
+    def forward(self, weight, indices, padding_idx=None, scale_grad_by_freq=False, sparse=False):
         self.shape = weight._data.shape
         self.flat = indices.reshape(-1)
         self.scale = None
+        if sparse:
+            self.sparse = (padding_idx, scale_grad_by_freq)
+            return weight._data[indices]
         if padding_idx is not None or scale_grad_by_freq:
             scale = np.ones((self.flat.size, 1), dtype=weight._data.dtype)
             if scale_grad_by_freq:
@@ -24,13 +28,33 @@ class EmbeddingBackward0(Node):
             self.scale = scale
         return weight._data[indices]
 
+    sparse = None  # sparse=True: (padding_idx, scale_grad_by_freq)
+
     def backward(self, m, g):
+        if self.sparse is not None:
+            return (self.sparse_grad(m.data(g)),)
         rows = m.reshape(g, (-1, self.shape[1]))
         if self.scale is not None:
             rows = rows * self.scale
         if not m.is_graph:  # bincount per column beats np.add.at for the array path
             return (_sum_rows(rows, self.flat, self.shape[0]),)
         return (m.index_into_zeros(rows, self.shape, (self.flat,), True),)
+
+
+    def sparse_grad(self, g):
+        """The sparse gradient: one entry per looked-up index (duplicates kept, padding_idx's
+        left out), the rows of g as values; torch gives it no graph, also under
+        create_graph."""
+        padding_idx, scale_grad_by_freq = self.sparse
+        if scale_grad_by_freq:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                               "sparse gradients")
+        index = self.flat.astype(np.int64, copy=False)
+        rows = g.reshape(-1, self.shape[1])  # a view where NumPy can (torch's reshape)
+        if padding_idx is not None:
+            keep = index != padding_idx
+            index, rows = index[keep], rows[keep]
+        return SparseGrad(index.reshape(1, -1), rows, self.shape, index.size < 2)
 
 
 def _sum_rows(rows, index, n):

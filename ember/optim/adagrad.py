@@ -2,6 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import _sparse_grad
+from ..autograd._sparse_grad import SparseGrad
 from . import _common
 from .optimizer import Optimizer
 
@@ -20,10 +22,26 @@ def adagrad_rule(p, g, state, *, step, lr, lr_decay, eps, weight_decay, maximize
     p -= std
 
 
+def adagrad_sparse_rule(p, g, state, *, step, lr, lr_decay, eps, weight_decay, maximize):
+    """``adagrad_rule`` at a sparse gradient's entries (coalesced first):
+    s[i] += v², p[i] -= clr · v / (sqrt(s[i]) + eps); weight decay is refused (as torch)."""
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    g = _sparse_grad.coalesce(_sparse_grad.scaled(g, -1) if maximize else g)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    index = tuple(g.indices)
+    total = state["sum"]._data
+    total[index] += g.values * g.values
+    std = np.sqrt(total[index])
+    std += np.asarray(eps, std.dtype)
+    _sparse_grad.add_into(p, SparseGrad(g.indices, g.values / std, g.size), -clr)
+
+
 class Adagrad(Optimizer):
     """Adagrad (see ``adagrad_rule``); like torch, its state exists from construction."""
 
     _rule = staticmethod(adagrad_rule)
+    _sparse_rule = staticmethod(adagrad_sparse_rule)
     _scalar_keys = ("step",)
     _rule_keys = ("lr", "lr_decay", "eps", "weight_decay", "maximize")
 

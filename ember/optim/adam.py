@@ -37,6 +37,7 @@ class Adam(Optimizer):
     """Adam: adaptive moment estimation (see ``adam_rule``)."""
 
     _rule = staticmethod(adam_rule)
+    _sparse_advice = ", please consider SparseAdam instead"
     _scalar_keys = ("step",)
     _rule_keys = ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize",
                   "decoupled_weight_decay")

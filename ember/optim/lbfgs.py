@@ -132,7 +132,7 @@ class LBFGS(Optimizer):
 
     # ----- the flat view of all parameters -----
     def _flat_grad(self):
-        return np.concatenate([p._grad._data.ravel() if p._grad is not None
+        return np.concatenate([p._grad.to_dense()._data.ravel() if p._grad is not None
                                else np.zeros(p._data.size, p._data.dtype) for p in self._params])
 
     def _add_step(self, t, d):

@@ -6,6 +6,7 @@ from collections import OrderedDict, defaultdict
 from .. import typename
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd._sparse_grad import SparseGrad
 from . import _flat, _state_io
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -206,6 +207,8 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p._grad = None
+                elif grad.is_sparse:
+                    grad.zero_()
                 else:
                     if grad._grad_fn is not None:
                         grad.detach_()
@@ -248,8 +251,43 @@ class Optimizer:
         loss = self._run_closure(closure)
         with grad_mode.no_grad():
             for group in self.param_groups:
-                _flat.step_group(self, group)
+                if any(p._grad is not None and p._grad.is_sparse for p in group["params"]):
+                    self._sparse_group_step(group)
+                else:
+                    _flat.step_group(self, group)
         return loss
+
+    # The rule for a sparse COO gradient, as (p, grad: SparseGrad, state, **options, **extra);
+    # None where torch refuses sparse gradients.
+    _sparse_rule = None
+    _sparse_advice = ""
+
+    def _sparse_group_step(self, group):
+        """A group with a sparse gradient: torch's refusal (before any update of the group), or
+        the rules a tensor at a time, ``_sparse_rule`` for the sparse gradients."""
+        if self._sparse_rule is None:
+            name = next(c.__name__ for c in type(self).__mro__ if "_rule" in c.__dict__)
+            raise RuntimeError(f"{name} does not support sparse gradients{self._sparse_advice}")
+        options = self._rule_options(group)
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            if p._grad.is_sparse:
+                self._sparse_step(p, group, options)
+            else:
+                _flat._step_tensor(self, group, p, options)
+
+    def _sparse_step(self, p, group, options):
+        state = self.state.get(p)
+        fresh = not state
+        if fresh:
+            state = {k: Tensor._make(v) for k, v in self._init_state(p._data, group).items()}
+        scalars = {k: state[k]._data for k in self._scalar_keys if k in state}
+        extra = self._advance(scalars, group, fresh)
+        self._sparse_rule(p._data, SparseGrad.of(p._grad), state, **options, **extra)
+        if state:  # (SGD without momentum keeps none)
+            self.state[p] = state
+        p._vc[0] += 1
 
     # ----- hooks -----
     def register_step_pre_hook(self, hook):

@@ -1,6 +1,8 @@
 """SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
 import numpy as np
 
+from ..autograd import _sparse_grad
+from ..autograd._sparse_grad import SparseGrad
 from . import _common
 from .optimizer import Optimizer
 
@@ -35,6 +37,31 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
     p -= d
 
 
+def sgd_sparse_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,
+                    fresh=False):
+    """``sgd_rule`` for a sparse gradient, as torch runs it: sparse sums (the momentum buffer
+    is a sparse tensor), then p += -lr * d entry by entry; weight decay is refused (torch's
+    sparse + dense)."""
+    g = _sparse_grad.scaled(g, -1) if maximize else g
+    if weight_decay != 0:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    if momentum != 0:
+        old = state.get("momentum_buffer")
+        if fresh:  # torch.clone: contiguous values
+            buf = SparseGrad(g.indices.copy(), np.array(g.values, order="C"), g.size,
+                             g.coalesced)
+        elif not old.is_sparse:
+            raise NotImplementedError("ember: SGD with a dense momentum buffer and a sparse "
+                                      "gradient")
+        else:
+            buf = _sparse_grad.add(_sparse_grad.scaled(SparseGrad.of(old), momentum), g,
+                                   None if dampening == 0 else 1 - dampening)
+        state["momentum_buffer"] = buf.tensor()
+        g = _sparse_grad.add(g, buf, momentum) if nesterov else buf
+    _sparse_grad.add_into(p, g, -lr)
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent (optionally with momentum): see ``sgd_rule``."""
 
@@ -57,6 +84,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     _rule = staticmethod(sgd_rule)
+    _sparse_rule = staticmethod(sgd_sparse_rule)
 
     def _init_state(self, array, group):
         if group["momentum"] == 0:

@@ -67,7 +67,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     _check_size(index, values, size)
     if requires_grad and not values.requires_grad:  # a new leaf; the caller's values untouched
         values = values.detach().requires_grad_()
-    return SparseTensor._build(index, values, size, bool(is_coalesced))
+    coalesced = index.shape[1] < 2 if is_coalesced is None else bool(is_coalesced)
+    return SparseTensor._build(index, values, size, coalesced)
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):

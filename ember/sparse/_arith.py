@@ -6,6 +6,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import _sparse_grad
+from ..autograd._sparse_grad import SparseGrad
 from ..ops.api import cat
 from . import _coo
 from ._coo import SparseTensor
@@ -24,10 +26,34 @@ def _add(self, other, alpha=1):
                            f"{list(self.shape)} != {list(other.shape)}")
     if self.sparse_dim() != other.sparse_dim():
         raise NotImplementedError("ember: adding sparse tensors of different sparse_dim")
+    if not (self.requires_grad or other.requires_grad):  # torch's entry order (merged/joined)
+        total = _sparse_grad.add(SparseGrad.of(self), SparseGrad.of(
+            other if alpha == 1 else other * alpha))
+        return total.tensor()
     values = cat([self._sp_values, other._sp_values * alpha if alpha != 1 else
                   other._sp_values])
     index = np.concatenate([self._sp_indices, other._sp_indices], axis=1)
     return SparseTensor._build(index, values, self._sp_size, False).coalesce()
+
+
+def _add_(self, other, alpha=1):
+    """In place: self's entries become those of self + alpha * other (sparse other)."""
+    if self.requires_grad:
+        raise RuntimeError("ember: in-place add of a sparse tensor that requires grad")
+    total = _add(self, other, alpha)
+    self.__dict__.update(_sp_indices=total._sp_indices, _sp_values=total._sp_values,
+                         _sp_coalesced=total._sp_coalesced)
+    return self
+
+
+def _zero_(self):
+    """In place: no entries left (a coalesced empty tensor of the same size)."""
+    values = self._sp_values
+    self.__dict__.update(_sp_indices=np.zeros((self.sparse_dim(), 0), dtype=np.int64),
+                         _sp_values=Tensor._make(np.zeros((0,) + tuple(values.shape[1:]),
+                                                          dtype=values._data.dtype)),
+                         _sp_coalesced=True)
+    return self
 
 
 def _radd(self, other):
@@ -66,7 +92,8 @@ def _div(self, other):
 def _bind():
     from . import dispatch_matmul, dispatch_mm  # cycle: the package imports this module last
     methods = {
-        "__add__": _add, "add": _add, "__radd__": _radd,
+        "__add__": _add, "add": _add, "__radd__": _radd, "add_": _add_, "__iadd__": _add_,
+        "zero_": _zero_,
         "__sub__": lambda self, other: _add(self, other, alpha=-1), "__rsub__": _rsub,
         "__mul__": _mul, "__rmul__": _mul, "mul": _mul,
         "__truediv__": _div, "div": _div,
