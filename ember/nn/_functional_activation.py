@@ -104,6 +104,9 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
+    if input.is_complex() and input.requires_grad and ember.is_grad_enabled():
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return _maybe_inplace(A.SiluBackward0.apply, input, inplace)
 
 

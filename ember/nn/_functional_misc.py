@@ -1,7 +1,7 @@
 """nn.functional utilities: dropout, one_hot, pad, normalize, bilinear, distances."""
 import numpy as np
 
-from .. import _meta
+from .. import _dtype, _meta
 from .._tensor import Tensor
 from ..ops import api
 from ..ops import loss_ops as L
@@ -121,6 +121,10 @@ def _unit(x, dim, eps):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, as torch computes it."""
+    common = np.result_type(x1._data.dtype, x2._data.dtype)
+    if common.kind not in "fV":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_dtype.of_numpy(common).scalar_name}")
     return api.sum(api.mul(_unit(x1, dim, eps), _unit(x2, dim, eps)), dim)
 
 
@@ -129,5 +133,8 @@ class NormBackward1(R.LinalgVectorNormBackward0):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """||x1 - x2 + eps||_p along the last dim."""
-    return NormBackward1.apply(api.add(api.sub(x1, x2), eps), p=p, dim=-1, keepdim=keepdim)
+    """||x1 - x2 + eps||_p along the last dim (of the moduli, for complex inputs)."""
+    gaps = api.add(api.sub(x1, x2), eps)
+    if gaps._data.dtype.kind == "c":
+        gaps = gaps.abs()
+    return NormBackward1.apply(gaps, p=p, dim=-1, keepdim=keepdim)

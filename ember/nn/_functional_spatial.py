@@ -113,6 +113,15 @@ def _linear(x, dim, n_out, factor, align_corners):
     return api.add(below, api.mul(api.sub(above, below), weight))
 
 
+def _complex_kernel(mode, dims):
+    """The name of torch's resampling kernel that refuses a complex input."""
+    if dims == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+        return f"upsample_{mode.replace('-exact', '')}2d_channels_last"
+    kind = {"nearest-exact": "nearest", "bilinear": "linear", "trilinear": "linear",
+            "bicubic": "cubic"}.get(mode, mode)
+    return f"compute_indices_weights_{kind}"
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of (N, C, d1, ...) to ``size`` or by ``scale_factor``."""
@@ -137,6 +146,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"(got {input.ndim}D) for the modes: nearest | linear | "
                                   f"bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
+    if mode != "area":  # (area pools, which torch computes for complex too)
+        ember._dtype.refuse_complex(input._data.dtype, _complex_kernel(mode, dims))
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     if mode == "area":  # torch's area mode is adaptive average pooling to the output size
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]

@@ -12,7 +12,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
-        if requires_grad and data._data.dtype.kind not in "fV":
+        if requires_grad and data._data.dtype.kind not in "fcV":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         p = cls._make(data._data)

@@ -79,12 +79,14 @@ def _np_erf(x):
     return out.astype(x.dtype, copy=False)
 
 
-def _float(a, kernel=None):
+def _float(a, kernel=None, complex_ok=False):
     """The input's array, as the default float dtype when it is an integer one; with a
-    ``kernel`` name, an integer or bool input is refused as torch's kernel of that name does."""
+    ``kernel`` name, an integer, bool or (unless ``complex_ok``) complex input is refused as
+    torch's kernel of that name does. A complex array is never cast to a real one."""
     x = a._data
-    if x.dtype.kind != "f":
-        if kernel is not None and x.dtype.kind in "biu":
+    kind = x.dtype.kind
+    if kind != "f" and not (kind == "c" and (complex_ok or kernel is None)):
+        if kernel is not None:
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
         x = x.astype(_dtype.get_default_dtype().np)
@@ -180,6 +182,7 @@ class ThresholdBackward0(Node):
 
     def forward(self, a, threshold, value):
         x = a._data
+        _dtype.refuse_complex(x.dtype, "threshold_cpu")
         self.save(a)
         self.threshold = threshold
         return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
@@ -290,7 +293,7 @@ class SiluBackward0(Node):
     """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
 
     def forward(self, a):
-        x = _float(a, "silu_cpu")
+        x = _float(a, "silu_cpu", complex_ok=True)
         self.save(a)
         return x * _np_sigmoid(x)
 
@@ -402,7 +405,7 @@ class GluBackward0(Node):
     """a, b = halves of x along dim; y = a * sigmoid(b);  da = g s, db = g a s (1 - s)."""
 
     def forward(self, x, dim=-1):
-        data = _float(x)
+        data = _float(x, "glu_cpu")
         self.dim = dim % data.ndim
         n = data.shape[self.dim]
         if n % 2:
@@ -537,10 +540,10 @@ class PreluKernelBackward0(Node):
     x <= 0, over every dim but the channel one."""
 
     def forward(self, x, weight):
-        data, w = _float(x), weight._data
-        if data.dtype != w.dtype:
-            raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype} and "
-                               f"{weight.dtype}")
+        if x._data.dtype != weight._data.dtype:
+            raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                               f"{x.dtype.scalar_name} and {weight.dtype.scalar_name}")
+        data, w = _float(x, "prelu_cpu"), weight._data
         channels = data.shape[1] if data.ndim > 1 else 1
         if w.size not in (1, channels):
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "

@@ -67,8 +67,9 @@ def histc(input, bins=100, min=0, max=0):
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max);
     elements outside are ignored."""
     x = input._data
-    if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_name(x)}'")
+    if x.dtype.kind != "f":  # (complex is refused by torch's min/max pass first)
+        kernel = "aminmax_cpu" if x.dtype.kind == "c" else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)

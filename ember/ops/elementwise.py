@@ -277,6 +277,8 @@ class PowBackward2(Node):
         return _power(x, y)
 
     def backward(self, m, g, s, out):
+        if isinstance(s, complex):  # a complex base: its principal log
+            return None, g * out * complex(np.log(s))
         return None, g * out * float(np.log(s)) if s > 0 else g * 0
 
 
@@ -383,7 +385,10 @@ COMPLEX_KERNELS = {"RoundBackward0": "round_vml_cpu", "ErfcBackward0": "erfc_vml
                    "I0Backward0": "i0_vml_cpu", "ErfinvBackward0": "erfinv_vml_cpu",
                    "LgammaBackward0": "lgamma_vml_cpu", "DigammaBackward0": "digamma",
                    "ErfBackward0": "erf_vml_cpu", "LogitBackward0": "logit_cpu",
-                   "Atan2Backward0": "atan2_cpu"}
+                   "Atan2Backward0": "atan2_cpu", "HypotBackward0": "hypot_cpu",
+                   "Logaddexp2Backward0": "logaddexp2_cpu", "NextafterBackward0": "nextafter_cpu",
+                   "CopysignBackward0": "copysign_cpu", "CopysignBackward1": "copysign_cpu",
+                   **{f"XlogyBackward{i}": "xlogy_cpu" for i in range(3)}}
 
 
 def _check_complex(name, np_dtype):
@@ -391,6 +396,8 @@ def _check_complex(name, np_dtype):
         _dtype.refuse_complex(np_dtype, COMPLEX_KERNELS[name])
     if name in _NO_COMPLEX:
         raise NotImplementedError(_NO_COMPLEX[name])
+    if name in ("FmaxBackward0", "FminBackward0"):
+        raise RuntimeError(f"{name[:4].lower()} not implemented for complex tensors.")
     if name in ("Deg2RadBackward0", "Rad2DegBackward0"):
         raise RuntimeError(f"{name[:7].lower()} is not supported for complex tensors.")
 

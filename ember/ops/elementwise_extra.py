@@ -261,6 +261,18 @@ def _logaddexp_grad(base):
     return grad
 
 
+def _logaddexp(x, y):
+    """log(e^x + e^y): NumPy's for real inputs; for complex ones max + log1p(e^(min - max)),
+    max and min by real part (torch's complex kernel)."""
+    dt = np.result_type(x, y)
+    if dt.kind != "c":
+        return np.logaddexp(x, y)
+    x, y = np.broadcast_arrays(np.asarray(x, dt), np.asarray(y, dt))
+    first = np.real(x) >= np.real(y)
+    high, low = np.where(first, x, y), np.where(first, y, x)
+    return high + np.log1p(np.exp(low - high))
+
+
 def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(np.result_type(x, y))
 
@@ -330,7 +342,7 @@ FmaxBackward0 = _binary("FmaxBackward0", np.fmax, _extremum_grad(np.greater_equa
                         integers="keep")
 FminBackward0 = _binary("FminBackward0", np.fmin, _extremum_grad(np.less_equal),
                         integers="keep")
-LogaddexpBackward0 = _binary("LogaddexpBackward0", np.logaddexp, _logaddexp_grad(math.e),
+LogaddexpBackward0 = _binary("LogaddexpBackward0", _logaddexp, _logaddexp_grad(math.e),
                              integers="logaddexp_cpu")
 Logaddexp2Backward0 = _binary("Logaddexp2Backward0", np.logaddexp2, _logaddexp_grad(2.0),
                               integers="logaddexp2_cpu")

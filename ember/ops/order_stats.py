@@ -195,6 +195,7 @@ def mode(input, dim=-1, keepdim=False):
     last occurrence."""
     d = _dim(input.ndim, dim)
     x = input._data
+    _dtype.refuse_complex(x.dtype, "mode_cpu")
     if x.ndim == 0:
         return _pick("mode", input, d, keepdim, None)
     moved = np.moveaxis(x, d, -1)
@@ -270,6 +271,8 @@ class NansumBackward0(Node):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
+    _dtype.refuse_complex(input._data.dtype, message="nansum on CPU does not support complex "
+                          "inputs")
     if input._data.dtype.kind != "f":  # nothing to skip: torch sums as sum does
         total = api.sum(input, dim, keepdim) if dim is not None else api.sum(input)
     else:
@@ -311,6 +314,10 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for t, name in ((x1, "X1"), (x2, "X2")):
+        if t._data.dtype.kind not in "fV":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{t.dtype.scalar_name}")
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
     return api.norm(gaps, p, -1)
 

@@ -66,21 +66,33 @@ def heaviside(input, values):
     return X.HeavisideBackward0.apply(input, values)
 
 
+def _float_power_dtype(input, exponent):
+    """float64, or complex128 when either operand is complex (as torch)."""
+    def is_complex(v):
+        return v._data.dtype.kind == "c" if isinstance(v, Tensor) else isinstance(v, complex)
+    return _dtype.complex128 if is_complex(input) or is_complex(exponent) else _dtype.float64
+
+
 def float_power(input, exponent):
-    """input ** exponent computed in float64 (the result is float64 whatever the inputs)."""
-    def double(v):
-        return api.to_dtype(v, _dtype.float64) if isinstance(v, Tensor) else v
+    """input ** exponent computed in float64, or complex128 when either is complex (the result
+    has that dtype whatever the inputs)."""
+    target = _float_power_dtype(input, exponent)
+
+    def wide(v):
+        return api.to_dtype(v, target) if isinstance(v, Tensor) else v
     if not isinstance(input, Tensor):
-        return api.pow(float(input), double(exponent))
-    return api.pow(double(input), double(exponent))
+        return api.pow(complex(input) if target is _dtype.complex128 else float(input),
+                       wide(exponent))
+    return api.pow(wide(input), wide(exponent))
 
 
 def float_power_(input, exponent):
-    """In place: the base must already be float64 (the result's dtype)."""
-    if input._data.dtype != np.float64:
+    """In place: the base must already have the result's dtype (float64 or complex128)."""
+    target = _float_power_dtype(input, exponent)
+    if input._data.dtype != target.np:
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{input.dtype.scalar_name} but the operation's result requires dtype "
-                           "Double")
+                           f"{target.scalar_name}")
     return apply_inplace(input, float_power, exponent)
 
 

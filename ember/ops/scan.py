@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd.graph import Node
+from .elementwise_extra import _logaddexp
 from .shape import _dim
 
 
@@ -97,11 +98,13 @@ class LogcumsumexpBackward0(Node):
                                       f"'{_dtype.from_numpy_dtype(x.dtype).scalar_name}'")
         self.dim = _dim(x.ndim, dim)
         self.save(a)
-        return np.logaddexp.accumulate(x, axis=self.dim) if x.ndim else x.copy()
+        return _log_cumsum(x, self.dim) if x.ndim else x.copy()
 
     def backward(self, m, g, a, out):
         if not g.ndim or not m.data(g).size:
             return (g,)
+        if m.data(g).dtype.kind == "c":  # log g is defined for complex g: one log-space sum
+            return (m.exp(_reverse_logcumsumexp(m, m.log(g) - out, self.dim) + a),)
         lowest = np.finfo(m.data(g).dtype).min  # log(0) as torch writes it: finite
         log_abs = m.log(m.abs(g))
         parts = [m.where(side, log_abs, lowest) - out for side in (g > 0, g < 0)]
@@ -113,7 +116,17 @@ def _reverse_logcumsumexp(m, x, dim):
     flipped = m.flip(x, (dim,))
     if m.is_graph:
         return m.flip(LogcumsumexpBackward0.apply(flipped, dim=dim), (dim,))
-    return m.flip(np.logaddexp.accumulate(flipped, axis=dim), (dim,))
+    return m.flip(_log_cumsum(flipped, dim), (dim,))
+
+
+def _log_cumsum(x, dim):
+    """log(cumsum(exp(x))) along dim by logaddexp, pairwise from the first."""
+    if x.dtype.kind != "c":
+        return np.logaddexp.accumulate(x, axis=dim)
+    out = np.moveaxis(x.copy(), dim, 0)  # NumPy's logaddexp has no complex loop: step
+    for i in range(1, len(out)):
+        out[i] = _logaddexp(out[i - 1], out[i])
+    return np.moveaxis(out, 0, dim)
 
 
 def logcumsumexp(input, dim):

@@ -4,7 +4,7 @@ log_softmax with dim and dtype; the nodes' errors as torch's."""
 import numpy as np
 import pytest
 import torch
-from oracle import check, kinkless
+from oracle import check, kinkless, same_error
 
 import ember
 
@@ -114,3 +114,13 @@ def test_masked_gradients_are_positive_zero_as_torch(name, dtype):
     for want, have in zip(*got):
         np.testing.assert_array_equal(np.signbit(have), np.signbit(want))
         np.testing.assert_allclose(have, want, rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.nn.functional.prelu(x, L.tensor([1])),
+    lambda L, x: L.nn.functional.prelu(x, L.tensor([0.25])),
+    lambda L, x: L.nn.functional.glu(x),
+    lambda L, x: L.nn.functional.silu(x)])
+def test_integer_input_refused_as_torch_not_cast_to_float(call):
+    # prelu of a Long input with a float weight and glu of a Long input computed in float32
+    same_error(lambda lib: call(lib, lib.tensor([1, -2])))
