@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from tests.kernels import ONEDNN_BFLOAT16, TORCH_AVX2, assert_as_torch_kernel
 
 pytest.importorskip("ml_dtypes")
 
@@ -61,7 +62,9 @@ FORWARD = {
 def test_forward_is_bit_exact_with_torch(name):
     e, t = FORWARD[name](_input(ember), ember), FORWARD[name](_input(torch), torch)
     assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
-    np.testing.assert_array_equal(_bits(e), _bits(t))
+    # torch hands a contiguous bfloat16 GELU to oneDNN where the CPU has AVX512 bfloat16
+    exact = name != "gelu" or (TORCH_AVX2 and not ONEDNN_BFLOAT16)
+    assert_as_torch_kernel(e, t, _bits, exact=exact, rtol=2 ** -7, atol=1e-5)
 
 
 # a softmax off the last dim keeps exp in bfloat16 where torch's threads leave positions out of
@@ -76,7 +79,8 @@ def test_forward_is_within_one_bfloat16_step_of_torch(name):
     assert e.dtype is ember.bfloat16 and t.dtype is torch.bfloat16
     e, t = e.float().numpy(), t.float().numpy()
     np.testing.assert_allclose(e, t, rtol=2 ** -7, atol=1e-6)  # one step: at most 2^-7
-    assert e.size == 1 or (e != t).mean() < 0.1
+    # AVX2's 16-lane vectors leave fewer positions to bfloat16 than AVX512's 32 lanes
+    assert e.size == 1 or (e != t).mean() < (0.1 if TORCH_AVX2 else 0.25)
 
 
 def test_mixed_operands_keep_torchs_result_dtype():

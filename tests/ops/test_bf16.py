@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from tests.kernels import TORCH_AVX2, assert_as_torch_kernel
 
 pytest.importorskip("ml_dtypes")
 
@@ -138,7 +139,10 @@ def test_softmax_off_the_last_dim_as_torchs_kernel(threads, shape, dim):
         y.backward(lib.tensor(np.random.RandomState(1).randn(*shape).astype(np.float32))
                    .to(lib.bfloat16))
         outs.append((y, a.grad))
-    _same(outs)
+    for t, e in zip(*outs):  # AVX512's 32-lane vectors leave other positions in bfloat16
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        assert_as_torch_kernel(e, t, _bits, exact=TORCH_AVX2, rtol=2 ** -7, atol=0,
+                               of_max=2 ** -7)
 
 
 def test_bfloat16_layer_norm_computes_once_and_differentiates_twice():

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from tests.kernels import TORCH_AVX2
 
 pytest.importorskip("ml_dtypes")
 
@@ -91,7 +92,8 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("seed", range(2))
 def test_forward_and_backward_are_bit_exact_with_torch(name, seed):
-    check_bit_exact(CASES[name], seed)
+    # torch's AVX512 kernel for a bfloat16 power -0.5 rounds differently from its AVX2 one
+    check_bit_exact(CASES[name], seed, exact=TORCH_AVX2 or name != "pow_-0.5")
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ember
+from tests.kernels import ONEDNN_BFLOAT16
 
 pytest.importorskip("ml_dtypes")
 
@@ -34,7 +35,9 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("seed", range(2))
 def test_backward_is_bit_exact_with_torch(name, seed):
-    assert all(t.dtype is ember.bfloat16 for t in check_bit_exact(CASES[name], seed))
+    # where the CPU has AVX512 bfloat16, torch runs its bfloat16 convolutions in oneDNN instead
+    exact = not (name.startswith("conv") and ONEDNN_BFLOAT16)
+    assert all(t.dtype is ember.bfloat16 for t in check_bit_exact(CASES[name], seed, exact))
 
 
 @pytest.mark.parametrize("shape", [(4, 3, 5, 6), (16, 8), (5, 4, 7)])

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+from tests.kernels import ONEDNN_BFLOAT16, TORCH_AVX2, assert_as_torch_kernel
 
 from .test_bf16 import _bits, threads  # noqa: F401 (threads: a fixture)
 
@@ -34,6 +35,8 @@ def test_gelu_forward_and_backward_as_torchs_vectorized_kernel(threads, shape, v
         y = lib.nn.functional.gelu(VIEWS[view](a), approximate=approximate)
         seed = np.random.RandomState(1).randn(*y.shape).astype(np.float32)
         y.backward(lib.tensor(seed).to(lib.bfloat16))
-        outs.append((_values(y), _values(a.grad)))
+        outs.append((y, a.grad))
+    # elsewhere torch runs AVX512's 32-lane steps, and oneDNN for a contiguous erf GELU
+    exact = TORCH_AVX2 and not (ONEDNN_BFLOAT16 and approximate == "none" and view == "contiguous")
     for t, e in zip(*outs):
-        np.testing.assert_array_equal(e, t)
+        assert_as_torch_kernel(e, t, _values, exact=exact, rtol=2 ** -7, atol=1e-5)
