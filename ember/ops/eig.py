@@ -6,6 +6,8 @@ import numpy as np
 from .. import _dtype
 from .._autograd_state import _state as _grad_state
 from .._tensor import Tensor
+from ..autograd._math import tensor_math
+from .api import to_dtype
 from .decompositions import _Decomposition, _diag, _diag_embed, apply_multi
 from .linalg_extra import _solve
 
@@ -72,6 +74,19 @@ class LinalgEigBackward0(_Decomposition):
             inner = m.matmul(X, Vh)
         ga = _solve(m, Vh, inner)
         return (m.real(ga) if self.real_input else ga,)
+
+    def forward_tangents(self, tangents):
+        """Forward mode, torch's formulas: dP = V^-1 dA V; dL = diag(dP); dV = V (dP / E' off
+        the diagonal, E'_ij = L_j - L_i), less V Re(diag(V^H dV)) (the unit norm kept)."""
+        m = tensor_math
+        L, V = (Tensor._make(o) for o in self.outs)
+        dP = _solve(m, V, m.matmul(to_dtype(tangents[0], _dtype.of_numpy(V._data.dtype)), V))
+        gap = m.unsqueeze(L, -2) - m.unsqueeze(L, -1)
+        eye = np.eye(gap.shape[-1], dtype=bool)
+        dV = m.matmul(V, m.where(eye, m.zeros_like(dP), dP / m.where(eye, m.ones_like(gap), gap)))
+        Vh = m.conj(m.mT(V))
+        dV = dV - V * m.unsqueeze(m.real(_diag(m, m.matmul(Vh, dV))), -2)
+        return _diag(m, dP), dV
 
     def _own_outputs(self):
         """(L, V) as outputs of this node, for create_graph: the gradient that the formula

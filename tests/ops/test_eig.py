@@ -186,3 +186,17 @@ def test_complex_solve_matches_torch_and_refuses_mixed_dtypes():
             lib.linalg.solve(lib.tensor(a), lib.tensor(b.real))
         caught.append(str(info.value))
     assert caught[0] == caught[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_eig_forward_mode_tangents_match_torch(dtype):
+    x, d = _matrix((2, 3, 3), dtype), _matrix((2, 3, 3), dtype)
+    results = []
+    for lib in (ember, torch):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            L, V = lib.linalg.eig(fwAD.make_dual(lib.tensor(x), lib.tensor(d)))
+            results.append([fwAD.unpack_dual(L).tangent.numpy(),
+                            fwAD.unpack_dual(V).tangent.numpy()])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
