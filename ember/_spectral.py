@@ -76,6 +76,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
               f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
               f"align_to_window={_flag(align_to_window)}) : ")
     frames = _frames(input, n_fft, hop, win, window, align_to_window, prefix)
+    if frames.dtype.itemsize < 4:  # (half input times a float32 window is float32, as torch)
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: "
+                           f"{frames.dtype.scalar_name}")
     onesided = not complex_input if onesided is None else onesided
     if onesided and complex_input:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
@@ -93,9 +96,6 @@ def _frames(input, n_fft, hop, win, window, align_to_window, prefix):
         raise RuntimeError(prefix + "expected a 1D or 2D tensor")
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(prefix + "expected a tensor of floating point or complex values")
-    if input.dtype.itemsize < 4 and not input.is_complex():
-        raise RuntimeError(f"MKL FFT doesn't support tensors of type: "
-                           f"{input.dtype.scalar_name}")
     x = input if input.dim() == 2 else api.unsqueeze(input, 0)
     length = x.shape[1]
     if n_fft <= 0 or n_fft > length:

@@ -71,6 +71,18 @@ def test_stft_dtypes_and_complex_input_as_torch(dtype):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
+def test_stft_of_half_input_with_a_float32_window_as_torch():
+    x = rng.standard_normal(64)
+    outs = []
+    for lib in (ember, torch):
+        for dtype in (lib.bfloat16, lib.float16):
+            S = lib.stft(lib.tensor(x).to(dtype), 16, window=lib.ones(16), return_complex=True)
+            outs.append((str(S.dtype).split(".")[1], S.numpy()))
+    for (d1, a), (d2, b) in zip(outs[:2], outs[2:]):
+        assert d1 == d2 == "complex64"
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
 def test_stft_return_complex_false_warns_and_gives_the_real_view_as_torch():
     x = rng.standard_normal(50)
     outs = []
