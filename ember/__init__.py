@@ -78,7 +78,7 @@ def set_num_threads(n):
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
-               "vmap": "func"}
+               "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 
 
 def __getattr__(name):

@@ -317,6 +317,18 @@ def _bind_index_methods():
 _bind_index_methods()
 
 
+def _spectral(name):
+    """Tensor.stft / Tensor.istft: torch.stft / istft of the tensor (ember._spectral)."""
+    def method(self, *args, **kwargs):
+        from . import _spectral  # lazy: ``import ember`` does not load torch.fft
+        return getattr(_spectral, name)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+Tensor.stft, Tensor.istft = _spectral("stft"), _spectral("istft")
+
+
 def _bind_composite_methods():
     """Tensor methods of the composites, order statistics and counting functions."""
     table = {composites: ("square", "ravel", "fliplr", "flipud", "rot90", "tensor_split",

@@ -318,14 +318,38 @@ TORCH_FORMS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inve
 TENSOR_METHODS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
 
 
-def _complex_result(name):
-    def raises(*args, **kwargs):
-        raise RuntimeError(f"linalg.{name}: the eigenvalues of a general matrix are complex in "
-                           "torch, and ember has no complex dtypes (its tensors are real NumPy "
-                           "arrays); for a symmetric matrix use linalg.eigh or linalg.eigvalsh")
-    raises.__name__ = raises.__qualname__ = name
-    raises.__doc__ = f"torch.linalg.{name} returns complex tensors: ember raises, naming why."
-    return raises
+from .ops import eig as _eig  # noqa: E402
+
+Eig = D.returns("linalg_eig", ("eigenvalues", "eigenvectors"))
 
 
-eig, eigvals = _complex_result("eig"), _complex_result("eigvals")
+def eig(input):
+    """(eigenvalues, eigenvectors as columns) of general square input, both complex
+    (complex64 for float32 and complex64 input, else complex128); A V = V diag(L), each column
+    of unit norm."""
+    return Eig(_eig.eig(input))
+
+
+def eigvals(input):
+    """The complex eigenvalues of general square input."""
+    return _eig.eigvals(input)
+
+
+for _name in ("eig", "eigvals"):
+    globals()[_name] = with_out(globals()[_name], "linalg." + _name)
+__all__ += ["eig", "eigvals"]
+
+
+def _removed_eig(self, eigenvectors=False, *, e=None, v=None):
+    """torch.eig / Tensor.eig: removed from torch (1.9); raises, naming linalg.eig, as torch."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
+        "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+        "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+        "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
+        "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+
+
+_removed_eig.__name__ = _removed_eig.__qualname__ = "eig"
+TORCH_FORMS.update(eig=_removed_eig)
+TENSOR_METHODS.update(eig=_removed_eig)

@@ -25,7 +25,7 @@ LAYERS = (
               "ember.accelerator", "ember._openblas")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
-    ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember.amp", "ember.sparse", "ember.special")),
+    ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special")),
     ("library", ("ember._compile", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch")),

@@ -207,9 +207,15 @@ def _output(node, data, inputs, kwargs):
 
 
 def multi_output_tangents(node, inputs, outs, indices):
-    """The tangents of the outputs ``indices`` of a node with several outputs."""
+    """The tangents of the outputs ``indices`` of a node with several outputs: the node's own
+    ``forward_tangents(tangents)`` where it has one (a formula torch fixes, e.g. a gauge that
+    the transposed vjp would choose otherwise), else from its backward."""
     tangents = [tangent_of(t) for t in inputs]
     if any(t is not None for t in tangents):
+        if hasattr(node, "forward_tangents"):
+            for i, tangent in zip(indices, node.forward_tangents(tangents)):
+                _set(outs[i], tangent)
+            return
         for i in indices:
             if outs[i]._data.dtype.kind in "fc":
                 _set(outs[i], node_tangent(node, inputs, tangents, outs[i], (i, len(outs))))

@@ -21,14 +21,16 @@ def lapack_svd(x, **kwargs):
     return np.linalg.svd(x, **kwargs)
 
 
-def check_float(x, name):
-    if x.dtype.kind != "f":
+def check_float(x, name, kinds="f"):
+    """torch's refusal of integer input (``kinds``: the NumPy kinds the op computes; complex
+    ("c") only where its formulas are written for complex numbers)."""
+    if x.dtype.kind not in kinds:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.of_numpy(x.dtype).scalar_name}")
 
 
-def check_square(x, name):
-    check_float(x, name)
+def check_square(x, name, kinds="f"):
+    check_float(x, name, kinds)
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if x.shape[-1] != x.shape[-2]:
@@ -126,7 +128,11 @@ class LinalgSolveExBackward0(Node):
 
     def forward(self, a, b, left=True):
         x, y = a._data, b._data
-        check_square(x, "linalg.solve")
+        check_square(x, "linalg.solve", kinds="fc")  # holomorphic: the real formula serves
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but "
+                               f"found A of type {_dtype.of_numpy(x.dtype).scalar_name} and B "
+                               f"of type {_dtype.of_numpy(y.dtype).scalar_name} instead")
         self.vector, self.left = is_vector_rhs(x, y), left
         y = y[..., None] if self.vector else y
         if (y.shape[-2] if left else y.shape[-1]) != x.shape[-1]:

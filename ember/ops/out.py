@@ -103,7 +103,8 @@ def with_out(fn, name=None, factory=False):
                 raise RuntimeError(f"{name}(): expected out= to be a tuple of {len(result)} "
                                    f"tensors, got {len(outs)}")
             written = type(result)(_write(r, o) for r, o in zip(result, outs))
-            written.__dict__.update(getattr(result, "__dict__", {}))
+            if hasattr(written, "__dict__"):  # (return types with __slots__ have none)
+                written.__dict__.update(getattr(result, "__dict__", {}))
             return written
         return _write(result, outs[0])
 

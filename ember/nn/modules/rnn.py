@@ -1,7 +1,8 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional) and their single-step cells.
 
 Each layer projects the whole input sequence with one matrix product, then steps through time
-with the cell update (torch's gate order: LSTM i, f, g, o; GRU r, z, n).
+with the cell update (torch's gate order: LSTM i, f, g, o; GRU r, z, n). An LSTM with
+``proj_size`` P multiplies each step's hidden state by weight_hr (P, H): h has P features, c H.
 """
 import warnings
 
@@ -11,7 +12,7 @@ from ...ops.recurrent import lstm_outputs, recurrence
 from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
-from ._rnn_packed import run_packed
+from ._rnn_packed import run_packed, run_steps, split_states, zero_states
 from .module import Module
 from .rnn_cells import reset_uniform_by_hidden_size
 
@@ -44,8 +45,10 @@ def _gru_step(ih, hh, state, mode):
 _STEPS = {"RNN_TANH": _rnn_step, "RNN_RELU": _rnn_step, "LSTM": _lstm_step, "GRU": _gru_step}
 
 
-def _run_direction(proj, state, w_hh, b_hh, mode, reverse):
+def _run_direction(proj, state, w_hh, b_hh, mode, reverse, w_hr=None):
     """Step through ``proj`` (L, N, G*H), the input projection; returns (outputs, final state)."""
+    if w_hr is not None:  # (the fused recurrences have no projection: step by step)
+        return run_steps(proj, state, w_hh, b_hh, w_hr, _lstm_step, reverse)
     last = 0 if reverse else proj.shape[0] - 1
     if mode != "LSTM":
         out = recurrence(mode, proj, w_hh, b_hh, state, None, reverse)
@@ -62,18 +65,22 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
                  dtype=None):
         super().__init__()
-        _check_sizes(hidden_size, num_layers, dropout, proj_size)
+        _check_sizes(mode, hidden_size, num_layers, dropout, proj_size)
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional = float(dropout), bidirectional
+        self.proj_size = proj_size
         gate = _GATES[mode] * hidden_size
+        out_size = proj_size or hidden_size  # h's features
         self._flat_weights_names = []
         for layer in range(num_layers):
             for suffix in ("", "_reverse")[:2 if bidirectional else 1]:
-                size = input_size if layer == 0 else hidden_size * (2 if bidirectional else 1)
-                shapes = {"weight_ih": (gate, size), "weight_hh": (gate, hidden_size)}
+                size = input_size if layer == 0 else out_size * (2 if bidirectional else 1)
+                shapes = {"weight_ih": (gate, size), "weight_hh": (gate, out_size)}
                 if bias:
                     shapes.update(bias_ih=(gate,), bias_hh=(gate,))
+                if proj_size:
+                    shapes["weight_hr"] = (proj_size, hidden_size)
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype)))
@@ -92,12 +99,14 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = self._flat_weights
         return [flat[i:i + per] for i in range(0, len(flat), per)]
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            text += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             text += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -115,6 +124,10 @@ class RNNBase(Module):
             kind.startswith("weight") else None
         return get("weight_ih"), get("bias_ih"), get("weight_hh"), get("bias_hh")
 
+    def _projection(self, layer, suffix):
+        """weight_hr of a layer direction, or None without ``proj_size``."""
+        return getattr(self, f"weight_hr_l{layer}{suffix}") if self.proj_size else None
+
     def _run(self, x, states):
         """x (L, N, in); states[k] is layer*directions+direction's initial state."""
         directions = 2 if self.bidirectional else 1
@@ -125,7 +138,7 @@ class RNNBase(Module):
                 w_ih, b_ih, w_hh, b_hh = self._layer_params(layer, suffix)
                 proj = F.linear(x, w_ih, b_ih)
                 out, final = _run_direction(proj, states[layer * directions + d], w_hh, b_hh,
-                                            self.mode, reverse=d == 1)
+                                            self.mode, d == 1, self._projection(layer, suffix))
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if directions == 1 else api.cat(outs, 2)
@@ -168,12 +181,9 @@ class RNNBase(Module):
         return (out if batched else out.squeeze(0 if self.batch_first else 1)), hidden
 
     def _initial_states(self, x, hx, batched):
-        count = self.num_layers * (2 if self.bidirectional else 1)
-        expected = (count, x.shape[1], self.hidden_size)
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            zeros = _creation.zeros(expected, dtype=x.dtype, device=x.device)
-            return [(zeros[k], zeros[k]) if is_lstm else zeros[k] for k in range(count)]
+            return zero_states(self, x.shape[1], x.dtype, x.device)
         parts = list(hx) if is_lstm else [hx]
         if not batched:
             if any(p.dim() != 2 for p in parts):
@@ -182,16 +192,10 @@ class RNNBase(Module):
                         else f"hx should also be 2-D but got {dims} tensor")
                 raise RuntimeError(f"For unbatched 2-D input, {what}")
             parts = [p.unsqueeze(1) for p in parts]
-        for i, p in enumerate(parts):
-            if tuple(p.shape) != expected:
-                label = f"hidden[{i}]" if is_lstm else "hidden"
-                raise RuntimeError(f"Expected {label} size {expected}, got {list(p.shape)}")
-        if is_lstm:
-            return [(parts[0][k], parts[1][k]) for k in range(count)]
-        return [parts[0][k] for k in range(count)]
+        return split_states(self, parts, x.shape[1])
 
 
-def _check_sizes(hidden_size, num_layers, dropout, proj_size):
+def _check_sizes(mode, hidden_size, num_layers, dropout, proj_size):
     if not 0 <= dropout <= 1 or isinstance(dropout, bool):
         raise ValueError("dropout should be a number in range [0, 1] representing the "
                          "probability of an element being zeroed")
@@ -203,18 +207,28 @@ def _check_sizes(hidden_size, num_layers, dropout, proj_size):
         raise ValueError("hidden_size must be greater than zero")
     if num_layers <= 0:
         raise ValueError("num_layers must be greater than zero")
-    if proj_size:
-        raise NotImplementedError("LSTM proj_size is not supported by ember")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if proj_size and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 _ARG_NAMES = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
               "bidirectional", "proj_size", "device", "dtype")
 
 
+def _refuse_projection(kwargs):
+    if "proj_size" in kwargs:  # torch refuses the keyword itself, even proj_size=0
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
 
     def __init__(self, *args, **kwargs):
+        _refuse_projection(kwargs)
         args = list(args)
         nonlinearity = args.pop(3) if len(args) > 3 else kwargs.pop("nonlinearity", "tanh")
         if nonlinearity not in ("tanh", "relu"):
@@ -235,6 +249,7 @@ class GRU(RNNBase):
     """Gated recurrent unit: r, z, n gates; h_t = (1 - z) * n + z * h_{t-1}."""
 
     def __init__(self, *args, **kwargs):
+        _refuse_projection(kwargs)
         super().__init__("GRU", *args, **kwargs)
 
 
