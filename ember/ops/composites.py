@@ -232,10 +232,10 @@ def _at_least_2d(t):
 
 def vstack(tensors):
     """Stack row-wise: 1-D tensors become rows, then join along dim 0."""
-    return api.cat([_at_least_2d(t) for t in tensors], 0)
+    return api.cat([_at_least_2d(t) for t in S.tensor_list("vstack", tensors)], 0)
 
 
 def hstack(tensors):
     """Stack column-wise: join along dim 1 (dim 0 for 1-D tensors)."""
-    tensors = [api.reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]
+    tensors = [api.reshape(t, (1,)) if t.ndim == 0 else t for t in S.tensor_list("hstack", tensors)]
     return api.cat(tensors, 0 if tensors[0].ndim == 1 else 1)

@@ -20,6 +20,15 @@ def dim_of_0d(ndim, d):
     return _dim(ndim, d)
 
 
+def tensor_list(name, tensors):
+    """The tensors of a join (cat, stack, ...) as a list: torch takes a sequence, and refuses a
+    single tensor (iterating it would join its rows)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
+    return list(tensors)
+
+
 def _dim(ndim, d):
     m = max(ndim, 1)
     if not -m <= d < m:

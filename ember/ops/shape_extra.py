@@ -13,7 +13,7 @@ from .composites import hstack, tensor_split, vstack
 from .index_ops import index_add
 from .inplace import apply_inplace
 from .matrix_ops import diag, diagonal
-from .shape import _dim
+from .shape import _dim, tensor_list
 from .sorting import sort
 
 
@@ -100,15 +100,18 @@ def atleast_3d(*tensors):
 
 def column_stack(tensors):
     """0-d and 1-d tensors become columns, then everything is joined along dim 1."""
+    tensors = tensor_list("column_stack", tensors)
     return hstack([api.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors])
 
 
-row_stack = vstack
+def row_stack(tensors):
+    """vstack under another name."""
+    return vstack(tensor_list("row_stack", tensors))
 
 
 def dstack(tensors):
     """Join along the third dim (tensors made at least 3-d first)."""
-    return api.cat([_three(t) for t in tensors], 2)
+    return api.cat([_three(t) for t in tensor_list("dstack", tensors)], 2)
 
 
 def _split_along(name, input, sections, dim, least):

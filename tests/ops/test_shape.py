@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 
@@ -79,3 +79,10 @@ def test_dim_errors():
     for lib in (torch, ember):
         with pytest.raises(IndexError, match="Dimension out of range"):
             lib.zeros(2, 3).transpose(0, 2)
+
+
+@pytest.mark.parametrize("name", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack",
+                                  "row_stack", "concat", "concatenate"])
+def test_joins_refuse_a_single_tensor_as_torch(name):
+    """(a lone tensor was iterated: torch.cat(x) joined x's rows)"""
+    same_error(lambda L: getattr(L, name)(L.ones(2, 2)))

@@ -171,18 +171,23 @@ def unbind(input, dim=0):
 
 def cat(tensors, dim=0):
     """Concatenate along an existing dim."""
-    tensors = list(tensors)
+    tensors = S.tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return S.CatBackward0.apply(*tensors, dim=dim)
 
 
-concat = concatenate = cat
+def concat(tensors, dim=0):
+    """cat under another name."""
+    return cat(S.tensor_list("concat", tensors), dim)
+
+
+concatenate = cat
 
 
 def stack(tensors, dim=0):
     """Stack equal-shaped tensors along a new dim."""
-    tensors = list(tensors)
+    tensors = S.tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     return S.StackBackward0.apply(*tensors, dim=dim)
