@@ -10,6 +10,7 @@ from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
+from .linalg_extra import _VectorNormExtremes
 from .reduction import MaxBackward1, _dims, _expand_back
 from .shape import _dim
 
@@ -318,6 +319,10 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         if t._data.dtype.kind not in "fV":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{t.dtype.scalar_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
+    if p == 0:  # the count of nonzero gaps: a zero gradient, as torch's cdist (not none)
+        return _VectorNormExtremes.apply(gaps, p=0, dim=-1, zero_grad=True)
     return api.norm(gaps, p, -1)
 

@@ -6,6 +6,7 @@ from ..._tensor import Tensor
 from ...autograd.graph import observe_untracked
 from .. import reduction as R
 from .. import shape as S
+from ..linalg_extra import _VectorNormExtremes
 from .arithmetic import maximum, minimum
 from .shapes import reshape
 
@@ -160,6 +161,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if input._data.dtype.kind == "c":  # the norm of the moduli (a real result, as torch)
         return norm(input.abs(), p, dim, keepdim, dtype)
+    if p == 0 or p == -float("inf"):  # the count of nonzeros, the least |a|: their own node
+        return _VectorNormExtremes.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
     return R.LinalgVectorNormBackward0.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
 
 

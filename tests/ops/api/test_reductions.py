@@ -37,3 +37,26 @@ def test_matches_torch(name):
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
 def test_arg_reduction_of_an_empty_tensor_raises_index_error_as_torch(name):
     same_error(lambda L: getattr(L, name)(L.zeros(0, 3)))
+
+
+def _norm_and_grad(lib, p, **kwargs):
+    x = lib.tensor([[0.0, 2.0, 0.0], [-3.0, 0.0, 0.0]], requires_grad=True)
+    out = lib.norm(x, p=p, **kwargs)
+    out.sum().backward()
+    return out, x.grad
+
+
+@pytest.mark.parametrize("p", [0, 0.0, -float("inf")])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 1}, {"dim": 0, "keepdim": True}])
+def test_norm_of_order_zero_and_minus_inf_as_torch(p, kwargs):
+    """(p=0 raised ZeroDivisionError, p=-inf was 1: both went through the sum-of-powers form)"""
+    import torch
+
+    import ember
+    (out, grad), (want, want_grad) = _norm_and_grad(ember, p, **kwargs), \
+        _norm_and_grad(torch, p, **kwargs)
+    assert out.tolist() == want.tolist() and str(out.dtype)[6:] == str(want.dtype)[6:]
+    assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__
+    assert (grad is None) == (want_grad is None)  # torch leaves no gradient at all for p=0
+    if want_grad is not None:
+        assert grad.tolist() == want_grad.tolist()
