@@ -95,8 +95,8 @@ def nanmedian(input, dim=None, keepdim=False):
     flat = dim is None
     if flat and input._data.size == 0:
         return _tensor(np.nan, dtype=input.dtype)
-    x = api.reshape(input, (-1,)) if flat else input
     d = -1 if flat else _dim(input.ndim, dim)
+    x = api.reshape(input, (-1,)) if flat or not input.ndim else input
     values, order = sort(x, d)
     valid = (~np.isnan(values._data)).sum(d, keepdims=True)
     k = np.maximum(valid - 1, 0) // 2
@@ -104,7 +104,7 @@ def nanmedian(input, dim=None, keepdim=False):
     index = np.take_along_axis(order._data, k, d)
     if flat:  # torch's node: ties share the gradient evenly
         return NanmedianBackward0.apply(input, position=int(index[0]))
-    if not keepdim:
+    if not keepdim or not input.ndim:  # a 0-d input keeps no dim
         picked, index = api.squeeze(picked, d), np.squeeze(index, d)
     return _named("nanmedian", picked, _tensor(index))
 

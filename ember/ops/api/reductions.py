@@ -58,6 +58,7 @@ def _minmax(full_cls, dim_cls, binary, name):
                               f"{name}(): does not support complex input")
         if dim is None:
             return full_cls.apply(input)
+        S._dim(input._data.ndim, dim)  # torch's IndexError (a 0-d tensor takes only 0 and -1)
         values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
         node_indices = values._grad_fn.indices if values._grad_fn is not None else None
         if node_indices is None:  # no graph: recompute indices
@@ -177,13 +178,27 @@ def sum_to_size(input, *size):
     return R.SumToSizeBackward.apply(input, size=size)
 
 
+def _axis(x, dim):
+    """``dim`` (None, an int or a sequence) as NumPy's axis, checked as torch checks it
+    (IndexError; a 0-d array takes 0 and -1, and has no axis to give NumPy)."""
+    if dim is None:
+        return None
+    axes = tuple(S._dim(x.ndim, d) for d in ((dim,) if isinstance(dim, int) else dim))
+    if x.ndim == 0:
+        return None
+    return axes[0] if isinstance(dim, int) else axes
+
+
 def all(input, dim=None, keepdim=False):
-    return Tensor._make(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    x = input._data
+    return Tensor._make(np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim)))
 
 
 def any(input, dim=None, keepdim=False):
-    return Tensor._make(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    x = input._data
+    return Tensor._make(np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim)))
 
 
 def count_nonzero(input, dim=None):
-    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))
+    x = input._data
+    return Tensor._make(np.asarray(np.count_nonzero(x, axis=_axis(x, dim)), dtype=np.int64))

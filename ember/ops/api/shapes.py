@@ -29,6 +29,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims start_dim..end_dim into one."""
     shape = input._data.shape
     if not shape:
+        S._dim(0, start_dim), S._dim(0, end_dim)  # torch's IndexError past 0 and -1
         return reshape(input, 1)
     s, e = S._dim(len(shape), start_dim), S._dim(len(shape), end_dim)
     if s > e:

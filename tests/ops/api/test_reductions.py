@@ -60,3 +60,21 @@ def test_norm_of_order_zero_and_minus_inf_as_torch(p, kwargs):
     assert (grad is None) == (want_grad is None)  # torch leaves no gradient at all for p=0
     if want_grad is not None:
         assert grad.tolist() == want_grad.tolist()
+
+
+ZERO_D_DIM_OPS = {
+    "max": lambda L, x, d: tuple(x.max(d)), "min": lambda L, x, d: tuple(x.min(d, keepdim=True)),
+    "all": lambda L, x, d: x.all(d), "any": lambda L, x, d: L.any(x, (d,)),
+    "count_nonzero": lambda L, x, d: x.count_nonzero(d), "sum": lambda L, x, d: x.sum(d)}
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+@pytest.mark.parametrize("name", list(ZERO_D_DIM_OPS))
+def test_a_0d_tensor_takes_dims_0_and_minus_1_only_as_torch(name, dim):
+    """(max/min took any dim; all/any/count_nonzero leaked NumPy's AxisError past 0 and -1)"""
+    from oracle import both_trees
+    op = ZERO_D_DIM_OPS[name]
+    if dim in (0, -1):
+        both_trees(lambda L: op(L, L.tensor(3.0), dim))
+    else:
+        same_error(lambda L: op(L, L.tensor(3.0), dim))

@@ -84,3 +84,13 @@ def test_bad_split_chunk_expand_repeat_flip_arguments_raise_as_torch(call):
 def test_split_zero_of_an_empty_dim_is_one_empty_piece_as_torch():
     e, t = ember.zeros(0, 3).split(0), torch.zeros(0, 3).split(0)
     assert [tuple(p.shape) for p in e] == [tuple(p.shape) for p in t]
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (-1, 0), (0, 1), (-2, -1)])
+def test_flatten_of_a_0d_tensor_checks_its_dims_as_torch(dims):
+    """(any dims were taken)"""
+    if all(d in (0, -1) for d in dims):
+        assert ember.tensor(3.0).flatten(*dims).tolist() == [3.0]
+        assert torch.tensor(3.0).flatten(*dims).tolist() == [3.0]
+    else:
+        same_error(lambda L: L.tensor(3.0).flatten(*dims))
