@@ -68,6 +68,33 @@ def rot90(input, k=1, dims=(0, 1)):
     return api.clone(input)
 
 
+def _split_points(sections):
+    """tensor_split's sections as an int or a list of ints, refused as torch refuses them (a
+    float was truncated)."""
+    if isinstance(sections, Tensor):
+        if sections._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-"
+                               "dimensional or one-dimensional tensor, but got a tensor with "
+                               f"{sections._data.ndim} dims")
+        if sections._data.dtype != np.int64:
+            name = from_numpy_dtype(sections._data.dtype).scalar_name
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
+                               f"long, but got {name}")
+        return sections.tolist()
+    items = sections if isinstance(sections, (list, tuple)) else [sections]
+    if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in items):
+        return sections
+    if isinstance(sections, tuple):
+        raise TypeError("tensor_split(): argument 'indices' failed to unpack the object at pos 2 "
+                        "with error \"type must be tuple of ints,but got "
+                        f"{next(type(i).__name__ for i in items if not isinstance(i, int))}\"")
+    raise TypeError(f"tensor_split() received an invalid combination of arguments - got (Tensor, "
+                    f"{type(sections).__name__}), but expected one of:\n"
+                    " * (Tensor input, tuple of ints indices, int dim = 0)\n"
+                    " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                    " * (Tensor input, int sections, int dim = 0)\n")
+
+
 def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or_sections=None):
     """Views of ``input`` split into n near-equal parts (the first ones one longer) or at the
     given indices (torch's three overloads name the second argument differently)."""
@@ -77,8 +104,7 @@ def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or
                      if v is not None), None)
     if sections is None:
         raise TypeError("tensor_split() missing required argument 'sections' (pos 2)")
-    if isinstance(sections, Tensor):
-        sections = sections.tolist()
+    sections = _split_points(sections)
     if isinstance(sections, int):
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")

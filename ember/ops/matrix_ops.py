@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import api
@@ -305,8 +306,24 @@ def roll(input, shifts, dims=None):
     return RollBackward0.apply(input, shifts=shifts, dims=dims)
 
 
+def _check_repeats(repeats):
+    """torch takes an int or an int32/int64 tensor of counts (a float was truncated)."""
+    if isinstance(repeats, Tensor):
+        if repeats._data.dtype not in (np.int64, np.int32):
+            name = _dtype.from_numpy_dtype(repeats._data.dtype).scalar_name
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{name}\'')
+    elif isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)):
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(repeats).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = "
+                        "None)\n * (Tensor repeats, *, int output_size = None)\n"
+                        " * (Tensor input, int repeats, int dim = None, *, int output_size = "
+                        "None)\n")
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element ``repeats`` times (an int, or one count per element) along dim."""
+    _check_repeats(input if repeats is None else repeats)
     if repeats is None:  # repeat_interleave(counts): indices repeated by their counts
         counts = input._data
         return Tensor._make(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))

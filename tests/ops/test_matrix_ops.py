@@ -131,3 +131,16 @@ def test_errors_match_torch(index):
     with pytest.raises(RuntimeError) as ee:
         ERRORS[index](ember)
     assert str(ee.value).split("\n")[0][:60] == str(te.value).split("\n")[0][:60]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), 2.0),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), True),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor(2.0)),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor([1.0, 2.0])),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor([True, False])),
+    lambda L: L.repeat_interleave(L.tensor([1.0, 2.0]))])
+def test_repeat_interleave_refuses_non_integer_repeats_as_torch(call):
+    """(float repeats were truncated)"""
+    from oracle import same_error
+    same_error(call)
