@@ -388,11 +388,22 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
 
 
 def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws with probability ``p`` (or each element of ``input``), in input's dtype."""
+    _check_bernoulli(input._data.dtype, p)
     if p is not None:
         draws = _gen(generator).bernoulli(input._data.shape, p)
     else:
         draws = _gen(generator).bernoulli_tensor(input._data)
     return Tensor._make(draws.astype(input._data.dtype))
+
+
+def _check_bernoulli(np_dtype, p):
+    """torch's kernels: probabilities in ``input`` must be floating; complex is never drawn."""
+    if np_dtype.kind == "c" or p is None and np_dtype.kind in "biu":
+        kernel = ("bernoulli_scalar_cpu_" if p is not None else "bernoulli_tensor_cpu_self_"
+                  if np_dtype.kind == "c" else "bernoulli_tensor_cpu_p_")
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.from_numpy_dtype(np_dtype).scalar_name}'")
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

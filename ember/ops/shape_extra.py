@@ -6,6 +6,7 @@ import numpy as np
 
 from .._creation import tensor as _tensor
 from .._creation import zeros
+from .._dtype import from_numpy_dtype
 from .._tensor import Size, Tensor
 from . import api
 from .aliases import dot
@@ -54,7 +55,13 @@ moveaxis = movedim
 
 def broadcast_shapes(*shapes):
     """The shape every given shape broadcasts to."""
+    for s in shapes:
+        if not isinstance(s, (int, tuple, list)) or isinstance(s, bool):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list of "
+                               f"ints, got {s}")
     sizes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    if any(n < 0 for size in sizes for n in size):
+        raise ValueError("Attempting to broadcast a dimension with negative length!")
     try:
         return Size(np.broadcast_shapes(*sizes))
     except ValueError:
@@ -319,7 +326,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element occurs in test_elements (a bool tensor of elements' shape)."""
     def data(x):
         return x._data if isinstance(x, Tensor) else np.asarray(x)
-    return _tensor(np.isin(data(elements), data(test_elements), invert=invert))
+    arrays = data(elements), data(test_elements)
+    for x in arrays:  # torch names the first complex one (a Python complex: ComplexDouble)
+        if x.dtype.kind == "c":
+            raise RuntimeError("Unsupported input type encountered for isin(): "
+                               f"{from_numpy_dtype(x.dtype).scalar_name}")
+    return _tensor(np.isin(*arrays, invert=invert))
 
 
 def msort(input):

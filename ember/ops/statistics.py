@@ -206,6 +206,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Each run of equal consecutive values (or slices along dim) kept once."""
     data = input._data
+    _dtype.refuse_complex(data.dtype, "unique")
     if dim is None:
         flat = data.reshape(-1)
         starts = np.ones(flat.shape[0], bool)

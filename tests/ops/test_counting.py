@@ -108,3 +108,12 @@ def test_unique_rows_with_nan_stay_distinct():
     rows = [[float("nan"), 1.0], [float("nan"), 1.0], [2.0, 1.0]]
     e, t = (lib.unique(lib.tensor(rows), dim=0, return_counts=True) for lib in (ember, torch))
     assert e[0].shape == t[0].shape and sorted(e[1].tolist()) == sorted(t[1].tolist())
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])), lambda L: L.searchsorted(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2 + 0j]), 1.0), lambda L: L.bucketize(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.unique(L.tensor([1 + 1j, 2 + 0j]), dim=0)])
+def test_searchsorted_and_unique_refuse_complex_as_torch(call):
+    """(searchsorted ordered complex values as NumPy does)"""
+    same_error(call)

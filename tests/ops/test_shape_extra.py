@@ -129,3 +129,13 @@ def test_errors_as_torch(call):
 
 def test_trace_of_bool_raises_as_torch():
     same_error(lambda L: L.trace(L.ones(2, 2, dtype=L.bool)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.isin(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])), lambda L: L.isin(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.isin(1 + 1j, L.tensor([1.0, 2.0])), lambda L: L.isin(L.tensor([1 + 1j, 2 + 0j]), 1.0),
+    lambda L: L.broadcast_shapes(L.tensor([1, 2])), lambda L: L.broadcast_shapes(L.ones(2, 1), (3,)),
+    lambda L: L.broadcast_shapes(2.0), lambda L: L.broadcast_shapes((-1,))])
+def test_isin_of_complex_and_broadcast_shapes_of_non_shapes_raise_as_torch(call):
+    """(isin compared complex values; broadcast_shapes read a tensor's values as sizes)"""
+    same_error(call)

@@ -136,3 +136,8 @@ def test_nanmedian_of_a_0d_tensor_along_a_dim_as_torch(dim, keepdim):
         values.backward()
         results.append((values.tolist(), tuple(values.shape), indices.tolist(), x.grad.tolist()))
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_consecutive_refuses_complex_as_torch(dim):
+    same_error(lambda L: L.unique_consecutive(L.tensor([1 + 1j, 2 + 0j]), dim=dim))
