@@ -5,7 +5,7 @@ import numpy as np
 
 from .._creation import as_tensor
 from .._creation import tensor as _tensor
-from .._dtype import from_numpy_dtype
+from .._dtype import from_numpy_dtype, refuse_kinds
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import api
@@ -185,6 +185,7 @@ def cross(input, other, dim=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
+    refuse_kinds(input._data.dtype, "cross", "b")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{other.dtype.scalar_name}")

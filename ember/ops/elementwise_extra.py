@@ -170,7 +170,8 @@ class LogitBackward0(Node):
 class _Binary(Node):
     """out = ufunc(a, b) after torch's type promotion. ``integers``: "float" (integer inputs
     give the default float dtype), "keep" (computed as integers), or the name of torch's kernel
-    that refuses them; ``floats`` and ``bools``: likewise for floating and bool inputs."""
+    that refuses them; ``floats`` and ``bools``: likewise for floating (and complex) and bool
+    inputs."""
 
     integers = "float"
     floats = None
@@ -183,7 +184,7 @@ class _Binary(Node):
         kind = np.result_type(x, y).kind
         if kind == "c":  # (the ops built here that have no complex kernel in torch)
             E._check_complex(type(self).__name__, np.result_type(x, y))
-        refused = self.floats if kind in "fV" else self.integers if kind in "iu" else \
+        refused = self.floats if kind in "fVc" else self.integers if kind in "iu" else \
             (self.bools or self.integers) if kind == "b" else None
         if refused not in (None, "float", "keep"):
             dt = _dtype.of_numpy(np.result_type(x, y))
