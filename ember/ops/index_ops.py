@@ -254,6 +254,9 @@ def take_along_dim(input, indices, dim=None):
     d = _dim(input.ndim, dim)
     shape_in, shape_idx = list(input.shape), list(indices.shape)
     shape_in[d] = shape_idx[d] = 1
+    mismatch = _graph.broadcast_message(shape_in, shape_idx)
+    if mismatch:
+        raise RuntimeError(mismatch)
     common = np.broadcast_shapes(tuple(shape_in), tuple(shape_idx))
     target_in = common[:d] + (input.shape[d],) + common[d + 1:]
     target_idx = common[:d] + (indices.shape[d],) + common[d + 1:]

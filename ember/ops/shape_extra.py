@@ -175,9 +175,11 @@ def tensordot(a, b, dims=2, out=None):
                                f"dim {j}")
     keep_a = [i for i in range(a.ndim) if i not in da]
     keep_b = [j for j in range(b.ndim) if j not in db]
-    size = int(np.prod([a.shape[i] for i in da], dtype=np.int64))
-    left = api.reshape(api.permute(a, keep_a + da), (-1, size))
-    right = api.reshape(api.permute(b, db + keep_b), (size, -1))
+    def count(t, dims):  # sizes multiplied out, not inferred: a 0 among them leaves -1 open
+        return int(np.prod([t.shape[i] for i in dims], dtype=np.int64))
+    size = count(a, da)
+    left = api.reshape(api.permute(a, keep_a + da), (count(a, keep_a), size))
+    right = api.reshape(api.permute(b, db + keep_b), (size, count(b, keep_b)))
     shape = [a.shape[i] for i in keep_a] + [b.shape[j] for j in keep_b]
     result = api.reshape(api.mm(left, right), shape)
     return result if out is None else out.copy_(result)

@@ -139,3 +139,17 @@ def test_trace_of_bool_raises_as_torch():
 def test_isin_of_complex_and_broadcast_shapes_of_non_shapes_raise_as_torch(call):
     """(isin compared complex values; broadcast_shapes read a tensor's values as sizes)"""
     same_error(call)
+
+
+@pytest.mark.parametrize("shapes, dims", [
+    (((2, 0), (0, 4)), 1), (((2, 0), (0, 4)), ([1], [0])), (((0, 3), (3, 0)), 1),
+    (((2, 0, 3), (3, 0)), 1), (((2, 0), (2, 0)), 2), (((0, 2), (3,)), 0)])
+def test_tensordot_of_empty_tensors_as_torch(shapes, dims):
+    """(a zero among the kept sizes left reshape's -1 open: RuntimeError)"""
+    results = []
+    for lib in (torch, ember):
+        a, b = (lib.ones(*s, requires_grad=True) for s in shapes)
+        out = lib.tensordot(a, b, dims=dims)
+        out.sum().backward()
+        results.append((tuple(out.shape), out.tolist(), tuple(a.grad.shape), tuple(b.grad.shape)))
+    assert results[1] == results[0]
