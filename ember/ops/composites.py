@@ -98,6 +98,9 @@ def _split_points(sections):
 def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or_sections=None):
     """Views of ``input`` split into n near-equal parts (the first ones one longer) or at the
     given indices (torch's three overloads name the second argument differently)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = _dim(input.ndim, dim)
     size = input.shape[d]
     sections = next((v for v in (sections, indices, tensor_indices_or_sections)
@@ -178,8 +181,10 @@ def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3)."""
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    d = _dim(len(shape), dim)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = S.dim_of_0d(len(shape), dim)
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.shape[d] != 3 or other.shape[d] != 3:

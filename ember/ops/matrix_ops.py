@@ -303,6 +303,9 @@ class RollBackward0(Node):
 
 def roll(input, shifts, dims=None):
     """Shift elements cyclically along dims (over the flattened tensor when dims is None)."""
+    if dims is not None and input._data.ndim == 0:
+        for d in (dims,) if isinstance(dims, int) else dims:
+            S.dim_of_0d(0, d)
     return RollBackward0.apply(input, shifts=shifts, dims=dims)
 
 

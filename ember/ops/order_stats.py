@@ -211,6 +211,8 @@ def mode(input, dim=-1, keepdim=False):
 
 
 def _cumulative(name, accumulate, input, dim):
+    if input.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     d = _dim(input.ndim, dim)
     x = input._data
     _dtype.refuse_complex(x.dtype, f"{name}_cpu")

@@ -209,6 +209,8 @@ class FlipBackward0(Node):
         if len(set(self.dims)) != len(self.dims):
             twice = next(d for d in self.dims if self.dims.count(d) > 1)
             raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+        if not a._data.ndim:  # a 0-d tensor's dim 0 (or -1) flips nothing
+            self.dims = ()
         return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
 
     def backward(self, m, g):

@@ -43,6 +43,8 @@ def movedim(input, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    if n == 0:  # a 0-d tensor's dim 0 (or -1) moves nowhere
+        return api.permute(input, ())
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -356,6 +358,9 @@ def unravel_index(indices, shape):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
     d = _dim(input.ndim, dim)
     others = [i for i in range(input.ndim) if i != d]
     norms = api.norm(input, p, others, keepdim=True) if others else input.abs()

@@ -38,6 +38,9 @@ def _quantile_checks(input, q, interpolation, name):
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     qs = _quantile_checks(input, q, interpolation, name)
+    if dim is not None and input.ndim == 0:  # a 0-d tensor's dim 0 (or -1): all of it
+        _dim(0, dim)  # torch's IndexError past them
+        dim = None
     x = api.reshape(input, (-1,)) if dim is None else movedim(input, _dim(input.ndim, dim), -1)
     if x.shape[-1] == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
@@ -178,7 +181,7 @@ def _no_bool_y(y, name):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along ``dim`` (samples spaced by dx, or at the points x)."""
     _no_bool_y(y, "trapezoid")
-    d = _dim(y.ndim, dim)
+    d = dim_of_0d(y.ndim, dim)
     n = y.shape[d]
     if n == 0:
         return api.sum(y, d)
@@ -197,6 +200,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoidal integral along ``dim`` (one element shorter)."""
     _no_bool_y(y, "cumulative_trapezoid")
+    if y.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _dim(y.ndim, dim)
     n = y.shape[d]
     pairs = api.add(api.narrow(y, d, 1, max(n - 1, 0)), api.narrow(y, d, 0, max(n - 1, 0)))

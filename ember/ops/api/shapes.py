@@ -40,6 +40,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def unflatten(input, dim, sizes):
     shape = input._data.shape
+    if not shape:  # torch's wording: its dim check fails inside unflatten
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
+                           "tensor has no dimensions")
     d = S._dim(len(shape), dim)
     sizes = S._infer_shape(shape[d], sizes)
     return reshape(input, shape[:d] + sizes + shape[d + 1:])
@@ -106,6 +109,8 @@ def flip(input, *dims):
 
 
 def narrow(input, dim, start, length):
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = S._dim(input._data.ndim, dim)
     start = int(start) % input._data.shape[d] if start < 0 else int(start)
     if start + length > input._data.shape[d]:
@@ -115,6 +120,8 @@ def narrow(input, dim, start, length):
 
 
 def select(input, dim, index):
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = S._dim(input._data.ndim, dim)
     return S.as_view(S.SelectBackward0.apply(input, index=(slice(None),) * d + (int(index),)),
                      input)
@@ -165,7 +172,7 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
-    d = S._dim(input._data.ndim, dim)
+    d = S.dim_of_0d(input._data.ndim, S._dim(input._data.ndim, dim))  # torch names it wrapped
     return tuple(S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
                  for i in range(input._data.shape[d]))
 
