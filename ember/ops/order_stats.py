@@ -11,7 +11,7 @@ from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
 from .linalg_extra import _VectorNormExtremes
-from .reduction import MaxBackward1, _dims, _expand_back
+from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back
 from .shape import _dim
 
 
@@ -326,5 +326,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
     if p == 0:  # the count of nonzero gaps: a zero gradient, as torch's cdist (not none)
         return _VectorNormExtremes.apply(gaps, p=0, dim=-1, zero_grad=True)
+    if p == float("inf"):  # torch's cdist gives every tied gap the whole gradient
+        return LinalgVectorNormBackward0.apply(gaps, p=p, dim=-1, each_tie=True)
     return api.norm(gaps, p, -1)
 

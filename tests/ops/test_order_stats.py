@@ -153,10 +153,11 @@ def test_median_of_all_elements_shares_the_gradient_among_ties_as_torch(name, va
     assert names[0] == names[1]
 
 
-@pytest.mark.parametrize("p", [0, 0.0, 1.0])
+@pytest.mark.parametrize("p", [0, 0.0, 1.0, float("inf")])
 @pytest.mark.parametrize("fn", ["cdist", "pdist"])
-def test_cdist_and_pdist_of_order_zero_as_torch(fn, p):
-    """(p=0 raised ZeroDivisionError; torch counts the nonzero gaps, with a zero gradient)"""
+def test_cdist_and_pdist_of_order_zero_and_inf_as_torch(fn, p):
+    """(p=0 raised ZeroDivisionError; torch counts the nonzero gaps, with a zero gradient.
+    p=inf shared the gradient between tied gaps; torch's cdist gives each all of it)"""
     outs = []
     for lib in (torch, ember):
         x = lib.tensor([[0.0, 1.0], [0.0, 3.0], [2.0, 1.0]], requires_grad=True)
