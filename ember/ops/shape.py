@@ -21,11 +21,17 @@ def dim_of_0d(ndim, d):
 
 
 def tensor_list(name, tensors):
-    """The tensors of a join (cat, stack, ...) as a list: torch takes a sequence, and refuses a
-    single tensor (iterating it would join its rows)."""
-    if isinstance(tensors, Tensor):
+    """The tensors of a join (cat, stack, ...) as a list: torch takes a list or tuple only, and
+    refuses a single tensor (iterating it would join its rows) or a generator."""
+    if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        "not Tensor")
+                        f"not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            kind = type(t)
+            kind = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
     return list(tensors)
 
 

@@ -83,6 +83,10 @@ def test_dim_errors():
 
 @pytest.mark.parametrize("name", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack",
                                   "row_stack", "concat", "concatenate"])
-def test_joins_refuse_a_single_tensor_as_torch(name):
-    """(a lone tensor was iterated: torch.cat(x) joined x's rows)"""
-    same_error(lambda L: getattr(L, name)(L.ones(2, 2)))
+@pytest.mark.parametrize("make", [
+    lambda L: L.ones(2, 2), lambda L: (t for t in [L.ones(2)]), lambda L: iter([L.ones(2)]),
+    lambda L: None, lambda L: [L.ones(2), 1], lambda L: (L.ones(2), np.ones(2))])
+def test_joins_refuse_what_is_not_a_list_of_tensors_as_torch(name, make):
+    """(a lone tensor was iterated: torch.cat(x) joined x's rows; generators were taken;
+    non-tensor elements leaked AttributeError)"""
+    same_error(lambda L: getattr(L, name)(make(L)))
