@@ -361,6 +361,10 @@ def renorm(input, p, dim, maxnorm):
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
                            "dimensions")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     d = _dim(input.ndim, dim)
     others = [i for i in range(input.ndim) if i != d]
     norms = api.norm(input, p, others, keepdim=True) if others else input.abs()

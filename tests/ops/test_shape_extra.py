@@ -153,3 +153,10 @@ def test_tensordot_of_empty_tensors_as_torch(shapes, dims):
         out.sum().backward()
         results.append((tuple(out.shape), out.tolist(), tuple(a.grad.shape), tuple(b.grad.shape)))
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("p, maxnorm", [(0, 1.0), (-1, 1.0), (-float("inf"), 1.0), (2, -1.0),
+                                        (2, -1.5)])
+def test_renorm_refuses_non_positive_orders_and_negative_maxnorm_as_torch(p, maxnorm):
+    """(they computed)"""
+    same_error(lambda L: L.renorm(L.ones(2, 2), p, 0, maxnorm))

@@ -160,6 +160,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over all elements or dim ('fro' = 2)."""
     if p in ("fro", None):
         p = 2
+    elif isinstance(p, str):  # 'nuc' (or an order torch refuses): a matrix norm
+        from ... import linalg  # late binding up: ember.linalg builds on ops
+        dims = tuple(range(input._data.ndim)) if dim is None else \
+            (dim,) if isinstance(dim, int) else dim
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
     if input._data.dtype.kind == "c":  # the norm of the moduli (a real result, as torch)
         return norm(input.abs(), p, dim, keepdim, dtype)
     if p == 0 or p == -float("inf"):  # the count of nonzeros, the least |a|: their own node

@@ -78,3 +78,17 @@ def test_a_0d_tensor_takes_dims_0_and_minus_1_only_as_torch(name, dim):
         both_trees(lambda L: op(L, L.tensor(3.0), dim))
     else:
         same_error(lambda L: op(L, L.tensor(3.0), dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.norm(L.ones(2, 2, 2), "nuc"), lambda L: L.norm(L.ones(2), "nuc"),
+    lambda L: L.norm(L.ones(2, 3), "nuc", dim=1), lambda L: L.norm(L.ones(2, 3), "abc")])
+def test_norm_of_string_orders_refuses_as_torch(call):
+    """(NumPy's power TypeError leaked)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dim": (1, 0)}, {"keepdim": True}])
+def test_nuclear_norm_as_torch(kwargs):
+    from oracle import both_trees
+    both_trees(lambda L: L.norm(L.tensor([[3.0, 1.0], [0.0, 2.0], [1.0, 1.0]]), "nuc", **kwargs))
