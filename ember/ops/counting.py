@@ -89,8 +89,11 @@ def histc(input, bins=100, min=0, max=0):
 def _search(sequence, values, out_int32, right):
     side = "right" if right else "left"
     v = values._data if isinstance(values, Tensor) else np.asarray(values)
-    for x in (sequence, v):
-        _dtype.refuse_complex(x.dtype, "searchsorted_out_cpu")
+    # torch's kernel has no loop for a bool common dtype, nor for a complex one (named as the
+    # complex operand's)
+    common = next((x.dtype for x in (sequence, v) if x.dtype.kind == "c"), None)
+    _dtype.refuse_kinds(np.result_type(sequence, v) if common is None else common,
+                        "searchsorted_out_cpu", "bc")
     if sequence.ndim == 1:
         return _long(np.searchsorted(sequence, v, side), out_int32)
     if sequence.shape[:-1] != v.shape[:-1]:

@@ -121,6 +121,7 @@ class PolygammaBackward0(Node):
     def forward(self, a, n):
         if n < 0:
             raise RuntimeError("polygamma(n, x) does not support negative n.")
+        _dtype.refuse_complex(a._data.dtype, ("digamma", "trigamma")[n] if n < 2 else "polygamma")
         self.save(a)
         self.n = n
         return special.polygamma(_float(a), n)
@@ -379,8 +380,10 @@ class LdexpBackward0(Node):
         if x.dtype.kind in "biu":
             x = x.astype(_dtype.get_default_dtype().np)
         self.save(a, b)
-        if exponent.dtype.kind in "iu":
+        if exponent.dtype.kind in "iu" and x.dtype.kind != "c":
             return np.ldexp(x, exponent.astype(np.int64).clip(-(1 << 20), 1 << 20))
+        if "c" in (x.dtype.kind, exponent.dtype.kind):  # complex: the product, promoted
+            x = x.astype(_dtype._np_promote(x.dtype, exponent.dtype), copy=False)
         compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
         scale = np.exp2(exponent).astype(compute)
         return np.multiply(x.astype(compute), scale).astype(x.dtype, copy=False)

@@ -219,6 +219,12 @@ class LerpBackward1(Node):
 
 def lerp(input, end, weight):
     """input + weight * (end - input), weight a number or a tensor (broadcasting)."""
+    _dtype.refuse_kinds(input._data.dtype, "lerp_kernel_tensor" if isinstance(weight, Tensor)
+                        else "lerp_kernel_scalar", "biu")  # torch's kernels: floating only
+    for name, t in (("end", end), ("weight", weight)):  # no promotion: one dtype throughout
+        if isinstance(t, Tensor) and t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype.c_name} for `{name}` but got dtype "
+                               f"{t.dtype.c_name}")
     if isinstance(weight, Tensor):
         return LerpBackward1.apply(input, end, weight)
     return LerpBackward0.apply(input, end, weight)

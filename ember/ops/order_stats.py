@@ -248,6 +248,7 @@ class _MinMax(tuple):
 
 def aminmax(input, *, dim=None, keepdim=False):
     """(amin, amax) over all elements or along ``dim``."""
+    _dtype.refuse_complex(input._data.dtype, "aminmax_cpu")
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input.ndim))

@@ -331,8 +331,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     def data(x):
         return x._data if isinstance(x, Tensor) else np.asarray(x)
     arrays = data(elements), data(test_elements)
-    for x in arrays:  # torch names the first complex one (a Python complex: ComplexDouble)
-        if x.dtype.kind == "c":
+    for x in arrays:  # torch names the first bool or complex one (Python complex: ComplexDouble)
+        if x.dtype.kind in "bc":
             raise RuntimeError("Unsupported input type encountered for isin(): "
                                f"{from_numpy_dtype(x.dtype).scalar_name}")
     return _tensor(np.isin(*arrays, invert=invert))

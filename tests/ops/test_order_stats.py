@@ -171,3 +171,8 @@ def test_cdist_refuses_negative_orders_as_torch():
     """(p=-inf was computed as the least gap)"""
     from oracle import same_error
     same_error(lambda L: L.cdist(L.ones(2, 2), L.ones(2, 2), p=-float("inf")))
+
+
+def test_aminmax_refuses_complex_with_torchs_kernel_name():
+    from oracle import same_error
+    same_error(lambda L: L.aminmax(L.tensor([1 + 1j, 2 + 0j])))

@@ -160,3 +160,10 @@ def test_tensordot_of_empty_tensors_as_torch(shapes, dims):
 def test_renorm_refuses_non_positive_orders_and_negative_maxnorm_as_torch(p, maxnorm):
     """(they computed)"""
     same_error(lambda L: L.renorm(L.ones(2, 2), p, 0, maxnorm))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.isin(L.tensor([True, False]), L.tensor([1.0, 2.0])), lambda L: L.isin(L.tensor([1.0, 2.0]), L.tensor([True, False])), lambda L: L.isin(True, L.tensor([True, False]))])
+def test_isin_refuses_bool_as_torch(call):
+    """(bool elements were compared)"""
+    same_error(call)
