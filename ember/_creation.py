@@ -16,20 +16,23 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_numpy_dtype(dtype)
 
 
-def _infer(data):
-    """NumPy array for Python data with torch's dtype inference (floats -> default dtype)."""
+def _infer(data, dtype=None):
+    """NumPy array for Python data with torch's dtype inference (floats -> default dtype). With
+    ``dtype`` (a NumPy dtype) given, Python floats go straight to it, never through float32."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as torch
         data = np.asarray(data)
     elif isinstance(data, (list, tuple)):
-        if any(isinstance(x, Tensor) for x in _flat(data)):
-            data = _to_nested_arrays(data)
-        elif any(isinstance(x, np.generic) for x in _flat(data)):
-            data = np.asarray(data, dtype=_listed_dtype(_flat(data)))
+        if any(isinstance(x, (Tensor, np.generic)) for x in _flat(data)):
+            items = list(_flat(data))  # each item's own dtype, promoted as torch does
+            with np.errstate(over="ignore"):  # past float32's range: inf, as torch
+                data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
     arr = np.asarray(data)
     if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
         raise ValueError("Overflow when unpacking long long")  # a Python int beyond int64
+    if arr.dtype.kind in "fc" and dtype is not None and not isinstance(data, np.ndarray):
+        return arr  # Python floats at double precision: the caller casts once to ``dtype``
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
@@ -50,8 +53,8 @@ def _listed_dtype(items):
     default = _dtype.get_default_dtype().np
     result = None
     for x in items:
-        if isinstance(x, np.generic):
-            dt = x.dtype
+        if isinstance(x, (np.generic, Tensor)):
+            dt = x.dtype if isinstance(x, np.generic) else x._data.dtype
         else:
             dt = np.dtype(np.bool_ if isinstance(x, bool) else np.int64 if isinstance(x, int)
                           else _dtype.default_complex().np if isinstance(x, complex)
@@ -70,8 +73,10 @@ def _flat(data):
 
 def _to_nested_arrays(data):
     if isinstance(data, Tensor):
-        if data._data.size != 1 and data._data.ndim:
-            return data._data.tolist()
+        if data._data.size != 1 and data._data.dtype.kind in "biu":  # torch reads it by __index__
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return data.item()
     if isinstance(data, (list, tuple)):
         return [_to_nested_arrays(x) for x in data]
@@ -89,9 +94,27 @@ def _check_array(array):
 def _tensor_data(data, dtype):
     if isinstance(data, np.ndarray):
         _check_array(data)
-    arr = _infer(data)
-    return arr.astype(_dtype.to_numpy_dtype(dtype), copy=True) if dtype is not None \
-        else arr.copy()
+    if dtype is None:
+        return _infer(data).copy()
+    npd = _dtype.to_numpy_dtype(dtype)
+    arr = _infer(data, npd)
+    if isinstance(data, (list, tuple, int, float, complex)):
+        _check_python_cast(arr, npd)
+    with np.errstate(over="ignore"):  # a double past float32's range is inf, as torch
+        return arr.astype(npd, copy=True)
+
+
+def _check_python_cast(arr, npd):
+    """torch's refusals casting Python numbers: complex to real, a number an integer dtype can't
+    hold (ints wrap within -max..max for unsigned dtypes, as torch; floats must fit)."""
+    if arr.dtype.kind == "c" and npd.kind in "iuf":
+        raise TypeError("'complex' object cannot be interpreted as an integer" if npd.kind in "iu"
+                        else "must be real number, not complex")
+    if npd.kind in "iu" and arr.dtype.kind in "iuf" and arr.size:
+        info = np.iinfo(npd)
+        low = info.min if npd.kind == "i" or arr.dtype.kind == "f" else -info.max
+        if not (low <= arr.min() and arr.max() <= info.max):  # NaN fails both
+            raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -365,11 +388,22 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
 
 
 def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws with probability ``p`` (or each element of ``input``), in input's dtype."""
+    _check_bernoulli(input._data.dtype, p)
     if p is not None:
         draws = _gen(generator).bernoulli(input._data.shape, p)
     else:
         draws = _gen(generator).bernoulli_tensor(input._data)
     return Tensor._make(draws.astype(input._data.dtype))
+
+
+def _check_bernoulli(np_dtype, p):
+    """torch's kernels: probabilities in ``input`` must be floating; complex is never drawn."""
+    if np_dtype.kind == "c" or p is None and np_dtype.kind in "biu":
+        kernel = ("bernoulli_scalar_cpu_" if p is not None else "bernoulli_tensor_cpu_self_"
+                  if np_dtype.kind == "c" else "bernoulli_tensor_cpu_p_")
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.from_numpy_dtype(np_dtype).scalar_name}'")
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

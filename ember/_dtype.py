@@ -186,6 +186,14 @@ def refuse_complex(np_dtype, kernel=None, message=None, error=RuntimeError):
     raise error(message)
 
 
+def refuse_kinds(np_dtype, kernel, kinds):
+    """torch's NotImplementedError naming ``kernel`` when it has no loop for a dtype of a NumPy
+    kind in ``kinds`` (integers "iu", bool "b", complex "c")."""
+    if np_dtype.kind in kinds:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_FROM_NP[np_dtype].scalar_name}'")
+
+
 def get_default_dtype():
     """The floating dtype used for Python floats and new float tensors (float32)."""
     return _state["default"]

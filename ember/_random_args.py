@@ -66,10 +66,14 @@ def probabilities(probs):
 def integer_bounds(np_dtype, low, high):
     """random_(from, to) / randint into an integer dtype: from and to - 1 representable."""
     np_dtype = np.dtype(np_dtype)
-    if np_dtype.kind not in "iu":
+    if np_dtype.kind == "c":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean "
+                           "types")
+    if np_dtype.kind not in "iub":
         return
-    info = np.iinfo(np_dtype)
-    if low < high and not info.min <= low <= info.max:
+    lowest, highest = (0, 1) if np_dtype.kind == "b" else \
+        (int(np.iinfo(np_dtype).min), int(np.iinfo(np_dtype).max))
+    if low < high and not lowest <= low <= highest:
         raise RuntimeError(f"from is out of bounds for {_of(np_dtype).c_name}")
-    if low < high and not info.min <= high - 1 <= info.max:
+    if low < high and not lowest <= high - 1 <= highest:
         raise RuntimeError(f"to - 1 is out of bounds for {_of(np_dtype).c_name}")

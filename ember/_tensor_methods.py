@@ -52,8 +52,11 @@ UNARY = {name: _unary(cls) for name, cls in {
 _plain_round = UNARY["round"]
 
 
-def _round(input, decimals=0):
+def _round(input, decimals=None):
     """Round half to even (to ``decimals`` places)."""
+    if decimals is not None:  # torch's round.decimals: floating only, even with 0
+        _dtype.refuse_kinds(input._data.dtype, "round_cpu" if decimals else "round_vml_cpu",
+                            "biuc")
     if decimals:
         return E.RoundBackward1.apply(input, decimals=decimals)
     return _plain_round(input)

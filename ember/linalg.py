@@ -53,10 +53,17 @@ def svdvals(A):
     return X.LinalgSvdBackward0.apply(A)
 
 
-def _matrix_dims(A, dim):
+def _matrix_dims(A, dim, ord=None):
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
+    if isinstance(dim, int):  # torch's parser wants a tuple of ints
+        raise TypeError(f"linalg_matrix_norm() received an invalid combination of arguments - "
+                        f"got (Tensor, {type(ord).__name__}, dim=int)")
+    dim = tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(map(str, dim))}")
     d0, d1 = (_dim(A._data.ndim, d) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
@@ -68,7 +75,7 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 1, -1, inf, -inf, 2 or -2 norm of the matrices over dims ``dim``."""
     X.check_float(input._data, "linalg.matrix_norm")
     A = _cast(input, dtype, "linalg.matrix_norm")
-    d0, d1 = _matrix_dims(A, dim)
+    d0, d1 = _matrix_dims(A, dim, ord)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in (1, -1, math.inf, -math.inf):

@@ -234,3 +234,51 @@ def test_sizes_and_values_that_do_not_fit_raise_as_torch(call):
 def test_negative_fill_of_uint8_wraps_as_torch():
     assert ember.full((2,), -1, dtype=ember.uint8).tolist() == \
         torch.full((2,), -1, dtype=torch.uint8).tolist()
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.tensor([0.1, 1 / 3], dtype=L.float64), lambda L: L.tensor(0.1, dtype=L.float64),
+    lambda L: L.as_tensor([[0.1], [1e300]], dtype=L.float64),
+    lambda L: L.ones(1).new_tensor([0.1], dtype=L.float64),
+    lambda L: L.ones(1, dtype=L.float64).new_tensor([0.1]), lambda L: L.DoubleTensor([0.1]),
+    lambda L: L.tensor([0.1 + 0.3j], dtype=L.complex128),
+    lambda L: L.tensor([L.tensor(1.0), 0.1], dtype=L.float64),
+    lambda L: L.tensor([0.1, 2.0], dtype=L.float16), lambda L: L.tensor([1e300], dtype=L.float32)])
+def test_python_floats_go_straight_to_the_dtype_asked_for(make):
+    """(were rounded through float32 first: tensor([0.1], dtype=float64) was not 0.1)"""
+    e, t = make(ember), make(torch)
+    same_dtype(e, t)
+    assert e.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.tensor([L.tensor(1.5, dtype=L.float64), 2.5]),
+    lambda L: L.tensor([L.tensor(1, dtype=L.int32), L.tensor(2, dtype=L.int32)]),
+    lambda L: L.tensor([L.tensor(1, dtype=L.uint8), L.tensor(2, dtype=L.int8)]),
+    lambda L: L.tensor([L.tensor([[1.5]], dtype=L.float64)]),
+    lambda L: L.tensor([L.tensor(0.1, dtype=L.float64)]),
+    lambda L: L.tensor([L.tensor(1.5, dtype=L.float16), 2.5]),
+    lambda L: L.tensor([L.tensor(1, dtype=L.int32), 2]), lambda L: L.tensor([L.tensor(True), 2])])
+def test_one_element_tensors_in_a_list_keep_their_dtype_as_torch(make):
+    e, t = make(ember), make(torch)
+    same_dtype(e, t)
+    assert e.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.tensor([L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0])]),
+    lambda L: L.tensor([L.tensor([1, 2])]), lambda L: L.tensor([[L.tensor([True, False])]]),
+    lambda L: L.tensor([L.tensor([])]), lambda L: L.tensor([L.tensor([1.0, 2.0])], dtype=L.float64),
+    lambda L: L.tensor([1 + 0j], dtype=L.float32), lambda L: L.tensor([1 + 0j], dtype=L.int64),
+    lambda L: L.tensor([300.0], dtype=L.uint8), lambda L: L.tensor([-0.5], dtype=L.uint8),
+    lambda L: L.tensor([float("nan")], dtype=L.int64), lambda L: L.tensor([1e300], dtype=L.int64),
+    lambda L: L.tensor([2 ** 40], dtype=L.int32), lambda L: L.tensor([-129], dtype=L.int8)])
+def test_lists_that_torch_cannot_convert_raise_as_torch(make):
+    """(multi-element tensors were flattened into the list; out-of-range numbers wrapped)"""
+    same_error(make)
+
+
+def test_python_ints_wrap_into_uint8_as_torch():
+    for data in ([-1], [-200], [True, 2]):
+        assert ember.tensor(data, dtype=ember.uint8).tolist() == \
+            torch.tensor(data, dtype=torch.uint8).tolist()

@@ -50,3 +50,13 @@ def test_randint_at_the_edges_of_a_narrow_dtype_as_torch():
     want = [torch.randint(0, 256, (5,), dtype=torch.uint8).tolist(),
             torch.randint(-128, 128, (5,), dtype=torch.int8).tolist()]
     assert got == want
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.randint_like(L.tensor([1 + 1j, 2 + 0j]), 3), lambda L: L.randint(3, (2,), dtype=L.complex64),
+    lambda L: L.randint_like(L.tensor([True]), 3),
+    lambda L: L.bernoulli(L.tensor([True, False])), lambda L: L.bernoulli(L.tensor([1, 0])),
+    lambda L: L.bernoulli(L.tensor([0.5 + 0j])), lambda L: L.bernoulli(L.tensor([1 + 1j, 2 + 0j]), p=0.5)])
+def test_random_draws_into_dtypes_torch_cannot_draw_raise_as_torch(call):
+    """(randint drew into complex and bool past 1; bernoulli took bool/int/complex input)"""
+    same_error(call)

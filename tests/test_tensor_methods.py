@@ -93,3 +93,18 @@ def test_random_fill_range():
 def test_tensors_hash_by_identity():
     a, b = ember.tensor([1.0]), ember.tensor([1.0])
     assert len({a, b, a}) == 2
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.round(L.tensor([1, 0]), decimals=1), lambda L: L.round(L.tensor([15]), decimals=0),
+    lambda L: L.tensor([1, 2]).round(decimals=-1), lambda L: L.round(L.tensor([True]), decimals=1),
+    lambda L: L.round(L.tensor([True]), decimals=0), lambda L: L.round(L.tensor([1j]), decimals=1),
+    lambda L: L.round(L.tensor([1], dtype=L.uint8), decimals=2)])
+def test_round_with_decimals_refuses_non_floating_as_torch(call):
+    """(an int was returned unrounded; bool leaked NumPy's UFuncTypeError)"""
+    from oracle import same_error
+    same_error(call)
+
+
+def test_round_of_int_without_decimals_is_itself_as_torch():
+    assert ember.round(ember.tensor([1, 2])).tolist() == torch.round(torch.tensor([1, 2])).tolist()

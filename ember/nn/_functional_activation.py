@@ -45,6 +45,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope U(lower, upper) per element (training) or their mean."""
+    if lower > upper:  # before any draw, as torch
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if training:  # torch draws a double U(lower, upper) for each x <= 0, in order
         negative = input._data <= 0
         slope = np.ones(input._data.shape, input._data.dtype)

@@ -241,7 +241,7 @@ def _check_pool_input(input, n, name):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each kh x kw window; optionally also each maximum's flat index in its plane."""
-    _dtype.refuse_complex(input._data.dtype, "max_pool2d")
+    _dtype.refuse_kinds(input._data.dtype, "max_pool2d", "bc")
     _check_pool_input(input, 2, "max_pool2d")
     geom = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
     out = _pool.MaxPool2DWithIndicesBackward0.apply(input, geom=geom)
@@ -255,7 +255,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each window of the last dim (run as a 2-D pool of height 1)."""
-    _dtype.refuse_complex(input._data.dtype, "max_pool1d_impl")
+    # torch's kernel without indices is floating only; with them it is max_pool2d's
+    _dtype.refuse_kinds(input._data.dtype, "max_pool1d_impl", "c" if return_indices else "biuc")
     _check_pool_input(input, 1, "max_pool1d")
     one = (lambda v: [1] + list(_tuple(v, 1))) if stride is not None else None
     out = max_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)),
@@ -266,10 +267,16 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(-2)
 
 
+def _no_avg_kernel(input):
+    """torch averages floating tensors and int64 (C division), and refuses the rest."""
+    if input.dtype is not ember.int64:
+        _dtype.refuse_kinds(input._data.dtype, "avg_pool2d", "biuc")
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over each kh x kw window (torch's divisor rules for padding and ceil_mode)."""
-    _dtype.refuse_complex(input._data.dtype, "avg_pool2d")
+    _no_avg_kernel(input)
     _check_pool_input(input, 2, "avg_pool2d")
     geom = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode)
     divisor = _pool.avg_divisor(geom, count_include_pad, divisor_override)
@@ -279,7 +286,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """Mean over each window of the last dim."""
-    _dtype.refuse_complex(input._data.dtype, "avg_pool2d")
+    _no_avg_kernel(input)
     _check_pool_input(input, 1, "avg_pool1d")
     stride = None if stride is None else [1] + list(_tuple(stride, 1))
     out = avg_pool2d(input.unsqueeze(-2), [1] + list(_tuple(kernel_size, 1)), stride,

@@ -331,6 +331,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -y (x1 - x2) + margin)."""
+    for t in (input1, input2, target):  # torch clamps the complex product
+        _dtype.refuse_complex(t._data.dtype, message="clamp is not supported for complex types",
+                              error=NotImplementedError)
     reduction = _reduction(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .. import _creation
+from .. import _creation, _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import activation_ops as A
@@ -30,6 +30,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where y = 1, max(0, margin - x) where y = -1."""
+    _dtype.refuse_complex(input._data.dtype, message="clamp is not supported for complex types",
+                          error=NotImplementedError)
     reduction = _reduction(size_average, reduce, reduction)
     zeros = _creation.zeros_like(input)
     below = api.where(api.ne(target, 1), L.ClampMinBackward0.apply(api.rsub(input, margin), 0.0),

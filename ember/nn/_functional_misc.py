@@ -7,6 +7,7 @@ from ..ops import api
 from ..ops import loss_ops as L
 from ..ops import pad_ops as P
 from ..ops import reduction as R
+from ..ops.linalg_extra import _VectorNormExtremes
 from ..random import _gen
 
 __all__ = ["dropout", "one_hot", "pad", "normalize", "bilinear", "cosine_similarity",
@@ -132,9 +133,17 @@ class NormBackward1(R.LinalgVectorNormBackward0):
     """torch.norm(x, p, dim): torch names this node apart from linalg.vector_norm."""
 
 
+class _NormExtremes1(_VectorNormExtremes):
+    """NormBackward1 of order 0 or -inf (the count of nonzeros, the least |a|)."""
+
+
+_NormExtremes1.__name__ = _NormExtremes1.__qualname__ = "NormBackward1"
+
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p along the last dim (of the moduli, for complex inputs)."""
     gaps = api.add(api.sub(x1, x2), eps)
     if gaps._data.dtype.kind == "c":
         gaps = gaps.abs()
-    return NormBackward1.apply(gaps, p=p, dim=-1, keepdim=keepdim)
+    cls = _NormExtremes1 if p == 0 or p == -float("inf") else NormBackward1
+    return cls.apply(gaps, p=p, dim=-1, keepdim=keepdim)

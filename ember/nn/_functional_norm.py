@@ -36,7 +36,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-05):
     """Normalize each channel of (N, C, *) by batch statistics (training; running stats are
     updated in place, variance unbiased) or by the running statistics (eval)."""
-    _dtype.refuse_complex(input._data.dtype, "batch_norm")
+    _dtype.refuse_kinds(input._data.dtype, "batch_norm", "biuc")
     channels = input.shape[1] if input.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -57,7 +57,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing dims given by normalized_shape, then scale and shift."""
-    _dtype.refuse_complex(input._data.dtype, "LayerNormKernelImpl")
+    _dtype.refuse_kinds(input._data.dtype, "LayerNormKernelImpl", "biuc")
     shape = [int(normalized_shape)] if isinstance(normalized_shape, int) else \
         [int(s) for s in normalized_shape]
     if not shape:
@@ -79,7 +79,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize each group of channels of (N, C, *) per sample, then scale and shift."""
-    _dtype.refuse_complex(input._data.dtype, "GroupNormKernelImpl")
+    _dtype.refuse_kinds(input._data.dtype, "GroupNormKernelImpl", "biuc")
     if input.dim() < 2 or input.shape[1] % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {_shape(input)} and num_groups={num_groups}")

@@ -40,7 +40,7 @@ def _out_shape(input, windows):
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each kd x kh x kw window; optionally each maximum's flat index in its volume."""
-    _dtype.refuse_complex(input._data.dtype, "max_pool3d")
+    _dtype.refuse_kinds(input._data.dtype, "max_pool3d", "bc")
     _check_volume(input, "max_pool3d_with_indices_out_cpu_template")
     windows, _ = _regular(input, kernel_size, stride, padding, dilation, ceil_mode)
     shape = _out_shape(input, windows)
@@ -116,8 +116,9 @@ def _adaptive_max(input, output_size, n, node):
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
     sizes = _adaptive_sizes(input, output_size, n, name)
-    if input._data.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+    if input._data.dtype.kind not in "fc":  # torch's 2-d kernel is named without "_cpu"
+        name += "_cpu" if n == 3 else ""
+        raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{input.dtype.scalar_name}'")
     windows = [_nd.adaptive_windows(m, o) for m, o in zip(input.shape[-n:], sizes)]
     positions = _nd.max_positions(input._data, windows)

@@ -1,6 +1,7 @@
 """torch's alias functions that name their arguments differently from the function they alias
 (dot, mv, swapaxes, true_divide, concatenate, det, inverse): the names torch's parser takes."""
 from . import api
+from . import shape as S
 
 
 def dot(input, tensor):
@@ -31,7 +32,7 @@ def true_divide(input, other):
 
 def concatenate(tensors, dim=0):
     """cat under NumPy's name (``axis=`` works too, as for every function with out=)."""
-    return api.cat(tensors, dim)
+    return api.cat(S.tensor_list("concatenate", tensors), dim)
 
 
 def det(input):

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._creation import as_tensor
 from .._creation import tensor as _tensor
-from .._dtype import from_numpy_dtype
+from .._dtype import from_numpy_dtype, refuse_kinds
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import api
@@ -68,17 +68,46 @@ def rot90(input, k=1, dims=(0, 1)):
     return api.clone(input)
 
 
+def _split_points(sections):
+    """tensor_split's sections as an int or a list of ints, refused as torch refuses them (a
+    float was truncated)."""
+    if isinstance(sections, Tensor):
+        if sections._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-"
+                               "dimensional or one-dimensional tensor, but got a tensor with "
+                               f"{sections._data.ndim} dims")
+        if sections._data.dtype != np.int64:
+            name = from_numpy_dtype(sections._data.dtype).scalar_name
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
+                               f"long, but got {name}")
+        return sections.tolist()
+    items = sections if isinstance(sections, (list, tuple)) else [sections]
+    if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in items):
+        return sections
+    if isinstance(sections, tuple):
+        raise TypeError("tensor_split(): argument 'indices' failed to unpack the object at pos 2 "
+                        "with error \"type must be tuple of ints,but got "
+                        f"{next(type(i).__name__ for i in items if not isinstance(i, int))}\"")
+    raise TypeError(f"tensor_split() received an invalid combination of arguments - got (Tensor, "
+                    f"{type(sections).__name__}), but expected one of:\n"
+                    " * (Tensor input, tuple of ints indices, int dim = 0)\n"
+                    " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                    " * (Tensor input, int sections, int dim = 0)\n")
+
+
 def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or_sections=None):
     """Views of ``input`` split into n near-equal parts (the first ones one longer) or at the
     given indices (torch's three overloads name the second argument differently)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = _dim(input.ndim, dim)
     size = input.shape[d]
     sections = next((v for v in (sections, indices, tensor_indices_or_sections)
                      if v is not None), None)
     if sections is None:
         raise TypeError("tensor_split() missing required argument 'sections' (pos 2)")
-    if isinstance(sections, Tensor):
-        sections = sections.tolist()
+    sections = _split_points(sections)
     if isinstance(sections, int):
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
@@ -152,13 +181,16 @@ def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3)."""
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    d = _dim(len(shape), dim)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = S.dim_of_0d(len(shape), dim)
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
+    refuse_kinds(input._data.dtype, "cross", "b")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{other.dtype.scalar_name}")
@@ -232,10 +264,10 @@ def _at_least_2d(t):
 
 def vstack(tensors):
     """Stack row-wise: 1-D tensors become rows, then join along dim 0."""
-    return api.cat([_at_least_2d(t) for t in tensors], 0)
+    return api.cat([_at_least_2d(t) for t in S.tensor_list("vstack", tensors)], 0)
 
 
 def hstack(tensors):
     """Stack column-wise: join along dim 1 (dim 0 for 1-D tensors)."""
-    tensors = [api.reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]
+    tensors = [api.reshape(t, (1,)) if t.ndim == 0 else t for t in S.tensor_list("hstack", tensors)]
     return api.cat(tensors, 0 if tensors[0].ndim == 1 else 1)

@@ -26,7 +26,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct values (sorted), optionally with each element's position among them and
     each value's count; with ``dim``, the distinct slices along it."""
     x = input._data
-    _dtype.refuse_complex(x.dtype, "unique")
+    _dtype.refuse_complex(x.dtype, "unique" if dim is None else "unique_dim")
     if dim is not None:
         axis = dim_of_0d(x.ndim, dim)
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
@@ -89,6 +89,11 @@ def histc(input, bins=100, min=0, max=0):
 def _search(sequence, values, out_int32, right):
     side = "right" if right else "left"
     v = values._data if isinstance(values, Tensor) else np.asarray(values)
+    # torch's kernel has no loop for a bool common dtype, nor for a complex one (named as the
+    # complex operand's)
+    common = next((x.dtype for x in (sequence, v) if x.dtype.kind == "c"), None)
+    _dtype.refuse_kinds(np.result_type(sequence, v) if common is None else common,
+                        "searchsorted_out_cpu", "bc")
     if sequence.ndim == 1:
         return _long(np.searchsorted(sequence, v, side), out_int32)
     if sequence.shape[:-1] != v.shape[:-1]:

@@ -121,6 +121,7 @@ class PolygammaBackward0(Node):
     def forward(self, a, n):
         if n < 0:
             raise RuntimeError("polygamma(n, x) does not support negative n.")
+        _dtype.refuse_complex(a._data.dtype, ("digamma", "trigamma")[n] if n < 2 else "polygamma")
         self.save(a)
         self.n = n
         return special.polygamma(_float(a), n)
@@ -170,7 +171,8 @@ class LogitBackward0(Node):
 class _Binary(Node):
     """out = ufunc(a, b) after torch's type promotion. ``integers``: "float" (integer inputs
     give the default float dtype), "keep" (computed as integers), or the name of torch's kernel
-    that refuses them; ``floats`` and ``bools``: likewise for floating and bool inputs."""
+    that refuses them; ``floats`` and ``bools``: likewise for floating (and complex) and bool
+    inputs."""
 
     integers = "float"
     floats = None
@@ -183,7 +185,7 @@ class _Binary(Node):
         kind = np.result_type(x, y).kind
         if kind == "c":  # (the ops built here that have no complex kernel in torch)
             E._check_complex(type(self).__name__, np.result_type(x, y))
-        refused = self.floats if kind in "fV" else self.integers if kind in "iu" else \
+        refused = self.floats if kind in "fVc" else self.integers if kind in "iu" else \
             (self.bools or self.integers) if kind == "b" else None
         if refused not in (None, "float", "keep"):
             dt = _dtype.of_numpy(np.result_type(x, y))
@@ -378,8 +380,10 @@ class LdexpBackward0(Node):
         if x.dtype.kind in "biu":
             x = x.astype(_dtype.get_default_dtype().np)
         self.save(a, b)
-        if exponent.dtype.kind in "iu":
+        if exponent.dtype.kind in "iu" and x.dtype.kind != "c":
             return np.ldexp(x, exponent.astype(np.int64).clip(-(1 << 20), 1 << 20))
+        if "c" in (x.dtype.kind, exponent.dtype.kind):  # complex: the product, promoted
+            x = x.astype(_dtype._np_promote(x.dtype, exponent.dtype), copy=False)
         compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
         scale = np.exp2(exponent).astype(compute)
         return np.multiply(x.astype(compute), scale).astype(x.dtype, copy=False)

@@ -6,6 +6,7 @@ import numbers
 from .. import _dtype
 from .._tensor import Tensor
 from . import api
+from .api.arithmetic import _no_bool_sub
 from .shape import _dim
 
 
@@ -104,7 +105,9 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
                                "edge_order+1")
     f = input
-    if f._data.dtype.kind in "biu":
+    if f._data.dtype.kind == "b":  # torch differences the values: bool - bool
+        _no_bool_sub(f, f)
+    if f._data.dtype.kind in "iu":
         f = f.to(_dtype.get_default_dtype())
     out = []
     for d, h in zip(dims, steps):

@@ -81,6 +81,15 @@ def _source_grad(node, m, g):
 
 def index_add(input, dim, index, source, *, alpha=1):
     """input with alpha * source added at ``index`` along ``dim`` (repeated indices add up)."""
+    if input._data.ndim == 0:  # a scalar's dim 0 (or -1): as that of one element
+        _dim(0, dim)
+        if isinstance(source, Tensor) and source._data.ndim:
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                               f"specified dimension. Got self.shape = [] source.shape = "
+                               f"{list(source.shape)}")
+        out = IndexAddBackward0.apply(api.reshape(input, (1,)), api.reshape(source, (1,)), dim=0,
+                                      index=api.reshape(index, (-1,)), alpha=alpha)
+        return api.reshape(out, ())
     return IndexAddBackward0.apply(input, source, dim=dim, index=index, alpha=alpha)
 
 
@@ -251,9 +260,12 @@ def take_along_dim(input, indices, dim=None):
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_name(indices._data)}")
-    d = _dim(input.ndim, dim)
+    d = S.dim_of_0d(input.ndim, _dim(input.ndim, dim))  # torch names it wrapped
     shape_in, shape_idx = list(input.shape), list(indices.shape)
     shape_in[d] = shape_idx[d] = 1
+    mismatch = _graph.broadcast_message(shape_in, shape_idx)
+    if mismatch:
+        raise RuntimeError(mismatch)
     common = np.broadcast_shapes(tuple(shape_in), tuple(shape_idx))
     target_in = common[:d] + (input.shape[d],) + common[d + 1:]
     target_idx = common[:d] + (indices.shape[d],) + common[d + 1:]

@@ -223,22 +223,24 @@ class _SvdvalsGrad(Node):
 
 
 class _VectorNormExtremes(LinalgVectorNormBackward0):
-    """The vector norms of order 0 (count of nonzeros, gradient 0) and -inf (min |a|, ties
-    share the gradient); torch names them LinalgVectorNormBackward0 too."""
+    """The vector norms of order 0 (count of nonzeros: no gradient, as torch, or a zero one with
+    ``zero_grad``, as torch's cdist) and -inf (min |a|, ties share the gradient); torch names
+    them LinalgVectorNormBackward0 too."""
 
     saves_output = True
 
-    def forward(self, a, p, dim=None, keepdim=False):
+    def forward(self, a, p, dim=None, keepdim=False, zero_grad=False):
         super().forward(a, 2, dim, keepdim)
-        self.p, x = p, a._data
+        self.p, self.zero_grad, x = p, zero_grad, a._data
         if p == 0:
             return np.sum(x != 0, axis=self.dims, keepdims=keepdim).astype(x.dtype)
         return np.amin(np.abs(x), axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g, a, out):
-        g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
         if self.p == 0:
-            return (g * 0,)
+            return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * 0
+                    if self.zero_grad else None,)
+        g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
         out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
         mask = m.data(m.abs(a)) == m.data(out)
         share = (mask / np.sum(mask, axis=self.dims, keepdims=True)).astype(m.data(g).dtype)

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from . import api
@@ -218,6 +219,12 @@ class LerpBackward1(Node):
 
 def lerp(input, end, weight):
     """input + weight * (end - input), weight a number or a tensor (broadcasting)."""
+    _dtype.refuse_kinds(input._data.dtype, "lerp_kernel_tensor" if isinstance(weight, Tensor)
+                        else "lerp_kernel_scalar", "biu")  # torch's kernels: floating only
+    for name, t in (("end", end), ("weight", weight)):  # no promotion: one dtype throughout
+        if isinstance(t, Tensor) and t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype.c_name} for `{name}` but got dtype "
+                               f"{t.dtype.c_name}")
     if isinstance(weight, Tensor):
         return LerpBackward1.apply(input, end, weight)
     return LerpBackward0.apply(input, end, weight)
@@ -302,11 +309,30 @@ class RollBackward0(Node):
 
 def roll(input, shifts, dims=None):
     """Shift elements cyclically along dims (over the flattened tensor when dims is None)."""
+    if dims is not None and input._data.ndim == 0:
+        for d in (dims,) if isinstance(dims, int) else dims:
+            S.dim_of_0d(0, d)
     return RollBackward0.apply(input, shifts=shifts, dims=dims)
+
+
+def _check_repeats(repeats):
+    """torch takes an int or an int32/int64 tensor of counts (a float was truncated)."""
+    if isinstance(repeats, Tensor):
+        if repeats._data.dtype not in (np.int64, np.int32):
+            name = _dtype.from_numpy_dtype(repeats._data.dtype).scalar_name
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{name}\'')
+    elif isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)):
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(repeats).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = "
+                        "None)\n * (Tensor repeats, *, int output_size = None)\n"
+                        " * (Tensor input, int repeats, int dim = None, *, int output_size = "
+                        "None)\n")
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element ``repeats`` times (an int, or one count per element) along dim."""
+    _check_repeats(input if repeats is None else repeats)
     if repeats is None:  # repeat_interleave(counts): indices repeated by their counts
         counts = input._data
         return Tensor._make(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))

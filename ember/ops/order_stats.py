@@ -10,7 +10,8 @@ from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
-from .reduction import MaxBackward1, _dims, _expand_back
+from .linalg_extra import _VectorNormExtremes
+from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back
 from .shape import _dim
 
 
@@ -210,6 +211,8 @@ def mode(input, dim=-1, keepdim=False):
 
 
 def _cumulative(name, accumulate, input, dim):
+    if input.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     d = _dim(input.ndim, dim)
     x = input._data
     _dtype.refuse_complex(x.dtype, f"{name}_cpu")
@@ -245,6 +248,7 @@ class _MinMax(tuple):
 
 def aminmax(input, *, dim=None, keepdim=False):
     """(amin, amax) over all elements or along ``dim``."""
+    _dtype.refuse_complex(input._data.dtype, "aminmax_cpu")
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input.ndim))
@@ -318,6 +322,12 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         if t._data.dtype.kind not in "fV":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{t.dtype.scalar_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
+    if p == 0:  # the count of nonzero gaps: a zero gradient, as torch's cdist (not none)
+        return _VectorNormExtremes.apply(gaps, p=0, dim=-1, zero_grad=True)
+    if p == float("inf"):  # torch's cdist gives every tied gap the whole gradient
+        return LinalgVectorNormBackward0.apply(gaps, p=p, dim=-1, each_tie=True)
     return api.norm(gaps, p, -1)
 

@@ -108,6 +108,9 @@ def logit(input, eps=None):
 
 def mvlgamma(input, p):
     """The multivariate log-gamma of dimension p: sum_i<p lgamma(input - i/2) + const."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    _dtype.refuse_complex(input._data.dtype, "arange_cpu")  # torch's kernel for the i/2 terms
     return X.MvlgammaBackward0.apply(input, p)
 
 
@@ -118,17 +121,23 @@ def positive(input):
     return input
 
 
-def _mask(fn):
+def _mask(fn, complex_error=None, complex_message=None):
+    """A boolean predicate of each element; with ``complex_error``, complex input refused."""
     def predicate(input):
+        if complex_error is not None:
+            _dtype.refuse_complex(input._data.dtype, message=complex_message, error=complex_error)
         return Tensor._make(np.asarray(fn(input._data)))
     predicate.__name__ = fn.__name__
     return predicate
 
 
-signbit = _mask(lambda x: np.signbit(x) if x.dtype.kind in "fV" else x < 0)
-isposinf = _mask(lambda x: np.isposinf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool))
-isneginf = _mask(lambda x: np.isneginf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool))
-isreal = _mask(lambda x: np.ones(x.shape, bool))  # ember has no complex dtypes
+signbit = _mask(lambda x: np.signbit(x) if x.dtype.kind in "fV" else x < 0, NotImplementedError,
+                "signbit is not implemented for complex tensors.")
+isposinf = _mask(lambda x: np.isposinf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool),
+                 RuntimeError, "isposinf does not support complex inputs.")
+isneginf = _mask(lambda x: np.isneginf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, bool),
+                 RuntimeError, "isneginf does not support complex inputs.")
+isreal = _mask(lambda x: x.imag == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
 signbit.__name__, isposinf.__name__, isneginf.__name__, isreal.__name__ = (
     "signbit", "isposinf", "isneginf", "isreal")
 

@@ -318,11 +318,14 @@ class LogsumexpBackward0(Node):
 
 
 class LinalgVectorNormBackward0(Node):
-    """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out)."""
+    """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out). p=inf:
+    elements tied at the maximum share g, or each take all of it with ``each_tie`` (torch's
+    cdist)."""
 
     saves_output = True
 
-    def forward(self, a, p=2, dim=None, keepdim=False):
+    def forward(self, a, p=2, dim=None, keepdim=False, each_tie=False):
+        self.each_tie = each_tie
         x = a._data
         check_floating(x, "linalg.vector_norm: Expected a floating point or complex tensor as "
                           "input. Got {}")
@@ -345,7 +348,8 @@ class LinalgVectorNormBackward0(Node):
             return (g * m.sign(a),)
         if p == float("inf"):
             mask = m.data(m.abs(a)) == m.data(out)
-            share = (mask / np.sum(mask, axis=self.dims, keepdims=True)).astype(m.data(g).dtype)
+            share = (mask if self.each_tie else mask / np.sum(mask, axis=self.dims, keepdims=True)
+                     ).astype(m.data(g).dtype)
             return (g * m.sign(a) * share,)
         safe = m.where(m.data(out) == 0, 1.0, out)
         if p == 2:

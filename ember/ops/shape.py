@@ -20,6 +20,21 @@ def dim_of_0d(ndim, d):
     return _dim(ndim, d)
 
 
+def tensor_list(name, tensors):
+    """The tensors of a join (cat, stack, ...) as a list: torch takes a list or tuple only, and
+    refuses a single tensor (iterating it would join its rows) or a generator."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            kind = type(t)
+            kind = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
+    return list(tensors)
+
+
 def _dim(ndim, d):
     m = max(ndim, 1)
     if not -m <= d < m:
@@ -200,6 +215,8 @@ class FlipBackward0(Node):
         if len(set(self.dims)) != len(self.dims):
             twice = next(d for d in self.dims if self.dims.count(d) > 1)
             raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+        if not a._data.ndim:  # a 0-d tensor's dim 0 (or -1) flips nothing
+            self.dims = ()
         return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
 
     def backward(self, m, g):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._creation import tensor as _tensor
 from .._creation import zeros
+from .._dtype import from_numpy_dtype
 from .._tensor import Size, Tensor
 from . import api
 from .aliases import dot
@@ -13,7 +14,7 @@ from .composites import hstack, tensor_split, vstack
 from .index_ops import index_add
 from .inplace import apply_inplace
 from .matrix_ops import diag, diagonal
-from .shape import _dim
+from .shape import _dim, tensor_list
 from .sorting import sort
 
 
@@ -42,6 +43,8 @@ def movedim(input, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    if n == 0:  # a 0-d tensor's dim 0 (or -1) moves nowhere
+        return api.permute(input, ())
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -54,7 +57,13 @@ moveaxis = movedim
 
 def broadcast_shapes(*shapes):
     """The shape every given shape broadcasts to."""
+    for s in shapes:
+        if not isinstance(s, (int, tuple, list)) or isinstance(s, bool):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list of "
+                               f"ints, got {s}")
     sizes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    if any(n < 0 for size in sizes for n in size):
+        raise ValueError("Attempting to broadcast a dimension with negative length!")
     try:
         return Size(np.broadcast_shapes(*sizes))
     except ValueError:
@@ -100,15 +109,18 @@ def atleast_3d(*tensors):
 
 def column_stack(tensors):
     """0-d and 1-d tensors become columns, then everything is joined along dim 1."""
+    tensors = tensor_list("column_stack", tensors)
     return hstack([api.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors])
 
 
-row_stack = vstack
+def row_stack(tensors):
+    """vstack under another name."""
+    return vstack(tensor_list("row_stack", tensors))
 
 
 def dstack(tensors):
     """Join along the third dim (tensors made at least 3-d first)."""
-    return api.cat([_three(t) for t in tensors], 2)
+    return api.cat([_three(t) for t in tensor_list("dstack", tensors)], 2)
 
 
 def _split_along(name, input, sections, dim, least):
@@ -165,9 +177,11 @@ def tensordot(a, b, dims=2, out=None):
                                f"dim {j}")
     keep_a = [i for i in range(a.ndim) if i not in da]
     keep_b = [j for j in range(b.ndim) if j not in db]
-    size = int(np.prod([a.shape[i] for i in da], dtype=np.int64))
-    left = api.reshape(api.permute(a, keep_a + da), (-1, size))
-    right = api.reshape(api.permute(b, db + keep_b), (size, -1))
+    def count(t, dims):  # sizes multiplied out, not inferred: a 0 among them leaves -1 open
+        return int(np.prod([t.shape[i] for i in dims], dtype=np.int64))
+    size = count(a, da)
+    left = api.reshape(api.permute(a, keep_a + da), (count(a, keep_a), size))
+    right = api.reshape(api.permute(b, db + keep_b), (size, count(b, keep_b)))
     shape = [a.shape[i] for i in keep_a] + [b.shape[j] for j in keep_b]
     result = api.reshape(api.mm(left, right), shape)
     return result if out is None else out.copy_(result)
@@ -316,7 +330,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element occurs in test_elements (a bool tensor of elements' shape)."""
     def data(x):
         return x._data if isinstance(x, Tensor) else np.asarray(x)
-    return _tensor(np.isin(data(elements), data(test_elements), invert=invert))
+    arrays = data(elements), data(test_elements)
+    for x in arrays:  # torch names the first bool or complex one (Python complex: ComplexDouble)
+        if x.dtype.kind in "bc":
+            raise RuntimeError("Unsupported input type encountered for isin(): "
+                               f"{from_numpy_dtype(x.dtype).scalar_name}")
+    return _tensor(np.isin(*arrays, invert=invert))
 
 
 def msort(input):
@@ -339,6 +358,13 @@ def unravel_index(indices, shape):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     d = _dim(input.ndim, dim)
     others = [i for i in range(input.ndim) if i != d]
     norms = api.norm(input, p, others, keepdim=True) if others else input.abs()

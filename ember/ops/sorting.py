@@ -25,7 +25,7 @@ class SortBackward0(Node):
         flat = x.reshape(1) if x.ndim == 0 else x
         self.shape, self.dim = flat.shape, _dim(flat.ndim, dim)
         order = _order(flat, self.dim, descending)
-        if k is not None:
+        if k is not None and x.ndim:  # torch's topk of a 0-d tensor is itself, k 0 or 1
             order = np.take(order, np.arange(k), axis=self.dim)
         self.indices = order
         values = np.take_along_axis(flat, order, axis=self.dim)
@@ -74,6 +74,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     refuse_complex(x.dtype, message=" Sort does not support complex dtypes on CPU")
     if x.ndim == 0:
+        _dim(0, dim)  # torch's IndexError past 0 and -1
         return Tensor._make(np.zeros((), np.int64))
     out = Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
     return observe_untracked("argsort", (input, dim, descending), out)

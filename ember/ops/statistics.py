@@ -38,6 +38,9 @@ def _quantile_checks(input, q, interpolation, name):
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     qs = _quantile_checks(input, q, interpolation, name)
+    if dim is not None and input.ndim == 0:  # a 0-d tensor's dim 0 (or -1): all of it
+        _dim(0, dim)  # torch's IndexError past them
+        dim = None
     x = api.reshape(input, (-1,)) if dim is None else movedim(input, _dim(input.ndim, dim), -1)
     if x.shape[-1] == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
@@ -95,8 +98,8 @@ def nanmedian(input, dim=None, keepdim=False):
     flat = dim is None
     if flat and input._data.size == 0:
         return _tensor(np.nan, dtype=input.dtype)
-    x = api.reshape(input, (-1,)) if flat else input
     d = -1 if flat else _dim(input.ndim, dim)
+    x = api.reshape(input, (-1,)) if flat or not input.ndim else input
     values, order = sort(x, d)
     valid = (~np.isnan(values._data)).sum(d, keepdims=True)
     k = np.maximum(valid - 1, 0) // 2
@@ -104,7 +107,7 @@ def nanmedian(input, dim=None, keepdim=False):
     index = np.take_along_axis(order._data, k, d)
     if flat:  # torch's node: ties share the gradient evenly
         return NanmedianBackward0.apply(input, position=int(index[0]))
-    if not keepdim:
+    if not keepdim or not input.ndim:  # a 0-d input keeps no dim
         picked, index = api.squeeze(picked, d), np.squeeze(index, d)
     return _named("nanmedian", picked, _tensor(index))
 
@@ -178,7 +181,7 @@ def _no_bool_y(y, name):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along ``dim`` (samples spaced by dx, or at the points x)."""
     _no_bool_y(y, "trapezoid")
-    d = _dim(y.ndim, dim)
+    d = dim_of_0d(y.ndim, dim)
     n = y.shape[d]
     if n == 0:
         return api.sum(y, d)
@@ -197,6 +200,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoidal integral along ``dim`` (one element shorter)."""
     _no_bool_y(y, "cumulative_trapezoid")
+    if y.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _dim(y.ndim, dim)
     n = y.shape[d]
     pairs = api.add(api.narrow(y, d, 1, max(n - 1, 0)), api.narrow(y, d, 0, max(n - 1, 0)))
@@ -206,6 +211,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Each run of equal consecutive values (or slices along dim) kept once."""
     data = input._data
+    _dtype.refuse_complex(data.dtype, "unique")
     if dim is None:
         flat = data.reshape(-1)
         starts = np.ones(flat.shape[0], bool)

@@ -181,3 +181,16 @@ def test_gumbel_softmax_eps_is_deprecated():
     for lib in (ember, torch):
         with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
             lib.nn.functional.gumbel_softmax(lib.zeros(2, 3), eps=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.rrelu(L.tensor([1.0, -1.0]), 0.5, 0.1),
+    lambda L: L.nn.functional.rrelu(L.tensor([1.0, -1.0]), 0.5, 0.1, training=True),
+    lambda L: L.nn.functional.rrelu_(L.tensor([1.0, -1.0]), 0.5, 0.1),
+    lambda L: L.nn.RReLU(0.5, 0.1)(L.tensor([1.0, -1.0]))])
+def test_rrelu_refuses_a_lower_bound_above_the_upper_as_torch(call):
+    """(it computed with the bounds swapped)"""
+    from oracle import same_error
+    state = ember.get_rng_state().numpy().copy()
+    same_error(call)
+    np.testing.assert_array_equal(ember.get_rng_state().numpy(), state)  # nothing drawn

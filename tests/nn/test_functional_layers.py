@@ -247,3 +247,31 @@ def test_non_positive_strides_sizes_and_negative_padding_raise_as_torch(case):
     # ember divided by zero (ZeroDivisionError), leaked NumPy's broadcast error, or computed
     # silently (dilation 0, circular padding that wraps twice)
     same_error(lambda lib: _BAD_GEOMETRY[case](lib.nn.functional, lib.tensor))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.avg_pool1d(L.tensor([[[1, 0, 1, 1]]]).bool(), 2),
+    lambda L: L.nn.functional.avg_pool1d(L.tensor([[[1, 0, 1, 1]]]).int(), 2),
+    lambda L: L.nn.functional.avg_pool2d(L.tensor([[[1, 0, 1, 1]]]).to(L.uint8), (1, 2)),
+    lambda L: L.nn.functional.max_pool1d(L.tensor([[[1, 0, 1, 1]]]), 2), lambda L: L.nn.functional.max_pool1d(L.tensor([[[1, 0, 1, 1]]]).bool(), 2),
+    lambda L: L.nn.MaxPool1d(2)(L.tensor([[[1, 0, 1, 1]]])), lambda L: L.nn.functional.max_pool2d(L.tensor([[[1, 0, 1, 1]]]).bool(), (1, 2)),
+    lambda L: L.nn.functional.max_pool1d(L.tensor([[[1, 0, 1, 1]]]).bool(), 2, return_indices=True),
+    lambda L: L.nn.functional.adaptive_max_pool1d(L.tensor([[[1, 0, 1, 1]]]), 2),
+    lambda L: L.nn.functional.adaptive_max_pool2d(L.tensor([[[1, 0, 1, 1]]]).bool(), 2)])
+def test_pools_refuse_the_dtypes_torch_has_no_kernel_for(call):
+    """(NumPy's UFuncTypeError leaked from avg_pool of int/bool; max_pool1d computed on int)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.avg_pool1d(L.tensor([[[1, 0, 1, 1]]]) * 3, 2),
+    lambda L: L.nn.functional.avg_pool1d(-L.tensor([[[1, 0, 1, 1]]]) * 3, 2),
+    lambda L: L.nn.functional.avg_pool1d(L.tensor([[[1, 0, 1, 1]]]) * 3, 3, 1, 1, count_include_pad=False),
+    lambda L: L.nn.functional.avg_pool1d(L.tensor([[[1, 0, 1, 1]]]) * 5, 2, stride=3, ceil_mode=True),
+    lambda L: L.nn.functional.avg_pool2d(L.tensor([[[1, 0, 1, 1]]]) * 3, (1, 2), divisor_override=3),
+    lambda L: L.nn.functional.max_pool1d(L.tensor([[[1, 0, 1, 1]]]), 2, return_indices=True)[0],
+    lambda L: L.nn.functional.max_pool2d(L.tensor([[[1, 0, 1, 1]]]), (1, 2))])
+def test_int64_pools_compute_as_torch(call):
+    """(avg_pool of int64 leaked NumPy's UFuncTypeError; torch divides truncating)"""
+    e, t = call(ember), call(torch)
+    assert str(e.dtype)[6:] == str(t.dtype)[6:] and e.tolist() == t.tolist()

@@ -301,3 +301,12 @@ def test_mse_loss_shapes_that_do_not_broadcast_raise_torchs_error():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error(lambda lib: lib.nn.functional.mse_loss(lib.zeros(3), lib.zeros(4)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.margin_ranking_loss(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.nn.functional.margin_ranking_loss(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0]))])
+def test_margin_ranking_loss_refuses_complex_as_torch(call):
+    """(a complex loss was computed)"""
+    from oracle import same_error
+    same_error(call)

@@ -103,3 +103,8 @@ def test_gaussian_nll_loss_var_shapes_and_a_float_var_as_torch(var):
         same_error(call)
         return
     np.testing.assert_allclose(call(ember).item(), expected.item(), rtol=1e-6)
+
+
+def test_hinge_embedding_loss_refuses_complex_input_as_torch():
+    """(it computed a complex loss)"""
+    same_error(lambda L: L.nn.functional.hinge_embedding_loss(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1.0, -1.0])))

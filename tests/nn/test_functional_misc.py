@@ -117,3 +117,19 @@ def test_bilinear_matches_torch(bias, lead):
     else:
         check(lambda lib, a, c, w: lib.nn.functional.bilinear(a, c, w), x1, x2, w,
               rtol=1e-10, atol=1e-12, second=False)
+
+
+@pytest.mark.parametrize("p", [0, -float("inf"), -1.0])
+def test_pairwise_distance_of_order_zero_and_below_as_torch(p):
+    """(p=0 raised ZeroDivisionError; p=-inf took the least gap without eps)"""
+    results = []
+    for lib in (torch, ember):
+        a = lib.tensor([[0.0, 1.0], [0.0, 3.0]], requires_grad=True)
+        out = lib.nn.functional.pairwise_distance(a, lib.tensor([[0.0, 2.0], [1.0, 3.0]]), p)
+        out.sum().backward()
+        grad = None if a.grad is None else a.grad.numpy()
+        results.append((type(out.grad_fn).__name__, out.detach().numpy(), grad))
+    (name, out, grad), (want_name, want, want_grad) = results[1], results[0]
+    assert name == want_name and np.allclose(out, want, rtol=1e-5, atol=0)
+    assert (grad is None) == (want_grad is None)
+    assert grad is None or np.allclose(grad, want_grad, rtol=1e-5, atol=1e-9)

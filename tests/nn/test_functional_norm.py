@@ -206,3 +206,14 @@ def test_an_empty_batch_leaves_running_statistics_alone(make, shape):
         got.append((tuple(y.shape), tuple(x.grad.shape), weight is not None and weight.grad.tolist(),
                     None if running is None else running.tolist()))
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.group_norm(L.tensor([[[1, 0, 1, 1]]]), 1), lambda L: L.nn.functional.group_norm(L.tensor([[[1, 0, 1, 1]]]).bool(), 1),
+    lambda L: L.nn.functional.layer_norm(L.tensor([[[1, 0, 1, 1]]]), (4,)),
+    lambda L: L.nn.functional.batch_norm(L.tensor([[[1, 0, 1, 1]]]), None, None, training=True),
+    lambda L: L.nn.functional.instance_norm(L.tensor([[[1, 0, 1, 1]]]))])
+def test_norms_of_integer_and_bool_inputs_raise_as_torch(call):
+    """(group_norm computed float64 results from int/bool input)"""
+    from oracle import same_error
+    same_error(call)

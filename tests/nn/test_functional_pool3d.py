@@ -160,3 +160,12 @@ def test_with_indices_names_always_return_indices(name, shape, args):
     assert isinstance(ours, tuple) and len(ours) == len(theirs) == 2
     close(ours[0], theirs[0])
     np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.max_pool3d(L.tensor([[[1, 0, 1, 1]]])[None].bool(), (1, 1, 2)),
+    lambda L: L.nn.functional.adaptive_max_pool3d(L.tensor([[[1, 0, 1, 1]]])[None], 2),
+    lambda L: L.nn.functional.avg_pool3d(L.tensor([[[1, 0, 1, 1]]])[None].bool(), (1, 1, 2))])
+def test_3d_pools_refuse_the_dtypes_torch_has_no_kernel_for(call):
+    """(max_pool3d computed on bool)"""
+    same_error(call)

@@ -111,3 +111,22 @@ def test_in_place_forms_bump_the_version():
 ])
 def test_errors_as_torch(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("sections", [
+    lambda L: 2.0, lambda L: [1.5], lambda L: (1, 2.0), lambda L: L.tensor([1.5]),
+    lambda L: L.tensor(2.0), lambda L: L.tensor([True]), lambda L: L.tensor([[1]]),
+    lambda L: L.tensor(2, dtype=L.int32)])
+def test_tensor_split_refuses_non_integer_indices_as_torch(sections):
+    """(float indices and counts were truncated)"""
+    from oracle import same_error
+    same_error(lambda L: L.tensor_split(L.tensor([1, 2, 3]), sections(L)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.cross(L.tensor([True, False, True]), L.tensor([True, True, False]), dim=0),
+    lambda L: L.linalg.cross(L.tensor([True, False, True]), L.tensor([True, True, False])),
+    lambda L: L.cross(L.tensor([True, False, True]), L.tensor([0, 1, 0]), dim=0)])
+def test_cross_of_bool_raises_as_torch(call):
+    """(NumPy's boolean-subtract TypeError leaked)"""
+    same_error(call)

@@ -108,3 +108,25 @@ def test_unique_rows_with_nan_stay_distinct():
     rows = [[float("nan"), 1.0], [float("nan"), 1.0], [2.0, 1.0]]
     e, t = (lib.unique(lib.tensor(rows), dim=0, return_counts=True) for lib in (ember, torch))
     assert e[0].shape == t[0].shape and sorted(e[1].tolist()) == sorted(t[1].tolist())
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])), lambda L: L.searchsorted(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2 + 0j]), 1.0), lambda L: L.bucketize(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.unique(L.tensor([1 + 1j, 2 + 0j]), dim=0)])
+def test_searchsorted_and_unique_refuse_complex_as_torch(call):
+    """(searchsorted ordered complex values as NumPy does)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([True, False]), L.tensor([True, False])), lambda L: L.searchsorted(L.tensor([True, False]), True),
+    lambda L: L.bucketize(L.tensor([True, False]), L.tensor([True, False]))])
+def test_searchsorted_refuses_bool_as_torch(call):
+    """(bool sequences were searched)"""
+    same_error(call)
+
+
+def test_searchsorted_of_bool_against_numbers_as_torch():
+    for call in (lambda L: L.searchsorted(L.tensor([1.0, 2.0]), L.tensor([True, False])), lambda L: L.searchsorted(L.tensor([True, False]), L.tensor([1.0, 2.0]))):
+        assert call(ember).tolist() == call(torch).tolist()

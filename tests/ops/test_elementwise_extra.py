@@ -228,3 +228,25 @@ def test_gradients_at_edge_values(fn, arrays):
     arrays = [np.array(a) for a in arrays]
     e, t = _two_orders(ember, fn, arrays), _two_orders(torch, fn, arrays)
     close(e, t, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.bitwise_left_shift(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])), lambda L: L.tensor([1 + 1j, 2 + 0j]) << 1, lambda L: L.bitwise_right_shift(L.tensor([1 + 1j, 2 + 0j]), 1),
+    lambda L: L.tensor([1, 2]) << L.tensor([1j, 2]), lambda L: L.gcd(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.lcm(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j]))])
+def test_shifts_gcd_lcm_refuse_complex_as_torch(call):
+    """(NumPy's TypeError / UFuncTypeError leaked)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_polygamma_refuses_complex_as_torch(n):
+    """(NumPy's ComplexWarning: the imaginary part was dropped)"""
+    same_error(lambda L: L.polygamma(n, L.tensor([1 + 1j, 2 + 0j])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ldexp(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1, 2])), lambda L: L.ldexp(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1.0, 2.0])), lambda L: L.ldexp(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j]))])
+def test_ldexp_of_complex_as_torch(call):
+    """(NumPy's ldexp TypeError leaked)"""
+    close(call(ember), call(torch))

@@ -61,3 +61,10 @@ def test_errors_as_torch(call):
     with pytest.raises(RuntimeError) as got:
         call(ember)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("spacing", [None, 2.0])
+def test_gradient_of_bool_refuses_as_torch(spacing):
+    """(bool values were made float and differenced)"""
+    from oracle import same_error
+    same_error(lambda L: L.gradient(L.tensor([True, False, True]), spacing=spacing))

@@ -284,3 +284,8 @@ def test_index_copy_fill_errors_leave_the_tensor_unchanged():
         with pytest.raises(IndexError):
             call()
         assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and x._version == 0
+
+
+def test_take_along_dim_with_shapes_that_do_not_broadcast_raises_as_torch():
+    """(NumPy's broadcast ValueError leaked)"""
+    same_error(lambda L: L.take_along_dim(L.ones(2, 3), L.zeros(0, 1, dtype=L.long), 1))

@@ -131,3 +131,26 @@ def test_errors_match_torch(index):
     with pytest.raises(RuntimeError) as ee:
         ERRORS[index](ember)
     assert str(ee.value).split("\n")[0][:60] == str(te.value).split("\n")[0][:60]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), 2.0),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), True),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor(2.0)),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor([1.0, 2.0])),
+    lambda L: L.repeat_interleave(L.tensor([1, 2]), L.tensor([True, False])),
+    lambda L: L.repeat_interleave(L.tensor([1.0, 2.0]))])
+def test_repeat_interleave_refuses_non_integer_repeats_as_torch(call):
+    """(float repeats were truncated)"""
+    from oracle import same_error
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.lerp(L.tensor([1, 2]), L.tensor([1, 2]), 0.5), lambda L: L.lerp(L.tensor([1, 2]), L.tensor([1, 2]), L.tensor([1, 2])), lambda L: L.lerp(L.tensor([True, False]), L.tensor([True, False]), 0.5),
+    lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([1, 2]), 0.5), lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0]).double(), 0.5),
+    lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0]).double())])
+def test_lerp_refuses_integers_and_mixed_dtypes_as_torch(call):
+    """(integers were interpolated and truncated; mixed dtypes promoted)"""
+    from oracle import same_error
+    same_error(call)

@@ -151,3 +151,28 @@ def test_median_of_all_elements_shares_the_gradient_among_ties_as_torch(name, va
         names.append(type(y.grad_fn).__name__)
     np.testing.assert_array_equal(grads[0], grads[1])
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("p", [0, 0.0, 1.0, float("inf")])
+@pytest.mark.parametrize("fn", ["cdist", "pdist"])
+def test_cdist_and_pdist_of_order_zero_and_inf_as_torch(fn, p):
+    """(p=0 raised ZeroDivisionError; torch counts the nonzero gaps, with a zero gradient.
+    p=inf shared the gradient between tied gaps; torch's cdist gives each all of it)"""
+    outs = []
+    for lib in (torch, ember):
+        x = lib.tensor([[0.0, 1.0], [0.0, 3.0], [2.0, 1.0]], requires_grad=True)
+        out = lib.cdist(x, x, p=p) if fn == "cdist" else lib.nn.functional.pdist(x, p=p)
+        out.sum().backward()
+        outs.append((out.tolist(), x.grad.tolist()))
+    assert outs[1] == outs[0]
+
+
+def test_cdist_refuses_negative_orders_as_torch():
+    """(p=-inf was computed as the least gap)"""
+    from oracle import same_error
+    same_error(lambda L: L.cdist(L.ones(2, 2), L.ones(2, 2), p=-float("inf")))
+
+
+def test_aminmax_refuses_complex_with_torchs_kernel_name():
+    from oracle import same_error
+    same_error(lambda L: L.aminmax(L.tensor([1 + 1j, 2 + 0j])))

@@ -77,3 +77,17 @@ def test_out():
     close(out, torch.atan2(torch.tensor(a), torch.tensor(b)))
     assert ember.lgamma(ember.tensor(a), out=out) is out
     close(out, torch.lgamma(torch.tensor(a)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.signbit(L.tensor([1 + 1j, 2 + 0j])), lambda L: L.isposinf(L.tensor([1 + 1j, 2 + 0j])), lambda L: L.tensor([1 + 1j, 2 + 0j]).isneginf(),
+    lambda L: L.mvlgamma(L.tensor([True]), 1), lambda L: L.mvlgamma(L.tensor([1 + 1j, 2 + 0j]), 1)])
+def test_predicates_and_mvlgamma_refuse_as_torch(call):
+    """(signbit/isposinf/isneginf of complex were all False; mvlgamma computed on bool)"""
+    same_error(call)
+
+
+def test_isreal_of_complex_as_torch():
+    """(it was True everywhere)"""
+    for lib in (torch, ember):
+        assert lib.isreal(lib.tensor([1 + 1j, 2 + 0j, 0j])).tolist() == [False, True, True]

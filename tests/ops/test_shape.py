@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, same_error
 
 import ember
 
@@ -79,3 +79,14 @@ def test_dim_errors():
     for lib in (torch, ember):
         with pytest.raises(IndexError, match="Dimension out of range"):
             lib.zeros(2, 3).transpose(0, 2)
+
+
+@pytest.mark.parametrize("name", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack",
+                                  "row_stack", "concat", "concatenate"])
+@pytest.mark.parametrize("make", [
+    lambda L: L.ones(2, 2), lambda L: (t for t in [L.ones(2)]), lambda L: iter([L.ones(2)]),
+    lambda L: None, lambda L: [L.ones(2), 1], lambda L: (L.ones(2), np.ones(2))])
+def test_joins_refuse_what_is_not_a_list_of_tensors_as_torch(name, make):
+    """(a lone tensor was iterated: torch.cat(x) joined x's rows; generators were taken;
+    non-tensor elements leaked AttributeError)"""
+    same_error(lambda L: getattr(L, name)(make(L)))

@@ -129,3 +129,41 @@ def test_errors_as_torch(call):
 
 def test_trace_of_bool_raises_as_torch():
     same_error(lambda L: L.trace(L.ones(2, 2, dtype=L.bool)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.isin(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1 + 1j, 2 + 0j])), lambda L: L.isin(L.tensor([1.0, 2.0]), L.tensor([1 + 1j, 2 + 0j])),
+    lambda L: L.isin(1 + 1j, L.tensor([1.0, 2.0])), lambda L: L.isin(L.tensor([1 + 1j, 2 + 0j]), 1.0),
+    lambda L: L.broadcast_shapes(L.tensor([1, 2])), lambda L: L.broadcast_shapes(L.ones(2, 1), (3,)),
+    lambda L: L.broadcast_shapes(2.0), lambda L: L.broadcast_shapes((-1,))])
+def test_isin_of_complex_and_broadcast_shapes_of_non_shapes_raise_as_torch(call):
+    """(isin compared complex values; broadcast_shapes read a tensor's values as sizes)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("shapes, dims", [
+    (((2, 0), (0, 4)), 1), (((2, 0), (0, 4)), ([1], [0])), (((0, 3), (3, 0)), 1),
+    (((2, 0, 3), (3, 0)), 1), (((2, 0), (2, 0)), 2), (((0, 2), (3,)), 0)])
+def test_tensordot_of_empty_tensors_as_torch(shapes, dims):
+    """(a zero among the kept sizes left reshape's -1 open: RuntimeError)"""
+    results = []
+    for lib in (torch, ember):
+        a, b = (lib.ones(*s, requires_grad=True) for s in shapes)
+        out = lib.tensordot(a, b, dims=dims)
+        out.sum().backward()
+        results.append((tuple(out.shape), out.tolist(), tuple(a.grad.shape), tuple(b.grad.shape)))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("p, maxnorm", [(0, 1.0), (-1, 1.0), (-float("inf"), 1.0), (2, -1.0),
+                                        (2, -1.5)])
+def test_renorm_refuses_non_positive_orders_and_negative_maxnorm_as_torch(p, maxnorm):
+    """(they computed)"""
+    same_error(lambda L: L.renorm(L.ones(2, 2), p, 0, maxnorm))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.isin(L.tensor([True, False]), L.tensor([1.0, 2.0])), lambda L: L.isin(L.tensor([1.0, 2.0]), L.tensor([True, False])), lambda L: L.isin(True, L.tensor([True, False]))])
+def test_isin_refuses_bool_as_torch(call):
+    """(bool elements were compared)"""
+    same_error(call)

@@ -75,3 +75,24 @@ def test_topk_k_out_of_range(k):
 def test_sort_dim_out_of_range():
     with pytest.raises(IndexError, match="Dimension out of range"):
         ember.sort(ember.zeros(3, 4), 2)
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+def test_argsort_of_a_0d_tensor_checks_dim_as_torch(dim):
+    """(any dim was taken)"""
+    from oracle import same_error
+    if dim in (0, -1):
+        assert ember.tensor(3.0).argsort(dim).tolist() == torch.tensor(3.0).argsort(dim).tolist()
+    else:
+        same_error(lambda L: L.tensor(3.0).argsort(dim))
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0d_tensor_is_the_tensor_as_torch(k):
+    """(k=0 raised NumPy's reshape ValueError)"""
+    def run(lib):
+        x = lib.tensor(3.0, requires_grad=True)
+        values, indices = lib.topk(x, k)
+        values.backward()
+        return values.tolist(), indices.tolist(), tuple(values.shape), x.grad.tolist()
+    assert run(ember) == run(torch)

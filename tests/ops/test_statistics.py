@@ -120,3 +120,24 @@ def test_cov_of_integers_is_the_default_float_and_warns_without_degrees_of_freed
     for lib in (torch, ember):
         with pytest.warns(UserWarning, match=r"cov\(\): degrees of freedom is <= 0"):
             lib.cov(lib.tensor([1.0, 2.0]), correction=2)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_nanmedian_of_a_0d_tensor_along_a_dim_as_torch(dim, keepdim):
+    """(dims 0 and -1 leaked NumPy's AxisError)"""
+    if dim == 1:
+        same_error(lambda L: L.nanmedian(L.tensor(3.0), dim, keepdim))
+        return
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(3.0, requires_grad=True)
+        values, indices = lib.nanmedian(x, dim, keepdim)
+        values.backward()
+        results.append((values.tolist(), tuple(values.shape), indices.tolist(), x.grad.tolist()))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_consecutive_refuses_complex_as_torch(dim):
+    same_error(lambda L: L.unique_consecutive(L.tensor([1 + 1j, 2 + 0j]), dim=dim))

@@ -6,6 +6,7 @@ from ..._tensor import Tensor
 from ...autograd.graph import observe_untracked
 from .. import reduction as R
 from .. import shape as S
+from ..linalg_extra import _VectorNormExtremes
 from .arithmetic import maximum, minimum
 from .shapes import reshape
 
@@ -57,6 +58,7 @@ def _minmax(full_cls, dim_cls, binary, name):
                               f"{name}(): does not support complex input")
         if dim is None:
             return full_cls.apply(input)
+        S._dim(input._data.ndim, dim)  # torch's IndexError (a 0-d tensor takes only 0 and -1)
         values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
         node_indices = values._grad_fn.indices if values._grad_fn is not None else None
         if node_indices is None:  # no graph: recompute indices
@@ -158,8 +160,15 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over all elements or dim ('fro' = 2)."""
     if p in ("fro", None):
         p = 2
+    elif isinstance(p, str):  # 'nuc' (or an order torch refuses): a matrix norm
+        from ... import linalg  # late binding up: ember.linalg builds on ops
+        dims = tuple(range(input._data.ndim)) if dim is None else \
+            (dim,) if isinstance(dim, int) else dim
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
     if input._data.dtype.kind == "c":  # the norm of the moduli (a real result, as torch)
         return norm(input.abs(), p, dim, keepdim, dtype)
+    if p == 0 or p == -float("inf"):  # the count of nonzeros, the least |a|: their own node
+        return _VectorNormExtremes.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
     return R.LinalgVectorNormBackward0.apply(input, p=p, dim=_dim_or_none(dim), keepdim=keepdim)
 
 
@@ -174,13 +183,27 @@ def sum_to_size(input, *size):
     return R.SumToSizeBackward.apply(input, size=size)
 
 
+def _axis(x, dim):
+    """``dim`` (None, an int or a sequence) as NumPy's axis, checked as torch checks it
+    (IndexError; a 0-d array takes 0 and -1, and has no axis to give NumPy)."""
+    if dim is None:
+        return None
+    axes = tuple(S._dim(x.ndim, d) for d in ((dim,) if isinstance(dim, int) else dim))
+    if x.ndim == 0:
+        return None
+    return axes[0] if isinstance(dim, int) else axes
+
+
 def all(input, dim=None, keepdim=False):
-    return Tensor._make(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    x = input._data
+    return Tensor._make(np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim)))
 
 
 def any(input, dim=None, keepdim=False):
-    return Tensor._make(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    x = input._data
+    return Tensor._make(np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim)))
 
 
 def count_nonzero(input, dim=None):
-    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))
+    x = input._data
+    return Tensor._make(np.asarray(np.count_nonzero(x, axis=_axis(x, dim)), dtype=np.int64))

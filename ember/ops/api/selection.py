@@ -6,23 +6,58 @@ from ... import _meta
 from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from .. import indexing as I
+from .. import shape as S
+from .shapes import reshape as _reshape
+
+
+def _vector(t):
+    """A 0-d tensor (or index) as a one-element vector: torch indexes a scalar's dim 0 (or -1)
+    as that of one element."""
+    return _reshape(t, (-1,)) if isinstance(t, Tensor) and t._data.ndim == 0 else t
+
+
+def _scalar_dim(input, dim, index):
+    """True for a 0-d input (dim checked: only 0 and -1), whose index is then at most 1-d."""
+    if input._data.ndim:
+        return False
+    S._dim(0, dim)
+    if isinstance(index, Tensor) and index._data.ndim > 1:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return True
 
 
 def gather(input, dim, index):
+    if _scalar_dim(input, dim, index):
+        out = I.GatherBackward0.apply(_vector(input), dim=0, index=_vector(index))
+        return _reshape(out, tuple(index.shape))
     return I.GatherBackward0.apply(input, dim=dim, index=index)
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     src = src if src is not None else value
     cls = I.ScatterBackward0 if isinstance(src, Tensor) else I.ScatterBackward1
+    if _scalar_dim(input, dim, index):
+        out = cls.apply(_vector(input), _vector(src), dim=0, index=_vector(index), reduce=reduce)
+        return _reshape(out, ())
     return cls.apply(input, src, dim=dim, index=index, reduce=reduce)
 
 
 def scatter_add(input, dim, index, src):
+    if _scalar_dim(input, dim, index):
+        out = I.ScatterAddBackward0.apply(_vector(input), _vector(src), dim=0,
+                                          index=_vector(index))
+        return _reshape(out, ())
     return I.ScatterAddBackward0.apply(input, src, dim=dim, index=index)
 
 
 def index_select(input, dim, index):
+    if _scalar_dim(input, dim, index):
+        count = index._data.size if isinstance(index, Tensor) else np.size(index)
+        if count != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{count} value(s)")
+        out = I.IndexSelectBackward0.apply(_vector(input), dim=0, index=_vector(index))
+        return _reshape(out, ())
     return I.IndexSelectBackward0.apply(input, dim=dim, index=index)
 
 

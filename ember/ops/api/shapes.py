@@ -29,6 +29,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims start_dim..end_dim into one."""
     shape = input._data.shape
     if not shape:
+        S._dim(0, start_dim), S._dim(0, end_dim)  # torch's IndexError past 0 and -1
         return reshape(input, 1)
     s, e = S._dim(len(shape), start_dim), S._dim(len(shape), end_dim)
     if s > e:
@@ -39,6 +40,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def unflatten(input, dim, sizes):
     shape = input._data.shape
+    if not shape:  # torch's wording: its dim check fails inside unflatten
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
+                           "tensor has no dimensions")
     d = S._dim(len(shape), dim)
     sizes = S._infer_shape(shape[d], sizes)
     return reshape(input, shape[:d] + sizes + shape[d + 1:])
@@ -105,6 +109,8 @@ def flip(input, *dims):
 
 
 def narrow(input, dim, start, length):
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = S._dim(input._data.ndim, dim)
     start = int(start) % input._data.shape[d] if start < 0 else int(start)
     if start + length > input._data.shape[d]:
@@ -114,6 +120,8 @@ def narrow(input, dim, start, length):
 
 
 def select(input, dim, index):
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = S._dim(input._data.ndim, dim)
     return S.as_view(S.SelectBackward0.apply(input, index=(slice(None),) * d + (int(index),)),
                      input)
@@ -164,25 +172,30 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
-    d = S._dim(input._data.ndim, dim)
+    d = S.dim_of_0d(input._data.ndim, S._dim(input._data.ndim, dim))  # torch names it wrapped
     return tuple(S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
                  for i in range(input._data.shape[d]))
 
 
 def cat(tensors, dim=0):
     """Concatenate along an existing dim."""
-    tensors = list(tensors)
+    tensors = S.tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return S.CatBackward0.apply(*tensors, dim=dim)
 
 
-concat = concatenate = cat
+def concat(tensors, dim=0):
+    """cat under another name."""
+    return cat(S.tensor_list("concat", tensors), dim)
+
+
+concatenate = cat
 
 
 def stack(tensors, dim=0):
     """Stack equal-shaped tensors along a new dim."""
-    tensors = list(tensors)
+    tensors = S.tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     return S.StackBackward0.apply(*tensors, dim=dim)

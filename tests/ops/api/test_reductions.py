@@ -37,3 +37,58 @@ def test_matches_torch(name):
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
 def test_arg_reduction_of_an_empty_tensor_raises_index_error_as_torch(name):
     same_error(lambda L: getattr(L, name)(L.zeros(0, 3)))
+
+
+def _norm_and_grad(lib, p, **kwargs):
+    x = lib.tensor([[0.0, 2.0, 0.0], [-3.0, 0.0, 0.0]], requires_grad=True)
+    out = lib.norm(x, p=p, **kwargs)
+    out.sum().backward()
+    return out, x.grad
+
+
+@pytest.mark.parametrize("p", [0, 0.0, -float("inf")])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 1}, {"dim": 0, "keepdim": True}])
+def test_norm_of_order_zero_and_minus_inf_as_torch(p, kwargs):
+    """(p=0 raised ZeroDivisionError, p=-inf was 1: both went through the sum-of-powers form)"""
+    import torch
+
+    import ember
+    (out, grad), (want, want_grad) = _norm_and_grad(ember, p, **kwargs), \
+        _norm_and_grad(torch, p, **kwargs)
+    assert out.tolist() == want.tolist() and str(out.dtype)[6:] == str(want.dtype)[6:]
+    assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__
+    assert (grad is None) == (want_grad is None)  # torch leaves no gradient at all for p=0
+    if want_grad is not None:
+        assert grad.tolist() == want_grad.tolist()
+
+
+ZERO_D_DIM_OPS = {
+    "max": lambda L, x, d: tuple(x.max(d)), "min": lambda L, x, d: tuple(x.min(d, keepdim=True)),
+    "all": lambda L, x, d: x.all(d), "any": lambda L, x, d: L.any(x, (d,)),
+    "count_nonzero": lambda L, x, d: x.count_nonzero(d), "sum": lambda L, x, d: x.sum(d)}
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+@pytest.mark.parametrize("name", list(ZERO_D_DIM_OPS))
+def test_a_0d_tensor_takes_dims_0_and_minus_1_only_as_torch(name, dim):
+    """(max/min took any dim; all/any/count_nonzero leaked NumPy's AxisError past 0 and -1)"""
+    from oracle import both_trees
+    op = ZERO_D_DIM_OPS[name]
+    if dim in (0, -1):
+        both_trees(lambda L: op(L, L.tensor(3.0), dim))
+    else:
+        same_error(lambda L: op(L, L.tensor(3.0), dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.norm(L.ones(2, 2, 2), "nuc"), lambda L: L.norm(L.ones(2), "nuc"),
+    lambda L: L.norm(L.ones(2, 3), "nuc", dim=1), lambda L: L.norm(L.ones(2, 3), "abc")])
+def test_norm_of_string_orders_refuses_as_torch(call):
+    """(NumPy's power TypeError leaked)"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dim": (1, 0)}, {"keepdim": True}])
+def test_nuclear_norm_as_torch(kwargs):
+    from oracle import both_trees
+    both_trees(lambda L: L.norm(L.tensor([[3.0, 1.0], [0.0, 2.0], [1.0, 1.0]]), "nuc", **kwargs))

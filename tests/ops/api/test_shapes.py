@@ -84,3 +84,69 @@ def test_bad_split_chunk_expand_repeat_flip_arguments_raise_as_torch(call):
 def test_split_zero_of_an_empty_dim_is_one_empty_piece_as_torch():
     e, t = ember.zeros(0, 3).split(0), torch.zeros(0, 3).split(0)
     assert [tuple(p.shape) for p in e] == [tuple(p.shape) for p in t]
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (-1, 0), (0, 1), (-2, -1)])
+def test_flatten_of_a_0d_tensor_checks_its_dims_as_torch(dims):
+    """(any dims were taken)"""
+    if all(d in (0, -1) for d in dims):
+        assert ember.tensor(3.0).flatten(*dims).tolist() == [3.0]
+        assert torch.tensor(3.0).flatten(*dims).tolist() == [3.0]
+    else:
+        same_error(lambda L: L.tensor(3.0).flatten(*dims))
+
+
+ZERO_D_SHAPE_OPS = {
+    "flip": lambda L, x, d: x.flip(d), "roll": lambda L, x, d: x.roll(1, d),
+    "movedim": lambda L, x, d: x.movedim(0, d), "unbind": lambda L, x, d: x.unbind(d),
+    "narrow": lambda L, x, d: x.narrow(d, 0, 1), "select": lambda L, x, d: x.select(d, 0),
+    "tensor_split": lambda L, x, d: x.tensor_split(1, d),
+    "renorm": lambda L, x, d: x.renorm(2, d, 1),
+    "cummax": lambda L, x, d: x.cummax(d)[0], "take_along_dim":
+        lambda L, x, d: L.take_along_dim(x, L.tensor(0), d),
+    "cross": lambda L, x, d: L.linalg.cross(x, x, dim=d),
+    "trapezoid": lambda L, x, d: L.trapezoid(x, dim=d),
+    "cumulative_trapezoid": lambda L, x, d: L.cumulative_trapezoid(x, dim=d),
+    "quantile": lambda L, x, d: L.quantile(x, 0.5, d, keepdim=True),
+    "gather": lambda L, x, d: x.gather(d, L.tensor([0, 0])),
+    "index_select": lambda L, x, d: x.index_select(d, L.tensor(0)),
+    "scatter": lambda L, x, d: x.scatter(d, L.tensor(0), 1.0),
+    "scatter_add": lambda L, x, d: x.scatter_add(d, L.tensor([0, 0]), L.tensor([5.0, 6.0])),
+    "index_add": lambda L, x, d: x.index_add(d, L.tensor(0), L.tensor(5.0))}
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+@pytest.mark.parametrize("name", list(ZERO_D_SHAPE_OPS))
+def test_0d_tensors_along_a_dim_as_torch(name, dim):
+    """(NumPy's AxisError or Python's IndexError leaked, renorm computed, gather/scatter/...
+    refused a scalar torch indexes as one element)"""
+    op = ZERO_D_SHAPE_OPS[name]
+    try:
+        want = op(torch, torch.tensor(3.0, requires_grad=True), dim)
+    except Exception:  # noqa: BLE001  (torch's refusal: ember must raise the same)
+        same_error(lambda L: op(L, L.tensor(3.0, requires_grad=True), dim))
+        return
+    x = ember.tensor(3.0, requires_grad=True)
+    got = op(ember, x, dim)
+    got, want = (got, want) if name != "unbind" else (got[0], want[0])
+    assert tuple(got.shape) == tuple(want.shape) and got.tolist() == want.tolist()
+    got.sum().backward()
+    t = torch.tensor(3.0, requires_grad=True)
+    out = op(torch, t, dim)
+    (out[0] if name == "unbind" else out).sum().backward()
+    assert x.grad.tolist() == t.grad.tolist()
+
+
+def test_cross_without_a_dim_of_size_3_raises_as_torch():
+    """(it fell back to dim -1 with linalg.cross's message)"""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's deprecation of cross without dim
+        same_error(lambda L: L.cross(L.ones(2, 2), L.ones(2, 2)))
+
+
+def test_unflatten_of_a_0d_tensor_raises_torchs_runtime_error():
+    """(Python's tuple IndexError leaked; torch's message also carries its C++ trace)"""
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="Dimension specified as 0 but tensor has no"):
+            lib.tensor(3.0).unflatten(0, (1,))
