@@ -57,7 +57,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing dims given by normalized_shape, then scale and shift."""
-    _dtype.refuse_kinds(input._data.dtype, "LayerNormKernelImpl", "biuc")
     shape = [int(normalized_shape)] if isinstance(normalized_shape, int) else \
         [int(s) for s in normalized_shape]
     if not shape:
@@ -71,9 +70,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         if t is not None and _shape(t) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {_shape(t)} and normalized_shape = {shape}")
-    if input._data.dtype.kind in "biu":  # NumPy would normalize them in float64
-        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for '
-                                  f"'{input.dtype.scalar_name}'")
+    # shapes first, as torch; NumPy would normalize integers in float64
+    _dtype.refuse_kinds(input._data.dtype, "LayerNormKernelImpl", "biuc")
     return NativeLayerNormBackward0.apply(input, weight, bias, eps, normalized_ndim=len(shape))
 
 

@@ -472,8 +472,7 @@ def _relu_grad_kernel(y, g):
     # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch.
     # Branch-free: g's bits times 1 or 0 (np.where over a ReLU's mixed mask mispredicts a
     # branch per element: 4.0 ms against 0.25 ms on 32x32x32x32 float32)
-    keep = np.less_equal(y, _zero_of(y))
-    np.logical_not(keep, out=keep)
+    keep = np.logical_not(np.less_equal(y, _zero_of(y)))
     bits = _BITS.get(g.dtype)
     if bits is None:
         return np.where(keep, g, _zero_of(g))
