@@ -6,6 +6,7 @@ cached second normal of the scalar path), so a seeded script draws the same numb
 """
 import json
 import math
+import os
 import sys
 from fractions import Fraction
 
@@ -14,7 +15,7 @@ import numpy as np
 from . import _random_args as _args
 from ._tensor import Tensor, device
 
-_DEFAULT_SEED = 67280421310721  # torch's default seed: unseeded scripts match torch too
+_DEFAULT_SEED = 67280421310721  # torch's seed for a new Generator()
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
 _VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
 
@@ -437,7 +438,9 @@ def _sincos_f32(t):
     return sincos, octant
 
 
-default_generator = Generator()
+# torch seeds its default generator from the OS at start-up (a new Generator() from the fixed
+# seed): unseeded runs differ from one process to the next, under torch and ember alike
+default_generator = Generator().manual_seed(int.from_bytes(os.urandom(8), "little"))
 
 
 def _rng(generator=None):

@@ -178,12 +178,26 @@ def test_import_does_not_load_numpy_random_and_the_lazy_stream_is_torchs():
     import sys
     code = ("import sys, ember; assert 'numpy.random' not in sys.modules; "
             "g = ember.Generator(); g.manual_seed(7); g.manual_seed(11); "
-            "print([ember.rand(3, generator=g).tolist(), ember.rand(2).tolist()])")
+            "print([ember.rand(3, generator=g).tolist(), ember.rand(2).tolist()]); "
+            "print(ember.initial_seed())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    draws, seed = out.stdout.split("\n")[:2]
     g = torch.Generator().manual_seed(11)
-    torch.manual_seed(67280421310721)  # torch's default seed, also ember's
-    assert out.stdout.strip() == str([torch.rand(3, generator=g).tolist(),
-                                      torch.rand(2).tolist()])
+    torch.manual_seed(int(seed))  # the process's own start-up seed
+    assert draws == str([torch.rand(3, generator=g).tolist(), torch.rand(2).tolist()])
+
+
+def test_default_generator_is_seeded_per_process_and_a_new_generator_is_not():
+    """As torch: the default generator's start-up seed comes from the OS (a 64-bit value, other
+    in every process), a new Generator() starts from torch's fixed seed."""
+    import subprocess
+    import sys
+    code = "import ember; print(ember.initial_seed(), ember.randn(3).tolist())"
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    assert runs[0] != runs[1]
+    assert all(0 <= int(r.split()[0]) < 2 ** 64 for r in runs)
+    assert ember.Generator().initial_seed() == torch.Generator().initial_seed() == 67280421310721
 
 
 def test_generator_unknown_attribute_raises_attribute_error():
