@@ -1,17 +1,17 @@
 """torch.stft and torch.istft, built from differentiable ops: frames cut by unfold, the window
 product, torch.fft's transforms, and overlap-add by index_add; their gradients (with respect to
 the signal, the spectrum and the window) come from those ops."""
-import warnings
 
 import numpy as np
 
 from . import _creation
 from . import fft as _fft
+from ._warn import warn_once
 from .ops import api
 from .ops.complex_ops import view_as_real
 from .ops.index_ops import index_add
 
-_NO_WINDOW = ("A window was not provided. A rectangular window will be applied,{} To suppress "
+_NO_WINDOW = ("A window was not provided. A rectangular window will be applied,{}To suppress "
               "this warning and use a rectangular window, explicitly set "
               "`window=torch.ones(n_fft, device=<device>)`.")
 
@@ -55,10 +55,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if window is None:
-        warnings.warn(_NO_WINDOW.format("which is known to cause spectral leakage. Other "
+        warn_once(_NO_WINDOW.format("which is known to cause spectral leakage. Other "
                                         "windows such as torch.hann_window or "
                                         "torch.hamming_window are recommended to reduce "
-                                        "spectral leakage."), stacklevel=2)
+                                        "spectral leakage."))
     complex_input = input.is_complex() or (window is not None and window.is_complex())
     if return_complex is None and not complex_input:
         raise RuntimeError("stft requires the return_complex parameter be given for real "
@@ -66,11 +66,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                            "future PyTorch release.")
     return_complex = complex_input if return_complex is None else return_complex
     if not return_complex:
-        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch "
+        warn_once("stft with return_complex=False is deprecated. In a future pytorch "
                       "release, stft will return complex tensors for all inputs, and "
                       "return_complex=False will raise an error.\nNote: you can still call "
                       "torch.view_as_real on the complex output to recover the old return "
-                      "format.", stacklevel=2)
+                      "format.")
     prefix = (f"stft({input.type()}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, "
               f"win_length={win}, window={_describe(window)}, normalized={_flag(normalized)}, "
               f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
@@ -133,9 +133,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if window is None:
-        warnings.warn(_NO_WINDOW.format(".Please provide the same window used by stft to make "
-                                        "the inversion lossless.").replace(",.", "."),
-                      stacklevel=2)
+        warn_once(_NO_WINDOW.format(".Please provide the same window used by stft to make "
+                                        "the inversion lossless.").replace(",.", "."))
     if not input.is_complex():
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")
@@ -177,9 +176,9 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         raise RuntimeError(prefix + " window overlap add min: 1")  # torch's NOLA check
     signal = signal / envelope
     if end > expected:
-        warnings.warn("The length of signal is shorter than the length parameter. Result is "
+        warn_once("The length of signal is shorter than the length parameter. Result is "
                       "being padded with zeros in the tail. Please check your center and "
-                      "hop_length settings.", stacklevel=2)
+                      "hop_length settings.")
         signal = _pad(signal, [0, end - expected])
     return api.squeeze(signal, 0) if dims == 3 else signal
 

@@ -6,10 +6,11 @@ set_anomaly_enabled / is_anomaly_enabled, which do switch ember's anomaly mode."
 import os
 import warnings
 
+from . import _warn
 from .autograd import anomaly
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
-          "warn_always": False, "interop_threads": os.cpu_count() or 1}
+          "interop_threads": os.cpu_count() or 1}
 _PRECISIONS = ("highest", "high", "medium")
 
 
@@ -43,12 +44,13 @@ def get_float32_matmul_precision():
 
 
 def set_warn_always(b):
-    """Record the setting (ember's warnings follow Python's warnings filters)."""
-    _state["warn_always"] = bool(b)
+    """Warn-once warnings (torch.cholesky, torch.cross without dim, ...) then warn every time."""
+    _warn.set_always(b)
 
 
 def is_warn_always_enabled():
-    return _state["warn_always"]
+    return _warn.is_always()
+
 
 
 def set_anomaly_enabled(enabled, check_nan=True):

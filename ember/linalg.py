@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _dtype
 from ._tensor import Tensor
+from ._warn import warn_once
 from .ops import api
 from .ops import composites as _composites
 from .ops import decompositions as D
@@ -246,6 +247,11 @@ SVDV = D.returns("svd", ("U", "S", "V"))
 
 def _torch_cholesky(input, upper=False):
     """torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
+              "removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced "
+              "with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
+              "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will "
+              "produce equivalent results for all valid (symmetric positive definite) inputs.")
     return D.CholeskyBackward0.apply(input, upper=upper, name="cholesky")
 
 

@@ -83,3 +83,21 @@ def test_import_path_mirrors_torch():
     with pytest.raises(RuntimeError) as ee:
         ember.linalg.vector_norm(ember.tensor(M34), dtype=ember.float32)
     assert str(ee.value) == str(te.value)
+
+
+def test_deprecated_cholesky_and_cross_without_dim_warn_once_per_process_as_torch():
+    """torch.cholesky / Tensor.cholesky and torch.cross without dim: torch's UserWarning the
+    first time in a process, again on each call under set_warn_always(True)."""
+    import subprocess
+    import sys
+    code = ("import warnings, {lib} as torch; warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    a = torch.eye(3); torch.cholesky(a); a.cholesky(); torch.cholesky(a)\n"
+            "    b = torch.ones(3, 3); torch.cross(b, b); b.cross(b); torch.linalg.cross(b, b)\n"
+            "    torch.cross(b, b, dim=0)\n"
+            "    torch.set_warn_always(True); torch.cholesky(a); torch.cross(b, b)\n"
+            "print([(x.category.__name__, str(x.message).split(' (Triggered')[0]) for x in w])")
+    outs = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                           text=True, check=True).stdout for lib in ("torch", "ember")]
+    assert outs[1] == outs[0]
+    assert outs[0].count("UserWarning") == 4

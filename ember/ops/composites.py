@@ -7,6 +7,7 @@ from .._creation import as_tensor
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype, refuse_kinds
 from .._tensor import Tensor
+from .._warn import warn_once
 from ..autograd.graph import Node
 from . import api
 from . import shape as S
@@ -181,6 +182,10 @@ def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3)."""
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
+        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                  "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                  "default value of dim will change to agree with that of linalg.cross in a "
+                  "future release.")
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
