@@ -27,7 +27,8 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       reshape, rsub, scatter, scatter_add, select, split, squeeze, stack, std,
                       sub, sum, swapdims, t, transpose, unbind, unflatten, unsqueeze,
                       var, where)
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                     seed, set_rng_state)
 from ._legacy import TYPES as _LEGACY_TYPES
 from .ops import _parallel
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
@@ -281,3 +282,7 @@ from .ops.windows import (  # noqa: E402
 _complex_ops._install()
 globals().update({_n: getattr(_complex_ops, _n) for _n in _complex_ops.NAMESPACE})
 _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound by now
+
+from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
+
+newaxis = None  # torch.newaxis, as NumPy's

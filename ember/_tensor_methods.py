@@ -214,9 +214,6 @@ def _bind():
         methods[name + "_"] = _inplace_unary(methods[name])
     methods["clip_"] = methods["clamp_"]
     methods["T"] = property(lambda self: api.permute(self, *reversed(range(self.ndim))))
-    methods["mT"] = property(lambda self: api.transpose(self, -2, -1))
-    methods["H"] = property(  # a matrix's adjoint: torch records a transpose, not a permute
-        lambda self: api.transpose(self, 0, 1) if self.ndim == 2 else self.T)
     methods["to"] = _to
     methods["type"] = _type
     for dt in _dtype._ALL:  # t.float(), t.long(), t.bfloat16(), ...

@@ -11,6 +11,7 @@ from . import _creation as C
 from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
+from ._warn import warn_once
 from .ops import api, as_strided, fused_products, index_ops, pointwise
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
@@ -231,9 +232,134 @@ def _map_(self, tensor, callable):
     return _fill(self, np.asarray(values).reshape(self._data.shape))
 
 
+def _mT(self):
+    """The transpose of the last two dims (a view)."""
+    if self.ndim == 0:
+        warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                  "these cases.")
+        return api.view(self, ())
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    return api.transpose(self, -2, -1)
+
+
+def _adjoint(self, name="Tensor.mH"):
+    """The conjugate transpose of the last two dims (a conjugate view for complex input)."""
+    if self.ndim == 0:
+        warn_once(f"{name} is deprecated on 0-D tensors. Consider using x.conj().")
+        return self.conj()
+    if self.ndim == 1:
+        method = "mH" if name == "Tensor.mH" else name
+        raise RuntimeError(f"tensor.{method} is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    return api.transpose(self, -2, -1).conj()
+
+
+def _H(self):
+    """A matrix's conjugate transpose (torch records a transpose, not a permute)."""
+    if self.ndim == 0:
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return self.conj()
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor." + (" For batches of matrices, consider "
+                                                       "using tensor.mH" if self.ndim > 2 else ""))
+    return api.transpose(self, 0, 1).conj()
+
+
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).")
+
+
+def range(start, end, step=1, *, dtype=None, layout=None, device=None,  # noqa: A001
+          requires_grad=False):
+    """torch.range (deprecated): start, start + step, ... up to end *included*, in the default
+    float dtype unless ``dtype`` is given; each value start + i * step computed in double."""
+    import warnings
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    start, end, step = (float(v) if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or _dtype.get_default_dtype()
+    if dtype.is_floating_point or dtype.is_complex:
+        values = np.arange(count, dtype=np.float64) * step + start
+    else:
+        values = np.arange(count, dtype=np.int64) * int(step) + int(start)
+    out = C.tensor(values.astype(_dtype.to_numpy_dtype(dtype)), dtype=dtype)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _share_memory_(self):
+    """Marks the tensor shared (ember's tensors live in one process: nothing moves)."""
+    self.__dict__["_shared"] = True
+    return self
+
+
+def _copy_of(name):
+    """torch.X_copy: the view op X's result as a new tensor (each piece for a split/unbind)."""
+    def copy(input, *args, **kwargs):
+        out = getattr(Tensor, name[:-len("_copy")])(input, *args, **kwargs)
+        if isinstance(out, (tuple, list)):
+            return type(out)(t.clone() for t in out) if isinstance(out, list) else \
+                tuple(t.clone() for t in out)
+        return out.clone()
+    copy.__name__ = copy.__qualname__ = name
+    return copy
+
+
+_COPIES = ("as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
+           "select_copy", "split_copy", "squeeze_copy", "t_copy", "transpose_copy",
+           "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy")
+globals().update({_name: _copy_of(_name) for _name in _COPIES})
+
+
+def detach(input):
+    return input.detach()
+
+
+def detach_(input):
+    return input.detach_()
+
+
+def fill(input, value):
+    """torch.fill: a new tensor of ``input``'s shape and dtype, every element ``value``."""
+    return input.clone().fill_(value) if input.requires_grad else \
+        C.full_like(input, 0).fill_(value)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return input.split(list(split_sizes), dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    return input.split(split_size, dim)
+
+
+def is_inference(input):
+    return input.is_inference()
+
+
+def adjoint(input):
+    return _adjoint(input, "adjoint()")
+
+
 # ember.X functions of this part (besides FUNCTIONS)
 NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast",
-             "scalar_tensor", "empty_strided")
+             "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
+             "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
+             "is_inference", "adjoint",
+             *_COPIES)
 
 
 def _bind_attributes():
@@ -255,6 +381,22 @@ def _bind_attributes():
         self, lambda t: api.squeeze(t) if dim is None else api.squeeze(t, dim))
     Tensor.unsqueeze_ = lambda self, dim: index_ops.view_in_place(
         self, lambda t: api.unsqueeze(t, dim))
+    Tensor.mT, Tensor.mH, Tensor.H = property(_mT), property(_adjoint), property(_H)
+    Tensor.adjoint = lambda self: _adjoint(self, "adjoint()")
+    Tensor.share_memory_ = _share_memory_
+    Tensor.is_shared = lambda self: self.__dict__.get("_shared", False)
+    Tensor.is_pinned = lambda self, device=None: False  # no pinned memory off the GPU
+    Tensor.split_with_sizes = split_with_sizes
+    Tensor.unsafe_chunk, Tensor.unsafe_split = Tensor.chunk, Tensor.split
+    Tensor.unsafe_split_with_sizes = split_with_sizes
+    globals()["unsafe_split_with_sizes"] = split_with_sizes
+    Tensor.prelu = lambda self, weight: _functional().prelu(self, weight)
+    Tensor.hardshrink = lambda self, lambd=0.5: _functional().hardshrink(self, lambd)
+
+
+def _functional():
+    from .nn import functional  # lazy: nn is a layer above (and loads with it)
+    return functional
 
 
 def _contains(self, element):

@@ -353,16 +353,48 @@ for _name in ("eig", "eigvals"):
 __all__ += ["eig", "eigvals"]
 
 
-def _removed_eig(self, eigenvectors=False, *, e=None, v=None):
-    """torch.eig / Tensor.eig: removed from torch (1.9); raises, naming linalg.eig, as torch."""
-    raise RuntimeError(
-        "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
-        "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
-        "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
-        "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
-        "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+_REMOVED_ADVICE = {  # torch.X (and Tensor.X where torch has one) removed in torch 1.9: its text
+    "eig": (True, " `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` "
+            "rather than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should "
+            "be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = "
+            "torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+            "torch.linalg.eig(A)"),
+    "solve": (True, " `torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+              "`torch.linalg.solve` has its arguments reversed and does not return the LU "
+              "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used "
+              "with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution "
+              "should be replaced with:\nX = torch.linalg.solve(A, B)"),
+    "lstsq": (True, " `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+              "`torch.linalg.lstsq` has reversed arguments and does not return the QR "
+              "decomposition in the returned tuple (although it returns other information about "
+              "the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`."
+              "\n\nThe returned solution in `torch.lstsq` stored the residuals of the solution in "
+              "the last m - n columns of the returned value whenever m > n. In torch.linalg.lstsq,"
+              " the residuals are in the field 'residuals' of the returned named tuple.\n\nThe "
+              "unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+              "should be replaced with:\nX = torch.linalg.lstsq(A, B).solution"),
+    "symeig": (True, " The default behavior has changed from using the upper triangular portion "
+               "of the matrix by default to using the lower triangular portion.\n\nL, _ = "
+               "torch.symeig(A, upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh"
+               "(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors="
+               "True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else"
+               " 'L')"),
+    "matrix_rank": (False, "\nPlease use the `torch.linalg.matrix_rank` function instead. The "
+                    "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to "
+                    "'hermitian'."),
+}
 
 
-_removed_eig.__name__ = _removed_eig.__qualname__ = "eig"
-TORCH_FORMS.update(eig=_removed_eig)
-TENSOR_METHODS.update(eig=_removed_eig)
+def _removed(name):
+    """torch.X removed from torch (1.9): raises torch's RuntimeError naming the replacement."""
+    def removed(*args, **kwargs):
+        raise RuntimeError(_REMOVED + _REMOVED_ADVICE[name][1])
+    removed.__name__ = removed.__qualname__ = name
+    return removed
+
+
+for _name, (_method, _) in _REMOVED_ADVICE.items():
+    TORCH_FORMS[_name] = _removed(_name)
+    if _method:
+        TENSOR_METHODS[_name] = TORCH_FORMS[_name]

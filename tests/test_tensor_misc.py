@@ -218,3 +218,83 @@ def test_in_operator_as_torch(element):
         same_error(contains)
     else:
         assert contains(ember) == contains(torch)
+
+
+def _name(dtype):
+    return str(dtype).split(".")[-1]
+
+
+def _surface(L):
+    """The smaller torch surface real scripts reach for, as values, dtypes and errors."""
+    out = {}
+    x = L.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    c = L.tensor((np.arange(6) + 1j * np.arange(6)[::-1]).reshape(2, 3).astype(np.complex64))
+    out["constants"] = (L.pi, L.e, L.inf, str(L.nan), L.newaxis)
+    out["mH"] = (x.mH.tolist(), c.mH.resolve_conj().tolist(), c.mH.is_conj(),
+                 c.adjoint().resolve_conj().tolist(), L.adjoint(c).resolve_conj().tolist())
+    out["H"] = c.H.resolve_conj().tolist(), c.H.is_conj()  # the conjugate, not only a transpose
+    for t in (L.arange(3.), L.ones(2, 3, 4)):
+        for f in (lambda t: t.mT.shape, lambda t: t.mH.shape, lambda t: t.adjoint().shape,
+                  lambda t: t.H.shape):
+            try:
+                out.setdefault("shapes", []).append(tuple(f(t)))
+            except RuntimeError as e:
+                out.setdefault("shapes", []).append(str(e))
+    out["range"] = [L.range(0, 4).tolist(), _name(L.range(0, 4).dtype), L.range(0, 1, 0.3).tolist(),
+                    L.range(1, 4, dtype=L.int64).tolist(), L.range(4, 0, -1.5).tolist(),
+                    L.range(0, 0).tolist()]
+    for f in (lambda: L.range(0, 4, 0), lambda: L.range(4, 0)):
+        with pytest.raises(RuntimeError) as err:
+            f()
+        out.setdefault("range_errors", []).append(str(err.value))
+    out["shared"] = (x.is_shared(), x.share_memory_() is x, x.is_shared(), x.is_pinned())
+    out["split"] = ([t.tolist() for t in L.split_with_sizes(L.arange(5), [2, 3])],
+                    [t.tolist() for t in L.arange(6).unsafe_chunk(2)],
+                    [t.tolist() for t in L.unsafe_split(L.arange(5), 2)],
+                    [t.shape for t in x.split_with_sizes([1, 3], 2)])
+    filled = L.fill(L.zeros(2, dtype=L.int64), 3)
+    out["fill"] = filled.tolist(), _name(filled.dtype)
+    y = L.ones(2, requires_grad=True)
+    out["detach"] = L.detach(y).requires_grad, L.is_inference(y)
+    out["copies"] = [L.permute_copy(x, (2, 0, 1)).is_contiguous(), L.transpose_copy(x, 0, 1).shape,
+                     L.t_copy(L.ones(2, 3)).shape, [t.shape for t in L.unbind_copy(x, 1)],
+                     L.view_copy(x, (6, 4)).shape, L.expand_copy(L.ones(1, 3), (2, 3)).tolist(),
+                     L.diagonal_copy(L.eye(3)).tolist(), L.select_copy(x, 1, 0).tolist()]
+    z = L.ones(2, 3, requires_grad=True)
+    L.permute_copy(z * 2, (1, 0)).sum().backward()
+    out["copy_grad"] = z.grad.tolist()
+    out["methods"] = (L.tensor([-1., 2.]).prelu(L.tensor([0.25])).tolist(),
+                      L.tensor([-1., 0.3, 2.]).hardshrink(0.5).tolist())
+    L.default_generator.manual_seed(3)
+    out["default_generator"] = L.rand(2).tolist(), L.initial_seed()
+    return out
+
+
+def test_small_surface_as_torch():
+    """torch.pi/e/inf/nan/newaxis, default_generator, mH/adjoint/H (conjugating: ember's H was
+    a plain transpose of complex input), range, share_memory_, split_with_sizes, unsafe_*,
+    fill, detach, X_copy, Tensor.prelu/hardshrink: the same results as torch."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.range's deprecation (checked below)
+        assert _surface(ember) == _surface(torch)
+
+
+@pytest.mark.parametrize("name", ["solve", "lstsq", "symeig", "matrix_rank"])
+def test_functions_removed_from_torch_raise_its_message(name):
+    def call(L):
+        a = L.eye(2)
+        return getattr(L, name)(a, a) if name in ("solve", "lstsq") else getattr(L, name)(a)
+    with pytest.raises(RuntimeError) as t_err:
+        call(torch)
+    with pytest.raises(RuntimeError) as e_err:
+        call(ember)
+    assert str(e_err.value) == str(t_err.value)
+
+
+def test_range_warns_its_deprecation_each_call_as_torch():
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="torch.range is deprecated") as record:
+            lib.range(0, 2)
+            lib.range(0, 2)
+        assert len([r for r in record if "torch.range" in str(r.message)]) == 2
