@@ -313,19 +313,37 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     """Integers uniformly from [low, high)."""
     low, high, shape = _randint_args(low, high, size)
     npd = _np_dtype(dtype, np.dtype(np.int64))
-    _random_args.integer_bounds(npd, low, high)
+    low, high = _random_args.from_to(npd, low, high)
     return Tensor._make(_gen(generator).integers(low, high, shape).astype(npd))
 
 
+_RANDINT_SIGNATURES = "".join(
+    f" * ({bounds}, tuple of ints size, *, {generator}Tensor out = None, torch.dtype dtype = "
+    f"None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    f"bool requires_grad = False)\n"
+    for bounds in ("int high", "int low, int high")
+    for generator in ("torch.Generator generator, ", ""))
+
+
 def _randint_args(low, high, size):
-    """(low, high, shape) of randint's call forms: (high, size) and (low, high, size)."""
+    """(low, high, shape) of randint's call forms: (high, size) and (low, high, size); the
+    bounds as torch's ``int`` parameters read them."""
+    given = (low, high, size)
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    return low, high, _size((size,) if isinstance(size, int) else tuple(size))
+    bounds = _random_args.as_int(low), _random_args.as_int(high)
+    if None in bounds or not isinstance(size, (int, tuple, list)) or isinstance(size, bool):
+        if given[1] is None or given[2] is None and isinstance(given[1], (tuple, list)):
+            raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
+                            f"{type(high).__name__}")
+        got = _random_args.type_names([v for v in given if v is not None])
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{_RANDINT_SIGNATURES}")
+    return bounds + (_size((size,) if isinstance(size, int) else tuple(size)),)
 
 
 def _randint_meta(low, high=None, size=None, *, dtype=None, **kwargs):

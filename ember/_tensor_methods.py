@@ -165,18 +165,21 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     return _fill_drawn(self, lambda: _gen(generator).exponential(shape, dtype, lambd))
 
 
-def _random_(self, from_=0, to=None, *, generator=None):
-    """Fill with integers from [from, to) (to=None: [0, 2^mantissa] or the dtype's range)."""
-    if to is None and from_ == 0:
-        kind, size = self._data.dtype.kind, self._data.dtype.itemsize
-        if kind == "f":
-            to = (1 << {2: 11, 4: 24, 8: 53}[size]) + 1
-        else:
-            to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
-    elif to is None:
-        from_, to = 0, from_
-    _random_args.integer_bounds(self._data.dtype, from_, to)
-    return _fill_drawn(self, lambda: _gen(generator).integers(from_, to, self._data.shape))
+def _random_(self, *args, to=_random_args.NO_TO, generator=None):
+    """Fill with integers from [from, to): random_(to), random_(from, to); to=None: up to the
+    dtype's top; no bounds: _random_args.full_range."""
+    low, high = _random_args.random_args(args, to)
+    dtype, shape = self._data.dtype, self._data.shape
+    if low is None:
+        low, high = _random_args.full_range(dtype)
+    elif high is None:
+        bounds = _random_args.from_top(dtype, low, self._data.size)
+        if bounds is None:
+            return _fill_drawn(self, lambda: _gen(generator).full64(shape))
+        low, high = bounds
+    else:
+        low, high = _random_args.from_to(dtype, low, high)
+    return _fill_drawn(self, lambda: _gen(generator).integers(low, high, shape))
 
 
 def _bind():
