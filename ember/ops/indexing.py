@@ -1,7 +1,9 @@
 """Indexing primitives: a[index], a[index] = v, gather, scatter, index_select."""
+import warnings
+
 import numpy as np
 
-from .. import _meta
+from .. import _dtype, _meta
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -104,6 +106,9 @@ def getitem(a, index):
         return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
     if _meta.is_meta(a._data) and _meta.has_mask(index):
         _meta.refuse("indexing with a boolean mask")
+    error = _mask_error(index, a._data.shape)
+    if error is not None:
+        raise error
     return IndexBackward0.apply(a, index=index)
 
 
@@ -127,9 +132,18 @@ class CopySlices(Node):
 
 
 def _write(array, index, value):
-    """array[index] = value, with torch's error when value's shape does not fit."""
+    """array[index] = value, with torch's error when value's shape does not fit (torch first
+    drops value's leading size-1 dims; a complex value into a real array warns as torch)."""
+    if isinstance(value, np.ndarray):
+        value = value.reshape(strip_leading_ones(value.shape))
+        if value.dtype.kind == "c" and array.dtype.kind in "fV":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=4)
+            value = value.real
     try:
         array[index] = value
+    except IndexError as error:
+        raise _mask_error(index, array.shape) or error from None
     except ValueError as error:
         if "broadcast" not in str(error):
             raise
@@ -140,14 +154,49 @@ def _write(array, index, value):
                            f"broadcast to indexing result of shape {list(target)}") from None
 
 
+def strip_leading_ones(shape):
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    return shape[lead:]
+
+
+def _mask_error(index, shape):
+    """torch's IndexError for a bool mask whose shape is not that of the dims it covers (NumPy's
+    message otherwise), or None."""
+    items = index if isinstance(index, tuple) else (index,)
+    used = sum(i.ndim if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
+               for i in items if i is not None and i is not Ellipsis)
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - used
+        elif isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            for j, size in enumerate(item.shape):
+                if dim + j >= len(shape) or size != shape[dim + j]:
+                    return IndexError(f"The shape of the mask {list(item.shape)} at index {j} "
+                                      f"does not match the shape of the indexed tensor "
+                                      f"{list(shape)} at index {dim + j}")
+            dim += item.ndim
+        elif item is not None:
+            dim += 1
+    return None
+
+
 class IndexPutBackward0(CopySlices):
     """a[advanced index] = v, in place."""
 
 
-def setitem(a, index, value):
-    """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
+def setitem(a, index, value, masked_fill=False):
+    """a[index] = value, in place; recorded by autograd as CopySlices when needed.
+    ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     index, basic = normalize_index(index)
+    if isinstance(value, Tensor):
+        if not basic:
+            _check_put_dtype(a, index, value, masked_fill)
+    else:
+        value = _setitem_scalar(value, a._data.dtype)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph and _graph._dual is None:  # (forward AD: the node gives the tangent)
@@ -158,6 +207,57 @@ def setitem(a, index, value):
         return
     check_inplace(a, view=True)  # torch writes through a view a[index]
     commit_inplace(a, (CopySlices if basic else IndexPutBackward0).apply(a, value, index=index))
+
+
+def _setitem_scalar(value, np_dtype):
+    """A Python number as a[index] = number reads it: torch's TypeError for anything else,
+    its overflow errors; float16 and bfloat16 take an overflowing float as inf, as torch."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.integer, float, complex)) \
+            or not isinstance(value, (int, float, complex, np.integer)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else \
+            f"{kind.__module__}.{kind.__qualname__}"
+        legacy = _dtype.from_numpy_dtype(np_dtype).scalar_name
+        raise TypeError(f"can't assign a {name} to a torch.{legacy}Tensor")
+    if isinstance(value, int) and not -1 << 63 <= value < 1 << 63:
+        raise ValueError("Overflow when unpacking long long")
+    if np_dtype == np.float16 or np_dtype.kind == "V" and isinstance(value, float):
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=np_dtype)
+    return _dtype.scalar_as(value, np_dtype)
+
+
+def _check_put_dtype(a, index, value, masked_fill):
+    """index_put_'s rule: value's dtype is a's, unless value has one element and the index's
+    only tensor is a bool mask (torch then fills through masked_fill_: the element is cast,
+    with its overflow checks)."""
+    if value._data.dtype == a._data.dtype:
+        return
+    arrays = [i for i in (index if isinstance(index, tuple) else (index,))
+              if isinstance(i, np.ndarray)]
+    if (value._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
+            and (arrays[0].ndim or masked_fill)):
+        _dtype.scalar_as(value._data.reshape(()).item(), a._data.dtype)
+        return
+    check_put_shape(value._data.shape, a._data[index].shape)  # torch: shapes first
+    raise put_dtype_error(a, value)
+
+
+def check_put_shape(shape, target):
+    """index_put_'s error for a value whose shape (less leading 1s) does not expand to the
+    indexing result's."""
+    stripped = strip_leading_ones(shape)
+    if len(stripped) > len(target) or any(
+            v not in (1, t) for v, t in zip(stripped[::-1], target[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}")
+
+
+def put_dtype_error(a, value):
+    """index_put_'s error for a value of another dtype than a's."""
+    return RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                        f"{a.dtype.scalar_name} for the destination and "
+                        f"{value.dtype.scalar_name} for the source.")
 
 
 class GatherBackward0(Node):

@@ -11,6 +11,7 @@ from . import api
 from .aliases import dot
 from .composites import hstack, tensor_split, vstack
 from .index_ops import index_add
+from .indexing import check_put_shape, put_dtype_error, strip_leading_ones
 from .inplace import apply_inplace
 from .matrix_ops import diag, diagonal
 from .shape import _dim
@@ -261,33 +262,64 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 def _linear_index(shape, indices):
     """Flat positions, in row-major order of ``input[indices]``, of an advanced index given
-    as integer index tensors for the leading dims."""
-    grids = []
-    for dim, idx in enumerate(indices):
+    as integer index tensors or bool masks for the leading dims."""
+    grids, dim = [], 0
+    for idx in indices:
         data = np.asarray(idx._data if isinstance(idx, Tensor) else idx)
+        if data.dtype == np.bool_:
+            _check_mask(data.shape, shape, dim)
+            grids.extend(np.nonzero(data))
+            dim += data.ndim
+            continue
         if data.dtype.kind not in "iu":
-            raise IndexError("index_put with accumulate=True takes integer index tensors, got "
-                             f"{data.dtype}")
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if data.size and ((data < -shape[dim]).any() or (data >= shape[dim]).any()):
             raise IndexError(f"index {data.max()} is out of bounds for dimension {dim} with "
                              f"size {shape[dim]}")
         grids.append(np.where(data < 0, data + shape[dim], data))
+        dim += 1
     flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*grids)), tuple(shape[:len(grids)]))
     rest = int(np.prod(shape[len(grids):], dtype=np.int64))
     return (flat[..., None] * rest + np.arange(rest)).reshape(-1)
 
 
+def _check_mask(mask, shape, dim):
+    for j, size in enumerate(mask):
+        if dim + j >= len(shape) or size != shape[dim + j]:
+            raise IndexError(f"The shape of the mask {list(mask)} at index {j} does not match "
+                             f"the shape of the indexed tensor {list(shape)} at index {dim + j}")
+
+
+def _index_put_args(indices, values, op="index_put_"):
+    """torch's argument types: a tuple or list of index tensors, a tensor of values."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for i, idx in enumerate(indices):
+        if not isinstance(idx, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(idx).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    return tuple(indices)
+
+
 def index_put(input, indices, values, accumulate=False):
     """input with ``input[indices] = values`` (accumulate: values at repeated positions add
     up, as index_put_(..., accumulate=True))."""
-    indices = tuple(indices)
+    indices = _index_put_args(indices, values)
     if not accumulate:
         out = api.clone(input)
-        api.setitem(out, indices, values)
+        api.setitem(out, indices, values, masked_fill=True)
         return out
     linear = _linear_index(tuple(input.shape), indices)
-    picked = api.getitem(input.detach(), indices).shape
-    flat_values = api.reshape(api.expand(values, tuple(picked)), (-1,))
+    picked = tuple(api.getitem(input.detach(), indices).shape)
+    check_put_shape(values._data.shape, picked)
+    if values._data.dtype != input._data.dtype:
+        raise put_dtype_error(input, values)
+    flat_values = api.reshape(api.expand(values.reshape(
+        strip_leading_ones(values.shape)), picked), (-1,))
     flat = index_add(api.reshape(input, (-1,)), 0, _tensor(linear), flat_values)
     return api.reshape(flat, tuple(input.shape))
 
@@ -298,6 +330,17 @@ def index_put_(input, indices, values, accumulate=False):
 
 def put(input, index, source, accumulate=False):
     """input with input.flatten()[index] = source (accumulate: added)."""
+    for name, position, arg in (("index", 1, index), ("source", 2, source)):
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"put_(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(arg).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{index.dtype.scalar_name}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {input.dtype.scalar_name} and source.dtype = "
+                           f"{source.dtype.scalar_name}")
     flat = api.reshape(input, (-1,))
     idx = api.reshape(index, (-1,))
     src = api.reshape(source, (-1,))

@@ -1,4 +1,6 @@
 """Indexing (ember/ops/indexing.py): getitem, setitem under autograd, gather/scatter/index_select."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -97,3 +99,68 @@ def test_setitem_value_of_the_wrong_shape_raises_torchs_error(index, shape, grad
             x[:, 0] > -1 if index == "mask" else index
         y[where] = lib.zeros(*shape)
     same_error(write)
+
+
+def _written(lib, dtype, index, value):
+    x = lib.zeros(3, 2, dtype=getattr(lib, dtype))
+    x[index(lib) if callable(index) else index] = value(lib) if callable(value) else value
+    return x
+
+
+_MASK = lambda L: L.tensor([True, False, True])  # noqa: E731
+_SETITEM_REFUSED = [  # (dtype, index, value)
+    ("int64", lambda L: L.tensor([0]), lambda L: L.tensor([[1.5, 2.5]])),
+    ("float32", lambda L: L.tensor([0]), lambda L: L.tensor(1.5, dtype=L.float64)),
+    ("float32", [0, 2], lambda L: L.tensor([True, False])),
+    ("int64", _MASK, lambda L: L.tensor([1.5, 2.5])),
+    ("int64", (_MASK, lambda L: L.tensor([0])), lambda L: L.tensor(1.5)),
+    ("int64", lambda L: L.tensor(True), lambda L: L.tensor(1.5)),
+    ("float32", lambda L: L.tensor([0]), lambda L: L.tensor([1.0, 2.0, 3.0], dtype=L.float64)),
+    ("uint8", _MASK, lambda L: L.tensor(300)), ("uint8", 0, 300), ("int8", 0, float("nan")),
+    ("uint8", 0, -256), ("float32", 0, 1e40), ("float32", 0, 1 + 2j), ("int64", 0, 1 + 2j),
+    ("float32", 0, 2 ** 63), ("float32", 0, "a"), ("float32", 0, None), ("float32", 0, [1.0]),
+    ("int64", slice(None), (1, 2)), ("float32", 0, lambda L: np.float32(1.5)),
+    ("int64", lambda L: L.tensor([True, False]), 1)]
+
+
+@pytest.mark.parametrize("case", range(len(_SETITEM_REFUSED)))
+def test_setitem_refusals_as_torch(case):
+    # ember cast a tensor value of another dtype under an advanced index, let NumPy's
+    # OverflowError / ValueError / warnings out, and wrote None, lists and NumPy scalars
+    dtype, index, value = _SETITEM_REFUSED[case]
+    def run(lib):
+        idx = tuple(i(lib) if callable(i) else i for i in index) if isinstance(index, tuple) \
+            else index
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _written(lib, dtype, idx, value)
+    same_error(run)
+
+
+@pytest.mark.parametrize("dtype, index, value", [
+    ("int64", _MASK, lambda L: L.tensor(1.5)), ("int64", _MASK, lambda L: L.tensor([1.5])),
+    ("float32", _MASK, lambda L: L.tensor(2.5, dtype=L.float64)), ("uint8", 0, -255),
+    ("uint8", lambda L: L.tensor([0]), -1), ("float16", 0, 1e5), ("float32", 0, 1 + 0j),
+    ("int64", 0, lambda L: L.tensor([[1.5]])), ("int64", lambda L: L.tensor(0),
+                                                 lambda L: L.tensor([1.5])),
+    ("float32", 0, lambda L: L.tensor([[1.0, 2.0]]))])
+def test_setitem_casts_as_torch(dtype, index, value):
+    # a one-element tensor value through a bool mask is cast (torch's masked_fill_ path);
+    # value's leading size-1 dims are dropped; float16 takes an overflowing float as inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, theirs = _written(ember, dtype, index, value), _written(torch, dtype, index, value)
+    assert ours.dtype == getattr(ember, dtype) and ours.tolist() == theirs.tolist()
+
+
+def test_setitem_complex_tensor_into_a_real_one_warns_as_torch():
+    for lib in (torch, ember):
+        x = lib.zeros(3)
+        with pytest.warns(UserWarning, match="discards the imaginary part"):
+            x[0] = lib.tensor(1 + 2j)
+        assert x.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_mask_of_the_wrong_shape_is_torchs_index_error():
+    same_error(lambda L: L.zeros(3, 2)[:, L.tensor([True, False, True])])
+    same_error(lambda L: L.zeros(3, 2)[..., L.tensor([[True, False]])])
