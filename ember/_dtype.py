@@ -345,7 +345,8 @@ def scalar_as(value, dtype):
         info = np.iinfo(dtype)
         exact = isinstance(value, (int, np.integer))
         v = int(value) if exact else float(value)
-        lo = info.min if dtype.kind == "i" else -info.max  # torch: uint8 takes -255..255
+        # torch: uint8 takes an int in -255..255, a float in 0..255
+        lo = info.min if dtype.kind == "i" or not exact else -info.max
         if not lo <= v <= info.max:  # NaN and inf included
             _overflow(dtype)
         if exact:
