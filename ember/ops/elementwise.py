@@ -500,9 +500,9 @@ def _relu(x):
 
 
 def _relu_grad(m, g, y):
-    y = m.data(y)
     if m.is_graph:
-        return m.keep(~(y <= 0), g)
+        return m.tie(m.keep(~(m.data(y) <= 0), g), y)
+    y = m.data(y)
     if y.size < _SPLIT_MIN or not _splits(y, g):
         return _relu_grad_kernel(y, g)
     return _parallel.compute(_relu_grad_kernel, (y, g))
