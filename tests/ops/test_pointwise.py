@@ -77,3 +77,14 @@ def test_out():
     close(out, torch.atan2(torch.tensor(a), torch.tensor(b)))
     assert ember.lgamma(ember.tensor(a), out=out) is out
     close(out, torch.lgamma(torch.tensor(a)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.xlogy(L.tensor([0, 2, 3], dtype=L.int8), 300),
+    lambda L: L.xlogy(300, L.tensor([0, 2, 3], dtype=L.int8)),
+    lambda L: L.xlogy(L.tensor([True, False]), 2), lambda L: L.xlogy(L.tensor([0, 2, 3]), 2.5)])
+def test_xlogy_of_integers_reads_numbers_as_given(call):
+    # ember wrapped 300 into int8 (44) before the float computation
+    ours, theirs = call(ember), call(torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert ours.tolist() == theirs.tolist()

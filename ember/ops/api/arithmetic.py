@@ -79,6 +79,9 @@ def mul(input, other):
 
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
     if rounding_mode is None:
         out = _fast_div(input, other)
         if out is not None:
