@@ -200,6 +200,8 @@ class FlipBackward0(Node):
         if len(set(self.dims)) != len(self.dims):
             twice = next(d for d in self.dims if self.dims.count(d) > 1)
             raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+        if not a._data.ndim:  # a 0-d tensor takes dim 0 / -1 and stays as it is
+            self.dims = ()
         return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
 
     def backward(self, m, g):

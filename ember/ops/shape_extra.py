@@ -43,6 +43,8 @@ def movedim(input, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    if not n:  # a 0-d tensor takes dim 0 / -1 and stays as it is
+        return api.getitem(input, Ellipsis)  # (torch records an alias)
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -382,6 +384,13 @@ def unravel_index(indices, shape):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           f"dimensions")
     d = _dim(input.ndim, dim)
     others = [i for i in range(input.ndim) if i != d]
     norms = api.norm(input, p, others, keepdim=True) if others else input.abs()
