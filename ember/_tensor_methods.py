@@ -260,6 +260,13 @@ def _operators():
         "__lt__": _comparison(api.lt), "__le__": _comparison(api.le),
         "__gt__": _comparison(api.gt), "__ge__": _comparison(api.ge),
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
+        # in place as torch's (Python's fallback would rebind to a new tensor, never refusing)
+        "__iand__": lambda self, other: self.bitwise_and_(other),
+        "__ior__": lambda self, other: self.bitwise_or_(other),
+        "__ixor__": lambda self, other: self.bitwise_xor_(other),
+        "__ifloordiv__": lambda self, other: self.floor_divide_(other),
+        "__imod__": lambda self, other: self.remainder_(other),
+        "__ipow__": lambda self, other: self.pow_(other),
         "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
         "__invert__": _invert,
         "__getitem__": api.getitem, "__setitem__": api.setitem,

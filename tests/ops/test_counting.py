@@ -108,3 +108,27 @@ def test_unique_rows_with_nan_stay_distinct():
     rows = [[float("nan"), 1.0], [float("nan"), 1.0], [2.0, 1.0]]
     e, t = (lib.unique(lib.tensor(rows), dim=0, return_counts=True) for lib in (ember, torch))
     assert e[0].shape == t[0].shape and sorted(e[1].tolist()) == sorted(t[1].tolist())
+
+
+_SEQ = lambda L: L.tensor([1.0, 2.0, 3.0])  # noqa: E731
+_Q = lambda L: L.tensor([2.5])  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1, 2], dtype=L.int32)),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0.0, 1.0, 2.0])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([[0, 1, 2]])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1, 5])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([-1, 0, 1])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), side="left", right=True),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), side="bad", right=True),
+    lambda L: L.searchsorted(L.tensor(1.0), _Q(L)), lambda L: L.searchsorted(L.tensor(1.0), 2.0),
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2]), L.tensor([2.5 + 0j])),
+    lambda L: L.searchsorted(L.tensor([False, True]), L.tensor([True])),
+    lambda L: L.bucketize(L.tensor([2.5 + 1j]), L.tensor([1 + 0j, 3])),
+    lambda L: L.bucketize(L.tensor([True]), L.tensor([False, True]))])
+def test_searchsorted_refusals_as_torch(call):
+    # ember sorted by an int32 / wrong-shaped sorter, let NumPy's errors out, searched complex
+    # and bool sequences
+    same_error(call)

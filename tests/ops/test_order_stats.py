@@ -151,3 +151,23 @@ def test_median_of_all_elements_shares_the_gradient_among_ties_as_torch(name, va
         names.append(type(y.grad_fn).__name__)
     np.testing.assert_array_equal(grads[0], grads[1])
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("row", [
+    [1.0, float("nan"), float("nan"), 2.0], [float("nan"), 1.0, 2.0],
+    [float("nan"), float("nan"), 1.0, 1.0], [2.0, float("nan"), 2.0, 1.0, float("nan"), 1.0]])
+def test_mode_with_nan_as_torch(row):
+    # ember's np.unique counted NaNs apart and failed on them (IndexError)
+    ours, theirs = ember.mode(ember.tensor(row)), torch.mode(torch.tensor(row))
+    assert np.array_equal(ours.values.numpy(), theirs.values.numpy(), equal_nan=True)
+    assert ours.indices.item() == theirs.indices.item()
+
+
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 2), 0), ((2, 0), -1)])
+def test_mode_over_an_empty_dim_is_torchs_index_error(shape, dim):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(IndexError) as info:
+            lib.mode(lib.zeros(shape), dim)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]

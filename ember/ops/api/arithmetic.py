@@ -45,14 +45,17 @@ def sub(input, other, *, alpha=1):
             return out
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
-    if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
-            other._data.dtype.kind == "b":
+    if _is_bool(input) or _is_bool(other):
         _no_bool_sub(input, other)
     return E.SubBackward0.apply(input, other, alpha=alpha)
 
 
+def _is_bool(x):
+    return type(x) is bool or isinstance(x, Tensor) and x._data.dtype.kind == "b"
+
+
 def _no_bool_sub(input, other):
-    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
+    if _is_bool(input) and _is_bool(other):  # (a Python bool counts as a bool tensor)
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
@@ -61,7 +64,7 @@ def _no_bool_sub(input, other):
 
 
 def rsub(input, other, *, alpha=1):
-    if input._data.dtype.kind == "b":
+    if _is_bool(input) or _is_bool(other):
         _no_bool_sub(input, other)
     cls = E.RsubBackward0 if isinstance(other, Tensor) else E.RsubBackward1
     return cls.apply(input, other, alpha=alpha)
