@@ -73,6 +73,17 @@ def _inplace_unary(fn):
     return method
 
 
+def _tensor_other(fn):
+    """The method form of a function taking two tensors: torch names ``other`` position 1."""
+    def method(self, other, *args, **kwargs):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(other).__name__}")
+        return fn(self, other, *args, **kwargs)
+    method.__name__ = fn.__name__
+    return method
+
+
 def _reflect(fn):
     return lambda self, other: fn(other, self)
 
@@ -200,6 +211,9 @@ def _bind():
                  "copy_", "where"):
         methods[name] = getattr(api, name)
     methods["where"] = lambda self, condition, other: api.where(condition, self, other)
+    for name in ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "isclose",
+                 "allclose", "equal"):
+        methods[name] = _tensor_other(methods[name])
     methods["subtract"], methods["multiply"], methods["divide"] = api.sub, api.mul, api.div
     methods["clip"] = api.clamp
     methods["true_divide"] = api.div

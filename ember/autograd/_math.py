@@ -166,6 +166,16 @@ class _TensorMath:
         return where(as_tensor(mask), g, g.new_zeros(()))
 
     @staticmethod
+    def maximum(a, b):
+        from .. import maximum  # late binding up: the tensor math is the public API
+        return maximum(a, b if hasattr(b, "_data") else a.new_tensor(b))  # (a number bound)
+
+    @staticmethod
+    def minimum(a, b):
+        from .. import minimum  # late binding up: the tensor math is the public API
+        return minimum(a, b if hasattr(b, "_data") else a.new_tensor(b))
+
+    @staticmethod
     def tie(value, x):
         """``value``, with ``x`` in its graph at a zero gradient: torch's double backward of a
         piecewise-linear function gives zeros for x rather than leaving x unused."""

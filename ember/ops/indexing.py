@@ -9,7 +9,7 @@ from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from .shape import SelectBackward0, SliceBackward0, as_view, expand_error
+from .shape import SelectBackward0, SliceBackward0, _dim, as_view, expand_error
 
 
 def normalize_index(index):
@@ -265,7 +265,7 @@ class GatherBackward0(Node):
 
     def forward(self, a, dim, index):
         x = a._data
-        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        self.shape, self.dim = x.shape, _dim(x.ndim, dim)
         self.index = _index_array(index, "gather")
         if self.index.ndim != x.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input "
@@ -384,12 +384,15 @@ class IndexSelectBackward0(Node):
 
     def forward(self, a, dim, index):
         x = a._data
-        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        self.shape, self.dim = x.shape, _dim(x.ndim, dim)
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
         if idx.dtype != np.int64 and idx.dtype != np.int32:
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
+        if not x.ndim and idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
         size = x.shape[self.dim] if x.ndim else 1
         bad = _out_of_bounds(idx, size)
         if bad is not None:  # torch's two index_select kernels word it differently
@@ -397,8 +400,13 @@ class IndexSelectBackward0(Node):
                 raise IndexError("index out of range in self")
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
                                f"axis_dim={size}")
+        if not x.ndim:  # a 0-d tensor's one element, 0-d
+            self.index = None
+            return x.copy()
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
         return x[self.index]
 
     def backward(self, m, g):
+        if self.index is None:
+            return (g,)
         return (m.index_into_zeros(g, self.shape, self.index, True),)

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ..autograd.graph import Node
 from . import api
 from . import autocast as _autocast
@@ -305,8 +305,15 @@ class RollBackward0(Node):
 
     def forward(self, a, shifts, dims=None):
         x = a._data
+        if not isinstance(shifts, (int, tuple, list, Size)) or isinstance(shifts, bool):
+            raise TypeError(f"roll(): argument 'shifts' (position 2) must be tuple of ints, not "
+                            f"{type(shifts).__name__}")
         shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        if not shifts:
+            raise RuntimeError("`shifts` required")
         dims = dims if dims is None or not isinstance(dims, int) else (dims,)
+        if dims is not None and x.ndim == 0 and len(dims):
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         if dims is not None and len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")

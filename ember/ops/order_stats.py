@@ -10,7 +10,7 @@ from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
-from .reduction import MaxBackward1, _dims, _expand_back
+from .reduction import MaxBackward1, _dims, _expand_back, check_nonempty
 from .shape import _dim
 
 
@@ -100,6 +100,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input.ndim, dim)
     x = input._data
     _no_bool(x, "kthvalue_cpu")
+    check_nonempty(x, (d,) if x.ndim else (), "kthvalue")
     size = x.shape[d] if x.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -180,6 +181,7 @@ def median(input, dim=None, keepdim=False):
         position = median(flat, 0).indices.item()
         return MedianBackward0.apply(input, position=position)
     d = _dim(input.ndim, dim)
+    check_nonempty(x, (d,) if x.ndim else (), "median")
     if x.ndim == 0:
         return _pick("median", input, d, keepdim, None)
     order = np.argsort(x, axis=d, kind="stable")  # NaN sorts last
@@ -198,8 +200,7 @@ def mode(input, dim=-1, keepdim=False):
     _dtype.refuse_complex(x.dtype, "mode_cpu")
     if x.ndim == 0:
         return _pick("mode", input, d, keepdim, None)
-    if not x.shape[d]:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    check_nonempty(x, (d,), "mode")
     moved = np.moveaxis(x, d, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     found = np.empty(rows.shape[0], np.int64)

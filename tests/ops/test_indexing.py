@@ -164,3 +164,27 @@ def test_setitem_complex_tensor_into_a_real_one_warns_as_torch():
 def test_mask_of_the_wrong_shape_is_torchs_index_error():
     same_error(lambda L: L.zeros(3, 2)[:, L.tensor([True, False, True])])
     same_error(lambda L: L.zeros(3, 2)[..., L.tensor([[True, False]])])
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.gather(L.tensor(5.0), 0, L.tensor(0)),
+    lambda L: L.gather(L.tensor(5.0), -1, L.tensor([0, 0])),
+    lambda L: L.gather(L.tensor([5.0, 6.0]), 0, L.tensor(1)),
+    lambda L: L.index_select(L.tensor(5.0), 0, L.tensor([0])),
+    lambda L: L.index_select(L.tensor(5.0), -1, L.tensor(0))])
+def test_gather_and_index_select_of_0d_tensors_as_torch(call):
+    # NumPy's AxisError / IndexError leaked: torch reads a 0-d tensor as 1-d there
+    ours, theirs = call(ember), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.gather(L.tensor(5.0), 1, L.tensor(0)),
+    lambda L: L.gather(L.tensor(5.0), 0, L.tensor(1)),
+    lambda L: L.gather(L.zeros(2, 2), 2, L.zeros(2, 2, dtype=L.int64)),
+    lambda L: L.index_select(L.tensor(5.0), 0, L.tensor([0, 0])),
+    lambda L: L.index_select(L.tensor(5.0), 1, L.tensor([0])),
+    lambda L: L.index_select(L.zeros(2, 2), 2, L.tensor([0]))])
+def test_gather_and_index_select_dim_refusals_as_torch(call):
+    # ember took any dim modulo the rank
+    same_error(call)

@@ -162,3 +162,17 @@ def test_lerp_with_a_0d_weight_of_another_dtype_promotes_as_torch(weight):
     theirs = torch.lerp(_F(torch), _F(torch) * 3, weight(torch))
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.roll(L.tensor(5.0), 1, 0), lambda L: L.roll(L.tensor(5.0), 1, -1),
+    lambda L: L.roll(L.tensor(5.0), [1, 2], [0, 0]), lambda L: L.roll(L.arange(4), [], []),
+    lambda L: L.roll(L.arange(4), 2.5)])
+def test_roll_refusals_as_torch(call):
+    # NumPy's AxisError and TypeError leaked; empty shifts rolled nothing
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]

@@ -171,3 +171,17 @@ def test_mode_over_an_empty_dim_is_torchs_index_error(shape, dim):
             lib.mode(lib.zeros(shape), dim)
         caught.append(str(info.value))
     assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.kthvalue(L.zeros(0), 1), lambda L: L.kthvalue(L.zeros(2, 0), 5, 1),
+    lambda L: L.zeros(2, 0).median(1), lambda L: L.zeros(2, 0).nanmedian(-1),
+    lambda L: L.amax(L.zeros(0)), lambda L: L.zeros(0).max(), lambda L: L.zeros(0).amin(())])
+def test_reductions_over_empty_dims_raise_as_torch(call):
+    # kthvalue raised a RuntimeError, median NumPy's IndexError text, max named itself "maxb"
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]

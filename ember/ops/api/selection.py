@@ -6,9 +6,15 @@ from ... import _meta
 from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from .. import indexing as I
+from .. import shape as S
 
 
 def gather(input, dim, index):
+    if input.ndim == 0 or getattr(index, "ndim", 1) == 0:  # torch reads a 0-d tensor as 1-d
+        S._dim(max(input.ndim, index.ndim), dim)
+        if max(input.ndim, index.ndim) <= 1:
+            flat = gather(input.reshape(-1), 0, index.reshape(-1))
+            return flat.reshape(index.shape)
     return I.GatherBackward0.apply(input, dim=dim, index=index)
 
 
