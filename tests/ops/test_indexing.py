@@ -154,11 +154,15 @@ def test_setitem_casts_as_torch(dtype, index, value):
 
 
 def test_setitem_complex_tensor_into_a_real_one_warns_as_torch():
-    for lib in (torch, ember):
-        x = lib.zeros(3)
-        with pytest.warns(UserWarning, match="discards the imaginary part"):
-            x[0] = lib.tensor(1 + 2j)
-        assert x.tolist() == [1.0, 0.0, 0.0]
+    # (torch warns once per process, so only ember's warning is checked)
+    x = ember.zeros(3)
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        x[0] = ember.tensor(1 + 2j)
+    expected = torch.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected[0] = torch.tensor(1 + 2j)
+    assert x.tolist() == expected.tolist()
 
 
 def test_mask_of_the_wrong_shape_is_torchs_index_error():
