@@ -20,7 +20,11 @@ def normalize_index(index):
     for item in items:
         if isinstance(item, Tensor):
             item = item._data
-            if item.ndim == 0 and item.dtype.kind in "iu":
+            if item.dtype == np.uint8:  # torch: a byte tensor is a (deprecated) mask
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+                item = item.astype(bool)
+            elif item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
         if isinstance(item, (list, np.ndarray)):
             item = np.asarray(item)
@@ -191,6 +195,7 @@ def setitem(a, index, value, masked_fill=False):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed.
     ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
+    _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)
     if isinstance(value, Tensor):
         if not basic:
@@ -207,6 +212,21 @@ def setitem(a, index, value, masked_fill=False):
         return
     check_inplace(a, view=True)  # torch writes through a view a[index]
     commit_inplace(a, (CopySlices if basic else IndexPutBackward0).apply(a, value, index=index))
+
+
+def _refuse_byte_mask_fill(index, value, shape):
+    """torch fills one value through a lone mask with masked_fill_ (after its mask shape
+    check), which takes no byte mask."""
+    items = index if isinstance(index, tuple) else (index,)
+    advanced = [i for i in items if isinstance(i, (list, np.ndarray)) or isinstance(i, Tensor)
+                and not (i.ndim == 0 and i._data.dtype.kind in "i")]
+    if len(advanced) == 1 and isinstance(advanced[0], Tensor) and \
+            advanced[0]._data.dtype == np.uint8 and \
+            (not isinstance(value, Tensor) or value._data.size == 1):
+        error = _mask_error(tuple(i._data.astype(bool) if i is advanced[0] else i
+                                  for i in items), shape)
+        raise error or RuntimeError("masked_fill_ only supports boolean masks, but got mask "
+                                    "with dtype unsigned char")
 
 
 def _setitem_scalar(value, np_dtype):

@@ -268,6 +268,8 @@ def _linear_index(shape, indices):
     grids, dim = [], 0
     for idx in indices:
         data = np.asarray(idx._data if isinstance(idx, Tensor) else idx)
+        if data.dtype == np.uint8:  # torch: a byte tensor is a (deprecated) mask
+            data = data.astype(bool)
         if data.dtype == np.bool_:
             _check_mask(data.shape, shape, dim)
             grids.extend(np.nonzero(data))

@@ -192,3 +192,32 @@ def test_gather_and_index_select_of_0d_tensors_as_torch(call):
 def test_gather_and_index_select_dim_refusals_as_torch(call):
     # ember took any dim modulo the rank
     same_error(call)
+
+
+_BYTES = lambda L: L.tensor([1, 0, 1], dtype=L.uint8)  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(3.0)[_BYTES(L)], lambda L: L.arange(6.0).reshape(2, 3)[:, _BYTES(L)],
+    lambda L: L.arange(3.0)[L.tensor(1, dtype=L.uint8)],
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor([5.0, 6.0])),
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor([5.0, 6.0]), accumulate=True)])
+def test_a_byte_index_is_a_mask_as_torch(call):
+    # ember read a uint8 index as integer positions ([1, 0, 1] -> elements 1, 0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = call(ember), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        ember.arange(3.0)[_BYTES(ember)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3).__setitem__(_BYTES(L), 7.0),
+    lambda L: L.zeros(3).__setitem__(_BYTES(L), L.tensor(7.0)),
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor(5.0)),
+    lambda L: L.zeros(3).index_put_((L.tensor([0], dtype=L.uint8),), L.tensor([1.5]))])
+def test_one_value_through_a_byte_mask_is_refused_as_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(call)
