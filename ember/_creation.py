@@ -381,7 +381,7 @@ def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_g
     return _new(_gen(generator).normal(shape, _np_dtype(dtype)), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
     low, high, shape = _randint_args(low, high, size)
@@ -404,12 +404,17 @@ def _randint_args(low, high, size):
     given = (low, high, size)
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
-    if high is None:
+    if low is None and high is not None:  # randint(high=..., size=...)
+        low = 0
+    elif high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
     bounds = _random_args.as_int(low), _random_args.as_int(high)
     if None in bounds or not isinstance(size, (int, tuple, list)) or isinstance(size, bool):
+        if given[0] is None and given[1] is not None:
+            raise TypeError(f"randint(): argument 'high' must be int, not "
+                            f"{type(high).__name__}")
         if given[1] is None or given[2] is None and isinstance(given[1], (tuple, list)):
             raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
                             f"{type(high).__name__}")
@@ -419,7 +424,7 @@ def _randint_args(low, high, size):
     return bounds + (_size((size,) if isinstance(size, int) else tuple(size)),)
 
 
-def _randint_meta(low, high=None, size=None, *, dtype=None, **kwargs):
+def _randint_meta(low=None, high=None, size=None, *, dtype=None, **kwargs):
     return _randint_args(low, high, size)[2], _np_dtype(dtype, np.dtype(np.int64))
 
 

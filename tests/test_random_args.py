@@ -78,7 +78,8 @@ def test_randint_at_the_edges_of_a_narrow_dtype_as_torch():
     lambda L: L.randint(L.tensor(1.0), 3, (3,)), lambda L: L.empty(3).random_(0, 2.5),
     lambda L: L.empty(3).random_(0.5, 3), lambda L: L.empty(3).random_(2.5),
     lambda L: L.empty(3).random_(True), lambda L: L.empty(3).random_(0, True),
-    lambda L: L.empty(3).random_(L.tensor(1.5), 3), lambda L: L.empty(3).random_(L.tensor([1]), 3)])
+    lambda L: L.empty(3).random_(L.tensor(1.5), 3), lambda L: L.empty(3).random_(L.tensor([1]), 3),
+    lambda L: L.randint(high=2.5, size=(3,))])
 def test_random_bounds_that_are_not_ints_are_type_errors_as_torch(call):
     # ember truncated float and bool bounds and drew
     caught = []
@@ -98,7 +99,8 @@ def test_random_bounds_that_are_not_ints_are_type_errors_as_torch(call):
     lambda L: L.empty(5, dtype=L.bfloat16).random_(),
     lambda L: L.empty(5, dtype=L.float32).random_(2 ** 25 + 1, 2 ** 25 + 9),
     lambda L: L.empty(5, dtype=L.float32).random_(-2 ** 25 - 9, -2 ** 25 - 1),
-    lambda L: L.randint(np.int64(2), L.tensor(9), (5,)), lambda L: L.empty(5).random_(to=4)])
+    lambda L: L.randint(np.int64(2), L.tensor(9), (5,)), lambda L: L.empty(5).random_(to=4),
+    lambda L: L.randint(high=7, size=(5,))])
 def test_random_fill_bounds_draw_torchs_stream(fill):
     # random_(from, None) drew [0, from); the full 64-bit fill refused; bfloat16's random_() drew
     # past 2^8; a float dtype's bounds were not moved to representable values as torch moves them
