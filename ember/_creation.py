@@ -252,8 +252,8 @@ def _linspace_values(start, end, steps, np_dtype):
     """torch's CPU linspace: start + step * i for the first half, end - step * (steps - 1 - i)
     for the second, in the output's float type (float64 for integer outputs, then truncated),
     each a fused multiply-add; float32 is exact in float64 before its one rounding; float16
-    rounds each operation. An inf
-    bound gives torch's NaNs (inf * 0, inf - inf), without NumPy's warnings."""
+    rounds each operation. An inf bound gives torch's NaNs (inf * 0, inf - inf), without
+    NumPy's warnings; a NaN keeps its sign (the step is subtracted, never negated)."""
     work = np_dtype.type if np_dtype in (np.float32, np.float16) else np.float64
     lo, hi = (_dtype.scalar_as(v, np_dtype).astype(work) for v in (start, end))
     with np.errstate(all="ignore"):
@@ -264,13 +264,14 @@ def _linspace_values(start, end, steps, np_dtype):
         if work == np.float16:  # torch's Half arithmetic: each product and sum rounded
             products = step * counts.astype(work)
             return np.where(first, lo + products, hi - products)
-        signed = np.where(first, np.float64(step), -np.float64(step))
         base = np.where(first, np.float64(lo), np.float64(hi))
-        if work == np.float32:  # |step * i| has at most 48 significant bits: exact in float64
-            out = base + signed * counts
-        else:  # (where a bound or the step is not finite, the plain sum is the fused one)
-            plain, fused = base + signed * counts, _fused_multiply_add(signed, counts, base)
-            out = np.where(np.isfinite(fused), fused, plain)
+        products = np.float64(step) * counts
+        # |step * i| has at most 48 significant bits for float32: exact in float64
+        out = np.where(first, base + products, base - products)
+        if work == np.float64:  # (where a bound or the step is not finite, the plain sum is
+            signed = np.where(first, np.float64(step), -np.float64(step))  # the fused one)
+            fused = _fused_multiply_add(signed, counts, base)
+            out = np.where(np.isfinite(fused), fused, out)
         return out.astype(work).astype(np_dtype)
 
 
@@ -296,15 +297,20 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     steps, np_dtype = _space_args("linspace", start, end, steps, dtype)
     if steps == 0:
         return _new(np.empty(0, np_dtype), requires_grad)
-    if steps == 1:  # torch fills start (fill_'s checks), never reading end
+    if steps == 1:  # torch fills start (its checks), never reading end
         with np.errstate(all="ignore"):
-            return _new(_dtype.scalar_as(start, np_dtype).reshape(1), requires_grad)
+            value = float(start) if isinstance(start, Tensor) else start
+            return _new(_dtype.scalar_as(value, np_dtype, half_inf=True).reshape(1),
+                        requires_grad)
     if np_dtype in (np.float16, np.float32, np.float64) or np_dtype.kind in "iu":
         return _new(_linspace_values(start, end, steps, np_dtype), requires_grad)
     if np_dtype.kind == "V":  # bfloat16: torch's kernel rounds each step
         from .ops import _bf16  # lazy: ops build on this module
+        for bound in (start, end):
+            _dtype.scalar_as(bound, np_dtype)  # torch's overflow check
         with np.errstate(all="ignore"):
-            return _new(_bf16.linspace(start, end, steps).reshape(-1), requires_grad)
+            values = _bf16.linspace(start, end, steps).reshape(-1)
+        return _new(_float_to(values.astype(np.float32), np_dtype), requires_grad)
     lo, hi = (_dtype.scalar_as(v, np_dtype) for v in (start, end))
     with np.errstate(all="ignore"):
         return _new(np.linspace(lo, hi, steps).astype(np_dtype), requires_grad)

@@ -332,11 +332,17 @@ def wrap_int(value, np_dtype):
     return value - (1 << info.bits) if value > info.max else value
 
 
-def scalar_as(value, dtype):
+def scalar_as(value, dtype, half_inf=False):
     """``value`` as a 0-d array of ``dtype``; torch's error when the dtype can't hold it (an
     int in range is taken modulo 2**bits, as torch: uint8's -1 is 255; a complex number's
-    imaginary part must be 0 for a real dtype; a finite float must not pass the dtype's max)."""
+    imaginary part must be 0 for a real dtype; a finite float must not pass the dtype's max).
+    ``half_inf``: float16 and bfloat16 take an overflowing float as inf (torch's setitem and
+    one-step linspace)."""
     dtype = np.dtype(dtype)
+    if half_inf and (dtype == np.float16 or dtype.kind == "V") and isinstance(
+            value, (int, float)) and not isinstance(value, bool):
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=dtype)
     if isinstance(value, (complex, np.complexfloating)) and dtype.kind not in "cb":
         if value.imag != 0:
             _overflow(dtype)

@@ -205,7 +205,10 @@ _INF = float("inf")
     lambda L: L.logspace(-10, 10, 7, dtype=L.float64),
     lambda L: L.logspace(-7.25, 2, 13, base=1.5, dtype=L.float64),
     lambda L: L.logspace(0, 3, 4, dtype=L.complex64), lambda L: L.logspace(0, 1 + 1j, 3),
-    lambda L: L.logspace(2.5, 2, 1, base=0.5, dtype=L.complex128)])
+    lambda L: L.logspace(2.5, 2, 1, base=0.5, dtype=L.complex128),
+    lambda L: L.linspace(float("nan"), 40.0, 4, dtype=L.float64),
+    lambda L: L.linspace(1e300, 0, 1, dtype=L.float16),
+    lambda L: L.linspace(-3, -_INF, 13, dtype=L.bfloat16)])
 def test_space_edges_bit_for_bit_as_torch(call):
     # ember's logspace was NumPy's (base ** linspace, an ulp off, NumPy warnings for a
     # negative or zero base, the end exact for a NaN start, bounds not in the dtype first);

@@ -231,7 +231,7 @@ def _refuse_byte_mask_fill(index, value, shape):
 
 def _setitem_scalar(value, np_dtype):
     """A Python number as a[index] = number reads it: torch's TypeError for anything else,
-    its overflow errors; float16 and bfloat16 take an overflowing float as inf, as torch."""
+    its overflow errors (float16 and bfloat16 take an overflowing float as inf, as torch)."""
     if isinstance(value, np.generic) and not isinstance(value, (np.integer, float, complex)) \
             or not isinstance(value, (int, float, complex, np.integer)):
         kind = type(value)
@@ -241,10 +241,7 @@ def _setitem_scalar(value, np_dtype):
         raise TypeError(f"can't assign a {name} to a torch.{legacy}Tensor")
     if isinstance(value, int) and not -1 << 63 <= value < 1 << 63:
         raise ValueError("Overflow when unpacking long long")
-    if np_dtype == np.float16 or np_dtype.kind == "V" and isinstance(value, float):
-        with np.errstate(over="ignore"):
-            return np.asarray(value, dtype=np_dtype)
-    return _dtype.scalar_as(value, np_dtype)
+    return _dtype.scalar_as(value, np_dtype, half_inf=True)
 
 
 def _check_put_dtype(a, index, value, masked_fill):

@@ -143,7 +143,7 @@ def test_setitem_refusals_as_torch(case):
     ("uint8", lambda L: L.tensor([0]), -1), ("float16", 0, 1e5), ("float32", 0, 1 + 0j),
     ("int64", 0, lambda L: L.tensor([[1.5]])), ("int64", lambda L: L.tensor(0),
                                                  lambda L: L.tensor([1.5])),
-    ("float32", 0, lambda L: L.tensor([[1.0, 2.0]]))])
+    ("float32", 0, lambda L: L.tensor([[1.0, 2.0]])), ("float16", 0, 2 ** 63 - 1)])
 def test_setitem_casts_as_torch(dtype, index, value):
     # a one-element tensor value through a bool mask is cast (torch's masked_fill_ path);
     # value's leading size-1 dims are dropped; float16 takes an overflowing float as inf
