@@ -84,6 +84,19 @@ def _tensor_other(fn):
     return method
 
 
+def _clamp_(clamp_in_place):
+    """Tensor.clamp_: with a float bound on an integer tensor, torch's message names the C++
+    type (unlike the other in-place ops)."""
+    def method(self, min=None, max=None):
+        floats = [b for b in (min, max) if isinstance(b, float)]
+        if floats and self._data.dtype.kind in "iu":
+            raise RuntimeError(f"result type {_dtype.get_default_dtype().scalar_name} can't be "
+                               f"cast to the desired output type {self.dtype.c_name}")
+        return clamp_in_place(self, min, max)
+    method.__name__ = "clamp_"
+    return method
+
+
 def _reflect(fn):
     return lambda self, other: fn(other, self)
 
@@ -227,7 +240,7 @@ def _bind():
                  "clamp", "masked_fill", "pow", "trunc", "log2", "expm1", "scatter",
                  "scatter_add", "remainder"):
         methods[name + "_"] = _inplace_unary(methods[name])
-    methods["clip_"] = methods["clamp_"]
+    methods["clamp_"] = methods["clip_"] = _clamp_(methods["clamp_"])
     methods["T"] = property(lambda self: api.permute(self, *reversed(range(self.ndim))))
     methods["mT"] = property(lambda self: api.transpose(self, -2, -1))
     methods["H"] = property(  # a matrix's adjoint: torch records a transpose, not a permute

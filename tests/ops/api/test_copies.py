@@ -60,7 +60,8 @@ def _iop(name, start, other):
     _iop("__iadd__", [1, 2], lambda L: L.tensor(1.5)), _iop("__iadd__", [1.0, 2.0], 1 + 1j),
     _iop("__ifloordiv__", [4, 2], 2.5), _iop("__imod__", [4, 2], 2.5),
     _iop("__ipow__", [4, 2], 2.5), _iop("add_", [True, False], 1),
-    lambda L: L.tensor([1]) - True])
+    lambda L: L.tensor([1]) - True, lambda L: L.tensor([1, 2]).clamp_(0.5, 1.5),
+    lambda L: L.tensor([1, 2], dtype=L.int8).clip_(min=0.5)])
 def test_fill_and_in_place_refusals_as_torch(call):
     # ember filled from a 1-d tensor (elementwise), added ints into bool tensors, checked a 0-d
     # operand's dtype by NumPy's rules, and rebound |=, //=, %=, **= to new tensors
