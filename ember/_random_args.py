@@ -104,8 +104,8 @@ def random_args(args, to):
     if len(given) > 2:
         raise TypeError(f"random_() takes 2 positional arguments but {len(given)} were given")
     bounds = [None if v is None and i == 1 else as_int(v) for i, v in enumerate(given)]
-    if None in bounds[:1] or (len(given) == 2 and bounds[1] is None
-                                                   and given[1] is not None):
+    not_int = len(given) == 2 and bounds[1] is None and given[1] is not None
+    if None in bounds[:1] or not_int:
         kwargs = (("to", to),) if to is not NO_TO else ()
         raise TypeError(f"random_() received an invalid combination of arguments - got "
                         f"({type_names(args, kwargs)}), but expected one of:\n"
