@@ -22,7 +22,7 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       flip, floor_divide, gather, ge, greater, greater_equal, gt, index_select,
                       isclose, isfinite, isinf, isnan, le, less, less_equal, logical_and,
                       logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
-                      masked_select, max, maximum, mean, min, minimum, mul, narrow, ne,
+                      masked_select, max, maximum, mean, min, minimum, mul, narrow, narrow_copy, ne,
                       neg, nonzero, norm, not_equal, permute, pow, prod, remainder, repeat,
                       reshape, rsub, scatter, scatter_add, select, split, squeeze, stack, std,
                       sub, sum, swapdims, t, transpose, unbind, unflatten, unsqueeze,

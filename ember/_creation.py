@@ -274,49 +274,128 @@ def _fused_multiply_add(a, b, c):
 def _linspace_values(start, end, steps, np_dtype):
     """torch's CPU linspace: start + step * i for the first half, end - step * (steps - 1 - i)
     for the second, in the output's float type (float64 for integer outputs, then truncated),
-    each a fused multiply-add; float32 is exact in float64 before its one rounding."""
-    work = np.float32 if np_dtype == np.float32 else np.float64
-    if steps == 1:
-        return np.array([start], dtype=work).astype(np_dtype)
-    lo, hi = np.asarray(start, np_dtype).astype(work), np.asarray(end, np_dtype).astype(work)
-    step = (hi - lo) / work(steps - 1)
-    i = np.arange(steps, dtype=np.float64)
-    first = np.arange(steps) < steps // 2
-    counts = np.where(first, i, steps - 1 - i)
-    signed = np.where(first, np.float64(step), -np.float64(step))
-    base = np.where(first, np.float64(lo), np.float64(hi))
-    if work == np.float32:  # |step * i| has at most 48 significant bits: exact in float64
-        out = base + signed * counts
-    else:
-        out = _fused_multiply_add(signed, counts, base)
-    return out.astype(work).astype(np_dtype)
+    each a fused multiply-add; float32 is exact in float64 before its one rounding; float16
+    rounds each operation. An inf bound gives torch's NaNs (inf * 0, inf - inf), without
+    NumPy's warnings; a NaN keeps its sign (the step is subtracted, never negated)."""
+    work = np_dtype.type if np_dtype in (np.float32, np.float16) else np.float64
+    lo, hi = (_dtype.scalar_as(v, np_dtype).astype(work) for v in (start, end))
+    with np.errstate(all="ignore"):
+        step = (hi - lo) / work(steps - 1)
+        i = np.arange(steps, dtype=np.float64)
+        first = np.arange(steps) < steps // 2
+        counts = np.where(first, i, steps - 1 - i)
+        if work == np.float16:  # torch's Half arithmetic: each product and sum rounded
+            products = step * counts.astype(work)
+            return np.where(first, lo + products, hi - products)
+        base = np.where(first, np.float64(lo), np.float64(hi))
+        products = np.float64(step) * counts
+        # |step * i| has at most 48 significant bits for float32: exact in float64
+        out = np.where(first, base + products, base - products)
+        if work == np.float64:  # (where a bound or the step is not finite, the plain sum is
+            signed = np.where(first, np.float64(step), -np.float64(step))  # the fused one)
+            fused = _fused_multiply_add(signed, counts, base)
+            out = np.where(np.isfinite(fused), fused, out)
+        return out.astype(work).astype(np_dtype)
+
+
+def _space_args(op, start, end, steps, dtype):
+    """(steps, NumPy dtype) of linspace/logspace: torch's checks; complex bounds make the
+    default dtype complex; bool has no kernel."""
+    steps = _index_value(steps)
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{op}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _size((steps,))
+    if dtype is None and any(isinstance(v, complex) or getattr(v, "is_complex", lambda: False)()
+                             for v in (start, end)):
+        dtype = _dtype.default_complex()
+    np_dtype = _np_dtype(dtype)
+    _random_args.require_kind(np_dtype, f"{op}_cpu", "iufVc")
+    return steps, np_dtype
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive, rounded as torch's."""
-    np_dtype = _np_dtype(dtype)
-    steps = _index_value(steps)
-    if not isinstance(steps, (int, np.integer)):
-        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
-    _size((max(steps, 0),))
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if np_dtype in (np.float32, np.float64) or np_dtype.kind in "iu":
+    steps, np_dtype = _space_args("linspace", start, end, steps, dtype)
+    if steps == 0:
+        return _new(np.empty(0, np_dtype), requires_grad)
+    if steps == 1:  # torch fills start (its checks), never reading end
+        with np.errstate(all="ignore"):
+            value = float(start) if isinstance(start, Tensor) else start
+            return _new(_dtype.scalar_as(value, np_dtype, half_inf=True).reshape(1),
+                        requires_grad)
+    if np_dtype in (np.float16, np.float32, np.float64) or np_dtype.kind in "iu":
         return _new(_linspace_values(start, end, steps, np_dtype), requires_grad)
-    if np_dtype.kind == "V" and steps > 0:  # bfloat16: torch's kernel rounds each step
+    if np_dtype.kind == "V":  # bfloat16: torch's kernel rounds each step
         from .ops import _bf16  # lazy: ops build on this module
-        return _new(_bf16.linspace(start, end, steps).reshape(-1), requires_grad)
-    return _new(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
+        for bound in (start, end):
+            _dtype.scalar_as(bound, np_dtype)  # torch's overflow check
+        with np.errstate(all="ignore"):
+            values = _bf16.linspace(start, end, steps).reshape(-1)
+        return _new(_float_to(values.astype(np.float32), np_dtype), requires_grad)
+    lo, hi = (_dtype.scalar_as(v, np_dtype) for v in (start, end))
+    with np.errstate(all="ignore"):
+        return _new(np.linspace(lo, hi, steps).astype(np_dtype), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
-    if not isinstance(steps, (int, np.integer)):
-        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    _size((steps,))
-    return _new(np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype)),
-                requires_grad)
+    """base ** e for ``steps`` exponents e from start to end, as torch's CPU kernel: the bounds
+    in the output dtype, e = start + step * i (first half) or end - step * (steps - 1 - i),
+    pow in float64 (complex: in the complex dtype), then cast."""
+    steps, np_dtype = _space_args("logspace", start, end, steps, dtype)
+    if isinstance(base, complex) or getattr(base, "is_complex", lambda: False)():
+        raise TypeError(f"logspace(): argument 'base' must be float, not "
+                        f"{type(base).__name__}")
+    work = np_dtype if np_dtype.kind == "c" else np.dtype(np.float64)
+    if steps == 0:
+        return _new(np.empty(0, np_dtype), requires_grad)
+    if steps == 1:  # torch fills pow(base, start) in double (complex double): fill_'s checks
+        value = float(_pow(float(base), np.asarray([float(start.real) if work.kind == "c"
+                                                    else float(start)]))[0])
+        if work.kind == "c" and base > 0:  # std::pow(real, complex): polar(pow, imag log)
+            angle = complex(start).imag * math.log(base)
+            value = complex(value * math.cos(angle), value * math.sin(angle))
+        elif work.kind == "c":
+            with np.errstate(all="ignore"):
+                value = complex(np.power(complex(base), complex(start)))
+        with np.errstate(all="ignore"):
+            return _new(_dtype.scalar_as(value, np_dtype).reshape(1), requires_grad)
+    lo, hi = (_dtype.scalar_as(v, np_dtype) for v in (start, end))
+    with np.errstate(all="ignore"):
+        span = int(hi) - int(lo) if np_dtype.kind in "iu" else hi - lo
+        step = (np.asarray(span, work) / np.asarray(steps - 1, work)).astype(work)
+        i = np.arange(steps)
+        first = i < steps // 2
+        exponents = np.where(first, lo.astype(work) + step * i.astype(work),
+                             hi.astype(work) - step * (steps - 1 - i).astype(work))
+        if work.kind == "c":  # std::pow of complex numbers: exp(e log(base))
+            values = np.exp(exponents * np.log(np.asarray(base, work)))
+        else:
+            values = _pow(float(base), exponents)
+        return _new(_float_to(values, np_dtype), requires_grad)
+
+
+def _pow(base, exponents):
+    """base ** exponents as the C library's pow (correctly rounded, where NumPy's may be an ulp
+    off); NumPy's NaN and inf where there is no finite power."""
+    with np.errstate(all="ignore"):
+        values = np.power(base, exponents)
+    for k in np.flatnonzero(np.isfinite(values)).tolist():
+        values[k] = math.pow(base, float(exponents[k]))
+    return values
+
+
+def _float_to(values, np_dtype):
+    """float64 values stored as torch's kernels store a double into an integer (a C cast: an
+    int64 past its range or NaN is int64's lowest; narrower types go through int32)."""
+    if np_dtype.kind == "V":  # torch's bfloat16 NaN is 0x7FC0, whatever the float's sign
+        return np.where(np.isnan(values), np.nan, values).astype(np_dtype)
+    if np_dtype.kind not in "iu":
+        return values.astype(np_dtype)
+    if np_dtype.itemsize == 8:
+        return values.astype(np.int64)
+    return values.astype(np.int32).astype(np_dtype)
 
 
 def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
@@ -331,27 +410,50 @@ def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_g
     return _new(_gen(generator).normal(shape, _np_dtype(dtype)), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniformly from [low, high)."""
     low, high, shape = _randint_args(low, high, size)
     npd = _np_dtype(dtype, np.dtype(np.int64))
-    _random_args.integer_bounds(npd, low, high)
+    low, high = _random_args.from_to(npd, low, high)
     return Tensor._make(_gen(generator).integers(low, high, shape).astype(npd))
 
 
+_RANDINT_SIGNATURES = "".join(
+    f" * ({bounds}, tuple of ints size, *, {generator}Tensor out = None, torch.dtype dtype = "
+    f"None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    f"bool requires_grad = False)\n"
+    for bounds in ("int high", "int low, int high")
+    for generator in ("torch.Generator generator, ", ""))
+
+
 def _randint_args(low, high, size):
-    """(low, high, shape) of randint's call forms: (high, size) and (low, high, size)."""
+    """(low, high, shape) of randint's call forms: (high, size) and (low, high, size); the
+    bounds as torch's ``int`` parameters read them."""
+    given = (low, high, size)
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
-    if high is None:
+    if low is None and high is not None:  # randint(high=..., size=...)
+        low = 0
+    elif high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    return low, high, _size((size,) if isinstance(size, int) else tuple(size))
+    bounds = _random_args.as_int(low), _random_args.as_int(high)
+    if None in bounds or not isinstance(size, (int, tuple, list)) or isinstance(size, bool):
+        if given[0] is None and given[1] is not None:
+            raise TypeError(f"randint(): argument 'high' must be int, not "
+                            f"{type(high).__name__}")
+        if given[1] is None or given[2] is None and isinstance(given[1], (tuple, list)):
+            raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
+                            f"{type(high).__name__}")
+        got = _random_args.type_names([v for v in given if v is not None])
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{_RANDINT_SIGNATURES}")
+    return bounds + (_size((size,) if isinstance(size, int) else tuple(size)),)
 
 
-def _randint_meta(low, high=None, size=None, *, dtype=None, **kwargs):
+def _randint_meta(low=None, high=None, size=None, *, dtype=None, **kwargs):
     return _randint_args(low, high, size)[2], _np_dtype(dtype, np.dtype(np.int64))
 
 

@@ -340,20 +340,43 @@ def wrap_int(value, np_dtype):
     return value - (1 << info.bits) if value > info.max else value
 
 
-def scalar_as(value, dtype):
-    """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it
-    (an int in range is taken modulo 2**bits, as torch: uint8's -1 is 255)."""
+def scalar_as(value, dtype, half_inf=False):
+    """``value`` as a 0-d array of ``dtype``; torch's error when the dtype can't hold it (an
+    int in range is taken modulo 2**bits, as torch: uint8's -1 is 255; a complex number's
+    imaginary part must be 0 for a real dtype; a finite float must not pass the dtype's max).
+    ``half_inf``: float16 and bfloat16 take an overflowing float as inf (torch's setitem and
+    one-step linspace)."""
+    dtype = np.dtype(dtype)
+    if half_inf and (dtype == np.float16 or dtype.kind == "V") and isinstance(
+            value, (int, float)) and not isinstance(value, bool):
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=dtype)
+    if isinstance(value, (complex, np.complexfloating)) and dtype.kind not in "cb":
+        if value.imag != 0:
+            _overflow(dtype)
+        value = value.real
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         exact = isinstance(value, (int, np.integer))
         v = int(value) if exact else float(value)
-        lo = info.min if dtype.kind == "i" else -info.max  # torch: uint8 takes -255..255
+        # torch: uint8 takes an int in -255..255, a float in 0..255
+        lo = info.min if dtype.kind == "i" or not exact else -info.max
         if not lo <= v <= info.max:  # NaN and inf included
-            name = "int" if dtype == np.int32 else f"{dtype.name}_t"
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+            _overflow(dtype)
         if exact:
             value = wrap_int(v, dtype)
-    elif dtype == np.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
-        if math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
-            raise RuntimeError("value cannot be converted to type float without overflow")
+    elif dtype.kind in "fcV" and dtype.itemsize < 8 + 8 * (dtype.kind == "c") and isinstance(
+            value, (int, float, complex, np.number)) and not isinstance(value, bool):
+        top = float(finfo(from_numpy_dtype(dtype)).max)
+        parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) \
+            else (value,)
+        if any(math.isfinite(p) and abs(p) > top for p in parts):
+            _overflow(dtype)
     return np.asarray(value, dtype=dtype)
+
+
+def _overflow(np_dtype):
+    d = from_numpy_dtype(np_dtype)
+    name = (f"{d.name}_t" if np_dtype.kind in "iu" and np_dtype != np.int32 else
+            "int" if np_dtype == np.int32 else d.c_name)
+    raise RuntimeError(f"value cannot be converted to type {name} without overflow")

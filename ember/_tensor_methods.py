@@ -76,6 +76,30 @@ def _inplace_unary(fn):
     return method
 
 
+def _tensor_other(fn):
+    """The method form of a function taking two tensors: torch names ``other`` position 1."""
+    def method(self, other, *args, **kwargs):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(other).__name__}")
+        return fn(self, other, *args, **kwargs)
+    method.__name__ = fn.__name__
+    return method
+
+
+def _clamp_(clamp_in_place):
+    """Tensor.clamp_: with a float bound on an integer tensor, torch's message names the C++
+    type (unlike the other in-place ops)."""
+    def method(self, min=None, max=None):
+        floats = [b for b in (min, max) if isinstance(b, float)]
+        if floats and self._data.dtype.kind in "iu":
+            raise RuntimeError(f"result type {_dtype.get_default_dtype().scalar_name} can't be "
+                               f"cast to the desired output type {self.dtype.c_name}")
+        return clamp_in_place(self, min, max)
+    method.__name__ = "clamp_"
+    return method
+
+
 def _reflect(fn):
     return lambda self, other: fn(other, self)
 
@@ -168,18 +192,21 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     return _fill_drawn(self, lambda: _gen(generator).exponential(shape, dtype, lambd))
 
 
-def _random_(self, from_=0, to=None, *, generator=None):
-    """Fill with integers from [from, to) (to=None: [0, 2^mantissa] or the dtype's range)."""
-    if to is None and from_ == 0:
-        kind, size = self._data.dtype.kind, self._data.dtype.itemsize
-        if kind == "f":
-            to = (1 << {2: 11, 4: 24, 8: 53}[size]) + 1
-        else:
-            to = 2 if kind == "b" else 1 << (8 * size - (1 if kind == "i" else 0))
-    elif to is None:
-        from_, to = 0, from_
-    _random_args.integer_bounds(self._data.dtype, from_, to)
-    return _fill_drawn(self, lambda: _gen(generator).integers(from_, to, self._data.shape))
+def _random_(self, *args, to=_random_args.NO_TO, generator=None):
+    """Fill with integers from [from, to): random_(to), random_(from, to); to=None: up to the
+    dtype's top; no bounds: _random_args.full_range."""
+    low, high = _random_args.random_args(args, to)
+    dtype, shape = self._data.dtype, self._data.shape
+    if low is None:
+        low, high = _random_args.full_range(dtype)
+    elif high is None:
+        bounds = _random_args.from_top(dtype, low, self._data.size)
+        if bounds is None:
+            return _fill_drawn(self, lambda: _gen(generator).full64(shape))
+        low, high = bounds
+    else:
+        low, high = _random_args.from_to(dtype, low, high)
+    return _fill_drawn(self, lambda: _gen(generator).integers(low, high, shape))
 
 
 def _bind():
@@ -192,13 +219,17 @@ def _bind():
                  "amin", "argmax", "argmin", "var", "std", "logsumexp", "norm", "sum_to_size",
                  "all", "any", "count_nonzero", "reshape", "view", "flatten", "unflatten",
                  "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims", "t", "permute",
-                 "expand", "broadcast_to", "repeat", "flip", "narrow", "select", "split", "chunk",
+                 "expand", "broadcast_to", "repeat", "flip", "narrow", "narrow_copy", "select",
+                 "split", "chunk",
                  "unbind", "contiguous", "clone", "gather", "scatter", "scatter_add",
                  "index_select", "masked_select", "nonzero", "matmul", "mm", "bmm",
                  "floor_divide", "remainder", "add_", "sub_", "mul_", "div_", "zero_", "fill_",
                  "copy_", "where"):
         methods[name] = getattr(api, name)
     methods["where"] = lambda self, condition, other: api.where(condition, self, other)
+    for name in ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "isclose",
+                 "allclose", "equal"):
+        methods[name] = _tensor_other(methods[name])
     methods["subtract"], methods["multiply"], methods["divide"] = api.sub, api.mul, api.div
     methods["clip"] = api.clamp
     methods["true_divide"] = api.div
@@ -212,7 +243,7 @@ def _bind():
                  "clamp", "masked_fill", "pow", "trunc", "log2", "expm1", "scatter",
                  "scatter_add", "remainder"):
         methods[name + "_"] = _inplace_unary(methods[name])
-    methods["clip_"] = methods["clamp_"]
+    methods["clamp_"] = methods["clip_"] = _clamp_(methods["clamp_"])
     methods["T"] = property(lambda self: api.permute(self, *reversed(range(self.ndim))))
     methods["to"] = _to
     methods["type"] = _type
@@ -256,6 +287,13 @@ def _operators():
         "__lt__": _comparison(api.lt), "__le__": _comparison(api.le),
         "__gt__": _comparison(api.gt), "__ge__": _comparison(api.ge),
         "__and__": api.bitwise_and, "__or__": api.bitwise_or, "__xor__": api.bitwise_xor,
+        # in place as torch's (Python's fallback would rebind to a new tensor, never refusing)
+        "__iand__": lambda self, other: self.bitwise_and_(other),
+        "__ior__": lambda self, other: self.bitwise_or_(other),
+        "__ixor__": lambda self, other: self.bitwise_xor_(other),
+        "__ifloordiv__": lambda self, other: self.floor_divide_(other),
+        "__imod__": lambda self, other: self.remainder_(other),
+        "__ipow__": lambda self, other: self.pow_(other),
         "__rand__": _reflect(api.bitwise_and), "__ror__": _reflect(api.bitwise_or),
         "__invert__": _invert,
         "__getitem__": api.getitem, "__setitem__": api.setitem,

@@ -226,6 +226,10 @@ class Generator:
         raw = self._raw64(n) if span >= 1 << 32 else self._bits.random_raw(n)
         return ((raw % np.uint64(span)).astype(np.int64) + int(low)).reshape(shape)
 
+    def full64(self, shape):
+        """torch's random_(int64 lowest, None): 64 random bits read as an int64."""
+        return self._raw64(math.prod(shape)).view(np.int64).reshape(shape)
+
     def _raw64(self, n):
         raw = self._bits.random_raw(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]

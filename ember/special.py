@@ -62,10 +62,15 @@ def entr(input):
 
 def xlog1py(input, other):
     """x * log1p(y), 0 where x is 0 (y not NaN), as torch."""
+    # a number in the floating dtype of the result (never cast into the other's integer or
+    # bool dtype: a bool tensor's 2 stays 2)
+    dtype = _ember.result_type(input, other)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _ember.get_default_dtype()
     if not isinstance(input, _ember.Tensor):
-        input = _ember.tensor(input, dtype=other.dtype)
+        input = _ember.tensor(input, dtype=dtype)
     if not isinstance(other, _ember.Tensor):
-        other = _ember.tensor(other, dtype=input.dtype)
+        other = _ember.tensor(other, dtype=dtype)
     log = _ember.log1p(other)
     value = input * log
     zero = (input == 0) & _ember.isinf(log)  # 0 * -inf: 0, as torch (elsewhere 0 * log is 0)

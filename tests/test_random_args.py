@@ -1,5 +1,8 @@
 """torch's argument checks for random fills (ember/_random_args.py): refused dtypes, bounds and
 probabilities raise torch's error before anything is drawn."""
+import warnings
+
+import numpy as np
 import pytest
 import torch
 from oracle import same_error
@@ -27,6 +30,23 @@ _REFUSED_DRAWS = [
     lambda L: L.empty(2).log_normal_(0, -1), lambda L: L.randint(-1, 5, (3,), dtype=L.uint8),
     lambda L: L.randint(0, 129, (3,), dtype=L.int8),
     lambda L: L.empty(3, dtype=L.uint8).random_(0, 300),
+    # bounds past int64, bool / float16 / complex bounds, empty [from, to) after the cast
+    lambda L: L.randint(0, 2 ** 63, (3,)), lambda L: L.randint(2 ** 63, (3,)),
+    lambda L: L.randint(-2 ** 63 - 1, 0, (3,)), lambda L: L.empty(3).random_(0, 2 ** 63),
+    lambda L: L.empty(3, dtype=L.int64).random_(2 ** 63),
+    lambda L: L.empty(3, dtype=L.int64).random_(2 ** 63, None),
+    lambda L: L.randint(0, 3, (3,), dtype=L.bool), lambda L: L.randint(-1, 2, (3,), dtype=L.bool),
+    lambda L: L.randint(0, 70000, (3,), dtype=L.float16),
+    lambda L: L.randint(0, 3, (3,), dtype=L.complex64),
+    lambda L: L.empty(3, dtype=L.bool).random_(0, 3), lambda L: L.empty(3).random_(0),
+    lambda L: L.empty(3, dtype=L.bool).random_(5, None),
+    lambda L: L.empty(3, dtype=L.float16).random_(70000),
+    lambda L: L.empty(3, dtype=L.float16).random_(2 ** 11, None),
+    lambda L: L.empty(3, dtype=L.complex64).random_(), lambda L: L.empty(3).random_(1, 2, 3),
+    lambda L: L.empty(3, dtype=L.complex64).random_(0, None),
+    lambda L: L.empty(3, dtype=L.float16).random_(-2 ** 63, None),
+    lambda L: L.empty(3, dtype=L.int32).random_(-2 ** 63, None),
+    lambda L: L.empty(3).random_(2 ** 25 + 1, 2 ** 25 + 3),
     lambda L: L.nn.init.normal_(L.empty(3, dtype=L.int64))]
 
 
@@ -60,3 +80,55 @@ def test_randint_at_the_edges_of_a_narrow_dtype_as_torch():
 def test_random_draws_into_dtypes_torch_cannot_draw_raise_as_torch(call):
     """(randint drew into complex and bool past 1; bernoulli took bool/int/complex input)"""
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.randint(0, 2.5, (3,)), lambda L: L.randint(0.5, 3, (3,)),
+    lambda L: L.randint(2.5, (3,)), lambda L: L.randint(0, True, (3,)),
+    lambda L: L.randint(L.tensor(1.0), 3, (3,)), lambda L: L.empty(3).random_(0, 2.5),
+    lambda L: L.empty(3).random_(0.5, 3), lambda L: L.empty(3).random_(2.5),
+    lambda L: L.empty(3).random_(True), lambda L: L.empty(3).random_(0, True),
+    lambda L: L.empty(3).random_(L.tensor(1.5), 3), lambda L: L.empty(3).random_(L.tensor([1]), 3),
+    lambda L: L.randint(high=2.5, size=(3,))])
+def test_random_bounds_that_are_not_ints_are_type_errors_as_torch(call):
+    # ember truncated float and bool bounds and drew
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(TypeError) as info:
+            call(lib)
+        caught.append(str(info.value).split("\n")[0])
+    assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("fill", [
+    lambda L: L.empty(5, dtype=L.int64).random_(5, None),
+    lambda L: L.empty(5, dtype=L.int8).random_(-5, None),
+    lambda L: L.empty(5, dtype=L.float16).random_(-5, None),
+    lambda L: L.empty(5, dtype=L.int64).random_(-2 ** 63, None),
+    lambda L: L.empty(5, dtype=L.float64).random_(-2 ** 63, None),
+    lambda L: L.empty(5, dtype=L.bfloat16).random_(),
+    lambda L: L.empty(5, dtype=L.float32).random_(2 ** 25 + 1, 2 ** 25 + 9),
+    lambda L: L.empty(5, dtype=L.float32).random_(-2 ** 25 - 9, -2 ** 25 - 1),
+    lambda L: L.randint(np.int64(2), L.tensor(9), (5,)), lambda L: L.empty(5).random_(to=4),
+    lambda L: L.randint(high=7, size=(5,))])
+def test_random_fill_bounds_draw_torchs_stream(fill):
+    # random_(from, None) drew [0, from); the full 64-bit fill refused; bfloat16's random_() drew
+    # past 2^8; a float dtype's bounds were not moved to representable values as torch moves them
+    values = []
+    for lib in (torch, ember):
+        lib.manual_seed(4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values.append(fill(lib).float().tolist())
+    assert values[1] == values[0]
+
+
+def test_random_bounds_past_a_float_dtypes_exact_integers_warn_as_torch():
+    messages = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.empty(3, dtype=lib.bfloat16).random_(-1000, 1000)
+            lib.randint(0, 2 ** 24 + 2, (3,), dtype=lib.float32)
+        messages.append([str(w.message).split(" (Triggered")[0] for w in caught])
+    assert len(messages[0]) == 3 and messages[1] == messages[0]

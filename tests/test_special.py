@@ -1,7 +1,10 @@
 """torch.special (ember/special.py) against torch: values, gradients, second derivatives."""
 import numpy as np
 import pytest
+import torch
 from oracle import check
+
+import ember
 
 R = np.random.default_rng(0)
 X = R.standard_normal((3, 4))
@@ -27,3 +30,15 @@ def test_softmax_log_softmax_logsumexp_xlogy_xlog1py_polygamma_multigammaln_as_t
           same_grad_fn=False)
     check(lambda L, x: L.special.polygamma(1, x), P + 0.5, same_grad_fn=False)
     check(lambda L, x: L.special.multigammaln(x, 2), P + 1.0, same_grad_fn=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.special.xlog1py(L.tensor([True, False]), 2),
+    lambda L: L.special.xlog1py(L.tensor([0, 2, 3], dtype=L.int8), 300),
+    lambda L: L.special.xlog1py(2, L.tensor([True, False])),
+    lambda L: L.special.xlog1py(L.tensor([0.0, 2.0, 3.0], dtype=L.float64), 2.5)])
+def test_xlog1py_reads_numbers_as_given(call):
+    # ember cast the number into the tensor's dtype (a bool tensor's 2 became True: log1p(1))
+    ours, theirs = call(ember), call(torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert ours.tolist() == theirs.tolist()

@@ -57,6 +57,11 @@ class array_math:
         return np.where(mask, g, np.zeros((), g.dtype))
 
     @staticmethod
+    def tie(value, x):
+        """``value``; the tensor math puts ``x`` in its graph at a zero gradient."""
+        return value
+
+    @staticmethod
     def one_minus(x):
         """1 - x; a cached 0-d one skips NumPy's slower Python-scalar cast (same bits)."""
         one = _ONES.get(x.dtype)
@@ -159,6 +164,25 @@ class _TensorMath:
     def keep(mask, g):
         from .. import where  # late binding up: the tensor math is the public API
         return where(as_tensor(mask), g, g.new_zeros(()))
+
+    @staticmethod
+    def maximum(a, b):
+        from .. import maximum  # late binding up: the tensor math is the public API
+        return maximum(a, b if hasattr(b, "_data") else a.new_tensor(b))  # (a number bound)
+
+    @staticmethod
+    def minimum(a, b):
+        from .. import minimum  # late binding up: the tensor math is the public API
+        return minimum(a, b if hasattr(b, "_data") else a.new_tensor(b))
+
+    @staticmethod
+    def tie(value, x):
+        """``value``, with ``x`` in its graph at a zero gradient: torch's double backward of a
+        piecewise-linear function gives zeros for x rather than leaving x unused."""
+        from .. import where  # late binding up: the tensor math is the public API
+        if not x._data.size:
+            return value
+        return where(as_tensor(np.ones(value._data.shape, bool)), value, x)
 
     @staticmethod
     def one_minus(x):

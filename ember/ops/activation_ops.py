@@ -152,7 +152,7 @@ class LeakyReluBackward0(Node):
         return np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
 
     def backward(self, m, g, x):
-        return (m.where(_mask(m, x, lambda v: v > 0), g, g * self.slope),)
+        return (m.tie(m.where(_mask(m, x, lambda v: v > 0), g, g * self.slope), x),)
 
 
 class RreluWithNoiseBackward0(LeakyReluBackward0):
@@ -174,7 +174,7 @@ class HardtanhBackward0(Node):
     def backward(self, m, g, x):
         # torch zeroes the gradient where x <= lo or x >= hi: NaN passes it through
         inside = _mask(m, x, lambda v: ~((v <= self.lo) | (v >= self.hi)))
-        return (m.keep(inside, g),)
+        return (m.tie(m.keep(inside, g), x),)
 
 
 class ThresholdBackward0(Node):
@@ -188,7 +188,7 @@ class ThresholdBackward0(Node):
         return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (m.keep(_mask(m, x, lambda v: ~(v <= self.threshold)), g),)
+        return (m.tie(m.keep(_mask(m, x, lambda v: ~(v <= self.threshold)), g), x),)
 
 
 class EluBackward0(Node):
@@ -205,7 +205,9 @@ class EluBackward0(Node):
 
     def backward(self, m, g, x):
         pos = _mask(m, x, lambda v: ~(v <= 0))  # torch's positive branch takes NaN too
-        neg_part = m.keep(~pos, x)  # exp only of the non-positive part: no overflow, no NaN
+        # exp only of the negative part (no overflow, no NaN): exp(0) = 1 at x = 0, where
+        # torch's second derivative is 0 (its double backward masks x < 0)
+        neg_part = m.keep(_mask(m, x, lambda v: v < 0), x)
         coef = self.scale * self.alpha * self.input_scale
         return (m.where(pos, g * self.scale, g * coef * m.exp(neg_part * self.input_scale)),)
 
@@ -386,7 +388,7 @@ class HardshrinkBackward0(Node):
         return np.where(np.abs(x) <= lambd, np.zeros((), x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
-        return (m.keep(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g),)
+        return (m.tie(m.keep(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g), x),)
 
 
 class SoftshrinkBackward0(HardshrinkBackward0):
@@ -555,8 +557,13 @@ class PreluKernelBackward0(Node):
     def backward(self, m, g, x, weight):
         positive = _mask(m, x, lambda v: v > 0)
         w = m.reshape(weight, self.shape) if self.shape != (-1,) else weight
-        gx = m.where(positive, g, g * w)
-        contribution = m.where(positive, g * 0, x * g)
+        # torch's double backward masks x < 0 (and NaN), not x <= 0: at x = 0 neither dx's
+        # dependence on w nor dw's on x has a gradient
+        negative = _mask(m, x, lambda v: ~(v >= 0))
+        if m.is_graph:
+            w = m.where(negative, w, m.data(w).reshape(self.shape))
+        gx = m.tie(m.where(positive, g, g * w), x)  # d(dx)/dx: torch's zeros
+        contribution = m.where(negative, x * g, g * 0)
         per_channel = m.data(weight).size > 1
         dims = [d for d in range(len(m.data(x).shape)) if not (per_channel and d == 1)]
         gw = m.reshape(m.sum(contribution, tuple(dims)), m.data(weight).shape)

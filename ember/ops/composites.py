@@ -129,7 +129,7 @@ def masked_scatter(input, mask, source):
                            f"dtype {from_numpy_dtype(mask._data.dtype).scalar_name}")
     if input._data.dtype != source._data.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
-                           f"got {from_numpy_dtype(input._data.dtype).scalar_name} and "
+                           f"got{from_numpy_dtype(input._data.dtype).scalar_name} and "
                            f"{from_numpy_dtype(source._data.dtype).scalar_name}")
     shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     m = np.broadcast_to(mask._data, shape)

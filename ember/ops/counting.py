@@ -109,15 +109,49 @@ def _search(sequence, values, out_int32, right):
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
     """Where each value would go in the (last dim of the) sorted sequence to keep it sorted."""
-    seq = sorted_sequence._data
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._data, -1)
     if side is not None:
-        if side not in ("left", "right") or (right and side == "left"):
+        if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
                                f"got {side}")
+        if right and side == "left":
+            raise RuntimeError(f"torch.searchsorted(): side and right can't be set to "
+                               f"opposites, got side of {side} while right was True")
         right = side == "right"
+    seq = sorted_sequence._data
+    if sorter is not None:
+        _check_sorter(seq, sorter._data)
+    _check_search(seq, input)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
     return _search(seq, input, out_int32, right)
+
+
+def _check_sorter(seq, order):
+    if order.shape != seq.shape:
+        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, "
+                           f"but got boundary tensor {list(seq.shape)}and got sorter tensor "
+                           f"{list(order.shape)}")
+    if order.dtype != np.int64:
+        raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got "
+                           f"dtype {_name(order)}")
+    if order.size and (order.min() < 0 or order.max() >= order.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+
+
+def _check_search(seq, values):
+    """torch's shape checks, and its kernel's dtypes (neither complex nor bool)."""
+    v = values._data if isinstance(values, Tensor) else np.asarray(values)
+    if v.ndim == 0 and seq.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
+                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
+                           f"dim({seq.ndim}) and input value's dim({v.ndim}) numel({v.size})")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    common = np.result_type(seq, v) if isinstance(values, Tensor) else seq.dtype
+    if common.kind in "cb":
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for "
+                                  f"'{_name(np.empty(0, common))}'")
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
@@ -125,6 +159,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.ndim})")
+    _check_search(boundaries._data, input)
     return _search(boundaries._data, input, out_int32, right)
 
 

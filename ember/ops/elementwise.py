@@ -36,6 +36,16 @@ def _operands(a, b):
     return ad.astype(dt), b
 
 
+def float_operand(value, converted, dt):
+    """An operand of an integer op computed in float ``dt`` (true division, xlogy, ...): cast
+    from its own dtype, as torch, never wrapped into the other operand's integer dtype first
+    (``converted``: the operand after _operands)."""
+    if isinstance(value, Tensor):
+        return value._data.astype(dt)
+    return converted.astype(dt) if isinstance(converted, np.ndarray) else \
+        _scalar_or_tensor(value)
+
+
 def _scalar_or_tensor(x):
     if isinstance(x, Tensor) or type(x) in _SCALARS:
         return x
@@ -131,8 +141,7 @@ class DivBackward0(Node):
         if rounding_mode is None:
             if x.dtype.kind not in "fVc":  # integer true division gives the default float dtype
                 dt = _dtype.get_default_dtype().np
-                x = x.astype(dt)
-                y = y.astype(dt) if isinstance(y, np.ndarray) else y
+                x, y = float_operand(a, x, dt), float_operand(b, y, dt)
             return np.true_divide(x, y)
         _check_integer_divisor(x, y, "div_floor_cpu" if rounding_mode == "floor" else
                                "div_trunc_cpu")
@@ -210,6 +219,7 @@ class PowBackward0(Node):
     """out = a ** e for a scalar exponent e;  da = g * e * a^(e-1)."""
 
     def forward(self, a, e):
+        _check_integer_exponent(a._data.dtype, e)
         x, y = _operands(a, e)
         self.save(a, e)  # the exponent as given: a bfloat16 backward's pow reads it again
         _check_integer_power(x, y)
@@ -223,6 +233,21 @@ class PowBackward0(Node):
         if e == 0:
             return (m.zeros_like(g),)
         return (g * e * a ** (e - 1),)
+
+
+def _check_integer_exponent(np_dtype, e):
+    """torch's checks of a Python int exponent of an integer or bool tensor, in its order:
+    not negative, an int64, held by an integer dtype (before NumPy would wrap it)."""
+    if type(e) is not int or np_dtype.kind not in "biu":
+        return
+    if e < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if e >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if e >= 1 << 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if np_dtype.kind != "b":
+        _dtype.scalar_as(e, np_dtype)
 
 
 def _check_integer_power(x, y, tensors=False):
@@ -510,9 +535,9 @@ def _relu(x):
 
 
 def _relu_grad(m, g, y):
-    y = m.data(y)
     if m.is_graph:
-        return m.keep(~(y <= 0), g)
+        return m.tie(m.keep(~(m.data(y) <= 0), g), y)
+    y = m.data(y)
     if y.size < _SPLIT_MIN or not _splits(y, g):
         return _relu_grad_kernel(y, g)
     return _parallel.compute(_relu_grad_kernel, (y, g))

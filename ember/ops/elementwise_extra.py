@@ -190,10 +190,9 @@ class _Binary(Node):
         if refused not in (None, "float", "keep"):
             dt = _dtype.of_numpy(np.result_type(x, y))
             raise NotImplementedError(f'"{refused}" not implemented for \'{dt.scalar_name}\'')
-        if refused == "float":
-            dt = _dtype.get_default_dtype().np
-            x = x.astype(dt)
-            y = y.astype(dt) if isinstance(y, np.ndarray) else y
+        if refused == "float":  # each operand as given (a number or a 0-d tensor never
+            dt = _dtype.get_default_dtype().np  # wrapped into the other's integer dtype first)
+            x, y = (E.float_operand(v, converted, dt) for v, converted in ((a, x), (b, y)))
         if self.saves_inputs:
             self.save(a, b)
         return self.compute(x, y)

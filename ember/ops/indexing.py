@@ -1,13 +1,15 @@
 """Indexing primitives: a[index], a[index] = v, gather, scatter, index_select."""
+import warnings
+
 import numpy as np
 
-from .. import _meta
+from .. import _dtype, _meta
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from .shape import SelectBackward0, SliceBackward0, as_view, expand_error
+from .shape import SelectBackward0, SliceBackward0, _dim, as_view, expand_error
 
 
 def normalize_index(index):
@@ -18,7 +20,11 @@ def normalize_index(index):
     for item in items:
         if isinstance(item, Tensor):
             item = item._data
-            if item.ndim == 0 and item.dtype.kind in "iu":
+            if item.dtype == np.uint8:  # torch: a byte tensor is a (deprecated) mask
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+                item = item.astype(bool)
+            elif item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
         if isinstance(item, (list, np.ndarray)):
             item = np.asarray(item)
@@ -104,6 +110,9 @@ def getitem(a, index):
         return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
     if _meta.is_meta(a._data) and _meta.has_mask(index):
         _meta.refuse("indexing with a boolean mask")
+    error = _mask_error(index, a._data.shape)
+    if error is not None:
+        raise error
     return IndexBackward0.apply(a, index=index)
 
 
@@ -127,9 +136,18 @@ class CopySlices(Node):
 
 
 def _write(array, index, value):
-    """array[index] = value, with torch's error when value's shape does not fit."""
+    """array[index] = value, with torch's error when value's shape does not fit (torch first
+    drops value's leading size-1 dims; a complex value into a real array warns as torch)."""
+    if isinstance(value, np.ndarray):
+        value = value.reshape(strip_leading_ones(value.shape))
+        if value.dtype.kind == "c" and array.dtype.kind in "fV":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=4)
+            value = value.real
     try:
         array[index] = value
+    except IndexError as error:
+        raise _mask_error(index, array.shape) or error from None
     except ValueError as error:
         if "broadcast" not in str(error):
             raise
@@ -140,14 +158,50 @@ def _write(array, index, value):
                            f"broadcast to indexing result of shape {list(target)}") from None
 
 
+def strip_leading_ones(shape):
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    return shape[lead:]
+
+
+def _mask_error(index, shape):
+    """torch's IndexError for a bool mask whose shape is not that of the dims it covers (NumPy's
+    message otherwise), or None."""
+    items = index if isinstance(index, tuple) else (index,)
+    used = sum(i.ndim if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
+               for i in items if i is not None and i is not Ellipsis)
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - used
+        elif isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            for j, size in enumerate(item.shape):
+                if dim + j >= len(shape) or size != shape[dim + j]:
+                    return IndexError(f"The shape of the mask {list(item.shape)} at index {j} "
+                                      f"does not match the shape of the indexed tensor "
+                                      f"{list(shape)} at index {dim + j}")
+            dim += item.ndim
+        elif item is not None:
+            dim += 1
+    return None
+
+
 class IndexPutBackward0(CopySlices):
     """a[advanced index] = v, in place."""
 
 
-def setitem(a, index, value):
-    """a[index] = value, in place; recorded by autograd as CopySlices when needed."""
+def setitem(a, index, value, masked_fill=False):
+    """a[index] = value, in place; recorded by autograd as CopySlices when needed.
+    ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
+    _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)
+    if isinstance(value, Tensor):
+        if not basic:
+            _check_put_dtype(a, index, value, masked_fill)
+    else:
+        value = _setitem_scalar(value, a._data.dtype)
     needs_graph = grad_mode._state.enabled and (
         a._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph and _graph._dual is None:  # (forward AD: the node gives the tangent)
@@ -160,12 +214,75 @@ def setitem(a, index, value):
     commit_inplace(a, (CopySlices if basic else IndexPutBackward0).apply(a, value, index=index))
 
 
+def _refuse_byte_mask_fill(index, value, shape):
+    """torch fills one value through a lone mask with masked_fill_ (after its mask shape
+    check), which takes no byte mask."""
+    items = index if isinstance(index, tuple) else (index,)
+    advanced = [i for i in items if isinstance(i, (list, np.ndarray)) or isinstance(i, Tensor)
+                and not (i.ndim == 0 and i._data.dtype.kind in "i")]
+    if len(advanced) == 1 and isinstance(advanced[0], Tensor) and \
+            advanced[0]._data.dtype == np.uint8 and \
+            (not isinstance(value, Tensor) or value._data.size == 1):
+        error = _mask_error(tuple(i._data.astype(bool) if i is advanced[0] else i
+                                  for i in items), shape)
+        raise error or RuntimeError("masked_fill_ only supports boolean masks, but got mask "
+                                    "with dtype unsigned char")
+
+
+def _setitem_scalar(value, np_dtype):
+    """A Python number as a[index] = number reads it: torch's TypeError for anything else,
+    its overflow errors (float16 and bfloat16 take an overflowing float as inf, as torch)."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.integer, float, complex)) \
+            or not isinstance(value, (int, float, complex, np.integer)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else \
+            f"{kind.__module__}.{kind.__qualname__}"
+        legacy = _dtype.from_numpy_dtype(np_dtype).scalar_name
+        raise TypeError(f"can't assign a {name} to a torch.{legacy}Tensor")
+    if isinstance(value, int) and not -1 << 63 <= value < 1 << 63:
+        raise ValueError("Overflow when unpacking long long")
+    return _dtype.scalar_as(value, np_dtype, half_inf=True)
+
+
+def _check_put_dtype(a, index, value, masked_fill):
+    """index_put_'s rule: value's dtype is a's, unless value has one element and the index's
+    only tensor is a bool mask (torch then fills through masked_fill_: the element is cast,
+    with its overflow checks)."""
+    if value._data.dtype == a._data.dtype:
+        return
+    arrays = [i for i in (index if isinstance(index, tuple) else (index,))
+              if isinstance(i, np.ndarray)]
+    if (value._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
+            and (arrays[0].ndim or masked_fill)):
+        _dtype.scalar_as(value._data.reshape(()).item(), a._data.dtype)
+        return
+    check_put_shape(value._data.shape, a._data[index].shape)  # torch: shapes first
+    raise put_dtype_error(a, value)
+
+
+def check_put_shape(shape, target):
+    """index_put_'s error for a value whose shape (less leading 1s) does not expand to the
+    indexing result's."""
+    stripped = strip_leading_ones(shape)
+    if len(stripped) > len(target) or any(
+            v not in (1, t) for v, t in zip(stripped[::-1], target[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}")
+
+
+def put_dtype_error(a, value):
+    """index_put_'s error for a value of another dtype than a's."""
+    return RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                        f"{a.dtype.scalar_name} for the destination and "
+                        f"{value.dtype.scalar_name} for the source.")
+
+
 class GatherBackward0(Node):
     """out[i][j] = a[i][index[i][j]] (dim=1);  da = scatter_add of g at index."""
 
     def forward(self, a, dim, index):
         x = a._data
-        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        self.shape, self.dim = x.shape, _dim(x.ndim, dim)
         self.index = _index_array(index, "gather")
         if self.index.ndim != x.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input "
@@ -284,12 +401,15 @@ class IndexSelectBackward0(Node):
 
     def forward(self, a, dim, index):
         x = a._data
-        self.shape, self.dim = x.shape, dim % max(x.ndim, 1)
+        self.shape, self.dim = x.shape, _dim(x.ndim, dim)
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
         if idx.dtype != np.int64 and idx.dtype != np.int32:
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         if idx.ndim > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
+        if not x.ndim and idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
         size = x.shape[self.dim] if x.ndim else 1
         bad = _out_of_bounds(idx, size)
         if bad is not None:  # torch's two index_select kernels word it differently
@@ -297,8 +417,13 @@ class IndexSelectBackward0(Node):
                 raise IndexError("index out of range in self")
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
                                f"axis_dim={size}")
+        if not x.ndim:  # a 0-d tensor's one element, 0-d
+            self.index = None
+            return x.copy()
         self.index = (slice(None),) * self.dim + (idx.reshape(-1),)
         return x[self.index]
 
     def backward(self, m, g):
+        if self.index is None:
+            return (g,)
         return (m.index_into_zeros(g, self.shape, self.index, True),)

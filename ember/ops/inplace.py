@@ -250,14 +250,18 @@ def write_error(a, shape):
 def fast_binary_inplace(a, ufunc, b, alpha=None):
     """a op= b directly into a's memory when no gradient is recorded (the optimizer's path)."""
     grad_mode.check_inplace(a._vc)
+    ad = a._data
     if isinstance(b, Tensor):
         bd = b._data
-        if bd.dtype != a._data.dtype:
-            _check_cast(np.result_type(a._data, bd), a._data.dtype)
+        if bd.dtype != ad.dtype:  # torch's result type (a 0-d operand ranks below), not NumPy's
+            _check_cast(_dtype._result_from_operands([(ad.dtype, ad.ndim == 0),
+                                                      (bd.dtype, bd.ndim == 0)]), ad.dtype)
     else:
         bd = b
-        if isinstance(b, float) and a._data.dtype.kind != "f":
-            _check_cast(np.dtype(np.float32), a._data.dtype)
+        # (a float tensor with a Python int or float, the optimizers' case: nothing to check)
+        if isinstance(b, (int, float, complex)) and not (
+                ad.dtype.kind in "fVc" and type(b) in (int, float)):
+            _check_cast(_dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b]), ad.dtype)
     if alpha is not None and alpha != 1:
         bd = bd * alpha
     try:

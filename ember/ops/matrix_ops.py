@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ..autograd.graph import Node
 from . import api
 from . import autocast as _autocast
@@ -211,7 +211,11 @@ class LerpBackward1(Node):
 
     def forward(self, start, end, weight):
         self.save(start, end, weight)
-        return _lerp(start._data, end._data, weight._data)
+        x, w = start._data, weight._data
+        # a 0-d weight of another dtype takes part in the type promotion as a 0-d operand
+        dt = _dtype._result_from_operands([(x.dtype, x.ndim == 0), (w.dtype, w.ndim == 0)])
+        return _lerp(x.astype(dt, copy=False), end._data.astype(dt, copy=False),
+                     w.astype(dt, copy=False))
 
     def backward(self, m, g, start, end, weight):
         return g * m.one_minus(weight), g * weight, g * (end - start)
@@ -219,15 +223,31 @@ class LerpBackward1(Node):
 
 def lerp(input, end, weight):
     """input + weight * (end - input), weight a number or a tensor (broadcasting)."""
-    _dtype.refuse_kinds(input._data.dtype, "lerp_kernel_tensor" if isinstance(weight, Tensor)
-                        else "lerp_kernel_scalar", "biu")  # torch's kernels: floating only
-    for name, t in (("end", end), ("weight", weight)):  # no promotion: one dtype throughout
-        if isinstance(t, Tensor) and t.dtype != input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype.c_name} for `{name}` but got dtype "
-                               f"{t.dtype.c_name}")
+    _check_lerp(input, end, weight)
     if isinstance(weight, Tensor):
         return LerpBackward1.apply(input, end, weight)
     return LerpBackward0.apply(input, end, weight)
+
+
+def _check_lerp(input, end, weight):
+    """torch's checks: end (and a weight tensor with dims) of input's dtype, a floating or
+    complex input, a number weight that the dtype holds."""
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(end).__name__}, {type(weight).__name__}), but expected one of:\n"
+                        f" * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                        f" * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    weighted = isinstance(weight, Tensor)
+    for name, other in (("end", end), ("weight", weight if weighted and weight.ndim else end)):
+        if other.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype.c_name} for `{name}` but got dtype "
+                               f"{other.dtype.c_name}")
+    if input._data.dtype.kind not in "fcV":
+        kernel = "lerp_kernel_tensor" if weighted else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    if not weighted:
+        _dtype.scalar_as(weight, input._data.dtype)  # a complex weight for a real input
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -285,8 +305,15 @@ class RollBackward0(Node):
 
     def forward(self, a, shifts, dims=None):
         x = a._data
+        if not isinstance(shifts, (int, tuple, list, Size)) or isinstance(shifts, bool):
+            raise TypeError(f"roll(): argument 'shifts' (position 2) must be tuple of ints, not "
+                            f"{type(shifts).__name__}")
         shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        if not shifts:
+            raise RuntimeError("`shifts` required")
         dims = dims if dims is None or not isinstance(dims, int) else (dims,)
+        if dims is not None and x.ndim == 0 and len(dims):
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         if dims is not None and len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")

@@ -11,7 +11,7 @@ from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
 from .linalg_extra import _VectorNormExtremes
-from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back
+from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back, check_nonempty
 from .shape import _dim
 
 
@@ -101,6 +101,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input.ndim, dim)
     x = input._data
     _no_bool(x, "kthvalue_cpu")
+    check_nonempty(x, (d,) if x.ndim else (), "kthvalue")
     size = x.shape[d] if x.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -181,6 +182,7 @@ def median(input, dim=None, keepdim=False):
         position = median(flat, 0).indices.item()
         return MedianBackward0.apply(input, position=position)
     d = _dim(input.ndim, dim)
+    check_nonempty(x, (d,) if x.ndim else (), "median")
     if x.ndim == 0:
         return _pick("median", input, d, keepdim, None)
     order = np.argsort(x, axis=d, kind="stable")  # NaN sorts last
@@ -199,15 +201,48 @@ def mode(input, dim=-1, keepdim=False):
     _dtype.refuse_complex(x.dtype, "mode_cpu")
     if x.ndim == 0:
         return _pick("mode", input, d, keepdim, None)
+    check_nonempty(x, (d,), "mode")
     moved = np.moveaxis(x, d, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     found = np.empty(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
+        if x.dtype.kind == "f" and np.isnan(row).any():
+            found[r] = _mode_with_nan(row)
+            continue
         values, counts = np.unique(row, return_counts=True)
         best = values[np.argmax(counts)]
         found[r] = np.flatnonzero(row == best)[-1]
     index = np.moveaxis(found.reshape(moved.shape[:-1] + (1,)), -1, d)
     return _pick("mode", input, d, keepdim, index)
+
+
+def _mode_with_nan(row):
+    """torch's mode of a row holding NaN: its kernel sorts with ``<`` (C++'s std::sort: an
+    insertion sort up to 16 elements, so a NaN stays where it stops the insertions; NaN last
+    beyond, an approximation), then takes the first longest run of == values (a NaN is a run
+    of one) and the index of the run's last element."""
+    values = row.tolist()
+    order = list(range(len(values)))
+    if len(values) > 16:
+        order = np.argsort(row, kind="stable").tolist()
+    else:
+        for i in range(1, len(values)):
+            item, j = order[i], i
+            if values[item] < values[order[0]]:
+                j = 0
+                order[1:i + 1] = order[:i]
+            while j and values[item] < values[order[j - 1]]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = item
+    best, run, found = 0, 0, order[0]
+    for i, position in enumerate(order):
+        run += 1
+        if i == len(order) - 1 or not values[position] == values[order[i + 1]]:
+            if run > best:
+                best, found = run, position
+            run = 0
+    return found
 
 
 def _cumulative(name, accumulate, input, dim):

@@ -173,10 +173,11 @@ class AmaxBackward0(Node):
 
     def forward(self, a, dim=(), keepdim=False):
         x = a._data
-        name = type(self).__name__[:4].lower()
+        name = type(self).__name__.split("Backward")[0].lower()  # amax, amin, max, min
         if x.size == 0 and dim in ((), None):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0.")
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim if dim != () else None), keepdim
         check_nonempty(x, self.dims, name)

@@ -12,6 +12,7 @@ from . import api
 from .aliases import dot
 from .composites import hstack, tensor_split, vstack
 from .index_ops import index_add
+from .indexing import check_put_shape, put_dtype_error, strip_leading_ones
 from .inplace import apply_inplace
 from .matrix_ops import diag, diagonal
 from .shape import _dim, tensor_list
@@ -43,8 +44,8 @@ def movedim(input, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
-    if n == 0:  # a 0-d tensor's dim 0 (or -1) moves nowhere
-        return api.permute(input, ())
+    if not n:  # a 0-d tensor takes dim 0 / -1 and stays as it is
+        return api.getitem(input, Ellipsis)  # (torch records an alias)
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -275,33 +276,66 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 def _linear_index(shape, indices):
     """Flat positions, in row-major order of ``input[indices]``, of an advanced index given
-    as integer index tensors for the leading dims."""
-    grids = []
-    for dim, idx in enumerate(indices):
+    as integer index tensors or bool masks for the leading dims."""
+    grids, dim = [], 0
+    for idx in indices:
         data = np.asarray(idx._data if isinstance(idx, Tensor) else idx)
+        if data.dtype == np.uint8:  # torch: a byte tensor is a (deprecated) mask
+            data = data.astype(bool)
+        if data.dtype == np.bool_:
+            _check_mask(data.shape, shape, dim)
+            grids.extend(np.nonzero(data))
+            dim += data.ndim
+            continue
         if data.dtype.kind not in "iu":
-            raise IndexError("index_put with accumulate=True takes integer index tensors, got "
-                             f"{data.dtype}")
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if data.size and ((data < -shape[dim]).any() or (data >= shape[dim]).any()):
             raise IndexError(f"index {data.max()} is out of bounds for dimension {dim} with "
                              f"size {shape[dim]}")
         grids.append(np.where(data < 0, data + shape[dim], data))
+        dim += 1
     flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*grids)), tuple(shape[:len(grids)]))
     rest = int(np.prod(shape[len(grids):], dtype=np.int64))
     return (flat[..., None] * rest + np.arange(rest)).reshape(-1)
 
 
+def _check_mask(mask, shape, dim):
+    for j, size in enumerate(mask):
+        if dim + j >= len(shape) or size != shape[dim + j]:
+            raise IndexError(f"The shape of the mask {list(mask)} at index {j} does not match "
+                             f"the shape of the indexed tensor {list(shape)} at index {dim + j}")
+
+
+def _index_put_args(indices, values, op="index_put_"):
+    """torch's argument types: a tuple or list of index tensors, a tensor of values."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for i, idx in enumerate(indices):
+        if not isinstance(idx, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(idx).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    return tuple(indices)
+
+
 def index_put(input, indices, values, accumulate=False):
     """input with ``input[indices] = values`` (accumulate: values at repeated positions add
     up, as index_put_(..., accumulate=True))."""
-    indices = tuple(indices)
+    indices = _index_put_args(indices, values)
     if not accumulate:
         out = api.clone(input)
-        api.setitem(out, indices, values)
+        api.setitem(out, indices, values, masked_fill=True)
         return out
     linear = _linear_index(tuple(input.shape), indices)
-    picked = api.getitem(input.detach(), indices).shape
-    flat_values = api.reshape(api.expand(values, tuple(picked)), (-1,))
+    picked = tuple(api.getitem(input.detach(), indices).shape)
+    check_put_shape(values._data.shape, picked)
+    if values._data.dtype != input._data.dtype:
+        raise put_dtype_error(input, values)
+    flat_values = api.reshape(api.expand(values.reshape(
+        strip_leading_ones(values.shape)), picked), (-1,))
     flat = index_add(api.reshape(input, (-1,)), 0, _tensor(linear), flat_values)
     return api.reshape(flat, tuple(input.shape))
 
@@ -312,6 +346,17 @@ def index_put_(input, indices, values, accumulate=False):
 
 def put(input, index, source, accumulate=False):
     """input with input.flatten()[index] = source (accumulate: added)."""
+    for name, position, arg in (("index", 1, index), ("source", 2, source)):
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"put_(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(arg).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{index.dtype.scalar_name}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {input.dtype.scalar_name} and source.dtype = "
+                           f"{source.dtype.scalar_name}")
     flat = api.reshape(input, (-1,))
     idx = api.reshape(index, (-1,))
     src = api.reshape(source, (-1,))
@@ -358,13 +403,13 @@ def unravel_index(indices, shape):
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
-    if input.ndim < 2:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
-                           "dimensions")
     if not p > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           f"dimensions")
     d = _dim(input.ndim, dim)
     others = [i for i in range(input.ndim) if i != d]
     norms = api.norm(input, p, others, keepdim=True) if others else input.abs()

@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from . import api
 from .matrix_ops import diag, lerp
 from .order_stats import NanmedianBackward0, _named, _no_bool
+from .reduction import check_nonempty
 from .scan import cumsum
 from .shape import _dim, dim_of_0d
 from .shape_extra import movedim
@@ -99,6 +100,8 @@ def nanmedian(input, dim=None, keepdim=False):
     if flat and input._data.size == 0:
         return _tensor(np.nan, dtype=input.dtype)
     d = -1 if flat else _dim(input.ndim, dim)
+    if not flat:
+        check_nonempty(input._data, (d,) if input.ndim else (), "median")  # (torch's name)
     x = api.reshape(input, (-1,)) if flat or not input.ndim else input
     values, order = sort(x, d)
     valid = (~np.isnan(values._data)).sum(d, keepdims=True)

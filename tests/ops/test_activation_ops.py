@@ -124,3 +124,33 @@ def test_masked_gradients_are_positive_zero_as_torch(name, dtype):
 def test_integer_input_refused_as_torch_not_cast_to_float(call):
     # prelu of a Long input with a float weight and glu of a Long input computed in float32
     same_error(lambda lib: call(lib, lib.tensor([1, -2])))
+
+
+_KINKS = {
+    "prelu": lambda F, x, w: F.prelu(x, w), "elu": lambda F, x, w: F.elu(x, alpha=2.0),
+    "elu_negative_alpha": lambda F, x, w: F.elu(x, alpha=-0.5),
+    "celu": lambda F, x, w: F.celu(x, alpha=1.5), "selu": lambda F, x, w: F.selu(x),
+    "leaky_relu": lambda F, x, w: F.leaky_relu(x, 0.1),
+    "rrelu_eval": lambda F, x, w: F.rrelu(x, training=False), "relu": lambda F, x, w: F.relu(x),
+    "hardtanh": lambda F, x, w: F.hardtanh(x, -0.0, 1.0),
+    "threshold": lambda F, x, w: F.threshold(x, 0.0, -2.0),
+    "hardshrink": lambda F, x, w: F.hardshrink(x, 0.0),
+    "prelu_channels": lambda F, x, w: F.prelu(x.reshape(2, 3), w.expand(3) * x.new_tensor(
+        [1.0, 2.0, 8.0])).reshape(-1)}
+
+
+@pytest.mark.parametrize("name", list(_KINKS))
+def test_second_derivative_at_the_kink_as_torch(name):
+    # ember's ELU family gave alpha (not torch's 0) as the second derivative at x = 0, prelu's
+    # weight term counted x = 0; piecewise-linear ones left x out of the graph (an error where
+    # torch gives zeros)
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor([-1.0, -0.0, 0.0, 1.0, 2.0, -3.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)
+        y = _KINKS[name](lib.nn.functional, x, w)
+        g, = lib.autograd.grad((y * lib.arange(1.0, 7.0, dtype=lib.float64)).sum(), x,
+                               create_graph=True)
+        second = lib.autograd.grad(g.sum(), [x, w], allow_unused=True)
+        results.append([g.tolist()] + [None if s is None else s.tolist() for s in second])
+    assert results[1] == results[0]

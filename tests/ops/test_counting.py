@@ -130,3 +130,25 @@ def test_searchsorted_refuses_bool_as_torch(call):
 def test_searchsorted_of_bool_against_numbers_as_torch():
     for call in (lambda L: L.searchsorted(L.tensor([1.0, 2.0]), L.tensor([True, False])), lambda L: L.searchsorted(L.tensor([True, False]), L.tensor([1.0, 2.0]))):
         assert call(ember).tolist() == call(torch).tolist()
+_SEQ = lambda L: L.tensor([1.0, 2.0, 3.0])  # noqa: E731
+_Q = lambda L: L.tensor([2.5])  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1, 2], dtype=L.int32)),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0.0, 1.0, 2.0])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([[0, 1, 2]])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([0, 1, 5])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), sorter=L.tensor([-1, 0, 1])),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), side="left", right=True),
+    lambda L: L.searchsorted(_SEQ(L), _Q(L), side="bad", right=True),
+    lambda L: L.searchsorted(L.tensor(1.0), _Q(L)), lambda L: L.searchsorted(L.tensor(1.0), 2.0),
+    lambda L: L.searchsorted(L.tensor([1 + 1j, 2]), L.tensor([2.5 + 0j])),
+    lambda L: L.searchsorted(L.tensor([False, True]), L.tensor([True])),
+    lambda L: L.bucketize(L.tensor([2.5 + 1j]), L.tensor([1 + 0j, 3])),
+    lambda L: L.bucketize(L.tensor([True]), L.tensor([False, True]))])
+def test_searchsorted_refusals_as_torch(call):
+    # ember sorted by an int32 / wrong-shaped sorter, let NumPy's errors out, searched complex
+    # and bool sequences
+    same_error(call)

@@ -203,3 +203,32 @@ def test_python_ints_outside_a_narrow_int_dtype_as_torch(case, dtype, scalar):
         return
     got = run(ember)
     assert got.tolist() == expected.tolist() and str(got.dtype)[6:] == str(expected.dtype)[6:]
+
+
+_I8 = lambda L: L.tensor([7, -7], dtype=L.int8)  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.div(_I8(L), 300), lambda L: L.true_divide(L.tensor([7], dtype=L.int16), 2 ** 40),
+    lambda L: _I8(L) / L.tensor(300), lambda L: _I8(L) / 2 ** 63,
+    lambda L: L.div(L.tensor([7, 9], dtype=L.uint8), L.tensor(-1))])
+def test_integer_true_division_reads_the_divisor_as_given(call):
+    # ember wrapped the divisor into the tensor's integer dtype first (300 -> 44 for int8)
+    ours, theirs = call(ember), call(torch)
+    assert ours.dtype == ember.float32 and ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.div(_I8(L), 3, rounding_mode="bad"), lambda L: _I8(L) ** 300,
+    lambda L: _I8(L) ** 2 ** 62, lambda L: _I8(L) ** 2 ** 63, lambda L: _I8(L) ** 2 ** 64,
+    lambda L: L.tensor([2, 3], dtype=L.uint8) ** -1,
+    lambda L: L.pow(L.tensor([2, 3], dtype=L.uint8), -300), lambda L: _I8(L).pow_(128),
+    lambda L: L.tensor([True]) ** -1])
+def test_integer_division_and_power_refusals_as_torch(call):
+    # ember wrapped 300 into int8 (2 ** 300 -> 0) and -1 into uint8 (x ** 255)
+    same_error(call)
+
+
+def test_bool_tensor_to_a_large_power_as_torch():
+    ours, theirs = ember.tensor([True, False]) ** 300, torch.tensor([True, False]) ** 300
+    assert ours.dtype == ember.int64 and ours.tolist() == theirs.tolist()

@@ -1,4 +1,6 @@
 """Indexing (ember/ops/indexing.py): getitem, setitem under autograd, gather/scatter/index_select."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -97,3 +99,125 @@ def test_setitem_value_of_the_wrong_shape_raises_torchs_error(index, shape, grad
             x[:, 0] > -1 if index == "mask" else index
         y[where] = lib.zeros(*shape)
     same_error(write)
+
+
+def _written(lib, dtype, index, value):
+    x = lib.zeros(3, 2, dtype=getattr(lib, dtype))
+    x[index(lib) if callable(index) else index] = value(lib) if callable(value) else value
+    return x
+
+
+_MASK = lambda L: L.tensor([True, False, True])  # noqa: E731
+_SETITEM_REFUSED = [  # (dtype, index, value)
+    ("int64", lambda L: L.tensor([0]), lambda L: L.tensor([[1.5, 2.5]])),
+    ("float32", lambda L: L.tensor([0]), lambda L: L.tensor(1.5, dtype=L.float64)),
+    ("float32", [0, 2], lambda L: L.tensor([True, False])),
+    ("int64", _MASK, lambda L: L.tensor([1.5, 2.5])),
+    ("int64", (_MASK, lambda L: L.tensor([0])), lambda L: L.tensor(1.5)),
+    ("int64", lambda L: L.tensor(True), lambda L: L.tensor(1.5)),
+    ("float32", lambda L: L.tensor([0]), lambda L: L.tensor([1.0, 2.0, 3.0], dtype=L.float64)),
+    ("uint8", _MASK, lambda L: L.tensor(300)), ("uint8", 0, 300), ("int8", 0, float("nan")),
+    ("uint8", 0, -256), ("float32", 0, 1e40), ("float32", 0, 1 + 2j), ("int64", 0, 1 + 2j),
+    ("float32", 0, 2 ** 63), ("float32", 0, "a"), ("float32", 0, None), ("float32", 0, [1.0]),
+    ("int64", slice(None), (1, 2)), ("float32", 0, lambda L: np.float32(1.5)),
+    ("int64", lambda L: L.tensor([True, False]), 1)]
+
+
+@pytest.mark.parametrize("case", range(len(_SETITEM_REFUSED)))
+def test_setitem_refusals_as_torch(case):
+    # ember cast a tensor value of another dtype under an advanced index, let NumPy's
+    # OverflowError / ValueError / warnings out, and wrote None, lists and NumPy scalars
+    dtype, index, value = _SETITEM_REFUSED[case]
+    def run(lib):
+        idx = tuple(i(lib) if callable(i) else i for i in index) if isinstance(index, tuple) \
+            else index
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _written(lib, dtype, idx, value)
+    same_error(run)
+
+
+@pytest.mark.parametrize("dtype, index, value", [
+    ("int64", _MASK, lambda L: L.tensor(1.5)), ("int64", _MASK, lambda L: L.tensor([1.5])),
+    ("float32", _MASK, lambda L: L.tensor(2.5, dtype=L.float64)), ("uint8", 0, -255),
+    ("uint8", lambda L: L.tensor([0]), -1), ("float16", 0, 1e5), ("float32", 0, 1 + 0j),
+    ("int64", 0, lambda L: L.tensor([[1.5]])), ("int64", lambda L: L.tensor(0),
+                                                 lambda L: L.tensor([1.5])),
+    ("float32", 0, lambda L: L.tensor([[1.0, 2.0]])), ("float16", 0, 2 ** 63 - 1)])
+def test_setitem_casts_as_torch(dtype, index, value):
+    # a one-element tensor value through a bool mask is cast (torch's masked_fill_ path);
+    # value's leading size-1 dims are dropped; float16 takes an overflowing float as inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, theirs = _written(ember, dtype, index, value), _written(torch, dtype, index, value)
+    assert ours.dtype == getattr(ember, dtype) and ours.tolist() == theirs.tolist()
+
+
+def test_setitem_complex_tensor_into_a_real_one_warns_as_torch():
+    # (torch warns once per process, so only ember's warning is checked)
+    x = ember.zeros(3)
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        x[0] = ember.tensor(1 + 2j)
+    expected = torch.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected[0] = torch.tensor(1 + 2j)
+    assert x.tolist() == expected.tolist()
+
+
+def test_mask_of_the_wrong_shape_is_torchs_index_error():
+    same_error(lambda L: L.zeros(3, 2)[:, L.tensor([True, False, True])])
+    same_error(lambda L: L.zeros(3, 2)[..., L.tensor([[True, False]])])
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.gather(L.tensor(5.0), 0, L.tensor(0)),
+    lambda L: L.gather(L.tensor(5.0), -1, L.tensor([0, 0])),
+    lambda L: L.gather(L.tensor([5.0, 6.0]), 0, L.tensor(1)),
+    lambda L: L.index_select(L.tensor(5.0), 0, L.tensor([0])),
+    lambda L: L.index_select(L.tensor(5.0), -1, L.tensor(0))])
+def test_gather_and_index_select_of_0d_tensors_as_torch(call):
+    # NumPy's AxisError / IndexError leaked: torch reads a 0-d tensor as 1-d there
+    ours, theirs = call(ember), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.gather(L.tensor(5.0), 1, L.tensor(0)),
+    lambda L: L.gather(L.tensor(5.0), 0, L.tensor(1)),
+    lambda L: L.gather(L.zeros(2, 2), 2, L.zeros(2, 2, dtype=L.int64)),
+    lambda L: L.index_select(L.tensor(5.0), 0, L.tensor([0, 0])),
+    lambda L: L.index_select(L.tensor(5.0), 1, L.tensor([0])),
+    lambda L: L.index_select(L.zeros(2, 2), 2, L.tensor([0]))])
+def test_gather_and_index_select_dim_refusals_as_torch(call):
+    # ember took any dim modulo the rank
+    same_error(call)
+
+
+_BYTES = lambda L: L.tensor([1, 0, 1], dtype=L.uint8)  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(3.0)[_BYTES(L)], lambda L: L.arange(6.0).reshape(2, 3)[:, _BYTES(L)],
+    lambda L: L.arange(3.0)[L.tensor(1, dtype=L.uint8)],
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor([5.0, 6.0])),
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor([5.0, 6.0]), accumulate=True)])
+def test_a_byte_index_is_a_mask_as_torch(call):
+    # ember read a uint8 index as integer positions ([1, 0, 1] -> elements 1, 0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = call(ember), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        ember.arange(3.0)[_BYTES(ember)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3).__setitem__(_BYTES(L), 7.0),
+    lambda L: L.zeros(3).__setitem__(_BYTES(L), L.tensor(7.0)),
+    lambda L: L.zeros(3).index_put_((_BYTES(L),), L.tensor(5.0)),
+    lambda L: L.zeros(3).index_put_((L.tensor([0], dtype=L.uint8),), L.tensor([1.5]))])
+def test_one_value_through_a_byte_mask_is_refused_as_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(call)

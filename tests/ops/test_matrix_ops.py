@@ -154,3 +154,46 @@ def test_lerp_refuses_integers_and_mixed_dtypes_as_torch(call):
     """(integers were interpolated and truncated; mixed dtypes promoted)"""
     from oracle import same_error
     same_error(call)
+_F = lambda L: L.tensor([1.0, 2.0])  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.lerp(_F(L), L.tensor([3.0, 4.0], dtype=L.float64), 0.5),
+    lambda L: L.lerp(_F(L), L.tensor([3, 4]), 0.5), lambda L: L.lerp(_F(L), 3.0, 0.5),
+    lambda L: L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), 0.5),
+    lambda L: L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), L.tensor([1, 0])),
+    lambda L: L.lerp(_F(L), _F(L), L.tensor([1, 0])), lambda L: L.lerp(_F(L), _F(L), 1 + 1j),
+    lambda L: L.lerp(_F(L), _F(L), L.tensor([0.5], dtype=L.float64)),
+    lambda L: _F(L).lerp_(L.tensor([3.0, 4.0], dtype=L.float64), 0.5)])
+def test_lerp_refusals_as_torch(call):
+    # ember cast end and weight of other dtypes, lerped integers and a complex weight's real part
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value).split("\n")[0].replace("torch.", "ember.")))
+    assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("weight", [lambda L: L.tensor(0.25, dtype=L.float64),
+                                    lambda L: L.tensor(1), lambda L: L.tensor(0.5 + 1j)])
+def test_lerp_with_a_0d_weight_of_another_dtype_promotes_as_torch(weight):
+    # ember computed in the 0-d weight's dtype (float64 out of float32 inputs)
+    ours = ember.lerp(_F(ember), _F(ember) * 3, weight(ember))
+    theirs = torch.lerp(_F(torch), _F(torch) * 3, weight(torch))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.roll(L.tensor(5.0), 1, 0), lambda L: L.roll(L.tensor(5.0), 1, -1),
+    lambda L: L.roll(L.tensor(5.0), [1, 2], [0, 0]), lambda L: L.roll(L.arange(4), [], []),
+    lambda L: L.roll(L.arange(4), 2.5)])
+def test_roll_refusals_as_torch(call):
+    # NumPy's AxisError and TypeError leaked; empty shifts rolled nothing
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]

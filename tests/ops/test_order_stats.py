@@ -176,3 +176,35 @@ def test_cdist_refuses_negative_orders_as_torch():
 def test_aminmax_refuses_complex_with_torchs_kernel_name():
     from oracle import same_error
     same_error(lambda L: L.aminmax(L.tensor([1 + 1j, 2 + 0j])))
+@pytest.mark.parametrize("row", [
+    [1.0, float("nan"), float("nan"), 2.0], [float("nan"), 1.0, 2.0],
+    [float("nan"), float("nan"), 1.0, 1.0], [2.0, float("nan"), 2.0, 1.0, float("nan"), 1.0]])
+def test_mode_with_nan_as_torch(row):
+    # ember's np.unique counted NaNs apart and failed on them (IndexError)
+    ours, theirs = ember.mode(ember.tensor(row)), torch.mode(torch.tensor(row))
+    assert np.array_equal(ours.values.numpy(), theirs.values.numpy(), equal_nan=True)
+    assert ours.indices.item() == theirs.indices.item()
+
+
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 2), 0), ((2, 0), -1)])
+def test_mode_over_an_empty_dim_is_torchs_index_error(shape, dim):
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(IndexError) as info:
+            lib.mode(lib.zeros(shape), dim)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.kthvalue(L.zeros(0), 1), lambda L: L.kthvalue(L.zeros(2, 0), 5, 1),
+    lambda L: L.zeros(2, 0).median(1), lambda L: L.zeros(2, 0).nanmedian(-1),
+    lambda L: L.amax(L.zeros(0)), lambda L: L.zeros(0).max(), lambda L: L.zeros(0).amin(())])
+def test_reductions_over_empty_dims_raise_as_torch(call):
+    # kthvalue raised a RuntimeError, median NumPy's IndexError text, max named itself "maxb"
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        caught.append((info.type, str(info.value)))
+    assert caught[1] == caught[0]

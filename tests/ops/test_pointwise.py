@@ -91,3 +91,14 @@ def test_isreal_of_complex_as_torch():
     """(it was True everywhere)"""
     for lib in (torch, ember):
         assert lib.isreal(lib.tensor([1 + 1j, 2 + 0j, 0j])).tolist() == [False, True, True]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.xlogy(L.tensor([0, 2, 3], dtype=L.int8), 300),
+    lambda L: L.xlogy(300, L.tensor([0, 2, 3], dtype=L.int8)),
+    lambda L: L.xlogy(L.tensor([True, False]), 2), lambda L: L.xlogy(L.tensor([0, 2, 3]), 2.5)])
+def test_xlogy_of_integers_reads_numbers_as_given(call):
+    # ember wrapped 300 into int8 (44) before the float computation
+    ours, theirs = call(ember), call(torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert ours.tolist() == theirs.tolist()

@@ -90,3 +90,40 @@ def test_joins_refuse_what_is_not_a_list_of_tensors_as_torch(name, make):
     """(a lone tensor was iterated: torch.cat(x) joined x's rows; generators were taken;
     non-tensor elements leaked AttributeError)"""
     same_error(lambda L: getattr(L, name)(make(L)))
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(0, 3).chunk(2), lambda L: L.zeros(3, 0).chunk(3, dim=1),
+    lambda L: L.zeros(0, 3).split(2), lambda L: L.zeros(3, 0).split(2, dim=1),
+    lambda L: L.tensor(5.0).flip(0), lambda L: L.flip(L.tensor(5.0), [-1]),
+    lambda L: L.movedim(L.tensor(5.0), 0, 0), lambda L: L.moveaxis(L.tensor(5.0), -1, -1),
+    lambda L: L.narrow(L.arange(5), 0, -5, 2), lambda L: L.arange(5).narrow_copy(0, 1, 3)])
+def test_empty_dims_and_0d_tensors_as_torch(call):
+    # ember gave one piece for chunks of an empty dim and none for split, let NumPy's
+    # AxisError out of flip and an IndexError out of movedim on 0-d tensors
+    ours, theirs = call(ember), call(torch)
+    if isinstance(theirs, tuple):
+        assert [tuple(o.shape) for o in ours] == [tuple(t.shape) for t in theirs]
+    else:
+        assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.narrow(L.arange(5), 0, 2, -1), lambda L: L.narrow(L.arange(5), 0, 6, 0),
+    lambda L: L.narrow(L.arange(5), 0, -6, 1), lambda L: L.narrow(L.tensor(5), 0, 0, 1),
+    lambda L: L.narrow(L.arange(5), 0, L.tensor([1]), 2),
+    lambda L: L.narrow(L.arange(5), 0, L.tensor(1.0), 2), lambda L: L.narrow(L.arange(5), 0, 3, 3),
+    lambda L: L.arange(5).narrow_copy(0, 2, -1), lambda L: L.arange(5).narrow_copy(0, 6, 0),
+    lambda L: L.renorm(L.tensor([1.0, 2.0]), 2, 0, 1.0), lambda L: L.renorm(L.tensor(3.0), 2, 0, 1.0),
+    lambda L: L.renorm(L.ones(2, 3), -1, 0, 1.0), lambda L: L.renorm(L.ones(2, 3), 0, 0, 1.0),
+    lambda L: L.renorm(L.ones(2, 3), 2, 0, -1.0)])
+def test_narrow_and_renorm_refusals_as_torch(call):
+    # ember wrapped a start below -size, took negative lengths, renormed 1-d tensors and
+    # negative maxnorms, divided by zero for p = 0
+    same_error(call)
+
+
+def test_narrow_start_and_length_must_be_ints_as_torch():
+    for call in (lambda L: L.narrow(L.arange(5), 0, 1.0, 2),
+                 lambda L: L.narrow(L.arange(5), 0, 1, 2.0)):
+        for lib in (torch, ember):
+            with pytest.raises(TypeError, match="narrow\\(\\) received an invalid combination"):
+                call(lib)

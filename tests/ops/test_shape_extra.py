@@ -167,3 +167,44 @@ def test_renorm_refuses_non_positive_orders_and_negative_maxnorm_as_torch(p, max
 def test_isin_refuses_bool_as_torch(call):
     """(bool elements were compared)"""
     same_error(call)
+_M = lambda L: L.tensor([True, False, True])  # noqa: E731
+_I = lambda L: L.tensor([0])  # noqa: E731
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3, dtype=L.int64).index_put_((_I(L),), L.tensor([1.5])),
+    lambda L: L.zeros(3).index_put_((_I(L),), L.tensor(1.5, dtype=L.float64)),
+    lambda L: L.zeros(3).index_put((_I(L),), L.tensor([1], dtype=L.int64)),
+    lambda L: L.index_put(L.zeros(3), [_I(L)], L.tensor([1.5], dtype=L.float64)),
+    lambda L: L.zeros(3).index_put_((_I(L),), L.tensor([1.5], dtype=L.float64), True),
+    lambda L: L.zeros(3).index_put_((_I(L),), L.tensor([1.5, 2.5], dtype=L.float64)),
+    lambda L: L.zeros(3).index_put_((_I(L),), L.tensor([1.5, 2.5], dtype=L.float64), True),
+    lambda L: L.zeros(3).index_put_((L.tensor([], dtype=L.int64),),
+                                    L.tensor([], dtype=L.float64)),
+    lambda L: L.zeros(3, dtype=L.int64).index_put_((_M(L),), L.tensor([2.5]), True),
+    lambda L: L.zeros(3).index_put_((_M(L),), L.tensor([1 + 2j])),
+    lambda L: L.zeros(3).index_put_((_I(L),), 1.5), lambda L: L.zeros(3).index_put_(_I(L), 1.5),
+    lambda L: L.zeros(3).index_put_((None,), L.tensor(1.5)),
+    lambda L: L.zeros(3, dtype=L.int64).put_(_I(L), L.tensor([1.5])),
+    lambda L: L.zeros(3).put(_I(L), L.tensor(1.5, dtype=L.float64), accumulate=True),
+    lambda L: L.put(L.zeros(3), _I(L), L.tensor([1.5], dtype=L.float64)),
+    lambda L: L.zeros(3).put_(_I(L), 1.5), lambda L: L.zeros(3).put_([0], L.tensor([1.5])),
+    lambda L: L.zeros(3).put_(L.tensor([0.0]), L.tensor([1.5])),
+    lambda L: L.zeros(3).put_(L.tensor([0], dtype=L.int32), L.tensor([1.5], dtype=L.float64)),
+    lambda L: L.zeros(3).masked_scatter_(_M(L), L.tensor([1.5, 2], dtype=L.float64))])
+def test_index_put_and_put_refusals_as_torch(call):
+    # ember cast values of another dtype, took Python numbers and int32 put_ indices
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(3, dtype=L.int64).index_put_((_M(L),), L.tensor(2.5)),
+    lambda L: L.zeros(3).index_put_((_M(L),), L.tensor([2.5], dtype=L.float64)),
+    lambda L: L.zeros(3, dtype=L.int64).index_put_((L.tensor(True),), L.tensor(2.5)),
+    lambda L: L.zeros(3).index_put_((_M(L),), L.tensor([2.5, 3.0]), accumulate=True),
+    lambda L: L.zeros(3, 2).index_put_((_M(L), L.tensor([1])), L.tensor([2.5]), True)])
+def test_index_put_casts_a_one_element_value_through_a_mask_as_torch(call):
+    # (torch fills through masked_fill_ there); ember refused bool masks with accumulate=True
+    ours, theirs = call(ember), call(torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert ours.tolist() == theirs.tolist()

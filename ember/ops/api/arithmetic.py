@@ -45,14 +45,17 @@ def sub(input, other, *, alpha=1):
             return out
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
-    if input._data.dtype.kind == "b" or isinstance(other, Tensor) and \
-            other._data.dtype.kind == "b":
+    if _is_bool(input) or _is_bool(other):
         _no_bool_sub(input, other)
     return E.SubBackward0.apply(input, other, alpha=alpha)
 
 
+def _is_bool(x):
+    return type(x) is bool or isinstance(x, Tensor) and x._data.dtype.kind == "b"
+
+
 def _no_bool_sub(input, other):
-    if isinstance(other, Tensor) and input._data.dtype.kind == other._data.dtype.kind == "b":
+    if _is_bool(input) and _is_bool(other):  # (a Python bool counts as a bool tensor)
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
@@ -61,7 +64,7 @@ def _no_bool_sub(input, other):
 
 
 def rsub(input, other, *, alpha=1):
-    if input._data.dtype.kind == "b":
+    if _is_bool(input) or _is_bool(other):
         _no_bool_sub(input, other)
     cls = E.RsubBackward0 if isinstance(other, Tensor) else E.RsubBackward1
     return cls.apply(input, other, alpha=alpha)
@@ -79,6 +82,9 @@ def mul(input, other):
 
 def div(input, other, *, rounding_mode=None):
     """input / other (true division unless rounding_mode is 'trunc' or 'floor')."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
     if rounding_mode is None:
         out = _fast_div(input, other)
         if out is not None:
@@ -162,12 +168,22 @@ def masked_fill(input, mask, value):
     return E.MaskedFillBackward0.apply(input, mask, value)
 
 
+def need_tensors(name, *args):
+    """torch's TypeError for a number given where ``name`` takes tensors (input, other)."""
+    for position, (argument, value) in enumerate(zip(("input", "other"), args), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}")
+
+
 def maximum(input, other):
+    need_tensors("maximum", input, other)
     _refuse_complex_pair(input, other, "maximum")
     return E.MaximumBackward0.apply(input, other)
 
 
 def minimum(input, other):
+    need_tensors("minimum", input, other)
     _refuse_complex_pair(input, other, "minimum")
     return E.MinimumBackward0.apply(input, other)
 
@@ -203,6 +219,8 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def _logical(ufunc):
     def logical(input, other=None):
+        need_tensors(ufunc.__name__, *((input,) if other is None and ufunc.nin == 1 else
+                                       (input, other)))
         if other is None:
             out = Tensor._make(np.asarray(ufunc(_t(input)._data)))
         else:
@@ -243,6 +261,7 @@ bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
 
 def equal(input, other):
     """True if both tensors have the same shape and elements."""
+    need_tensors("equal", input, other)
     if input.is_meta or other.is_meta:  # no elements to compare, as torch's
         raise NotImplementedError("aten::equal: attempted to run this operator with Meta "
                                   "tensors, but there was no fake impl or Meta kernel registered")
@@ -250,12 +269,14 @@ def equal(input, other):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    need_tensors("allclose", input, other)
     if input.is_meta or other.is_meta:
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    need_tensors("isclose", input, other)
     return Tensor._make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
 
 

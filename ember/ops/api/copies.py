@@ -7,7 +7,7 @@ from ...autograd import grad_mode
 from ...autograd import graph as _graph
 from .. import elementwise as E
 from ..inplace import apply_inplace, fast_binary_inplace, needs_graph, write_error
-from .arithmetic import UFUNCS, _t, add, div, mul, sub
+from .arithmetic import UFUNCS, _is_bool, _no_bool_sub, _t, add, div, mul, sub
 
 
 def contiguous(input, memory_format=None):
@@ -92,6 +92,8 @@ def _inplace_binary(name, op):
     ufunc = UFUNCS[name]
 
     def method(self, other, *, alpha=1, **kwargs):
+        if name == "sub" and (_is_bool(self) or _is_bool(other)):
+            _no_bool_sub(self, other)
         if not needs_graph(self, other) and not kwargs and _graph._observer is None:
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
@@ -130,7 +132,8 @@ def zero_(self):
 
 
 def fill_(self, value):
-    """Fill with ``value`` in place."""
+    """Fill with ``value`` (a number or a 0-d tensor) in place."""
+    value = _fill_value(self, value)
     if not needs_graph(self, value):
         grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         self._data[...] = value._data if isinstance(value, Tensor) else _dtype.scalar_as(
@@ -141,6 +144,25 @@ def fill_(self, value):
         return apply_inplace(self, FillBackward2.apply, value)
     return apply_inplace(self, lambda a, v: E.MaskedFillBackward1.apply(
         a, np.ones(a._data.shape, bool), v), value)
+
+
+def _fill_value(self, value):
+    """torch's checks of fill_'s value; a complex tensor into a real one warns, as torch."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        if value._data.dtype.kind == "c" and self._data.dtype.kind != "c":
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=3)
+            value = value.real
+        return value
+    if not isinstance(value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got "
+                        f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                        f" * (Number value)\n")
+    return value
 
 
 def copy_(self, src, non_blocking=False):

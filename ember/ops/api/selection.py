@@ -93,8 +93,8 @@ def nonzero(input, *, as_tuple=False):
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64))
 
 
-def setitem(self, index, value):
-    I.setitem(self, index, value)
+def setitem(self, index, value, masked_fill=False):
+    I.setitem(self, index, value, masked_fill)
 
 
 def getitem(self, index):

@@ -109,14 +109,48 @@ def flip(input, *dims):
 
 
 def narrow(input, dim, start, length):
-    if input._data.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = S._dim(input._data.ndim, dim)
-    start = int(start) % input._data.shape[d] if start < 0 else int(start)
-    if start + length > input._data.shape[d]:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({input._data.shape[d]}).")
+    """A view of ``length`` entries along dim from ``start`` (a negative start counts from the
+    end), with torch's checks in its order."""
+    start, length = _narrow_args("narrow", input, dim, start, length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d, start = _narrow_start(input, dim, start, length)
     return I.getitem(input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def narrow_copy(input, dim, start, length):
+    """narrow, copied (torch checks no negative length apart)."""
+    start, length = _narrow_args("narrow_copy", input, dim, start, length)
+    d, start = _narrow_start(input, dim, start, length)
+    return I.getitem(input, (slice(None),) * d + (slice(start, start + length),)).clone()
+
+
+def _narrow_args(op, input, dim, start, length):
+    if isinstance(start, Tensor):
+        if start.ndim or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start)
+    if any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) for v in (start, length)):
+        got = ", ".join(type(v).__name__ for v in (input, dim, start, length))
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (Tensor input, int dim, Tensor start, int "
+                        f"length)\n * (Tensor input, int dim, int start, int length)\n")
+    if not input._data.ndim:
+        raise RuntimeError(f"{op}() cannot be applied to a 0-dim tensor.")
+    return int(start), int(length)
+
+
+def _narrow_start(input, dim, start, length):
+    d = S._dim(input._data.ndim, dim)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size or length < 0:  # (narrow_copy's message for a negative length)
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return d, start
 
 
 def select(input, dim, index):
@@ -140,7 +174,8 @@ def split(tensor, split_size_or_sections, dim=0):
         if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        # (at least one piece: an empty dim splits into one empty piece)
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if n else [0]
     else:
         sizes = list(split_size_or_sections)
         if any(s < 0 for s in sizes):
@@ -167,8 +202,9 @@ def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[S._dim(input._data.ndim, dim)]
-    size = -(-n // chunks)
-    return split(input, size, dim) if size else (input,)
+    if not n:  # torch: ``chunks`` empty pieces
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 def unbind(input, dim=0):

@@ -77,3 +77,19 @@ def test_bitwise_ops_on_floats_raise_as_torch(call):
             call(lib)
         caught.append((info.type, str(info.value)))
     assert caught[1] == caught[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.maximum(L.tensor([1.0]), 2.0), lambda L: L.minimum(1.0, L.tensor([1.0])),
+    lambda L: L.tensor([1.0]).maximum(2.0), lambda L: L.logical_and(L.tensor([True]), True),
+    lambda L: L.logical_xor(L.tensor([True]), 1), lambda L: L.logical_not(True),
+    lambda L: L.tensor([True]).logical_or(False), lambda L: L.isclose(L.tensor([1.0]), 1.0),
+    lambda L: L.tensor([1.0]).allclose(1.0), lambda L: L.equal(L.tensor([1.0]), 1.0)])
+def test_tensor_only_functions_refuse_numbers_as_torch(call):
+    # ember took Python numbers (torch's signatures take tensors only)
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(TypeError) as info:
+            call(lib)
+        caught.append(str(info.value))
+    assert caught[1] == caught[0]
