@@ -30,6 +30,9 @@ def gather(input, dim, index):
     if _scalar_dim(input, dim, index):
         out = I.GatherBackward0.apply(_vector(input), dim=0, index=_vector(index))
         return _reshape(out, tuple(index.shape))
+    if isinstance(index, Tensor) and index._data.ndim == 0 and input._data.ndim == 1:
+        S._dim(1, dim)  # torch reads a 0-d index of a vector as a one-element one
+        return _reshape(I.GatherBackward0.apply(input, dim=0, index=_vector(index)), ())
     return I.GatherBackward0.apply(input, dim=dim, index=index)
 
 
