@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
+from ..autograd._math import array_math
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
@@ -469,19 +470,11 @@ def _relu_kernel(x):
 
 
 def _relu_grad_kernel(y, g):
-    # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch.
-    # Branch-free: g's bits times 1 or 0 (np.where over a ReLU's mixed mask mispredicts a
-    # branch per element: 4.0 ms against 0.25 ms on 32x32x32x32 float32)
+    # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch
+    # (array_math.keep: branch-free, 4.0 ms against 0.25 ms on 32x32x32x32 float32)
     keep = np.less_equal(y, _zero_of(y))
     np.logical_not(keep, out=keep)
-    bits = _BITS.get(g.dtype)
-    if bits is None:
-        return np.where(keep, g, _zero_of(g))
-    return np.multiply(g.view(bits), keep.view(np.int8), dtype=bits).view(g.dtype)
-
-
-_BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
-         np.dtype(np.float16): np.dtype(np.int16)}
+    return array_math.keep(keep, g)
 
 
 _ZEROS = {}
