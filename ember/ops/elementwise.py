@@ -589,7 +589,7 @@ class WhereBackward0(Node):
             a, b = _int_scalar_as(a, b), _int_scalar_as(b, a)
         x, y = _operands(a, b) if isinstance(a, Tensor) else _operands_rev(a, b)
         self.cond = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
-        return np.where(self.cond, x, y)
+        return array_math.where(self.cond, x, y)
 
     def backward(self, m, g):
         zero = m.zeros_like(g)
@@ -616,7 +616,7 @@ class MaskedFillBackward0(Node):
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
         v = value._data if isinstance(value, Tensor) else value
-        return np.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
+        return array_math.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
 
     def backward(self, m, g):
         # arrays: a 0-d zero, broadcast by where (no full-size zeros pass, 3x faster)
