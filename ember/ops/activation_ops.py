@@ -149,7 +149,7 @@ class LeakyReluBackward0(Node):
         x = _float(a, "leaky_relu_cpu")
         self.save(a)
         self.slope = negative_slope
-        return np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
+        return array_math.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
 
     def backward(self, m, g, x):
         return (m.tie(m.where(_mask(m, x, lambda v: v > 0), g, g * self.slope), x),)
@@ -185,7 +185,7 @@ class ThresholdBackward0(Node):
         _dtype.refuse_complex(x.dtype, "threshold_cpu")
         self.save(a)
         self.threshold = threshold
-        return np.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
+        return array_math.where(x <= threshold, np.asarray(value, x.dtype), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
         return (m.tie(m.keep(_mask(m, x, lambda v: ~(v <= self.threshold)), g), x),)
@@ -199,8 +199,9 @@ class EluBackward0(Node):
         x = _float(a, "elu_cpu")
         self.save(a)
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
-        neg = alpha * np.expm1(np.where(x <= 0, x, 0) * input_scale)  # keeps -0.0 (torch)
-        out = np.where(x <= 0, neg.astype(x.dtype, copy=False), x)  # NaN: x
+        negative = x <= 0
+        neg = alpha * np.expm1(array_math.keep(negative, x) * input_scale)  # keeps -0.0 (torch)
+        out = array_math.where(negative, neg.astype(x.dtype, copy=False), x)  # NaN: x
         return out * np.asarray(scale, x.dtype) if scale != 1.0 else out
 
     def backward(self, m, g, x):
@@ -385,7 +386,7 @@ class HardshrinkBackward0(Node):
         x = _float(a, "hardshrink_cpu")
         self.save(a)
         self.lambd = lambd
-        return np.where(np.abs(x) <= lambd, np.zeros((), x.dtype), x)  # NaN stays NaN
+        return array_math.keep(~(np.abs(x) <= lambd), x)  # NaN stays NaN
 
     def backward(self, m, g, x):
         return (m.tie(m.keep(_mask(m, x, lambda v: ~(np.abs(v) <= self.lambd)), g), x),)
@@ -552,7 +553,7 @@ class PreluKernelBackward0(Node):
                                f"parameter numbers = {w.size} and channel size = {channels}.")
         self.save(x, weight)
         self.shape = (-1,) + (1,) * (data.ndim - 2) if data.ndim > 1 and w.size > 1 else (-1,)
-        return np.where(data > 0, data, data * w.reshape(self.shape))
+        return array_math.where(data > 0, data, data * w.reshape(self.shape))
 
     def backward(self, m, g, x, weight):
         positive = _mask(m, x, lambda v: v > 0)

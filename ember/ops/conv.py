@@ -143,11 +143,19 @@ def _crop_rows(y, o, n, out_hw, width, bias=None, positions_first=False):
         y = y.reshape(g, o // g, n, oh, width).transpose(2, 0, 1, 3, 4)
     out = np.empty((n, o, oh, ow), dtype=y.dtype)
     dst = out.reshape(n, g, o // g, oh, ow)
-    if bias is None:
-        np.copyto(dst, y[..., :ow])
-    else:
-        np.add(y[..., :ow], bias.reshape(1, g, o // g, 1, 1), out=dst)
+    # positions first, the copy transposes: a block of rows at a time keeps the rows it reads
+    # in L1 (0.36 -> 0.26 ms on the CIFAR net's 32x64x16x16 output, 1 thread)
+    step = max(1, _TRANSPOSE_POSITIONS // width) if positions_first else oh
+    for r in range(0, oh, step):
+        src, part = y[..., r:r + step, :ow], dst[..., r:r + step, :]
+        if bias is None:
+            np.copyto(part, src)
+        else:
+            np.add(src, bias.reshape(1, g, o // g, 1, 1), out=part)
     return out
+
+
+_TRANSPOSE_POSITIONS = 64  # output positions per block of _crop_rows' transposing copy
 
 
 def conv_forward(x, w, geom, cols=None, bias=None):

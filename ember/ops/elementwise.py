@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
+from ..autograd._math import array_math
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
@@ -494,18 +495,9 @@ def _relu_kernel(x):
 
 
 def _relu_grad_kernel(y, g):
-    # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch.
-    # Branch-free: g's bits times 1 or 0 (np.where over a ReLU's mixed mask mispredicts a
-    # branch per element: 4.0 ms against 0.25 ms on 32x32x32x32 float32)
-    keep = np.logical_not(np.less_equal(y, _zero_of(y)))
-    bits = _BITS.get(g.dtype)
-    if bits is None:
-        return np.where(keep, g, _zero_of(g))
-    return np.multiply(g.view(bits), keep.view(np.int8), dtype=bits).view(g.dtype)
-
-
-_BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
-         np.dtype(np.float16): np.dtype(np.int16)}
+    # the gradient flows where y is not <= 0 (NaN included); +0.0 elsewhere, as torch
+    # (array_math.keep: branch-free, 4.0 ms against 0.25 ms on 32x32x32x32 float32)
+    return array_math.keep(np.logical_not(np.less_equal(y, _zero_of(y))), g)  # (0-d: scalars)
 
 
 _ZEROS = {}
@@ -620,7 +612,7 @@ class WhereBackward0(Node):
             a, b = _int_scalar_as(a, b), _int_scalar_as(b, a)
         x, y = _operands(a, b) if isinstance(a, Tensor) else _operands_rev(a, b)
         self.cond = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
-        return np.where(self.cond, x, y)
+        return array_math.where(self.cond, x, y)
 
     def backward(self, m, g):
         zero = m.zeros_like(g)
@@ -647,7 +639,7 @@ class MaskedFillBackward0(Node):
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
                                f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
         v = value._data if isinstance(value, Tensor) else value
-        return np.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
+        return array_math.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
 
     def backward(self, m, g):
         # arrays: a 0-d zero, broadcast by where (no full-size zeros pass, 3x faster)

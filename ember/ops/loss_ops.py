@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd import _opmath
+from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _bf16, _bf16_grad
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
@@ -94,7 +95,8 @@ class SmoothL1LossBackward0(_Pointwise):
     @staticmethod
     def loss(x, y, beta=1.0):
         d = np.abs(x - y)
-        return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype, copy=False)
+        return array_math.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype,
+                                                                                    copy=False)
 
     @staticmethod
     def derivative(m, x, y, beta=1.0):
@@ -108,8 +110,8 @@ class HuberLossBackward0(_Pointwise):
     @staticmethod
     def loss(x, y, delta=1.0):
         d = np.abs(x - y)
-        return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype,
-                                                                                copy=False)
+        return array_math.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(
+            d.dtype, copy=False)
 
     @staticmethod
     def derivative(m, x, y, delta=1.0):

@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import _meta
 from .._tensor import Tensor
 from ..autograd import _opmath
+from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
 
@@ -181,9 +182,9 @@ def max_pool_scatter(g, arg, geom):
         part, where, out = g[lo:hi], arg[lo:hi], gp[lo:hi]
         for k, rows, cols in offsets:
             if disjoint:  # each input position is in one window: write, no accumulation
-                np.multiply(part, where == k, out=out[..., rows, cols])
+                array_math.keep(where == k, part, out=out[..., rows, cols])
             else:
-                out[..., rows, cols] += np.where(where == k, part, 0)
+                out[..., rows, cols] += array_math.keep(where == k, part)
     _parallel.split(g.shape[0], scatter, gp.size)
     return _unpad(gp, geom)
 
@@ -193,7 +194,7 @@ def max_pool_gather(v, arg, geom):
     vp = _pad(v, geom, 0)
     out = np.zeros(arg.shape, dtype=v.dtype)
     for k, rows, cols in geom.offsets():
-        np.copyto(out, vp[..., rows, cols], where=arg == k)
+        out = array_math.where(arg == k, vp[..., rows, cols], out)
     return out
 
 

@@ -75,3 +75,27 @@ def test_tensor_math_records_a_graph():
     x = ember.tensor(X, requires_grad=True)
     y = tm.sum(tm.exp(x), None)
     assert tm.is_graph and not am.is_graph and y.requires_grad
+
+
+_SPECIALS = [1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-40, 3.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((4, 10), (4, 10), (4, 10)), ((4, 1), (4, 10), (1, 10)),
+                                    ((4, 10), (1, 10), ()), ((4, 10), (), (4, 10)),
+                                    ((), (4, 10), (4, 10))])
+def test_branch_free_where_and_keep_give_np_wheres_bits(dtype, shapes):
+    # array_math.where / keep select by bit arithmetic on float arrays: the same bits as
+    # np.where (NaN payloads, -0.0, infinities), the same shape and dtype, broadcasting included
+    rng = np.random.default_rng(0)
+    mask_shape, x_shape, y_shape = shapes
+    mask = rng.random(mask_shape) > 0.5
+    x = rng.choice(np.array(_SPECIALS, dtype), x_shape)
+    y = rng.choice(np.array(_SPECIALS, dtype), y_shape)
+    for got, expected in ((am.where(mask, x, y), np.where(mask, x, y)),
+                          (am.keep(mask, x), np.where(mask, x, np.zeros((), dtype)))):
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        assert np.asarray(got).tobytes() == np.asarray(expected).tobytes()
+    out = np.full(np.broadcast_shapes(mask_shape, x_shape), 7, dtype)
+    am.keep(mask, x, out=out)  # (into a strided view in max-pool's backward)
+    assert out.tobytes() == np.where(mask, x, np.zeros((), dtype)).tobytes()

@@ -101,3 +101,17 @@ def test_max_pool_2x2_non_contiguous_input_matches_torch(view):
         results.append((out.detach().numpy(), idx.numpy(), leaf.grad.numpy()))
     for e, t in zip(results[1], results[0]):
         np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=2, stride=2, padding=1)])
+def test_max_pool_grad_of_inf_nan_and_negative_values_bits_as_torch(kw):
+    # positions that are no window's maximum get +0.0, whatever the gradient: not NaN (inf * 0)
+    # nor -0.0 (a negative gradient times 0). (Disjoint windows: where windows overlap, torch
+    # sums a position's gradients in another order, which can differ in the last bit.)
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 9)).astype(np.float32)
+    shape = torch.nn.functional.max_pool2d(torch.tensor(x), **kw).shape
+    g = -np.abs(np.random.default_rng(1).standard_normal(shape)).astype(np.float32)
+    g.ravel()[::5], g.ravel()[1::7], g.ravel()[2::11] = np.inf, -np.inf, np.nan
+    expected = _max_pool_results(torch, x, g, **kw)[2]
+    got = _max_pool_results(ember, x, g, **kw)[2]
+    np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
