@@ -223,7 +223,10 @@ _LAZY_ATTRS.update(dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1
                                   "triplet_margin_loss", "poisson_nll_loss",
                                   "max_pool1d_with_indices", "convolution", "lstm_cell",
                                   "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-                                  "native_channel_shuffle"), "nn._torch_namespace"))
+                                  "native_channel_shuffle", "max_pool3d", "conv_tbc",
+                                  "adaptive_max_pool1d", "instance_norm", "alpha_dropout",
+                                  "alpha_dropout_", "feature_alpha_dropout",
+                                  "feature_alpha_dropout_", "ctc_loss"), "nn._torch_namespace"))
 from .ops import complex_ops as _complex_ops  # noqa: E402
 from .ops.finite_differences import gradient  # noqa: E402
 from .ops.shape_extra import (  # noqa: E402

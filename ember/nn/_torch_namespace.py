@@ -18,7 +18,7 @@ SAME = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
         "conv_transpose3d", "celu", "selu", "prelu", "hardshrink", "bilinear", "threshold",
         "rrelu", "adaptive_avg_pool1d", "avg_pool1d", "max_pool1d", "max_pool2d",
         "pdist", "channel_shuffle", "max_pool1d_with_indices", "rms_norm", "celu_", "selu_",
-        "threshold_", "rrelu_")
+        "threshold_", "rrelu_", "max_pool3d", "conv_tbc")
 
 
 def _reduction(value):
@@ -64,6 +64,39 @@ def feature_dropout(input, p, train):
 
 def feature_dropout_(input, p, train):
     return _feature_dropout(input, p, train, True)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """torch.adaptive_max_pool1d: (values, indices), always."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+def alpha_dropout(input, p, train):
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+             zero_infinity=False):
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction), zero_infinity)
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

@@ -152,3 +152,27 @@ def test_same_name_forms():
     for lib in (ember, torch):
         idx[lib.__name__] = lib.max_pool1d_with_indices(lib.tensor(x), 3, 2)[1].numpy()
     np.testing.assert_array_equal(idx["ember"], idx["torch"])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.adaptive_max_pool1d(x, 3)[0],  # torch.X gives (values, indices) always
+    lambda m, x: m.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, False),
+    lambda m, x: m.alpha_dropout(x, 0.5, False),
+    lambda m, x: m.feature_alpha_dropout(x, 0.5, False),
+])
+def test_more_torch_forms_of_functional(fn):
+    check(fn, _x(2, 3, 6), second=False, same_grad_fn=False)  # (ember composes some)
+    check(lambda m, x, w, b: m.conv_tbc(x, w, b, 1), _x(6, 2, 3), _x(3, 3, 4), _x(4),
+          second=False, same_grad_fn=False)
+
+
+def test_adaptive_max_pool1d_indices_max_pool3d_and_ctc_loss_integer_reduction():
+    x = _x(2, 3, 6)
+    assert ember.adaptive_max_pool1d(ember.tensor(x), 3)[1].tolist() == \
+        torch.adaptive_max_pool1d(torch.tensor(x), 3)[1].tolist()
+    check(lambda m, x: m.max_pool3d(x, 2), _x(1, 2, 4, 4, 4), second=False)
+    lp = _x(5, 2, 4)
+    for reduction in (0, 1, 2):
+        check(lambda m, lp: m.ctc_loss(lp.log_softmax(2), m.tensor([[1, 2], [3, 1]]),
+                                       m.tensor([5, 5]), m.tensor([2, 2]), 0, reduction),
+              lp, second=False)
