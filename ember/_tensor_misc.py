@@ -12,7 +12,7 @@ from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from ._warn import warn_once
-from .ops import api, as_strided, fused_products, index_ops, pointwise
+from .ops import api, as_strided, fused_products, index_ops, pointwise, scatter_reduce
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
@@ -33,7 +33,8 @@ FUNCTIONS = {name: getattr(module, name) for module, names in (
                  "bitwise_left_shift", "bitwise_right_shift", "float_power", "logit",
                  "mvlgamma", "positive", "signbit", "isposinf", "isneginf", "isreal",
                  "is_nonzero", "frexp", "polygamma")),
-    (fused_products, ("addcmul", "addcdiv", "addmv", "addr", "addbmm"))) for name in names}
+    (fused_products, ("addcmul", "addcdiv", "addmv", "addr", "addbmm")),
+    (scatter_reduce, ("scatter_reduce",))) for name in names}
 FUNCTIONS.update(UNARY_EXTRA)
 
 # Tensor methods that get an in-place ``_`` form here (when Tensor has none yet)
@@ -45,7 +46,7 @@ _INPLACE = (*UNARY_EXTRA, "atan2", "arctan2", "hypot", "fmod", "copysign", "xlog
             "arcsin", "arccos", "arctan", "eq", "ne", "lt", "le", "gt", "ge", "greater",
             "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
             "logical_xor", "logical_not", "divide", "multiply", "subtract", "true_divide",
-            "floor_divide", "sign", "sigmoid", "tanh")
+            "floor_divide", "sign", "sigmoid", "tanh", "scatter_reduce")
 
 # torch.X_ functions (the same as the methods: the tensor is the first argument)
 TORCH_INPLACE = (
