@@ -29,6 +29,7 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       var, where)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
+from ._interop import from_dlpack, frombuffer  # noqa: F401  (public)
 from ._legacy import TYPES as _LEGACY_TYPES
 from .ops import _parallel
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled

@@ -1,7 +1,7 @@
 """ember.utils: data loading (``ember.utils.data``), as ``torch.utils``."""
 import importlib
 
-_LAZY = ("checkpoint", "data", "tensorboard")
+_LAZY = ("checkpoint", "data", "dlpack", "tensorboard")
 
 
 def __getattr__(name):
