@@ -16,3 +16,24 @@ matmul = _MatmulFlags()
 def is_built():
     """False: ember is not built with CUDA."""
     return False
+
+
+# scaled-dot-product-attention back ends (torch.nn.attention.sdpa_kernel sets them too); on the
+# CPU ember's one kernel runs while "flash" or "math" is on
+sdp_state = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
+             "overrideable": True}
+
+
+def _sdp_switch(name):
+    def enable(enabled):
+        sdp_state[name] = bool(enabled)
+
+    def enabled():
+        return sdp_state[name]
+    return enable, enabled
+
+
+enable_flash_sdp, flash_sdp_enabled = _sdp_switch("flash")
+enable_mem_efficient_sdp, mem_efficient_sdp_enabled = _sdp_switch("mem_efficient")
+enable_math_sdp, math_sdp_enabled = _sdp_switch("math")
+enable_cudnn_sdp, cudnn_sdp_enabled = _sdp_switch("cudnn")

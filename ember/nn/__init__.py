@@ -1,4 +1,5 @@
 """ember.nn: modules, layers, losses, functional forms and initialisation, as torch.nn."""
+from . import attention as _sdpa
 from . import functional, grad, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
@@ -6,6 +7,7 @@ from .modules import attention as _attention
 from .modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 
+attention = _sdpa  # torch.nn.attention (the * import brought nn.modules' module of that name)
 functional.grad = grad  # torch.nn.functional.grad is torch.nn.grad (bound here: no cycle)
 functional.multi_head_attention_forward = _attention.multi_head_attention_forward
 

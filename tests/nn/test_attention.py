@@ -1,0 +1,63 @@
+"""ember/nn/attention (torch.nn.attention): SDPBackend and sdpa_kernel against torch 2.13: which
+back ends the block allows (seen through torch.backends.cuda's sdp switches), that attention
+runs while FLASH_ATTENTION or MATH is allowed (values as torch's) and raises torch's error
+otherwise, and the argument check."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+SWITCHES = ("flash_sdp_enabled", "math_sdp_enabled", "mem_efficient_sdp_enabled",
+            "cudnn_sdp_enabled")
+
+
+def _state(lib):
+    return [getattr(lib.backends.cuda, name)() for name in SWITCHES]
+
+
+@pytest.mark.parametrize("names", [["MATH"], ["FLASH_ATTENTION"], ["EFFICIENT_ATTENTION"],
+                                   ["CUDNN_ATTENTION"], ["MATH", "EFFICIENT_ATTENTION"], []])
+def test_sdpa_kernel_allows_as_torch(names):
+    q = np.random.RandomState(0).randn(1, 2, 4, 8).astype(np.float32)
+    outs = []
+    for lib in (torch, ember):
+        backend = lib.nn.attention.SDPBackend
+        chosen = [getattr(backend, n) for n in names]
+        with lib.nn.attention.sdpa_kernel(chosen[0] if len(chosen) == 1 else chosen):
+            state = _state(lib)
+            t = lib.tensor(q)
+            try:
+                value = lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy()
+            except RuntimeError as error:
+                value = str(error)
+        outs.append((state, value, _state(lib)))
+    assert outs[1][0] == outs[0][0] and outs[1][2] == outs[0][2] == [True] * 4
+    if isinstance(outs[0][1], str):
+        assert outs[1][1] == outs[0][1]
+    else:
+        np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-5, atol=1e-6)
+
+
+def test_backend_values_and_argument_check_as_torch():
+    for name in ("ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION",
+                 "OVERRIDEABLE"):
+        assert int(getattr(ember.nn.attention.SDPBackend, name)) == \
+            int(getattr(torch.nn.attention.SDPBackend, name))
+    for lib in (torch, ember):
+        with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+            with lib.nn.attention.sdpa_kernel("math"):
+                pass
+
+
+def test_enable_sdp_switches_as_torch():
+    q = ember.ones(1, 1, 2, 2)
+    try:
+        ember.backends.cuda.enable_flash_sdp(False)
+        assert ember.nn.functional.scaled_dot_product_attention(q, q, q).shape == q.shape
+        ember.backends.cuda.enable_math_sdp(False)
+        with pytest.raises(RuntimeError, match="No viable backend"):
+            ember.nn.functional.scaled_dot_product_attention(q, q, q)
+    finally:
+        ember.backends.cuda.enable_flash_sdp(True)
+        ember.backends.cuda.enable_math_sdp(True)
