@@ -274,3 +274,11 @@ def _eig(L):
 
 
 EXTRA.update({"eig": _eig})
+
+
+def _scatter_reduce(L):
+    """scatter_reduce's node (ember/ops/scatter_reduce.py), one reduction that saves values."""
+    return _t(L, M[0]).scatter_reduce(0, L.tensor([0, 0, 1]), _t(L, P[0, :3]), "amax").sum()
+
+
+EXTRA.update({"scatter_reduce": _scatter_reduce})
