@@ -34,7 +34,7 @@ FUNCTIONS = {name: getattr(module, name) for module, names in (
                  "mvlgamma", "positive", "signbit", "isposinf", "isneginf", "isreal",
                  "is_nonzero", "frexp", "polygamma")),
     (fused_products, ("addcmul", "addcdiv", "addmv", "addr", "addbmm")),
-    (scatter_reduce, ("scatter_reduce",))) for name in names}
+    (scatter_reduce, ("scatter_reduce", "index_reduce"))) for name in names}
 FUNCTIONS.update(UNARY_EXTRA)
 
 # Tensor methods that get an in-place ``_`` form here (when Tensor has none yet)
@@ -46,7 +46,7 @@ _INPLACE = (*UNARY_EXTRA, "atan2", "arctan2", "hypot", "fmod", "copysign", "xlog
             "arcsin", "arccos", "arctan", "eq", "ne", "lt", "le", "gt", "ge", "greater",
             "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
             "logical_xor", "logical_not", "divide", "multiply", "subtract", "true_divide",
-            "floor_divide", "sign", "sigmoid", "tanh", "scatter_reduce")
+            "floor_divide", "sign", "sigmoid", "tanh", "scatter_reduce", "index_reduce")
 
 # torch.X_ functions (the same as the methods: the tensor is the first argument)
 TORCH_INPLACE = (

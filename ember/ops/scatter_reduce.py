@@ -4,6 +4,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .._warn import warn_once
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .indexing import _check_bounds, _check_index_shape, _index_array, _scatter_positions
@@ -134,3 +135,48 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _dtype.refuse_kinds(input._data.dtype, f"scatter_gather_tensor_cpu_reduce_{reduce}", "")
     return ScatterReduceBackward0.apply(input, src, dim=dim, index=index, reduce=reduce,
                                         include_self=bool(include_self))
+
+
+class IndexReduceBackward0(ScatterReduceBackward0):
+    """index_reduce: scatter_reduce with the index vector spread along dim over source."""
+
+
+_INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Slices of ``source`` along dim reduced into input's slices ``index`` (prod, mean, amax,
+    amin; input's own value taking part unless include_self=False)."""
+    warn_once("index_reduce() is in beta and the API may change at any time.")
+    if reduce not in _INDEX_REDUCES:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    x, idx, s = input._data, index._data, source._data
+    d = _dim(x.ndim, dim) if x.ndim else 0
+    if idx.dtype != np.int64 and idx.dtype != np.int32:
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype.scalar_name}")
+    if idx.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{idx.ndim} with type: {index.dtype.scalar_name} and size: "
+                         f"{list(idx.shape)}")
+    if s.dtype != x.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype.scalar_name}) and source "
+                           f"({source.dtype.scalar_name}) must have the same scalar type")
+    along = s.shape[d] if s.ndim else 1
+    if idx.size != along:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({along}), for dim: {d}")
+    if x.ndim and (s.ndim != x.ndim or any(s.shape[k] != x.shape[k]
+                                           for k in range(x.ndim) if k != d)):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(s.shape)}")
+    size = x.shape[d] if x.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError("index out of range in self")
+    spread = np.broadcast_to(np.mod(idx, size).reshape(
+        [-1 if k == d else 1 for k in range(max(s.ndim, 1))]), s.shape if s.ndim else (1,))
+    full = Tensor._make(np.ascontiguousarray(spread, np.int64).reshape(s.shape))
+    return IndexReduceBackward0.apply(input, source, dim=d, index=full, reduce=reduce,
+                                      include_self=bool(include_self))

@@ -281,4 +281,9 @@ def _scatter_reduce(L):
     return _t(L, M[0]).scatter_reduce(0, L.tensor([0, 0, 1]), _t(L, P[0, :3]), "amax").sum()
 
 
-EXTRA.update({"scatter_reduce": _scatter_reduce})
+def _index_reduce(L):
+    """index_reduce's node (scatter_reduce's, spread along dim)."""
+    return _t(L, M).index_reduce(0, L.tensor([2, 0]), _t(L, P[:2]), "amin").sum()
+
+
+EXTRA.update({"scatter_reduce": _scatter_reduce, "index_reduce": _index_reduce})

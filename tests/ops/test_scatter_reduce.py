@@ -86,3 +86,42 @@ def test_old_names_in_place_and_torch_form():
         assert lib.scatter_reduce(x, 0, i, s, "min", include_self=False).tolist() == \
             [5.0, 7.0, 3.0, 4.0]
         assert x.scatter_reduce_(0, i, s, "sum") is x and x.tolist() == [12.0, 9.0, 3.0, 4.0]
+
+
+def _index_case(lib, reduce, include_self, dim):
+    rs = np.random.RandomState(0)
+    x = lib.tensor(np.round(rs.randn(5, 3), 1), requires_grad=True)
+    if dim == 0:
+        s, i = lib.tensor(np.round(rs.randn(4, 3), 1), requires_grad=True), [0, 4, 2, 0]
+    else:
+        s, i = lib.tensor(np.round(rs.randn(5, 4), 1), requires_grad=True), [2, 0, 2, 1]
+    out = x.index_reduce(dim, lib.tensor(i), s, reduce, include_self=include_self)
+    ga, gs = lib.autograd.grad(out, (x, s), lib.tensor(rs.randn(*out.shape)))
+    return out.detach().numpy(), ga.numpy(), gs.numpy(), type(out.grad_fn).__name__
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_reduce_values_and_gradients_as_torch(reduce, include_self, dim):
+    e, t = _index_case(ember, reduce, include_self, dim), _index_case(torch, reduce, include_self,
+                                                                       dim)
+    assert e[3] == t[3] == "IndexReduceBackward0"
+    for a, b in zip(e[:3], t[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0, 4, 2, 0]), L.ones(4, 3), "sum"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0, 4, 2]), L.ones(4, 3), "prod"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0, 4, 2, 0]),
+                                        L.ones(4, 3, dtype=L.float64), "prod"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0.0, 4, 2, 0]), L.ones(4, 3), "prod"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0, 9, 1, 1]), L.ones(4, 3), "prod"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([[0, 4], [2, 0]]), L.ones(4, 3), "prod"),
+    lambda L: L.ones(5, 3).index_reduce(0, L.tensor([0, 4, 2, 0]), L.ones(4, 2), "prod"),
+])
+def test_index_reduce_errors_as_torch(call):
+    same_error(call)
