@@ -291,3 +291,4 @@ _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound 
 from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
 newaxis = None  # torch.newaxis, as NumPy's
+from .ops.histogram import histogram, histogramdd  # noqa: E402, F401  (public)

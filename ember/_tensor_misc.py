@@ -12,7 +12,7 @@ from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from ._warn import warn_once
-from .ops import api, as_strided, fused_products, index_ops, pointwise, scatter_reduce
+from .ops import api, as_strided, fused_products, histogram, index_ops, pointwise, scatter_reduce
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
@@ -388,6 +388,7 @@ def _bind_attributes():
     Tensor.is_shared = lambda self: self.__dict__.get("_shared", False)
     Tensor.is_pinned = lambda self, device=None: False  # no pinned memory off the GPU
     Tensor.split_with_sizes = split_with_sizes
+    Tensor.histogram = histogram.histogram
     Tensor.unsafe_chunk, Tensor.unsafe_split = Tensor.chunk, Tensor.split
     Tensor.unsafe_split_with_sizes = split_with_sizes
     globals()["unsafe_split_with_sizes"] = split_with_sizes
