@@ -4,6 +4,7 @@ The stream is PyTorch's CPU one: a 32-bit Mersenne Twister (mt19937) seeded as t
 and torch's transformations on top (24/53-bit uniforms, Box-Muller normals in blocks of 16, the
 cached second normal of the scalar path), so a seeded script draws the same numbers as torch.
 """
+import contextlib
 import json
 import math
 import os
@@ -466,6 +467,20 @@ def seed():
 
 def initial_seed():
     return default_generator.initial_seed()
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type=None):
+    """Draws inside the block leave the default generator's state as it was before."""
+    if not enabled:
+        yield
+        return
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)
 
 
 def get_rng_state():

@@ -387,3 +387,15 @@ def test_random_fills_refuse_element_types_as_torch(fill, args, dtype):
 def test_rand_randn_refuse_integer_dtypes_as_torch(fn, dtype):
     from tests.oracle import same_error
     same_error(lambda lib: getattr(lib, fn)(3, dtype=getattr(lib, dtype)))
+
+
+def test_fork_rng_restores_the_stream_as_torch():
+    def draws(lib):
+        lib.manual_seed(0)
+        lib.randn(1)  # a cached second normal on the scalar path, part of the state
+        with lib.random.fork_rng():
+            inside = lib.rand(3).tolist() + lib.randn(2).tolist()
+        with lib.random.fork_rng(enabled=False):
+            lib.rand(1)
+        return inside, lib.rand(3).tolist() + lib.randn(3).tolist()
+    assert draws(ember) == draws(torch)

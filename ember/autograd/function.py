@@ -196,7 +196,7 @@ def _run_jvp(cls, node, args, tangents, outs):
         raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
                            f"(expected {len(outs)} but got {len(result)})")
     for out, tangent in zip(outs, result):
-        if isinstance(out, Tensor) and tangent is not None and out._data.dtype.kind in "fc":
+        if isinstance(out, Tensor) and tangent is not None and out._data.dtype.kind in "fcV":
             _forward_ad.check_tangent(out, tangent)
             _forward_ad.set_tangent(out, tangent)
 
@@ -223,7 +223,7 @@ def _connect(node, args, outs):
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
     for i, o in enumerate(outs):
-        if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind in "fc":
+        if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind in "fcV":
             o._grad_fn, o._output_nr, o._requires_grad = node, i, True
             if id(o) in node.__dict__.get("_dirty", ()):
                 o._vc[0] += 1  # before the saved versions are taken: saving it is fine

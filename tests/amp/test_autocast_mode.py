@@ -67,3 +67,38 @@ def test_bad_device_type_raises_as_torch():
             lib.autocast(1)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def _custom_function(lib, cast_inputs):
+    seen = {}
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        @lib.amp.custom_fwd(device_type="cpu", cast_inputs=cast_inputs)
+        def forward(ctx, x, w):
+            seen["forward"] = (str(x.dtype), str(w.dtype), lib.is_autocast_enabled("cpu"))
+            ctx.save_for_backward(x, w)
+            return x @ w
+
+        @staticmethod
+        @lib.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            seen["backward"] = lib.is_autocast_enabled("cpu")
+            x, w = ctx.saved_tensors
+            return g @ w.t(), x.t() @ g
+
+    x = lib.ones(2, 3, requires_grad=True)
+    w = lib.ones(3, 2, requires_grad=True)
+    with lib.autocast("cpu"):
+        out = Scale.apply(x, w)
+    out.float().sum().backward()
+    return {k: str(v).replace("torch.", "").replace("ember.", "") for k, v in seen.items()}, \
+        str(out.dtype).split(".")[1], x.grad.tolist()
+
+
+@pytest.mark.parametrize("cast_inputs", [None, "float64"])
+def test_custom_fwd_and_bwd_as_torch(cast_inputs):
+    results = [_custom_function(lib, None if cast_inputs is None else getattr(lib, cast_inputs))
+               for lib in (torch, ember)]
+    assert results[1] == results[0]
+    assert ember.amp.is_autocast_available("cpu") == torch.amp.is_autocast_available("cpu")

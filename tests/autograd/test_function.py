@@ -257,3 +257,25 @@ def test_mark_dirty_on_a_non_leaf_still_works_as_torch():
         Double.apply(x.clone()).sum().backward()
         grads.append(x.grad.tolist())
     assert grads[0] == grads[1]
+
+
+def test_a_bfloat16_output_is_differentiable_as_torch():
+    """(ember left a custom Function's bfloat16 output without grad_fn: its gradient was lost,
+    silently, e.g. for any custom Function inside autocast('cpu'))"""
+    grads = []
+    for lib in (torch, ember):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return (x * 2).to(lib.bfloat16)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.float() * 2
+
+        x = lib.ones(3, requires_grad=True)
+        out = Double.apply(x)
+        assert out.requires_grad and out.grad_fn is not None
+        out.float().sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[1] == grads[0]
