@@ -49,6 +49,7 @@ def cases(L):
      lambda: A(L.tensor([2.]), L.tensor([2.5]), atol=0.1, rtol=0.0),
      lambda: A(L.tensor([1., 2.], dtype=L.float16), L.tensor([1., 2.01], dtype=L.float16)),
      lambda: A(L.tensor([1., 2.], dtype=L.bfloat16), L.tensor([1., 2.02], dtype=L.bfloat16)),
+     lambda: A(L.tensor([1., 2., 3.]).bfloat16(), L.tensor([1., 2.5, 3.]).bfloat16()),
      lambda: A(L.arange(6.).reshape(2, 3), L.arange(6.).reshape(2, 3) + L.tensor([[0, 0, 0], [0, 1e-3, 0]])),
     ]
 

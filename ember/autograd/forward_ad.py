@@ -189,7 +189,7 @@ def _on_op(node, data, inputs, kwargs):
     """graph._dual: Node.apply's end while a level is active; the output gets its tangent."""
     out = _output(node, data, inputs, kwargs)
     tangents = [t.__dict__.get(_KEY) if isinstance(t, Tensor) else None for t in inputs]
-    if data.dtype.kind in "fc" and any(t is not None for t in tangents):
+    if data.dtype.kind in "fcV" and any(t is not None for t in tangents):
         _set(out, node_tangent(node, inputs, tangents, out))
     return out
 
@@ -217,7 +217,7 @@ def multi_output_tangents(node, inputs, outs, indices):
                 _set(outs[i], tangent)
             return
         for i in indices:
-            if outs[i]._data.dtype.kind in "fc":
+            if outs[i]._data.dtype.kind in "fcV":
                 _set(outs[i], node_tangent(node, inputs, tangents, outs[i], (i, len(outs))))
 
 

@@ -116,7 +116,7 @@ def _adaptive_max(input, output_size, n, node):
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
     sizes = _adaptive_sizes(input, output_size, n, name)
-    if input._data.dtype.kind not in "fc":  # torch's 2-d kernel is named without "_cpu"
+    if input._data.dtype.kind not in "fcV":  # torch's 2-d kernel is named without "_cpu"
         name += "_cpu" if n == 3 else ""
         raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{input.dtype.scalar_name}'")

@@ -99,10 +99,10 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype, check
             close |= np.isnan(a) & np.isnan(e)
         if close.all():
             return
-        wide = a.dtype if a.dtype.kind in "fc" else np.dtype(np.int64)
+        wide = a.dtype if a.dtype.kind in "fcV" else np.dtype(np.int64)  # (V: bfloat16)
         diff = np.abs(a.astype(wide) - e.astype(wide))
         # the relative difference in the dtype (integers: the default float32), as torch's
-        real = diff.dtype if diff.dtype.kind == "f" else np.dtype(np.float32)
+        real = diff.dtype if diff.dtype.kind in "fV" else np.dtype(np.float32)
         rel = diff.astype(real) / np.abs(e).astype(real)
     exact = rtol == 0 and atol == 0
     count, total = int((~close).sum()), close.size

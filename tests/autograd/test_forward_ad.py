@@ -342,3 +342,15 @@ def test_inplace_write_through_a_view_updates_the_base_tangent_as_torch(case):
     """An in-place op on a view of a dual tensor (or a dual written into a plain tensor's view)
     changes the base's tangent too; ember replaced only the view's tangent."""
     assert _write_through_view(ember, case) == _write_through_view(torch, case)
+
+
+def test_bfloat16_tangents_flow_as_torch():
+    """(ember dropped the tangent of a bfloat16 result: unpack_dual gave None)"""
+    got = []
+    for lib in (torch, ember):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1.0, 2.0]).bfloat16(),
+                                lib.tensor([1.0, 1.0]).bfloat16())
+            got.append(fw.unpack_dual((dual * dual).sin()).tangent.float().tolist())
+    assert got[1] == got[0]

@@ -169,3 +169,11 @@ def test_with_indices_names_always_return_indices(name, shape, args):
 def test_3d_pools_refuse_the_dtypes_torch_has_no_kernel_for(call):
     """(max_pool3d computed on bool)"""
     same_error(call)
+
+
+def test_adaptive_max_pool3d_takes_bfloat16_as_torch():
+    """(ember refused bfloat16 as if it were an integer dtype)"""
+    x = np.random.RandomState(0).randn(1, 2, 4, 4, 4).astype(np.float32)
+    out = [lib.nn.functional.adaptive_max_pool3d(lib.tensor(x).bfloat16(), 2).float().tolist()
+           for lib in (torch, ember)]
+    assert out[1] == out[0]
