@@ -101,3 +101,21 @@ def test_deprecated_cholesky_and_cross_without_dim_warn_once_per_process_as_torc
                            text=True, check=True).stdout for lib in ("torch", "ember")]
     assert outs[1] == outs[0]
     assert outs[0].count("UserWarning") == 4
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, t: L.linalg.matrix_norm(t), lambda L, t: L.linalg.matrix_norm(t, 1),
+    lambda L, t: L.linalg.matrix_norm(t, float("inf")), lambda L, t: L.dist(t, t * 0.5),
+    lambda L, t: L.dist(t, t * 0.5, 1), lambda L, t: L.linalg.matrix_power(t, 3),
+    lambda L, t: L.linalg.matrix_power(t, 2), lambda L, t: L.histc(t, 5),
+    lambda L, t: L.histc(t, 4, -1, 1)])
+def test_bfloat16_norms_powers_and_histc_as_torch(call):
+    """(ember refused bfloat16 in these; torch computes them: values and gradients, bits)"""
+    x = np.random.RandomState(0).randn(4, 4).astype(np.float32)
+    outs = []
+    for lib in (torch, ember):
+        t = lib.tensor(x).bfloat16().requires_grad_()
+        y = call(lib, t)
+        g = lib.autograd.grad(y.float().sum(), t)[0].float().tolist() if y.requires_grad else None
+        outs.append((str(y.dtype).split(".")[1], y.float().tolist(), g))
+    assert outs[1] == outs[0]

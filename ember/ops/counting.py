@@ -67,6 +67,9 @@ def histc(input, bins=100, min=0, max=0):
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max);
     elements outside are ignored."""
     x = input._data
+    if input.dtype is _dtype.bfloat16:  # counted on the float32 values, as bfloat16 counts
+        return api.to_dtype(histc(api.to_dtype(input, _dtype.float32), bins, min, max),
+                            _dtype.bfloat16)
     if x.dtype.kind != "f":  # (complex is refused by torch's min/max pass first)
         kernel = "aminmax_cpu" if x.dtype.kind == "c" else "histogram_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")

@@ -34,6 +34,9 @@ def dist(input, other, p=2):
     if "c" in (input._data.dtype.kind, other._data.dtype.kind):  # the moduli's norm, real
         import ember.linalg  # late binding up: linalg builds on these ops
         return ember.linalg.vector_norm(api.sub(input, other), p)
+    if _dtype.bfloat16 in (input.dtype, other.dtype):  # torch: float32 math, rounded once
+        return api.to_dtype(dist(api.to_dtype(input, _dtype.float32),
+                                 api.to_dtype(other, _dtype.float32), p), _dtype.bfloat16)
     for t in (input, other):
         if t._data.dtype.kind != "f":
             raise RuntimeError("norm(): input dtype should be either floating point or complex. "
