@@ -101,7 +101,7 @@ def _tensor_data(data, dtype):
     if isinstance(data, (list, tuple, int, float, complex)):
         _check_python_cast(arr, npd)
     with np.errstate(over="ignore"):  # a double past float32's range is inf, as torch
-        return arr.astype(npd, copy=True)
+        return _dtype.via_float32(arr, npd).astype(npd, copy=True)
 
 
 def _check_python_cast(arr, npd):

@@ -340,6 +340,20 @@ def wrap_int(value, np_dtype):
     return value - (1 << info.bits) if value > info.max else value
 
 
+def via_float32(value, dtype):
+    """``value`` (an array or a Python/NumPy float) as torch casts it into ``dtype``, where that
+    differs from a direct cast: a double bound for float16 is rounded to float32 first (torch
+    converts double -> float -> half), so a double just past a float16 halfway point rounds as in
+    torch (1 + 2**-11 + 2**-40 becomes 1.0, where a direct cast gives 1.0009765625); the result
+    is then already a float16 array. Anything else is returned as it is."""
+    if dtype != np.float16:
+        return value
+    if isinstance(value, np.ndarray) and value.dtype == np.float64 or isinstance(value, float):
+        with np.errstate(over="ignore"):  # past the range: inf, as torch, without a warning
+            return np.asarray(value, np.float32).astype(np.float16)
+    return value
+
+
 def scalar_as(value, dtype):
     """``value`` as a 0-d array of ``dtype``; torch's error when an integer dtype can't hold it
     (an int in range is taken modulo 2**bits, as torch: uint8's -1 is 255)."""
@@ -356,4 +370,4 @@ def scalar_as(value, dtype):
     elif dtype == np.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
         if math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
             raise RuntimeError("value cannot be converted to type float without overflow")
-    return np.asarray(value, dtype=dtype)
+    return np.asarray(via_float32(value, dtype), dtype=dtype)

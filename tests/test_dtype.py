@@ -53,6 +53,42 @@ def test_iinfo_matches_torch(name):
         ember.finfo(getattr(ember, name))
 
 
+# ---------------------------------------------------------------- float64 -> float16
+# torch converts a double to half through float: doubles just past a float16 halfway point
+# (1 + 2**-11 + 2**-40) become the halfway float32 and round to even; 65519.99... becomes 65520
+# and then inf. A direct cast rounds them up to 1.0009765625 and 65504.
+_NEAR_HALFWAY = [1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), 2049 + 2**-30, 65519.99999999,
+                 1.5 * 2**-24 + 2**-60, 0.1, 1e300, float("nan")]
+_HALF_WRITES = {
+    "half": lambda m, x: x.half(),
+    "to": lambda m, x: x.to(m.float16),
+    "type": lambda m, x: x.type(m.HalfTensor),
+    "copy_": lambda m, x: m.zeros(len(_NEAR_HALFWAY), dtype=m.float16).copy_(x),
+    "setitem": lambda m, x: _setitem(m.zeros(len(_NEAR_HALFWAY), dtype=m.float16), x),
+    "setitem_float": lambda m, x: _setitem(m.zeros(1, dtype=m.float16), _NEAR_HALFWAY[0]),
+    "tensor": lambda m, x: m.tensor(_NEAR_HALFWAY, dtype=m.float16),
+    "tensor_numpy": lambda m, x: m.tensor(np.array(_NEAR_HALFWAY), dtype=m.float16),
+    "new_tensor": lambda m, x: x.new_tensor(_NEAR_HALFWAY, dtype=m.float16),
+    "full": lambda m, x: m.full((2,), _NEAR_HALFWAY[0], dtype=m.float16),
+    "fill_": lambda m, x: m.zeros(2, dtype=m.float16).fill_(_NEAR_HALFWAY[0]),
+    "grad_to": lambda m, x: x.clone().requires_grad_().half(),
+}
+
+
+def _setitem(target, value):
+    target[:] = value
+    return target
+
+
+@pytest.mark.parametrize("write", sorted(_HALF_WRITES))
+def test_float64_to_float16_rounds_through_float32_as_torch(write):
+    with np.errstate(over="raise", invalid="raise"):  # no NumPy warning (overflow) leaks
+        e = _HALF_WRITES[write](ember, ember.tensor(_NEAR_HALFWAY, dtype=ember.float64))
+    t = _HALF_WRITES[write](torch, torch.tensor(_NEAR_HALFWAY, dtype=torch.float64))
+    assert e.dtype is ember.float16
+    np.testing.assert_array_equal(_bits(e.detach()), _bits(t.detach()))
+
+
 # ---------------------------------------------------------------- bfloat16
 def _bits(x):
     return x.view(torch.int16).numpy() if isinstance(x, torch.Tensor) else \

@@ -1,7 +1,7 @@
 """Indexing primitives: a[index], a[index] = v, gather, scatter, index_select."""
 import numpy as np
 
-from .. import _meta
+from .. import _dtype, _meta
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -129,7 +129,7 @@ class CopySlices(Node):
 def _write(array, index, value):
     """array[index] = value, with torch's error when value's shape does not fit."""
     try:
-        array[index] = value
+        array[index] = _dtype.via_float32(value, array.dtype)
     except ValueError as error:
         if "broadcast" not in str(error):
             raise
