@@ -1,5 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
 import math
+import warnings
 
 import numpy as np
 
@@ -117,8 +118,25 @@ def _check_python_cast(arr, npd):
             raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 
+def warn_copy_construct(data, call, stacklevel):
+    """torch's UserWarning when ``call`` (``torch.tensor``, ``tensor.new_tensor``) is given a
+    tensor to copy (a list holding tensors is not warned about), pointing at the user's line
+    ``stacklevel`` frames up."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      f".requires_grad_(True), rather than {call}(sourceTensor).", UserWarning,
+                      stacklevel=stacklevel + 1)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    warn_copy_construct(data, "torch.tensor", 3)  # (tensor is called through _on_device)
+    return copy_of(data, dtype, requires_grad)
+
+
+def copy_of(data, dtype, requires_grad):
+    """tensor()'s work, without its warning (new_tensor warns in its own words)."""
     arr = _tensor_data(data, dtype)
     if requires_grad and arr.dtype.kind not in "fVc":  # "V": bfloat16
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
