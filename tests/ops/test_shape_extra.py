@@ -167,3 +167,12 @@ def test_renorm_refuses_non_positive_orders_and_negative_maxnorm_as_torch(p, max
 def test_isin_refuses_bool_as_torch(call):
     """(bool elements were compared)"""
     same_error(call)
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself_as_torch():
+    for lib in (ember, torch):
+        a = lib.randn(3, requires_grad=True)
+        same, grown = lib.broadcast_tensors(a, lib.ones(3)), lib.broadcast_tensors(a, lib.ones(2, 1))
+        assert same[0] is a and same[0].grad_fn is None
+        assert type(grown[0].grad_fn).__name__ == "ExpandBackward0"
+        assert lib.broadcast_tensors(a)[0] is a
