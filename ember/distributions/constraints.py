@@ -1,0 +1,113 @@
+"""Constraints: which values a distribution's parameters and samples may take (``check(value)``
+is a bool tensor), named as torch prints them."""
+
+__all__ = ["Constraint", "boolean", "dependent", "greater_than", "integer_interval", "interval",
+           "is_dependent", "less_than", "nonnegative_integer", "positive", "real", "simplex",
+           "unit_interval"]
+
+
+class Constraint:
+    """A region of values; ``event_dim`` trailing dims are checked together."""
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return self.__class__.__name__[1:] + "()"
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on other parameters: never checked."""
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint):
+    return isinstance(constraint, _Dependent)
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value  # False only for NaN
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+    def __repr__(self):
+        return f"GreaterThan(lower_bound={self.lower_bound})"
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self):
+        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _IntegerInterval(_Interval):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & super().check(value)
+
+    def __repr__(self):
+        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _IntegerGreaterThan(_GreaterThan):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+
+
+class _Simplex(Constraint):
+    """Non-negative vectors along the last dim that sum to 1 (within 1e-6)."""
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+dependent = _Dependent()
+boolean = _Boolean()
+real = _Real()
+positive = _GreaterThan(0.0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+nonnegative_integer = _IntegerGreaterThan(0)
+greater_than, less_than = _GreaterThan, _LessThan
+interval, integer_interval = _Interval, _IntegerInterval
