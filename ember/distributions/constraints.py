@@ -1,7 +1,8 @@
 """Constraints: which values a distribution's parameters and samples may take (``check(value)``
 is a bool tensor), named as torch prints them."""
 
-__all__ = ["Constraint", "boolean", "dependent", "greater_than", "integer_interval", "interval",
+__all__ = ["Constraint", "boolean", "dependent", "greater_than", "independent", "integer_interval",
+           "interval",
            "is_dependent", "less_than", "nonnegative_integer", "positive", "real", "simplex",
            "unit_interval"]
 
@@ -94,6 +95,30 @@ class _IntegerGreaterThan(_GreaterThan):
         return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
 
 
+class _IndependentConstraint(Constraint):
+    """``base`` checked elementwise, then all of the ``reinterpreted_batch_ndims`` rightmost
+    dims together."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if result.dim() < n:
+            raise ValueError(f"Expected value.dim() >= {n} but got {result.dim()}")
+        return result.reshape(result.shape[:result.dim() - n] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
 class _Simplex(Constraint):
     """Non-negative vectors along the last dim that sum to 1 (within 1e-6)."""
     event_dim = 1
@@ -109,5 +134,5 @@ positive = _GreaterThan(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 nonnegative_integer = _IntegerGreaterThan(0)
-greater_than, less_than = _GreaterThan, _LessThan
+greater_than, less_than, independent = _GreaterThan, _LessThan, _IndependentConstraint
 interval, integer_interval = _Interval, _IntegerInterval

@@ -5,6 +5,7 @@ from ember.nn import functional as F
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .exp_family import ExponentialFamily
+from .independent import Independent, _sum_rightmost
 from .normal import Normal
 from .uniform import Uniform
 
@@ -78,3 +79,11 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    """The bases' KL summed over the reinterpreted dims (which must agree)."""
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -72,8 +72,19 @@ def _kl(m, D):
             D.kl_divergence(u, D.Uniform(m.tensor([-1.0, 1.5]), m.tensor([3.0, 4.0])))]
 
 
+def _independent(m, D):
+    loc = m.randn(2, 3, requires_grad=True)
+    d = D.Independent(D.Normal(loc, m.ones(2, 3)), 1)
+    q = D.Independent(D.Normal(m.zeros(2, 3), m.ones(2, 3) * 2), 1)
+    r = d.rsample((4,))
+    d.log_prob(r).sum().backward()
+    return [tuple(d.batch_shape), tuple(d.event_shape), r, d.log_prob(r), d.entropy(), loc.grad,
+            D.kl_divergence(d, q), d.sample(), d.mean, d.variance, d.has_rsample, repr(d.support),
+            bool(d.support.check(r).all()), repr(d).replace("ember.", "torch.")]
+
+
 @pytest.mark.parametrize("build", [_normal, _scalar_normal, _categorical, _bernoulli, _uniform,
-                                   _kl], ids=lambda f: f.__name__[1:])
+                                   _kl, _independent], ids=lambda f: f.__name__[1:])
 def test_distribution_matches_torch(build):
     _same(_run(ember, build), _run(torch, build))
 
@@ -88,8 +99,9 @@ def test_distribution_matches_torch(build):
     lambda m, D: D.Uniform(1.0, 0.0),
     lambda m, D: D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(probs=m.tensor(0.5))),
     lambda m, D: D.Normal(m.zeros(2), m.ones(2)).log_prob(m.zeros(3)),
+    lambda m, D: D.Independent(D.Normal(m.zeros(2), m.ones(2)), 2),
 ], ids=["scale", "no-param", "both-params", "probs", "not-tensor", "support", "uniform", "kl",
-        "broadcast"])
+        "broadcast", "independent"])
 def test_errors_as_torch(bad):
     caught = []
     for lib in (ember, torch):
