@@ -1,6 +1,6 @@
 """torch.distributions: parametrized probability distributions (sampling with torch's random
-streams, log_prob, entropy, moments) and kl_divergence. Normal, Uniform, Bernoulli,
-Categorical and Independent so far."""
+streams, log_prob, entropy, moments) and kl_divergence. Normal, MultivariateNormal,
+Uniform, Bernoulli, Categorical and Independent so far."""
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -8,8 +8,9 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent",
-           "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]
+           "MultivariateNormal", "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]

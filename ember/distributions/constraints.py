@@ -1,8 +1,9 @@
 """Constraints: which values a distribution's parameters and samples may take (``check(value)``
 is a bool tensor), named as torch prints them."""
+import ember
 
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "independent", "integer_interval",
-           "interval",
+           "interval", "lower_cholesky", "positive_definite", "real_vector",
            "is_dependent", "less_than", "nonnegative_integer", "positive", "real", "simplex",
            "unit_interval"]
 
@@ -127,12 +128,37 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices with a positive diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).reshape(value.shape[:-2] + (-1,)).min(-1)[0]
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+
+
+class _PositiveDefinite(Constraint):
+    """Square, symmetric (within 1e-6) matrices whose Cholesky factorization succeeds."""
+    event_dim = 2
+
+    def check(self, value):
+        if value.shape[-2] != value.shape[-1]:
+            return ember.full(value.shape[:-2], False, dtype=ember.bool)
+        symmetric = ember.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+        if not bool(symmetric.all()):
+            return symmetric
+        return ember.linalg.cholesky_ex(value).info.eq(0)
+
+
 dependent = _Dependent()
 boolean = _Boolean()
 real = _Real()
 positive = _GreaterThan(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+real_vector = _IndependentConstraint(real, 1)
+lower_cholesky = _LowerCholesky()
+positive_definite = _PositiveDefinite()
 nonnegative_integer = _IntegerGreaterThan(0)
 greater_than, less_than, independent = _GreaterThan, _LessThan, _IndependentConstraint
 interval, integer_interval = _Interval, _IntegerInterval
