@@ -4,7 +4,7 @@ import sys
 
 enabled = True
 benchmark = False
-benchmark_limit = 10
+benchmark_limit = None  # torch without cuDNN reads None, and flags() leaves it so
 deterministic = False
 allow_tf32 = True
 
@@ -15,8 +15,8 @@ def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=Fals
     """Set every flag (to these defaults when not given, as torch) for the block, then restore
     the previous values."""
     module = sys.modules[__name__]
-    new = {"enabled": enabled, "benchmark": benchmark, "benchmark_limit": benchmark_limit,
-           "deterministic": deterministic, "allow_tf32": allow_tf32}
+    new = {"enabled": enabled, "benchmark": benchmark, "deterministic": deterministic,
+           "allow_tf32": allow_tf32}
     old = {name: getattr(module, name) for name in new}
     vars(module).update(new)
     try:
