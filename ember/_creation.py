@@ -151,7 +151,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray):
         _check_array(data)
         npd = _np_dtype(dtype, data.dtype)
-        return Tensor._make(data.astype(npd, copy=False))
+        return Tensor._make(_dtype.via_float32(data, npd).astype(npd, copy=False))
     return tensor(data, dtype=dtype)
 
 

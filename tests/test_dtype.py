@@ -68,6 +68,7 @@ _HALF_WRITES = {
     "setitem_float": lambda m, x: _setitem(m.zeros(1, dtype=m.float16), _NEAR_HALFWAY[0]),
     "tensor": lambda m, x: m.tensor(_NEAR_HALFWAY, dtype=m.float16),
     "tensor_numpy": lambda m, x: m.tensor(np.array(_NEAR_HALFWAY), dtype=m.float16),
+    "as_tensor_numpy": lambda m, x: m.as_tensor(np.array(_NEAR_HALFWAY), dtype=m.float16),
     "new_tensor": lambda m, x: x.new_tensor(_NEAR_HALFWAY, dtype=m.float16),
     "full": lambda m, x: m.full((2,), _NEAR_HALFWAY[0], dtype=m.float16),
     "fill_": lambda m, x: m.zeros(2, dtype=m.float16).fill_(_NEAR_HALFWAY[0]),
