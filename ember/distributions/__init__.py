@@ -1,6 +1,6 @@
 """torch.distributions: parametrized probability distributions (sampling with torch's random
 streams, log_prob, entropy, moments) and kl_divergence. Normal, MultivariateNormal,
-Uniform, Bernoulli, Categorical and Independent so far."""
+Uniform, Bernoulli, Categorical, OneHotCategorical and Independent so far."""
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -10,7 +10,9 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent",
-           "MultivariateNormal", "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]
+           "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform", "constraints",
+           "kl_divergence", "register_kl"]

@@ -4,8 +4,8 @@ import ember
 
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "independent", "integer_interval",
            "interval", "lower_cholesky", "positive_definite", "real_vector",
-           "is_dependent", "less_than", "nonnegative_integer", "positive", "real", "simplex",
-           "unit_interval"]
+           "is_dependent", "less_than", "nonnegative_integer", "one_hot", "positive", "real",
+           "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -128,6 +128,16 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _OneHot(Constraint):
+    """Vectors of 0s and 1s with a single 1."""
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        boolean = ((value == 0) | (value == 1)).all(-1)
+        return boolean & value.sum(-1).eq(1)
+
+
 class _LowerCholesky(Constraint):
     """Lower-triangular square matrices with a positive diagonal."""
     event_dim = 2
@@ -158,6 +168,7 @@ unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 real_vector = _IndependentConstraint(real, 1)
 lower_cholesky = _LowerCholesky()
+one_hot = _OneHot()
 positive_definite = _PositiveDefinite()
 nonnegative_integer = _IntegerGreaterThan(0)
 greater_than, less_than, independent = _GreaterThan, _LessThan, _IndependentConstraint

@@ -99,8 +99,17 @@ def _multivariate_normal(m, D):
             by_tril.log_prob(m.ones(2, 3)), by_tril.entropy()]
 
 
+def _one_hot_categorical(m, D):
+    d = D.OneHotCategorical(logits=m.randn(2, 4))
+    s = d.sample((3,))
+    p = D.OneHotCategorical(probs=m.tensor([0.2, 0.3, 0.5]))
+    return [tuple(d.batch_shape), tuple(d.event_shape), s, d.log_prob(s), d.entropy(), d.mode,
+            d.mean, d.variance, d.enumerate_support(), tuple(d.enumerate_support(False).shape),
+            p.sample(), p.log_prob(m.tensor([0., 1., 0.])), repr(d)]
+
+
 @pytest.mark.parametrize("build", [_normal, _scalar_normal, _categorical, _bernoulli, _uniform,
-                                   _kl, _independent, _multivariate_normal],
+                                   _kl, _independent, _multivariate_normal, _one_hot_categorical],
                          ids=lambda f: f.__name__[1:])
 def test_distribution_matches_torch(build):
     _same(_run(ember, build), _run(torch, build))
@@ -122,9 +131,10 @@ def test_distribution_matches_torch(build):
     lambda m, D: D.MultivariateNormal(m.tensor(0.0), covariance_matrix=m.eye(3)),
     lambda m, D: D.MultivariateNormal(m.zeros(3), scale_tril=m.ones(3, 3)),
     lambda m, D: D.MultivariateNormal(m.zeros(3), precision_matrix=m.ones(3)),
+    lambda m, D: D.OneHotCategorical(probs=m.tensor([0.5, 0.5])).log_prob(m.tensor([1., 1.])),
 ], ids=["scale", "no-param", "both-params", "probs", "not-tensor", "support", "uniform", "kl",
         "broadcast", "independent", "mvn-none", "mvn-not-pd", "mvn-loc-0d", "mvn-not-tril",
-        "mvn-1d"])
+        "mvn-1d", "one-hot"])
 def test_errors_as_torch(bad):
     caught = []
     for lib in (ember, torch):
