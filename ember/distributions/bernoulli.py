@@ -30,6 +30,12 @@ class Bernoulli(ExponentialFamily):
         shape = () if isinstance(given, numbers.Number) else param.size()
         super().__init__(shape, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        given = {k: self.__dict__[k].expand(shape) for k in ("probs", "logits")
+                 if k in self.__dict__}
+        return self._expanded(shape, _param=self._param.expand(shape), **given)
+
     @lazy_property
     def logits(self):
         return probs_to_logits(self.probs, is_binary=True)

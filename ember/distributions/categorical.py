@@ -33,6 +33,14 @@ class Categorical(Distribution):
         self._num_events = self._param.size()[-1]
         super().__init__(self._param.size()[:-1], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        full = shape + (self._num_events,)
+        given = {k: self.__dict__[k].expand(full) for k in ("probs", "logits")
+                 if k in self.__dict__}
+        return self._expanded(shape, _param=self._param.expand(full),
+                              _num_events=self._num_events, **given)
+
     @property
     def param_shape(self):
         return self._param.size()

@@ -75,6 +75,20 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
+    def expand(self, batch_shape, _instance=None):
+        """The same distribution broadcast to ``batch_shape`` (its parameters expanded, not
+        copied)."""
+        raise NotImplementedError
+
+    def _expanded(self, batch_shape, **attributes):
+        """A new instance of this class holding ``attributes``, with ``batch_shape`` and this
+        one's validation setting (its arguments are not checked again)."""
+        new = type(self).__new__(type(self))
+        vars(new).update(attributes)
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def sample(self, sample_shape=()):
         """Samples of shape sample_shape + batch_shape + event_shape, without gradients."""
         with ember.no_grad():

@@ -1,5 +1,7 @@
 """Independent(base, n): the base distribution's rightmost ``n`` batch dims read as event dims
 (log_prob and entropy summed over them)."""
+import ember
+
 from . import constraints
 from .distribution import Distribution
 
@@ -26,6 +28,12 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         split = len(shape) - event_dim
         super().__init__(shape[:split], shape[split:], validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        base_shape = shape + self._event_shape[:self.reinterpreted_batch_ndims]
+        return self._expanded(shape, base_dist=self.base_dist.expand(base_shape),
+                              reinterpreted_batch_ndims=self.reinterpreted_batch_ndims)
 
     @property
     def has_rsample(self):

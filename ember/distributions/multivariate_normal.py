@@ -69,6 +69,14 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        vector, matrix = shape + self._event_shape, shape + self._event_shape * 2
+        given = {k: self.__dict__[k].expand(matrix) for k in
+                 ("covariance_matrix", "scale_tril", "precision_matrix") if k in self.__dict__}
+        return self._expanded(shape, loc=self.loc.expand(vector),
+                              _unbroadcasted_scale_tril=self._unbroadcasted_scale_tril, **given)
+
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
 

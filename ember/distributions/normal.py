@@ -22,6 +22,10 @@ class Normal(ExponentialFamily):
         scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
         super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        return self._expanded(shape, loc=self.loc.expand(shape), scale=self.scale.expand(shape))
+
     @property
     def mean(self):
         return self.loc

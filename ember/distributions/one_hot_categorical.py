@@ -1,4 +1,5 @@
 """OneHotCategorical(probs | logits): Categorical's class drawn as a one-hot vector."""
+import ember
 from ember.nn import functional as F
 
 from . import constraints
@@ -18,6 +19,10 @@ class OneHotCategorical(Distribution):
         self._categorical = Categorical(probs, logits)
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        return self._expanded(shape, _categorical=self._categorical.expand(shape))
 
     @property
     def probs(self):

@@ -23,6 +23,10 @@ class Uniform(Distribution):
         scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
         super().__init__(() if scalar else self.low.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        return self._expanded(shape, low=self.low.expand(shape), high=self.high.expand(shape))
+
     @property
     def support(self):
         return constraints.interval(self.low, self.high)

@@ -152,3 +152,22 @@ def test_repr_and_validation_switch_as_torch():
         D.Normal(lib.zeros(1), -lib.ones(1), validate_args=False)  # no check
         assert repr(D.constraints.unit_interval) == \
             "Interval(lower_bound=0.0, upper_bound=1.0)"
+
+
+def _expanded(m, D):
+    made = [D.Normal(m.randn(3), m.rand(3) + 0.5), D.Uniform(m.zeros(3), m.ones(3)),
+            D.Bernoulli(probs=m.rand(3)), D.Bernoulli(logits=m.randn(3)),
+            D.Categorical(logits=m.randn(3, 4)), D.OneHotCategorical(probs=m.rand(3, 4)),
+            D.Independent(D.Normal(m.zeros(3, 2), m.ones(3, 2)), 1),
+            D.MultivariateNormal(m.zeros(3, 2), scale_tril=m.eye(2))]
+    out = []
+    for d in made:
+        e = d.expand((5, 3))
+        s = e.sample()
+        out += [type(e).__name__, tuple(e.batch_shape), tuple(e.event_shape), s,
+                e.log_prob(s), e.entropy(), e._validate_args]
+    return out
+
+
+def test_expand_as_torch():
+    _same(_run(ember, _expanded), _run(torch, _expanded))
