@@ -4,7 +4,8 @@ import ember
 
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "independent", "integer_interval",
            "interval", "lower_cholesky", "positive_definite", "real_vector",
-           "is_dependent", "less_than", "nonnegative_integer", "one_hot", "positive", "real",
+           "is_dependent", "less_than", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "real",
            "simplex", "unit_interval"]
 
 
@@ -63,6 +64,14 @@ class _LessThan(Constraint):
 
     def __repr__(self):
         return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return self.lower_bound <= value
+
+    def __repr__(self):
+        return f"GreaterThanEq(lower_bound={self.lower_bound})"
 
 
 class _Interval(Constraint):
@@ -164,6 +173,7 @@ dependent = _Dependent()
 boolean = _Boolean()
 real = _Real()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 real_vector = _IndependentConstraint(real, 1)

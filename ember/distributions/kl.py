@@ -1,11 +1,14 @@
 """kl_divergence(p, q) = E_p[log p - log q], by the closed form registered for the pair of
 types (register_kl adds one)."""
+import ember
 from ember.nn import functional as F
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .independent import Independent, _sum_rightmost
+from .laplace import Laplace
 from .normal import Normal
 from .uniform import Uniform
 
@@ -87,3 +90,21 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    """r - log r - 1, r = q.rate / p.rate."""
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    """-log r + |dloc| / q.scale + r exp(-|dloc| / p.scale) - 1, r = p.scale / q.scale."""
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * ember.exp(-loc_abs_diff / p.scale)
+    return t1 + t2 + t3 - 1

@@ -108,8 +108,24 @@ def _one_hot_categorical(m, D):
             p.sample(), p.log_prob(m.tensor([0., 1., 0.])), repr(d)]
 
 
+def _exponential_laplace(m, D):
+    rate = (m.rand(3) + 0.5).requires_grad_()
+    e = D.Exponential(rate)
+    r = e.rsample((2,))
+    r.sum().backward()
+    lap = D.Laplace(m.randn(3), m.rand(3) + 0.5)
+    x = lap.rsample((2,))
+    return [r, rate.grad, e.log_prob(r), e.entropy(), e.cdf(r), e.icdf(m.tensor([0.1, 0.5, 0.9])),
+            e.mean, e.variance, e.mode, D.Exponential(2.0).sample((3,)), x, lap.log_prob(x),
+            lap.cdf(x), lap.icdf(m.tensor([0.1, 0.5, 0.9])), lap.entropy(), lap.variance,
+            lap.stddev, D.kl_divergence(e, D.Exponential(m.ones(3))),
+            D.kl_divergence(lap, D.Laplace(m.zeros(3), m.ones(3))),
+            e.expand((2, 3)).sample(), repr(D.constraints.nonnegative)]
+
+
 @pytest.mark.parametrize("build", [_normal, _scalar_normal, _categorical, _bernoulli, _uniform,
-                                   _kl, _independent, _multivariate_normal, _one_hot_categorical],
+                                   _kl, _independent, _multivariate_normal, _one_hot_categorical,
+                                   _exponential_laplace],
                          ids=lambda f: f.__name__[1:])
 def test_distribution_matches_torch(build):
     _same(_run(ember, build), _run(torch, build))
@@ -132,9 +148,11 @@ def test_distribution_matches_torch(build):
     lambda m, D: D.MultivariateNormal(m.zeros(3), scale_tril=m.ones(3, 3)),
     lambda m, D: D.MultivariateNormal(m.zeros(3), precision_matrix=m.ones(3)),
     lambda m, D: D.OneHotCategorical(probs=m.tensor([0.5, 0.5])).log_prob(m.tensor([1., 1.])),
+    lambda m, D: D.Exponential(m.tensor([1.0])).log_prob(m.tensor([-1.0])),
+    lambda m, D: D.Laplace(m.zeros(1), m.zeros(1)),
 ], ids=["scale", "no-param", "both-params", "probs", "not-tensor", "support", "uniform", "kl",
         "broadcast", "independent", "mvn-none", "mvn-not-pd", "mvn-loc-0d", "mvn-not-tril",
-        "mvn-1d", "one-hot"])
+        "mvn-1d", "one-hot", "exponential-support", "laplace-scale"])
 def test_errors_as_torch(bad):
     caught = []
     for lib in (ember, torch):
