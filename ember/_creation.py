@@ -1,5 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
 import math
+import warnings
 
 import numpy as np
 
@@ -101,7 +102,7 @@ def _tensor_data(data, dtype):
     if isinstance(data, (list, tuple, int, float, complex)):
         _check_python_cast(arr, npd)
     with np.errstate(over="ignore"):  # a double past float32's range is inf, as torch
-        return arr.astype(npd, copy=True)
+        return _dtype.via_float32(arr, npd).astype(npd, copy=True)
 
 
 def _check_python_cast(arr, npd):
@@ -117,8 +118,25 @@ def _check_python_cast(arr, npd):
             raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
 
 
+def warn_copy_construct(data, call, stacklevel):
+    """torch's UserWarning when ``call`` (``torch.tensor``, ``tensor.new_tensor``) is given a
+    tensor to copy (a list holding tensors is not warned about), pointing at the user's line
+    ``stacklevel`` frames up."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      f".requires_grad_(True), rather than {call}(sourceTensor).", UserWarning,
+                      stacklevel=stacklevel + 1)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    warn_copy_construct(data, "torch.tensor", 3)  # (tensor is called through _on_device)
+    return copy_of(data, dtype, requires_grad)
+
+
+def copy_of(data, dtype, requires_grad):
+    """tensor()'s work, without its warning (new_tensor warns in its own words)."""
     arr = _tensor_data(data, dtype)
     if requires_grad and arr.dtype.kind not in "fVc":  # "V": bfloat16
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
@@ -133,7 +151,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray):
         _check_array(data)
         npd = _np_dtype(dtype, data.dtype)
-        return Tensor._make(data.astype(npd, copy=False))
+        return Tensor._make(_dtype.via_float32(data, npd).astype(npd, copy=False))
     return tensor(data, dtype=dtype)
 
 
@@ -200,8 +218,8 @@ def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memor
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (its dtype inferred as torch does)."""
     shape, npd = _full_meta(size, fill_value, dtype=dtype)
-    if npd.kind in "iuf" and not isinstance(fill_value, (Tensor, np.ndarray)):
-        fill_value = _dtype.scalar_as(fill_value, npd)  # torch's range check and wrap
+    if npd.kind in "iufcV" and not isinstance(fill_value, (Tensor, np.ndarray)):
+        fill_value = _dtype.scalar_as(fill_value, npd, half_inf=True)  # torch's checks, wrap
     return _new(np.full(shape, fill_value, npd), requires_grad)
 
 

@@ -340,17 +340,31 @@ def wrap_int(value, np_dtype):
     return value - (1 << info.bits) if value > info.max else value
 
 
+def via_float32(value, dtype):
+    """``value`` (an array or a Python/NumPy float) as torch casts it into ``dtype``, where that
+    differs from a direct cast: a double bound for float16 is rounded to float32 first (torch
+    converts double -> float -> half), so a double just past a float16 halfway point rounds as in
+    torch (1 + 2**-11 + 2**-40 becomes 1.0, where a direct cast gives 1.0009765625); the result
+    is then already a float16 array. Anything else is returned as it is."""
+    if dtype != np.float16:
+        return value
+    if isinstance(value, np.ndarray) and value.dtype == np.float64 or isinstance(value, float):
+        with np.errstate(over="ignore"):  # past the range: inf, as torch, without a warning
+            return np.asarray(value, np.float32).astype(np.float16)
+    return value
+
+
 def scalar_as(value, dtype, half_inf=False):
     """``value`` as a 0-d array of ``dtype``; torch's error when the dtype can't hold it (an
     int in range is taken modulo 2**bits, as torch: uint8's -1 is 255; a complex number's
     imaginary part must be 0 for a real dtype; a finite float must not pass the dtype's max).
-    ``half_inf``: float16 and bfloat16 take an overflowing float as inf (torch's setitem and
-    one-step linspace)."""
+    ``half_inf``: float16 and bfloat16 take an overflowing float as inf (torch's setitem, full,
+    fill_ and one-step linspace; masked_fill refuses it)."""
     dtype = np.dtype(dtype)
     if half_inf and (dtype == np.float16 or dtype.kind == "V") and isinstance(
             value, (int, float)) and not isinstance(value, bool):
         with np.errstate(over="ignore"):
-            return np.asarray(value, dtype=dtype)
+            return np.asarray(via_float32(value, dtype), dtype=dtype)
     if isinstance(value, (complex, np.complexfloating)) and dtype.kind not in "cb":
         if value.imag != 0:
             _overflow(dtype)
@@ -372,7 +386,7 @@ def scalar_as(value, dtype, half_inf=False):
             else (value,)
         if any(math.isfinite(p) and abs(p) > top for p in parts):
             _overflow(dtype)
-    return np.asarray(value, dtype=dtype)
+    return np.asarray(via_float32(value, dtype), dtype=dtype)
 
 
 def _overflow(np_dtype):

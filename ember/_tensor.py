@@ -26,6 +26,25 @@ class Size(tuple):
             n *= s
         return n
 
+    # a Size joined, repeated or sliced is a Size again, as torch's (a plain tuple was returned)
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple(self) + other)
+
+    def __radd__(self, other):
+        return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, times):
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
 
 _CPU = device("cpu")
 _META = device("meta")

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _creation as C
 from . import _dtype, _random_args, linalg
-from ._creation import full, tensor
+from ._creation import full
 from ._device import on_meta
 from ._legacy import _TensorType, by_name
 from ._tensor import Tensor
@@ -157,8 +157,8 @@ def _new_factory(fn):
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                  requires_grad=requires_grad)
+    C.warn_copy_construct(data, "tensor.new_tensor", 2)
+    return C.copy_of(data, dtype or self.dtype, requires_grad)
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):

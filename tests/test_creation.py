@@ -328,3 +328,33 @@ def test_python_ints_wrap_into_uint8_as_torch():
     for data in ([-1], [-200], [True, 2]):
         assert ember.tensor(data, dtype=ember.uint8).tolist() == \
             torch.tensor(data, dtype=torch.uint8).tolist()
+
+
+_COPY_CONSTRUCT = {
+    "tensor": (lambda m, t: m.tensor(t), True),
+    "tensor_dtype": (lambda m, t: m.tensor(t, dtype=m.float64), True),
+    "tensor_requires_grad": (lambda m, t: m.tensor(t, requires_grad=True), True),
+    "tensor_0d": (lambda m, t: m.tensor(t[0]), True),
+    "tensor_parameter": (lambda m, t: m.tensor(m.nn.Parameter(t)), True),
+    "new_tensor": (lambda m, t: t.new_tensor(t), True),
+    "tensor_list_of_0d": (lambda m, t: m.tensor([t[0], t[1]]), False),
+    "new_tensor_list": (lambda m, t: t.new_tensor([1.0]), False),
+    "as_tensor": (lambda m, t: m.as_tensor(t), False),
+    "FloatTensor": (lambda m, t: m.FloatTensor(t), False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_COPY_CONSTRUCT))
+def test_copy_construct_from_a_tensor_warns_as_torch(case):
+    make, warns = _COPY_CONSTRUCT[case]
+    messages = []
+    for lib in (torch, ember):
+        source = lib.tensor([1.0, 2.0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make(lib, source)
+        messages.append([(w.category, str(w.message).replace("ember.", "torch."),
+                          w.filename) for w in caught])
+    assert messages[1] == messages[0]
+    assert bool(messages[1]) == warns
+    assert all(filename == __file__ for _, _, filename in messages[1])  # the caller's line

@@ -53,6 +53,43 @@ def test_iinfo_matches_torch(name):
         ember.finfo(getattr(ember, name))
 
 
+# ---------------------------------------------------------------- float64 -> float16
+# torch converts a double to half through float: doubles just past a float16 halfway point
+# (1 + 2**-11 + 2**-40) become the halfway float32 and round to even; 65519.99... becomes 65520
+# and then inf. A direct cast rounds them up to 1.0009765625 and 65504.
+_NEAR_HALFWAY = [1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), 2049 + 2**-30, 65519.99999999,
+                 1.5 * 2**-24 + 2**-60, 0.1, 1e300, float("nan")]
+_HALF_WRITES = {
+    "half": lambda m, x: x.half(),
+    "to": lambda m, x: x.to(m.float16),
+    "type": lambda m, x: x.type(m.HalfTensor),
+    "copy_": lambda m, x: m.zeros(len(_NEAR_HALFWAY), dtype=m.float16).copy_(x),
+    "setitem": lambda m, x: _setitem(m.zeros(len(_NEAR_HALFWAY), dtype=m.float16), x),
+    "setitem_float": lambda m, x: _setitem(m.zeros(1, dtype=m.float16), _NEAR_HALFWAY[0]),
+    "tensor": lambda m, x: m.tensor(_NEAR_HALFWAY, dtype=m.float16),
+    "tensor_numpy": lambda m, x: m.tensor(np.array(_NEAR_HALFWAY), dtype=m.float16),
+    "as_tensor_numpy": lambda m, x: m.as_tensor(np.array(_NEAR_HALFWAY), dtype=m.float16),
+    "new_tensor": lambda m, x: x.new_tensor(_NEAR_HALFWAY, dtype=m.float16),
+    "full": lambda m, x: m.full((2,), _NEAR_HALFWAY[0], dtype=m.float16),
+    "fill_": lambda m, x: m.zeros(2, dtype=m.float16).fill_(_NEAR_HALFWAY[0]),
+    "grad_to": lambda m, x: x.clone().requires_grad_().half(),
+}
+
+
+def _setitem(target, value):
+    target[:] = value
+    return target
+
+
+@pytest.mark.parametrize("write", sorted(_HALF_WRITES))
+def test_float64_to_float16_rounds_through_float32_as_torch(write):
+    with np.errstate(over="raise", invalid="raise"):  # no NumPy warning (overflow) leaks
+        e = _HALF_WRITES[write](ember, ember.tensor(_NEAR_HALFWAY, dtype=ember.float64))
+    t = _HALF_WRITES[write](torch, torch.tensor(_NEAR_HALFWAY, dtype=torch.float64))
+    assert e.dtype is ember.float16
+    np.testing.assert_array_equal(_bits(e.detach()), _bits(t.detach()))
+
+
 # ---------------------------------------------------------------- bfloat16
 def _bits(x):
     return x.view(torch.int16).numpy() if isinstance(x, torch.Tensor) else \
@@ -176,3 +213,29 @@ def test_complex_dtype_attributes_match_torch():
 def test_complex32_is_named_but_refused():
     with pytest.raises(TypeError, match="ember has no complex32"):
         ember.zeros(2, dtype=ember.complex32)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "complex64"])
+@pytest.mark.parametrize("value", [65519.99, 65520.0, 7e4, 1e39, 1 + 2 ** -11 + 2 ** -40])
+def test_numbers_into_low_precision_as_torch(dtype, value):
+    """full / fill_ / setitem take a float16-or-bfloat16 overflow as inf and round a double
+    through float32 (torch: double -> float -> half); masked_fill refuses the overflow; float32
+    and complex64 refuse a value past float32's range everywhere."""
+    def outcomes(lib):
+        d = getattr(lib, dtype)
+        calls = [lambda: lib.full((1,), value, dtype=d), lambda: lib.zeros(1, dtype=d).fill_(value),
+                 lambda: lib.zeros(1, dtype=d).masked_fill(lib.tensor([True]), value)]
+        out = []
+        for call in calls:
+            try:
+                out.append(complex(call().item()))
+            except RuntimeError:
+                out.append("RuntimeError")
+        x = lib.zeros(1, dtype=d)
+        try:
+            x[0] = value
+            out.append(complex(x.item()))
+        except RuntimeError:
+            out.append("RuntimeError")
+        return out
+    assert outcomes(ember) == outcomes(torch)

@@ -280,3 +280,21 @@ def test_python_scalars_of_several_elements_raise_value_error_as_torch(convert, 
                                              "Python scalars"):
             convert(lib.ones(shape))
     assert convert(ember.ones(1, 1) * 3) == convert(torch.ones(1, 1) * 3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.Size([2, 3]) + m.Size([4]), lambda m: m.Size([2, 3]) + (4,),
+    lambda m: (1,) + m.Size([2, 3]), lambda m: m.Size([2, 3]) * 2, lambda m: 2 * m.Size([2]),
+    lambda m: m.Size([2, 3, 4])[1:], lambda m: m.zeros(2, 3).shape[:-1] + m.Size([])])
+def test_size_arithmetic_and_slices_stay_sizes_as_torch(make):
+    e, t = make(ember), make(torch)
+    assert type(e) is ember.Size and tuple(e) == tuple(t)
+    assert isinstance(ember.Size([2, 3])[0], int)
+
+
+def test_size_plus_a_non_tuple_raises_as_torch():
+    with pytest.raises(TypeError) as e_info:
+        ember.Size([2]) + [1]
+    with pytest.raises(TypeError) as t_info:
+        torch.Size([2]) + [1]
+    assert str(e_info.value) == str(t_info.value)

@@ -1,5 +1,6 @@
 """ember.nn: modules, layers, losses, functional forms and initialisation, as torch.nn."""
-from . import attention as _sdpa
+import importlib
+
 from . import functional, grad, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
@@ -7,7 +8,6 @@ from .modules import attention as _attention
 from .modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 
-attention = _sdpa  # torch.nn.attention (the * import brought nn.modules' module of that name)
 functional.grad = grad  # torch.nn.functional.grad is torch.nn.grad (bound here: no cycle)
 functional.multi_head_attention_forward = _attention.multi_head_attention_forward
 
@@ -15,10 +15,14 @@ functional.multi_head_attention_forward = _attention.multi_head_attention_forwar
 def __getattr__(name):
     # sub-packages that load on first use (ember.nn.parallel is heavy and rarely needed)
     if name == "parallel":
-        import importlib
         try:
             return importlib.import_module(f".{name}", __name__)
         except ModuleNotFoundError as error:
             if error.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")
+
+
+# torch.nn.attention (SDPBackend, sdpa_kernel): loaded as the submodule, replacing the name
+# ``attention`` that ``from .modules import *`` bound to modules/attention.py
+attention = importlib.import_module(".attention", __name__)  # noqa: E402

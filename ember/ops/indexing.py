@@ -145,7 +145,7 @@ def _write(array, index, value):
                           UserWarning, stacklevel=4)
             value = value.real
     try:
-        array[index] = value
+        array[index] = _dtype.via_float32(value, array.dtype)
     except IndexError as error:
         raise _mask_error(index, array.shape) or error from None
     except ValueError as error:

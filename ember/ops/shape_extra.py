@@ -73,11 +73,12 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Views of the tensors expanded to their common broadcast shape."""
+    """Views of the tensors expanded to their common broadcast shape; a tensor of that shape
+    already is returned itself, as torch (no ExpandBackward0 node)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(api.expand(t, shape) for t in tensors)
+    return tuple(t if t.shape == shape else api.expand(t, shape) for t in tensors)
 
 
 def _atleast(tensors, fix):

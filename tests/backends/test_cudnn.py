@@ -1,5 +1,6 @@
 """torch.backends.cudnn (ember/backends/cudnn.py): flags with torch's defaults, settable, and the
 queries of a build without cuDNN."""
+import pytest
 import torch
 
 import ember
@@ -23,3 +24,18 @@ def test_queries_answer_as_a_cpu_build():
     assert ember.backends.cudnn.version() == torch.backends.cudnn.version()
     import ember.backends.cudnn as cudnn  # the import form scripts use
     assert cudnn.is_available() is False
+
+
+def test_flags_sets_every_flag_for_the_block_then_restores_as_torch():
+    names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
+    seen = []
+    for lib in (ember, torch):
+        cudnn = lib.backends.cudnn
+        before = [getattr(cudnn, n) for n in names]
+        with cudnn.flags(deterministic=True, allow_tf32=False) as value:
+            seen.append((value, [getattr(cudnn, n) for n in names]))
+        assert [getattr(cudnn, n) for n in names] == before
+    assert seen[0] == seen[1]
+    with pytest.raises(ValueError), ember.backends.cudnn.flags(benchmark=True):
+        raise ValueError  # restored on the way out of an error too
+    assert ember.backends.cudnn.benchmark is False

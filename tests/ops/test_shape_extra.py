@@ -208,3 +208,12 @@ def test_index_put_casts_a_one_element_value_through_a_mask_as_torch(call):
     ours, theirs = call(ember), call(torch)
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
     assert ours.tolist() == theirs.tolist()
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself_as_torch():
+    for lib in (ember, torch):
+        a = lib.randn(3, requires_grad=True)
+        same, grown = lib.broadcast_tensors(a, lib.ones(3)), lib.broadcast_tensors(a, lib.ones(2, 1))
+        assert same[0] is a and same[0].grad_fn is None
+        assert type(grown[0].grad_fn).__name__ == "ExpandBackward0"
+        assert lib.broadcast_tensors(a)[0] is a

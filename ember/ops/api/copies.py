@@ -33,7 +33,7 @@ class ToCopyBackward0(E.Node):
     def forward(self, a, dtype, to_meta=False):
         if to_meta:
             return _meta.placeholder(a._data.shape, dtype)
-        return a._data.astype(dtype)
+        return _dtype.via_float32(a._data, dtype).astype(dtype)
 
     def backward(self, m, g):
         return (g,)
@@ -44,7 +44,8 @@ class CopyBackwards(E.Node):
 
     def forward(self, a, src):
         try:
-            return np.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+            source = _dtype.via_float32(src._data, a._data.dtype)
+            return np.broadcast_to(source, a._data.shape).astype(a._data.dtype)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({list(a._data.shape)}) must match the "
                                f"size of tensor b ({list(src._data.shape)})") from None
@@ -71,7 +72,7 @@ def to_dtype(input, dtype, copy=False):
         # ("V": bfloat16); a trace (onnx export) and forward AD take the node's path
         token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
         try:
-            return Tensor._make(input._data.astype(npd))
+            return Tensor._make(_dtype.via_float32(input._data, npd).astype(npd))
         finally:
             _fp.restore(token)
     return ToCopyBackward0.apply(input, dtype=npd)
@@ -137,7 +138,7 @@ def fill_(self, value):
     if not needs_graph(self, value):
         grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         self._data[...] = value._data if isinstance(value, Tensor) else _dtype.scalar_as(
-            value, self._data.dtype)
+            value, self._data.dtype, half_inf=True)  # (float16/bfloat16 overflow: inf)
         self._vc[0] += 1
         return self
     if not isinstance(value, Tensor):
@@ -175,8 +176,8 @@ def copy_(self, src, non_blocking=False):
     if not needs_graph(self, src):
         grad_mode.check_inplace(self._vc)  # an inference tensor refuses before the write
         try:
-            np.copyto(self._data, np.broadcast_to(src._data, self._data.shape),
-                      casting="unsafe")
+            source = _dtype.via_float32(src._data, self._data.dtype)
+            np.copyto(self._data, np.broadcast_to(source, self._data.shape), casting="unsafe")
         except ValueError:
             raise write_error(self, src._data.shape) from None
         self._vc[0] += 1
