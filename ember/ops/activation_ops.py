@@ -50,6 +50,9 @@ def _horner_into(acc, u, coefficients):
     return acc
 
 
+_ERF_BLOCK = 1 << 16  # elements (256 KiB of float32): erf's polynomial runs block by block
+
+
 def _np_erf(x):
     """erf, vectorised: x P(x^2) for |x| <= 2 (P in u = x^2 / 2 - 1; odd, so no sign passes),
     1 - exp(-t^2) Q(t) up to 6 (float32: 4, where erf rounds to 1), computed in float32 for
@@ -64,10 +67,15 @@ def _np_erf(x):
     with np.errstate(over="ignore", invalid="ignore"):
         u = np.multiply(xs, xs, order="C")  # C order: the tail is written by flat index
         tail = np.flatnonzero(u > 4)  # |x| > 2 (NaN stays in the polynomial's NaN)
-        u *= dt(0.5)
-        u -= dt(1)
-        out = _horner_into(np.empty_like(u), u, small_poly)
-        out *= xs
+        out = np.empty_like(u)
+        flat_u, flat_out = u.reshape(-1), out.reshape(-1)
+        flat_x = np.ascontiguousarray(xs).reshape(-1)
+        for lo in range(0, u.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
+            ub, ob = flat_u[lo:lo + _ERF_BLOCK], flat_out[lo:lo + _ERF_BLOCK]
+            ub *= dt(0.5)
+            ub -= dt(1)
+            _horner_into(ob, ub, small_poly)
+            ob *= flat_x[lo:lo + _ERF_BLOCK]
     if tail.size:
         xt = xs.reshape(-1)[tail]
         tm = np.minimum(np.abs(xt), dt(top))
