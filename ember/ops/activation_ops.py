@@ -50,6 +50,9 @@ def _horner_into(acc, u, coefficients):
     return acc
 
 
+_ERF_BLOCK = 1 << 16  # elements (256 KiB of float32): erf's polynomial runs block by block
+
+
 def _np_erf(x):
     """erf, vectorised: x P(x^2) for |x| <= 2 (P in u = x^2 / 2 - 1; odd, so no sign passes),
     1 - exp(-t^2) Q(t) up to 6 (float32: 4, where erf rounds to 1), computed in float32 for
@@ -64,10 +67,15 @@ def _np_erf(x):
     with np.errstate(over="ignore", invalid="ignore"):
         u = np.multiply(xs, xs, order="C")  # C order: the tail is written by flat index
         tail = np.flatnonzero(u > 4)  # |x| > 2 (NaN stays in the polynomial's NaN)
-        u *= dt(0.5)
-        u -= dt(1)
-        out = _horner_into(np.empty_like(u), u, small_poly)
-        out *= xs
+        out = np.empty_like(u)
+        flat_u, flat_out = u.reshape(-1), out.reshape(-1)
+        flat_x = np.ascontiguousarray(xs).reshape(-1)
+        for lo in range(0, u.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
+            ub, ob = flat_u[lo:lo + _ERF_BLOCK], flat_out[lo:lo + _ERF_BLOCK]
+            ub *= dt(0.5)
+            ub -= dt(1)
+            _horner_into(ob, ub, small_poly)
+            ob *= flat_x[lo:lo + _ERF_BLOCK]
     if tail.size:
         xt = xs.reshape(-1)[tail]
         tm = np.minimum(np.abs(xt), dt(top))
@@ -437,6 +445,21 @@ def _row_max(x, dim):
     return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
 
 
+def _softmax_shift(x, dim):
+    """softmax's row max. Short last-axis rows of a power-of-two width (up to 128, attention's
+    rows) fold their halves with np.maximum instead: max is exact in any order, so the value is
+    np.max's (a row holding both +0 and -0 as its max may give the other zero, or of several
+    NaNs another NaN: exp(x - max) is the same). np.max pays per row: (16, 4, 64, 64) float32
+    279 -> 194 us, 64-wide rows 1.5x, 8-wide 3x faster; from 256 wide np.max is faster."""
+    width = x.shape[dim] if x.ndim else 0
+    if dim % max(x.ndim, 1) != x.ndim - 1 or not 2 <= width <= 128 or width & (width - 1):
+        return _row_max(x, dim)
+    while x.shape[-1] > 1:
+        half = x.shape[-1] // 2
+        x = np.maximum(x[..., :half], x[..., half:])
+    return x
+
+
 def _rowwise(fn, dim, *operands):
     """fn(dim, *operands), reducing along ``dim``: split by rows of the first axis when that
     is not ``dim`` (each row's reduction is unchanged), else on one thread."""
@@ -446,7 +469,7 @@ def _rowwise(fn, dim, *operands):
 
 
 def _softmax_np(dim, x):
-    e = np.subtract(x, _row_max(x, dim))
+    e = np.subtract(x, _softmax_shift(x, dim))
     np.exp(e, out=e)
     total = _dim_sum(array_math, e, dim)
     if dim % x.ndim != x.ndim - 1:
