@@ -42,8 +42,9 @@ def test_sdpa_kernel_allows_as_torch(names):
 def test_backend_values_and_argument_check_as_torch():
     for name in ("ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION",
                  "OVERRIDEABLE"):
-        assert int(getattr(ember.nn.attention.SDPBackend, name)) == \
-            int(getattr(torch.nn.attention.SDPBackend, name))
+        ours, theirs = (getattr(lib.nn.attention.SDPBackend, name) for lib in (ember, torch))
+        assert int(ours) == int(theirs) and (ours == int(ours)) == (theirs == int(theirs))
+        assert repr(ours) == repr(theirs) and str(ours) == str(theirs)
     for lib in (torch, ember):
         with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
             with lib.nn.attention.sdpa_kernel("math"):

@@ -13,8 +13,9 @@ __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 WARN_FOR_UNFUSED_KERNELS = False
 
 
-class SDPBackend(enum.IntEnum):
-    """torch's SDPA back ends (the values torch gives them)."""
+class SDPBackend(enum.Enum):
+    """torch's SDPA back ends (the values torch gives them; int() of one is its value, but a
+    member is not equal to an int, as torch's)."""
     ERROR = -1
     MATH = 0
     FLASH_ATTENTION = 1
@@ -24,6 +25,9 @@ class SDPBackend(enum.IntEnum):
 
     def __repr__(self):
         return f"<SDPBackend.{self.name}: {self.value}>"
+
+    def __int__(self):
+        return self.value
 
 
 _SWITCHES = {SDPBackend.MATH: "math", SDPBackend.FLASH_ATTENTION: "flash",
