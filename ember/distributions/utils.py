@@ -12,7 +12,7 @@ def broadcast_all(*values):
     """The values as tensors of one shape: numbers take the first tensor's dtype (else the
     default dtype)."""
     if not all(isinstance(v, (ember.Tensor, numbers.Number)) for v in values):
-        raise ValueError("Input arguments must all be instances of numbers.Number, "
+        raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     if all(isinstance(v, numbers.Number) for v in values):
         return ember.broadcast_tensors(*[ember.tensor(float(v)) for v in values])
