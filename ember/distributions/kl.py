@@ -1,5 +1,7 @@
 """kl_divergence(p, q) = E_p[log p - log q], by the closed form registered for the pair of
 types (register_kl adds one)."""
+import math
+
 import ember
 from ember.nn import functional as F
 
@@ -9,7 +11,9 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -82,6 +86,64 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _normal_cross_entropy(q, second_moment_about_loc):
+    """E_p[-log q] for q Normal, from p's mean-square distance to q.loc."""
+    return _HALF_LOG_2PI + q.scale.log() + second_moment_about_loc / (2 * q.scale.pow(2))
+
+
+@register_kl(Normal, Uniform)
+def _kl_normal_uniform(p, q):
+    """inf: a normal puts mass outside any interval."""
+    shape = ember.broadcast_shapes(p.batch_shape, q.batch_shape)
+    return ember.full(shape, math.inf, dtype=p.loc.dtype)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    """-log(b - a) + E_p[-log q], E_p[(x - mu)^2] = (b - a)^2 / 12 + ((a + b) / 2 - mu)^2."""
+    width = p.high - p.low
+    spread = width.pow(2) / 12 + ((p.high + p.low) / 2 - q.loc).pow(2)
+    return -width.log() + _normal_cross_entropy(q, spread)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    """log rate - 1 + E_p[-log q], E_p[(x - mu)^2] = 2 / rate^2 - 2 mu / rate + mu^2."""
+    spread = 2 / p.rate.pow(2) - 2 * q.loc / p.rate + q.loc.pow(2)
+    return p.rate.log() - 1 + _normal_cross_entropy(q, spread)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    """-log(2 b) - 1 + E_p[-log q], E_p[(x - mu)^2] = 2 b^2 + (m - mu)^2."""
+    spread = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
+    return -(2 * p.scale).log() - 1 + _normal_cross_entropy(q, spread)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p, q):
+    """(tr(Sq^-1 Sp) + |Lq^-1 (mu_q - mu_p)|^2 - k) / 2 + log|Lq| - log|Lp|, with S = L L^T."""
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26 +
+                         "different event shapes cannot be computed")  # (torch's spacing)
+    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    log_det = (lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+               - lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    shape = ember.broadcast_shapes(lp.shape[:-2], lq.shape[:-2])
+    n = p.event_shape[0]
+    ratio = ember.linalg.solve_triangular(lq.expand(shape + (n, n)), lp.expand(shape + (n, n)),
+                                          upper=False)
+    trace = ratio.pow(2).sum((-2, -1))
+    return log_det + 0.5 * (trace + _mahalanobis(lq, q.loc - p.loc) - n)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p, q):
+    """The KL of the underlying categoricals."""
+    return kl_divergence(p._categorical, q._categorical)
 
 
 @register_kl(Independent, Independent)
