@@ -291,4 +291,6 @@ _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound 
 from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
 newaxis = None  # torch.newaxis, as NumPy's
+from . import storage  # noqa: E402  (torch.storage; binds Tensor.storage/untyped_storage)
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401  (public)
+from .storage import TypedStorage, UntypedStorage  # noqa: E402, F401  (public)
