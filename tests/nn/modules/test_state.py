@@ -63,3 +63,14 @@ def test_loaded_values_are_copied_in():
     net.load_state_dict(state)
     state["0.weight"].add_(1)
     np.testing.assert_array_equal(net[0].weight.detach().numpy(), np.full((2, 3), 2.0))
+
+
+def test_bfloat16_converts_floating_parameters_like_torch():
+    seen = []
+    for lib in (ember, torch):
+        layer = lib.nn.Linear(2, 2)
+        layer.register_buffer("steps", lib.tensor([1]))
+        weight = layer.weight
+        assert layer.bfloat16() is layer and layer.weight is weight
+        seen.append((str(layer.weight.dtype), str(layer.bias.dtype), str(layer.steps.dtype)))
+    assert [s.replace("ember", "torch") for s in seen[0]] == list(seen[1])
