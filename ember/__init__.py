@@ -78,7 +78,8 @@ def set_num_threads(n):
 # Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
-                 "backends", "accelerator", "onnx", "func", "fft", "special", "__future__")
+                 "backends", "accelerator", "onnx", "func", "fft", "special", "__future__",
+                 "testing")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 

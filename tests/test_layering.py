@@ -29,7 +29,8 @@ LAYERS = (
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special")),
     ("library", ("ember._compile", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
-                 "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch")),
+                 "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
+                 "ember.testing")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 
