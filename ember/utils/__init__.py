@@ -4,7 +4,7 @@ import weakref
 
 from .._tensor import Tensor
 
-_LAZY = ("checkpoint", "data", "dlpack", "tensorboard")
+_LAZY = ("benchmark", "checkpoint", "data", "dlpack", "tensorboard")
 
 
 def __getattr__(name):
