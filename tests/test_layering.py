@@ -30,7 +30,7 @@ LAYERS = (
     ("library", ("ember._compile", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
-                 "ember.testing")),
+                 "ember.testing", "ember.profiler")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 
