@@ -59,3 +59,22 @@ def test_chrome_trace_is_json_with_the_events(tmp_path):
     prof.export_chrome_trace(str(tmp_path / "trace.json"))
     events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
     assert sum(e["name"] == "aten::div" for e in events) == 20
+
+
+def test_profiling_backward_keeps_anomaly_checks_off_like_torch():
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor([0.0, 1.0], requires_grad=True)
+        with lib.autograd.profiler.profile():
+            assert lib.is_anomaly_enabled() is False
+            (x.sqrt() * 0).sum().backward()  # sqrt's gradient at 0 is inf: NaN, no error
+        grads.append(str(x.grad.tolist()))
+    assert grads[0] == grads[1] == "[nan, 0.0]"
+
+
+def test_anomaly_mode_inside_a_profile_leaves_the_profile_watching():
+    with ember.autograd.profiler.profile() as prof:
+        with ember.autograd.set_detect_anomaly(True):
+            ember.ones(2) * 2
+        ember.ones(2) / 2
+    assert {"aten::mul", "aten::div"} <= {e.key for e in prof.key_averages()}
