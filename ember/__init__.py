@@ -37,7 +37,14 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
 globals().update(_dtype.COMPLEX_ALIASES)  # cfloat, cdouble, chalf
 complex64, complex128, complex32 = _dtype.complex64, _dtype.complex128, _dtype.complex32
-contiguous_format = preserve_format = channels_last = "memory_format"
+from ._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...

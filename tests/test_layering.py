@@ -22,7 +22,7 @@ LAYERS = (
     ("core", ("ember._dtype", "ember._device", "ember._meta", "ember._fp", "ember._autograd_state", "ember._malloc",
               "ember._tensor", "ember._tensor_str", "ember._creation", "ember._legacy",
               "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
-              "ember.accelerator", "ember._openblas", "ember._warn", "ember._interop",
+              "ember.accelerator", "ember._openblas", "ember._warn", "ember._interop", "ember._memory_format",
               "ember.__future__")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),

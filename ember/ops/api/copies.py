@@ -1,7 +1,7 @@
 """Copies, casts and in-place writes: clone, contiguous, to_dtype, copy_, fill_, zero_, add_, ..."""
 import numpy as np
 
-from ... import _dtype, _fp, _meta
+from ... import _dtype, _fp, _memory_format, _meta
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd import graph as _graph
@@ -11,16 +11,21 @@ from .arithmetic import UFUNCS, _is_bool, _no_bool_sub, _t, add, div, mul, sub
 
 
 def contiguous(input, memory_format=None):
-    if input._data.flags.c_contiguous:
+    """``input`` itself when it is laid out in ``memory_format`` already, else a copy that is."""
+    fmt = _memory_format.contiguous_format if memory_format is None else memory_format
+    _memory_format.check_rank(input.dim(), fmt)
+    if _memory_format.is_laid_out(input._data, fmt):
         return input
-    return clone(input)
+    return clone(input, memory_format=fmt)
 
 
 class CloneBackward0(E.Node):
-    """out = a copy of a;  da = g."""
+    """out = a copy of a (in a memory format);  da = g."""
 
-    def forward(self, a):
-        return a._data.copy()
+    def forward(self, a, memory_format=_memory_format.preserve_format):
+        if type(a._data) is not np.ndarray:  # a meta placeholder
+            return a._data.copy()
+        return _memory_format.relayout(a._data, memory_format)
 
     def backward(self, m, g):
         return (g,)
@@ -54,7 +59,10 @@ class CopyBackwards(E.Node):
 
 
 def clone(input, *, memory_format=None):
-    return CloneBackward0.apply(input)
+    """A copy; ``preserve_format`` (the default) keeps the source's layout, as torch."""
+    fmt = _memory_format.preserve_format if memory_format is None else memory_format
+    _memory_format.check_rank(input.dim(), fmt)
+    return CloneBackward0.apply(input, memory_format=fmt)
 
 
 def to_dtype(input, dtype, copy=False):
