@@ -157,8 +157,8 @@ def _parse_to(args, kwargs):
 
 
 def module_to(module, *args, **kwargs):
-    """Module.to(dtype | device | tensor): cast floating-point parameters and buffers, move
-    them between the CPU and the meta device."""
+    """Module.to(dtype | device | tensor, memory_format=): cast floating-point parameters and
+    buffers, move them between the CPU and the meta device, lay 4-d/5-d ones out anew."""
     dtype, target = _parse_to(args, kwargs)
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
@@ -168,9 +168,11 @@ def module_to(module, *args, **kwargs):
         raise NotImplementedError(f"{_meta.CANNOT_COPY} Please use torch.nn.Module.to_empty() "
                                   "instead of torch.nn.Module.to() when moving module from meta "
                                   "to a different device.")
-    if dtype is None and target is None:
+    fmt = kwargs.get("memory_format")  # applied to 4-d and 5-d tensors only, as torch
+    if dtype is None and target is None and fmt is None:
         return module
-    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None))
+    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None,
+                                        memory_format=fmt if t.dim() in (4, 5) else None))
 
 
 def _placing(init):
