@@ -52,3 +52,16 @@ def is_laid_out(array, fmt):
                 return False
             expected *= array.shape[d]
     return True
+
+
+def lay_out(array, fmt, source=None):
+    """``array`` in ``fmt``; for preserve_format (or None), in ``source``'s layout when that
+    is another dense one (how torch's *_like factories keep a channels-last input's strides)."""
+    if fmt in _ORDERS:
+        return relayout(array, fmt)
+    if fmt in (None, preserve_format) and source is not None and type(source) is np.ndarray \
+            and not source.flags.c_contiguous and source.shape == array.shape:
+        out = np.empty_like(source, dtype=array.dtype)
+        out[...] = array
+        return out
+    return array

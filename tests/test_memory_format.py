@@ -67,3 +67,33 @@ def test_wrong_rank_raises_like_torch(call):
             call(lib)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.empty(2, 3, 4, 5, memory_format=lib.channels_last),
+    lambda lib: lib.empty(2, 3, 4, 5, memory_format=lib.contiguous_format),
+    lambda lib: lib.empty_like(lib.empty(2, 3, 4, 5, memory_format=lib.channels_last)),
+    lambda lib: lib.zeros_like(lib.empty(2, 3, 4, 5, memory_format=lib.channels_last)),
+    lambda lib: lib.ones_like(lib.empty(2, 3, 4, 5).to(memory_format=lib.channels_last),
+                              dtype=lib.float64),
+    lambda lib: lib.full_like(lib.empty(2, 3, 4, 5, memory_format=lib.channels_last), 2.0),
+    lambda lib: lib.zeros_like(lib.empty(2, 3, 4, 5, memory_format=lib.channels_last),
+                               memory_format=lib.contiguous_format),
+    lambda lib: lib.zeros_like(lib.empty(2, 3, 4, 5), memory_format=lib.channels_last),
+    lambda lib: lib.zeros_like(lib.ones(3, 4).t()),
+    lambda lib: lib.zeros_like(lib.ones(3, 4), requires_grad=True),
+])
+def test_factories_lay_out_like_torch(make):
+    ours, theirs = make(ember), make(torch)
+    assert (ours.stride(), ours.requires_grad) == (theirs.stride(), theirs.requires_grad)
+    if "empty" not in make.__code__.co_names or "zeros_like" in make.__code__.co_names:
+        assert ours.tolist() == theirs.tolist()  # the values (empty's are undefined)
+
+
+def test_empty_channels_last_needs_rank_4_like_torch():
+    messages = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            lib.empty(2, 3, memory_format=lib.channels_last)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
