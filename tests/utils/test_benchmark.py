@@ -73,3 +73,20 @@ def test_timer_restores_thread_count_and_refuses_a_callable():
     for lib in (benchmark, torch_benchmark):
         with pytest.raises(ValueError, match="Currently only a `str` stmt is supported"):
             lib.Timer(stmt=lambda: 1)
+
+
+def test_indented_setup_runs_and_shows_like_torch():
+    shown = []
+    for lib in (benchmark, torch_benchmark):
+        timer = lib.Timer("z = x * y", "\n        x = 2\n        y = 3\n        ")
+        shown.append(repr(timer.timeit(3)).splitlines()[1:6])
+    assert shown[0] == shown[1]
+
+
+def test_language_choices_like_torch_and_cpp_refused():
+    assert [m.name for m in benchmark.Language] == list(torch_benchmark.Language.__members__)
+    for lib in (benchmark, torch_benchmark):
+        with pytest.raises(ValueError, match="Invalid language `rust`"):
+            lib.Timer("x", language="rust")
+    with pytest.raises(NotImplementedError, match="Python statements only"):
+        benchmark.Timer("x * y;", language=benchmark.Language.CPP)

@@ -1,9 +1,22 @@
 """ember.utils.benchmark: Timer, Measurement and Compare, torch.utils.benchmark's way of timing a
 Python statement (over the standard library's timeit) and reporting it."""
+import enum
 import statistics
+import textwrap
 import timeit
 
 import ember
+
+
+class Language(enum.Enum):
+    """The language of a Timer's statement: ember times Python only."""
+
+    PYTHON = 0
+    CPP = 1
+
+
+_LANGUAGES = {"py": Language.PYTHON, "python": Language.PYTHON, "c++": Language.CPP,
+              "cpp": Language.CPP}
 
 _UNITS = ((1e-9, "ns"), (1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
 
@@ -49,7 +62,8 @@ class TaskSpec:
             lines.append(self.description)
         if self.setup != "pass":
             lines.append(f"setup: {self.setup}" if "\n" not in self.setup else
-                         "setup:\n" + "\n".join("  " + s for s in self.setup.splitlines()))
+                         "setup:\n" + "\n".join("  " + s for s in self.setup.splitlines()) +
+                         "\n")
         return "\n".join(lines)
 
 
@@ -123,6 +137,15 @@ class Timer:
                  num_threads=1, language="python"):
         if not isinstance(stmt, str):
             raise ValueError("Currently only a `str` stmt is supported.")
+        if not isinstance(language, Language):
+            if language not in _LANGUAGES:
+                raise ValueError(f"Invalid language `{language}`.")
+            language = _LANGUAGES[language]
+        if language is Language.CPP:
+            raise NotImplementedError("ember times Python statements only: a Language.CPP "
+                                      "Timer needs torch's C++ build")
+        # torch's dedent, so that an indented triple-quoted setup runs
+        stmt, setup = (textwrap.dedent(code).strip() or "pass" for code in (stmt, setup))
         namespace = {"torch": ember, **(globals or {})}
         self._task_spec = TaskSpec(stmt, setup, global_setup, label, sub_label, description,
                                    env, num_threads)
@@ -220,4 +243,4 @@ class Compare:
         return "\n".join(lines)
 
 
-__all__ = ["Compare", "Measurement", "TaskSpec", "Timer", "select_unit"]
+__all__ = ["Compare", "Language", "Measurement", "TaskSpec", "Timer", "select_unit"]
