@@ -1,5 +1,7 @@
 """ember.nn.attention (ember/nn/attention/__init__.py): SDPBackend's members and sdpa_kernel's
 choice of scaled_dot_product_attention kernels, as torch on the CPU."""
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -54,3 +56,24 @@ def test_sdpa_kernel_restores_after_an_error_and_checks_its_argument():
         with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
             with lib.nn.attention.sdpa_kernel("math"):
                 pass
+
+
+@pytest.mark.parametrize("backend", [None, "MATH", "FLASH_ATTENTION"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_sdpa_output_layout_and_node_follow_the_kernel_like_torch(backend, transposed):
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal((2, 3 if i == 0 else 5, 4, 8)).astype(np.float32)
+              for i in range(3)]
+    seen = []
+    for lib in (ember, torch):
+        q, k, v = (lib.tensor(a).transpose(1, 2) if transposed else
+                   lib.tensor(a).transpose(1, 2).contiguous() for a in arrays)
+        q.requires_grad_()
+        chosen = getattr(lib.nn.attention.SDPBackend, backend or "MATH")
+        with lib.nn.attention.sdpa_kernel(chosen) if backend else contextlib.nullcontext():
+            out = lib.nn.functional.scaled_dot_product_attention(q, k, v)
+        merged = out.transpose(1, 2).reshape(2, 3, 32)
+        seen.append((out.stride(), type(out.grad_fn).__name__, merged.is_contiguous(),
+                     out.detach().numpy()))
+    assert seen[0][:3] == seen[1][:3]
+    np.testing.assert_allclose(seen[0][3], seen[1][3], rtol=1e-5, atol=1e-6)
