@@ -298,3 +298,6 @@ _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound 
 from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
 newaxis = None  # torch.newaxis, as NumPy's
+from .ops.foreach import FUNCTIONS as _FOREACH  # noqa: E402
+
+globals().update(_FOREACH)  # torch._foreach_add, _foreach_mul_, ... (one op over a tensor list)
