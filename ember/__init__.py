@@ -301,3 +301,4 @@ newaxis = None  # torch.newaxis, as NumPy's
 from .ops.foreach import FUNCTIONS as _FOREACH  # noqa: E402
 
 globals().update(_FOREACH)  # torch._foreach_add, _foreach_mul_, ... (one op over a tensor list)
+from .ops.control_flow import cond  # noqa: E402, F401  (torch.cond, run eagerly)
