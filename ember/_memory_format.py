@@ -65,3 +65,14 @@ def lay_out(array, fmt, source=None):
         out[...] = array
         return out
     return array
+
+
+def suggested(*arrays):
+    """The channels-last format one of ``arrays`` is laid out in (not merely also C-ordered), else
+    None: what a convolution's output follows, as torch's ("channels last dominates")."""
+    for array in arrays:
+        if type(array) is np.ndarray and not array.flags.c_contiguous:
+            for fmt in _ORDERS:
+                if is_laid_out(array, fmt):
+                    return fmt
+    return None
