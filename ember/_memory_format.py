@@ -76,3 +76,12 @@ def suggested(*arrays):
                 if is_laid_out(array, fmt):
                     return fmt
     return None
+
+
+def follow(out, *sources):
+    """``out`` laid out channels-last when a source is (a layer's output keeps its input's
+    layout, as torch's conv, pooling and pointwise kernels)."""
+    fmt = suggested(*sources)
+    if fmt is None or type(out) is not np.ndarray or out.ndim != sources[0].ndim:
+        return out
+    return relayout(out, fmt)

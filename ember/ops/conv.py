@@ -333,8 +333,7 @@ class ConvolutionBackward0(Node):
         else:
             y = conv_forward(x._data, w._data, geom, bias=bias)
         self.save(x, w)
-        fmt = _memory_format.suggested(x._data, w._data)  # channels-last in: channels-last out
-        return y if fmt is None or y.ndim != x._data.ndim else _memory_format.relayout(y, fmt)
+        return _memory_format.follow(y, x._data, w._data)  # channels-last in: channels-last out
 
     def _empty(self, x, w, bias, out_shape):
         """The output of an empty batch: its shape from a one-sample zero input's."""
