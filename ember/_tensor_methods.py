@@ -137,7 +137,7 @@ def _to(self, *args, **kwargs):
     else:
         out = api.to_dtype(self, dtype, copy)
     if fmt is not None and fmt is not _memory_format.preserve_format:
-        out = api.contiguous(out, memory_format=fmt)
+        out = api.to_memory_format(out, fmt)
     return out
 
 

@@ -35,9 +35,11 @@ class ToCopyBackward0(E.Node):
     """out = a cast to another dtype (or moved to the meta device);  da = g cast back (by the
     engine)."""
 
-    def forward(self, a, dtype, to_meta=False):
+    def forward(self, a, dtype, to_meta=False, memory_format=None):
         if to_meta:
             return _meta.placeholder(a._data.shape, dtype)
+        if memory_format is not None:  # Tensor.to(memory_format=): the copy in that layout
+            return _memory_format.relayout(a._data.astype(dtype, copy=False), memory_format)
         return a._data.astype(dtype)
 
     def backward(self, m, g):
@@ -56,6 +58,15 @@ class CopyBackwards(E.Node):
 
     def backward(self, m, g):
         return m.zeros_like(g), g
+
+
+def to_memory_format(input, memory_format):
+    """Tensor.to(memory_format=): ``input`` itself when laid out so already, else a copy that is
+    (recorded as torch's ToCopyBackward0)."""
+    _memory_format.check_rank(input.dim(), memory_format)
+    if _memory_format.is_laid_out(input._data, memory_format):
+        return input
+    return ToCopyBackward0.apply(input, dtype=input._data.dtype, memory_format=memory_format)
 
 
 def clone(input, *, memory_format=None):
