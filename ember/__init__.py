@@ -37,7 +37,14 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
 globals().update(_dtype.COMPLEX_ALIASES)  # cfloat, cdouble, chalf
 complex64, complex128, complex32 = _dtype.complex64, _dtype.complex128, _dtype.complex32
-contiguous_format = preserve_format = channels_last = "memory_format"
+from ._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+
 globals().update(_UNARY)
 globals().update(_tensor_methods.ACTIVATIONS)
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
@@ -79,7 +86,7 @@ def set_num_threads(n):
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
-                 "testing", "jit", "compiler")
+                 "testing", "jit", "compiler", "__future__", "profiler")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 
@@ -292,5 +299,9 @@ from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch
 
 newaxis = None  # torch.newaxis, as NumPy's
 from . import storage  # noqa: E402  (torch.storage; binds Tensor.storage/untyped_storage)
+from .ops.foreach import FUNCTIONS as _FOREACH  # noqa: E402
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401  (public)
 from .storage import TypedStorage, UntypedStorage  # noqa: E402, F401  (public)
+
+globals().update(_FOREACH)  # torch._foreach_add, _foreach_mul_, ... (one op over a tensor list)
+from .ops.control_flow import cond  # noqa: E402, F401  (torch.cond, run eagerly)

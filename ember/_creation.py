@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _meta, _random_args
+from . import _dtype, _memory_format, _meta, _random_args
 from ._device import _default as _default_device
 from ._device import on_meta
 from ._tensor import Tensor
@@ -211,8 +211,11 @@ def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, out=No
 
 
 def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """An uninitialised tensor."""
-    return _new(np.empty(_size(_given(sizes, size)), _np_dtype(dtype)), requires_grad)
+    """An uninitialised tensor (laid out in ``memory_format``)."""
+    shape = _size(_given(sizes, size))
+    _memory_format.check_rank(len(shape), memory_format)
+    array = _memory_format.lay_out(np.empty(shape, _np_dtype(dtype)), memory_format)
+    return _new(array, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -559,11 +562,15 @@ def _like(fn):
         dt = dtype if dtype is not None else input.dtype
         device = device if device is not None else input.device
         if fn is full:
-            return full(input.shape, args[0], dtype=dt, device=device,
-                        requires_grad=requires_grad)
-        if fn is randint:
-            return randint(*args, size=input.shape, dtype=dt, device=device, **kwargs)
-        return fn(*input.shape, dtype=dt, device=device, requires_grad=requires_grad, **kwargs)
+            out = full(input.shape, args[0], dtype=dt, device=device)
+        elif fn is randint:
+            out = randint(*args, size=input.shape, dtype=dt, device=device, **kwargs)
+        else:
+            out = fn(*input.shape, dtype=dt, device=device, **kwargs)
+        if type(out._data) is np.ndarray:  # in input's layout, or memory_format's, as torch
+            _memory_format.check_rank(out.dim(), memory_format)
+            out._data = _memory_format.lay_out(out._data, memory_format, input._data)
+        return out.requires_grad_(True) if requires_grad else out
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and dtype) of ``input``."
     return like

@@ -3,7 +3,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _memory_format
 from ._autograd_state import InferenceVersion
 from ._autograd_state import _state as _grad_state
 from ._autograd_state import new_version as _new_version
@@ -153,7 +153,9 @@ class Tensor:
         return self._data.dtype.kind in "fV"  # "V": bfloat16 (ml_dtypes)
 
     def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+        if memory_format is None:
+            return self._data.flags.c_contiguous
+        return _memory_format.is_laid_out(self._data, memory_format)
 
     def stride(self, dim=None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)

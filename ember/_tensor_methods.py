@@ -4,7 +4,7 @@ import numbers
 import numpy as np
 
 from . import _creation as C
-from . import _dtype, _random_args, linalg
+from . import _dtype, _memory_format, _random_args, linalg
 from ._creation import full
 from ._device import on_meta
 from ._legacy import _TensorType, by_name
@@ -129,11 +129,16 @@ def _to(self, *args, **kwargs):
             dtype, target = a.dtype, a.device
         elif a is not None and not isinstance(a, bool):
             target = a
+    fmt = kwargs.get("memory_format")
     if target is not None and on_meta(target) != self.is_meta:
-        return api.to_device(self, on_meta(target), dtype)
-    if dtype is None:
-        return self if not copy else api.clone(self)
-    return api.to_dtype(self, dtype, copy)
+        out = api.to_device(self, on_meta(target), dtype)
+    elif dtype is None:
+        out = self if not copy else api.clone(self)
+    else:
+        out = api.to_dtype(self, dtype, copy)
+    if fmt is not None and fmt is not _memory_format.preserve_format:
+        out = api.to_memory_format(out, fmt)
+    return out
 
 
 def _cpu(self, memory_format=None):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from . import _autograd_state, _dtype
+from . import _autograd_state, _dtype, _memory_format
 from . import _creation as C
 from . import _random_args as _args
 from ._tensor import Tensor
@@ -307,10 +307,10 @@ def _copy_of(name):
     """torch.X_copy: the view op X's result as a new tensor (each piece for a split/unbind)."""
     def copy(input, *args, **kwargs):
         out = getattr(Tensor, name[:-len("_copy")])(input, *args, **kwargs)
+        dense = _memory_format.contiguous_format  # torch's X_copy results are contiguous
         if isinstance(out, (tuple, list)):
-            return type(out)(t.clone() for t in out) if isinstance(out, list) else \
-                tuple(t.clone() for t in out)
-        return out.clone()
+            return type(out)(t.clone(memory_format=dense) for t in out)
+        return out.clone(memory_format=dense)
     copy.__name__ = copy.__qualname__ = name
     return copy
 

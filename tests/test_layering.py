@@ -23,14 +23,14 @@ LAYERS = (
               "ember._tensor", "ember._tensor_str", "ember._creation", "ember._legacy",
               "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
               "ember.accelerator", "ember._openblas", "ember._warn", "ember._interop",
-              "ember.storage")),
+              "ember.storage", "ember._memory_format", "ember.__future__")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special")),
     ("library", ("ember._compile", "ember.compiler", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
-                 "ember.distributions", "ember.testing", "ember.jit")),
+                 "ember.distributions", "ember.testing", "ember.jit", "ember.profiler")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

@@ -2,7 +2,7 @@
 import sys
 
 from .._tensor import bind_autograd
-from . import forward_ad, functional  # noqa: F401  (torch.autograd.forward_ad, .functional)
+from . import forward_ad, functional, profiler  # noqa: F401  (torch.autograd.<those>)
 from .anomaly import (
                       detect_anomaly,
                       is_anomaly_check_nan_enabled,

@@ -37,7 +37,7 @@ def run_general(run, node, grads):
     if run.needed is not None and node not in run.needed:
         return None
     grad = grads[0] if len(grads) == 1 else grads
-    if _graph_module._anomaly_mode:
+    if _graph_module._anomaly_mode and anomaly._enabled:  # not for an observer alone
         return _run_node_anomaly(run, node, grad)
     return run_node(run, node, grad)
 

@@ -14,6 +14,9 @@ import numpy as np
 from . import graph as _graph
 
 _check_nan = True
+# detect_anomaly's own state: graph._anomaly_mode (the ops' slow-path flag) is also on while an
+# observer (an ONNX trace, a profiler) watches the ops, which must not check for NaN/Inf
+_enabled = False
 _PACKAGE = __name__.split(".")[0]  # "ember": frames inside it are not the user's
 
 
@@ -23,17 +26,18 @@ class AnomalyWarning(UserWarning):
 
 def is_anomaly_enabled():
     """True while anomaly detection is on."""
-    return _graph._anomaly_mode
+    return _enabled
 
 
 def is_anomaly_check_nan_enabled():
     """True while anomaly detection also checks values for NaN/Inf."""
-    return _graph._anomaly_mode and _check_nan
+    return _enabled and _check_nan
 
 
 def _set(mode, check_nan):
-    global _check_nan
-    _graph._anomaly_mode = bool(mode)
+    global _check_nan, _enabled
+    _enabled = bool(mode)
+    _graph._anomaly_mode = _enabled or _graph._observer is not None
     _check_nan = bool(check_nan)
 
 
@@ -42,12 +46,12 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        self.prev = (_graph._anomaly_mode, _check_nan)
+        self.prev = (_enabled, _check_nan)
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
-        self.prev = (_graph._anomaly_mode, _check_nan)
+        self.prev = (_enabled, _check_nan)
         _set(True, self.check_nan)
         return self
 
@@ -67,7 +71,7 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off now; as a context manager, restore it on exit."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = (_graph._anomaly_mode, _check_nan)
+        self.prev = (_enabled, _check_nan)
         _set(mode, check_nan)
 
     def __enter__(self):

@@ -8,6 +8,9 @@ from .modules import attention as _attention
 from .modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 
+globals().pop("attention", None)  # `import *` above brought modules/attention.py under this name
+from . import attention  # noqa: E402, F401  (torch.nn.attention: SDPBackend, sdpa_kernel)
+
 functional.grad = grad  # torch.nn.functional.grad is torch.nn.grad (bound here: no cycle)
 functional.multi_head_attention_forward = _attention.multi_head_attention_forward
 
@@ -22,7 +25,3 @@ def __getattr__(name):
                 raise
     raise AttributeError(f"module 'ember.nn' has no attribute '{name}'")
 
-
-# torch.nn.attention (SDPBackend, sdpa_kernel): loaded as the submodule, replacing the name
-# ``attention`` that ``from .modules import *`` bound to modules/attention.py
-attention = importlib.import_module(".attention", __name__)  # noqa: E402

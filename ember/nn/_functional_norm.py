@@ -6,7 +6,8 @@ import numpy as np
 
 import ember
 from ember import _dtype
-from ember.backends import cuda as _sdp
+from ember.backends import cuda as _cuda
+from ember.nn.attention.bias import CausalBias
 from ember.ops import autocast as _autocast
 from ember.ops.embedding import EmbeddingBackward0, attention_node
 from ember.ops.normalization import (
@@ -186,11 +187,9 @@ def _attention_bias(attn_mask, is_causal, length, source, dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v over (..., L, E) queries and (..., S, E) keys."""
+    if isinstance(attn_mask, CausalBias):
+        attn_mask = attn_mask._materialize()
     query, key, value = _autocast.lower(query, key, value)
-    if not (_sdp.sdp_state["flash"] or _sdp.sdp_state["math"]):  # (sdpa_kernel, enable_*_sdp)
-        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This "
-                           "is likely due to turning off both the math kernel and the fused "
-                           "kernels.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least "
                            "2-D")
@@ -205,6 +204,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         shape = tuple(query.shape[:-1]) + (source,)
         keep = _dropout_noise(shape, dropout_p, dtype)
-    node = attention_node(query, value, dropout_p,
-                          bias is not None and bias.requires_grad)
+    node = attention_node(query, value, dropout_p, bias is not None and bias.requires_grad,
+                          flash_allowed=_cuda.flash_sdp_enabled())  # sdpa_kernel's choice
+    if not _cuda.math_sdp_enabled() and not node.follows_query:  # the math path, turned off
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This "
+                           "is likely due to turning off both the math kernel and the fused "
+                           "kernels.")
     return node.apply(query, key, value, bias, scale=scale, keep=keep)

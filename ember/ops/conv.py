@@ -7,7 +7,7 @@ is one node here, and every backward calls the other passes, so create_graph wor
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .. import _meta
+from .. import _memory_format, _meta
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import Node
 from . import _workspace
@@ -333,7 +333,7 @@ class ConvolutionBackward0(Node):
         else:
             y = conv_forward(x._data, w._data, geom, bias=bias)
         self.save(x, w)
-        return y
+        return _memory_format.follow(y, x._data, w._data)  # channels-last in: channels-last out
 
     def _empty(self, x, w, bias, out_shape):
         """The output of an empty batch: its shape from a one-sample zero input's."""

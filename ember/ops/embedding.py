@@ -1,6 +1,7 @@
 """Embedding lookup and scaled dot-product attention primitives."""
 import numpy as np
 
+from .. import _memory_format
 from ..autograd._math import array_math
 from ..autograd._sparse_grad import SparseGrad
 from ..autograd.graph import Node
@@ -90,6 +91,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     """
 
     bf16_computes = True  # bfloat16 inputs: computed in float32 (_opmath)
+    follows_query = True  # the output laid out as the query (the math path's is contiguous)
 
     def forward(self, q, k, v, bias, scale, keep):
         self.scale_, self.keep = scale, keep
@@ -97,7 +99,10 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         self.p = self.probabilities(array_math, q._data, k._data,
                                     None if bias is None else bias._data)
         pd = self.p if keep is None else self.p * keep
-        return np.matmul(pd, v._data)
+        out = np.matmul(pd, v._data)
+        if self.follows_query:  # torch's flash kernel writes the output in the query's layout
+            out = _memory_format.lay_out(out, None, q._data)
+        return out
 
     def probabilities(self, m, q, k, bias):
         s = m.matmul(q, m.mT(k))
@@ -127,17 +132,19 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         return gq, gk, gv, (gs if need[3] else None)
 
 
-def attention_node(query, value, dropout_p, mask_requires_grad=False):
+def attention_node(query, value, dropout_p, mask_requires_grad=False, flash_allowed=True):
     """The fused node, named as torch's: its flash kernel takes 4-D inputs with equal head dims,
-    no dropout and a mask without gradient; otherwise torch composes matmuls and the graph ends
-    in the last one."""
-    if (query.ndim == 4 and dropout_p == 0 and query.shape[-1] == value.shape[-1]
-            and not mask_requires_grad):
+    no dropout and a mask without gradient (when sdpa_kernel allows it); otherwise torch
+    composes matmuls and the graph ends in the last one."""
+    if (flash_allowed and query.ndim == 4 and dropout_p == 0
+            and query.shape[-1] == value.shape[-1] and not mask_requires_grad):
         return ScaledDotProductFlashAttentionForCpuBackward0
     return _MathAttentionMm if query.ndim == 2 else _MathAttentionView
 
 
 _MathAttentionMm = type("MmBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
-                        {"__doc__": "SDPA on 2-D inputs (torch's math path)."})
+                        {"__doc__": "SDPA on 2-D inputs (torch's math path).",
+                         "follows_query": False})
 _MathAttentionView = type("UnsafeViewBackward0", (ScaledDotProductFlashAttentionForCpuBackward0,),
-                          {"__doc__": "SDPA on the math path (torch: final matmul's view)."})
+                          {"__doc__": "SDPA on the math path (torch: final matmul's view).",
+                           "follows_query": False})

@@ -7,7 +7,7 @@ kernel offsets, each a strided slice of the whole batch: no window copies.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .. import _meta
+from .. import _memory_format, _meta
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import array_math
@@ -204,7 +204,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     def forward(self, x, geom):
         self.geom = geom
         out, self.arg = max_pool_forward(x._data, geom)
-        return out
+        return _memory_format.follow(out, x._data)  # a channels-last input stays channels-last
 
     def backward(self, m, g):
         if m.is_graph:
@@ -279,7 +279,7 @@ class AvgPool2DBackward0(Node):
 
     def forward(self, x, geom, divisor):
         self.geom, self.divisor = geom, divisor
-        return avg_pool_forward(x._data, geom, divisor)
+        return _memory_format.follow(avg_pool_forward(x._data, geom, divisor), x._data)
 
     def backward(self, m, g):
         if m.is_graph:

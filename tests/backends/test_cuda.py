@@ -24,3 +24,14 @@ def test_matmul_flags_are_settable():
 
 def test_is_built_answers_as_a_cpu_build():
     assert ember.backends.cuda.is_built() == torch.backends.cuda.is_built()
+
+
+def test_sdp_switches_have_torch_defaults_and_toggle():
+    for kind in ("flash", "mem_efficient", "math", "cudnn"):
+        enabled = getattr(ember.backends.cuda, f"{kind}_sdp_enabled")
+        assert enabled() is getattr(torch.backends.cuda, f"{kind}_sdp_enabled")() is True
+        getattr(ember.backends.cuda, f"enable_{kind}_sdp")(False)
+        try:
+            assert enabled() is False
+        finally:
+            getattr(ember.backends.cuda, f"enable_{kind}_sdp")(True)

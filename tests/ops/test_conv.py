@@ -119,3 +119,20 @@ def test_an_empty_batch_gives_an_empty_output_and_zero_gradients(make, shape):
         got.append((tuple(y.shape), y.grad_fn.name(), tuple(x.grad.shape),
                     conv.weight.grad.abs().sum().item(), tuple(conv.bias.grad.shape)))
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("layout", ["none", "input", "weight", "both"])
+def test_channels_last_input_or_weight_gives_channels_last_output_like_torch(layout):
+    rng = np.random.default_rng(3)
+    xs, ws = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3))
+    seen = []
+    for lib in (ember, torch):
+        x, w = lib.tensor(xs, dtype=lib.float32), lib.tensor(ws, dtype=lib.float32)
+        if layout in ("input", "both"):
+            x = x.to(memory_format=lib.channels_last)
+        if layout in ("weight", "both"):
+            w = w.to(memory_format=lib.channels_last)
+        y = lib.nn.functional.conv2d(x, w, padding=1)
+        seen.append((y.stride(), y.detach().numpy()))
+    assert seen[0][0] == seen[1][0]
+    np.testing.assert_allclose(seen[0][1], seen[1][1], rtol=1e-5, atol=1e-5)

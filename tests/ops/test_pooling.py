@@ -115,3 +115,17 @@ def test_max_pool_grad_of_inf_nan_and_negative_values_bits_as_torch(kw):
     expected = _max_pool_results(torch, x, g, **kw)[2]
     got = _max_pool_results(ember, x, g, **kw)[2]
     np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
+
+
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+def test_channels_last_input_keeps_its_layout_like_torch(pool):
+    data = np.random.default_rng(4).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    seen = []
+    for lib in (ember, torch):
+        x = lib.tensor(data).to(memory_format=lib.channels_last).requires_grad_()
+        y = getattr(lib.nn.functional, pool)(x, 2)
+        y.sum().backward()
+        seen.append((y.stride(), y.detach().numpy(), x.grad.numpy()))
+    assert seen[0][0] == seen[1][0]
+    for a, b in zip(seen[0][1:], seen[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -5,7 +5,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _dtype, _meta
+from ... import __future__, _dtype, _meta
 from ..._creation import empty_like
 from ..._device import device, on_meta
 from ..._tensor import Tensor
@@ -157,8 +157,8 @@ def _parse_to(args, kwargs):
 
 
 def module_to(module, *args, **kwargs):
-    """Module.to(dtype | device | tensor): cast floating-point parameters and buffers, move
-    them between the CPU and the meta device."""
+    """Module.to(dtype | device | tensor, memory_format=): cast floating-point parameters and
+    buffers, move them between the CPU and the meta device, lay 4-d/5-d ones out anew."""
     dtype, target = _parse_to(args, kwargs)
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
@@ -168,9 +168,11 @@ def module_to(module, *args, **kwargs):
         raise NotImplementedError(f"{_meta.CANNOT_COPY} Please use torch.nn.Module.to_empty() "
                                   "instead of torch.nn.Module.to() when moving module from meta "
                                   "to a different device.")
-    if dtype is None and target is None:
+    fmt = kwargs.get("memory_format")  # applied to 4-d and 5-d tensors only, as torch
+    if dtype is None and target is None and fmt is None:
         return module
-    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None))
+    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None,
+                                        memory_format=fmt if t.dim() in (4, 5) else None))
 
 
 def _placing(init):
@@ -202,16 +204,23 @@ class _Conversions:
             cls.__init__ = _placing(init)
 
     def _apply(self, fn, recurse=True):
-        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept);
-        children first, through their own _apply, as torch."""
+        """Replace every parameter's and buffer's data by ``fn(tensor)`` (identity kept, unless
+        ``ember.__future__``'s overwrite switch is on); children first, as torch."""
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for p in self._parameters.values():
-            if p is not None:
+        # swap keeps the objects (as the default path does) and wins over overwrite, as in torch
+        overwrite = (__future__.get_overwrite_module_params_on_conversion()
+                     and not __future__.get_swap_module_params_on_conversion())
+        for name, p in self._parameters.items():
+            if p is None:
+                continue
+            grad = None if p._grad is None else fn(p._grad)
+            if overwrite:  # torch's opt-in: new Parameter objects, old references go stale
+                p = self._parameters[name] = Parameter(fn(p), p.requires_grad)
+            else:
                 p.data = fn(p)
-                if p._grad is not None:
-                    p._grad = fn(p._grad)
+            p._grad = grad
         for name, b in self._buffers.items():
             if b is not None:
                 self._buffers[name] = fn(b)
@@ -229,6 +238,9 @@ class _Conversions:
 
     def half(self):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))

@@ -60,6 +60,7 @@ from .copies import (
     sub_,
     to_device,
     to_dtype,
+    to_memory_format,
     zero_,
 )
 from .reductions import (
@@ -132,5 +133,6 @@ __all__ = ["add", "allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwi
            "transpose", "unbind", "unflatten", "unsqueeze", "view", "gather", "getitem",
            "index_select", "masked_select", "nonzero", "scatter", "scatter_add", "setitem", "add_",
            "clone", "CloneBackward0", "contiguous", "copy_", "CopyBackwards", "div_", "fill_",
-           "FillBackward2", "mul_", "sub_", "to_device", "to_dtype", "ToCopyBackward0", "zero_",
+           "FillBackward2", "mul_", "sub_", "to_device", "to_dtype", "to_memory_format",
+           "ToCopyBackward0", "zero_",
            "ZeroBackward0", "bmm", "matmul", "mm"]

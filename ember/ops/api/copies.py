@@ -1,7 +1,7 @@
 """Copies, casts and in-place writes: clone, contiguous, to_dtype, copy_, fill_, zero_, add_, ..."""
 import numpy as np
 
-from ... import _dtype, _fp, _meta
+from ... import _dtype, _fp, _memory_format, _meta
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd import graph as _graph
@@ -11,16 +11,21 @@ from .arithmetic import UFUNCS, _is_bool, _no_bool_sub, _t, add, div, mul, sub
 
 
 def contiguous(input, memory_format=None):
-    if input._data.flags.c_contiguous:
+    """``input`` itself when it is laid out in ``memory_format`` already, else a copy that is."""
+    fmt = _memory_format.contiguous_format if memory_format is None else memory_format
+    _memory_format.check_rank(input.dim(), fmt)
+    if _memory_format.is_laid_out(input._data, fmt):
         return input
-    return clone(input)
+    return clone(input, memory_format=fmt)
 
 
 class CloneBackward0(E.Node):
-    """out = a copy of a;  da = g."""
+    """out = a copy of a (in a memory format);  da = g."""
 
-    def forward(self, a):
-        return a._data.copy()
+    def forward(self, a, memory_format=_memory_format.preserve_format):
+        if type(a._data) is not np.ndarray:  # a meta placeholder
+            return a._data.copy()
+        return _memory_format.relayout(a._data, memory_format)
 
     def backward(self, m, g):
         return (g,)
@@ -30,9 +35,12 @@ class ToCopyBackward0(E.Node):
     """out = a cast to another dtype (or moved to the meta device);  da = g cast back (by the
     engine)."""
 
-    def forward(self, a, dtype, to_meta=False):
+    def forward(self, a, dtype, to_meta=False, memory_format=None):
         if to_meta:
             return _meta.placeholder(a._data.shape, dtype)
+        if memory_format is not None:  # Tensor.to(memory_format=): the copy in that layout
+            return _memory_format.relayout(_dtype.via_float32(a._data, dtype).astype(
+                dtype, copy=False), memory_format)
         return _dtype.via_float32(a._data, dtype).astype(dtype)
 
     def backward(self, m, g):
@@ -54,8 +62,20 @@ class CopyBackwards(E.Node):
         return m.zeros_like(g), g
 
 
+def to_memory_format(input, memory_format):
+    """Tensor.to(memory_format=): ``input`` itself when laid out so already, else a copy that is
+    (recorded as torch's ToCopyBackward0)."""
+    _memory_format.check_rank(input.dim(), memory_format)
+    if _memory_format.is_laid_out(input._data, memory_format):
+        return input
+    return ToCopyBackward0.apply(input, dtype=input._data.dtype, memory_format=memory_format)
+
+
 def clone(input, *, memory_format=None):
-    return CloneBackward0.apply(input)
+    """A copy; ``preserve_format`` (the default) keeps the source's layout, as torch."""
+    fmt = _memory_format.preserve_format if memory_format is None else memory_format
+    _memory_format.check_rank(input.dim(), fmt)
+    return CloneBackward0.apply(input, memory_format=fmt)
 
 
 def to_dtype(input, dtype, copy=False):

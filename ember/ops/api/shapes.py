@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _memory_format
 from ..._tensor import Tensor
 from .. import indexing as I
 from .. import shape as S
@@ -122,7 +122,8 @@ def narrow_copy(input, dim, start, length):
     """narrow, copied (torch checks no negative length apart)."""
     start, length = _narrow_args("narrow_copy", input, dim, start, length)
     d, start = _narrow_start(input, dim, start, length)
-    return I.getitem(input, (slice(None),) * d + (slice(start, start + length),)).clone()
+    part = I.getitem(input, (slice(None),) * d + (slice(start, start + length),))
+    return part.clone(memory_format=_memory_format.contiguous_format)  # contiguous, as torch
 
 
 def _narrow_args(op, input, dim, start, length):

@@ -63,3 +63,24 @@ def test_loaded_values_are_copied_in():
     net.load_state_dict(state)
     state["0.weight"].add_(1)
     np.testing.assert_array_equal(net[0].weight.detach().numpy(), np.full((2, 3), 2.0))
+
+
+def test_bfloat16_converts_floating_parameters_like_torch():
+    seen = []
+    for lib in (ember, torch):
+        layer = lib.nn.Linear(2, 2)
+        layer.register_buffer("steps", lib.tensor([1]))
+        weight = layer.weight
+        assert layer.bfloat16() is layer and layer.weight is weight
+        seen.append((str(layer.weight.dtype), str(layer.bias.dtype), str(layer.steps.dtype)))
+    assert [s.replace("ember", "torch") for s in seen[0]] == list(seen[1])
+
+
+def test_to_memory_format_lays_out_4d_parameters_like_torch():
+    seen = []
+    for lib in (ember, torch):
+        net = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.Linear(4, 2))
+        weight = net[0].weight
+        assert net.to(memory_format=lib.channels_last) is net and net[0].weight is weight
+        seen.append([(name, p.stride()) for name, p in net.named_parameters()])
+    assert seen[0] == seen[1]

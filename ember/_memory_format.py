@@ -1,0 +1,87 @@
+"""Memory formats (torch.contiguous_format, channels_last, ...): how a tensor's elements lie in
+memory. channels_last keeps a 4-d (N, C, H, W) tensor's channels innermost (NHWC in memory),
+channels_last_3d a 5-d one's; the shape and values are unchanged, only stride() differs."""
+import numpy as np
+
+
+class memory_format:
+    """One of torch's memory formats (compared by identity)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"{__name__.split('.')[0]}.{self._name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+# the dimensions from outermost to innermost in memory, for the channels-last formats
+_ORDERS = {channels_last: (4, (0, 2, 3, 1)), channels_last_3d: (5, (0, 2, 3, 4, 1))}
+
+
+def check_rank(ndim, fmt):
+    """torch's RuntimeError when a channels-last format meets a tensor of another rank."""
+    if fmt in _ORDERS and ndim != _ORDERS[fmt][0]:
+        raise RuntimeError(f"required rank {_ORDERS[fmt][0]} tensor to use {fmt._name} format")
+
+
+def relayout(array, fmt):
+    """A copy of ``array`` laid out in ``fmt`` (preserve_format: as the source, NumPy's 'K')."""
+    if fmt in _ORDERS:
+        order = _ORDERS[fmt][1]
+        return np.ascontiguousarray(array.transpose(order)).transpose(np.argsort(order))
+    return array.copy(order="K" if fmt is preserve_format else "C")
+
+
+def is_laid_out(array, fmt):
+    """True when ``array`` is dense in ``fmt`` (size-1 dimensions may have any stride)."""
+    if fmt not in _ORDERS:
+        return array.flags.c_contiguous
+    if array.ndim != _ORDERS[fmt][0]:
+        return False
+    expected = array.itemsize
+    for d in reversed(_ORDERS[fmt][1]):
+        if array.shape[d] != 1:
+            if array.strides[d] != expected:
+                return False
+            expected *= array.shape[d]
+    return True
+
+
+def lay_out(array, fmt, source=None):
+    """``array`` in ``fmt``; for preserve_format (or None), in ``source``'s layout when that
+    is another dense one (how torch's *_like factories keep a channels-last input's strides)."""
+    if fmt in _ORDERS:
+        return relayout(array, fmt)
+    if fmt in (None, preserve_format) and source is not None and type(source) is np.ndarray \
+            and not source.flags.c_contiguous and source.shape == array.shape:
+        out = np.empty_like(source, dtype=array.dtype)
+        out[...] = array
+        return out
+    return array
+
+
+def suggested(*arrays):
+    """The channels-last format one of ``arrays`` is laid out in (not merely also C-ordered), else
+    None: what a convolution's output follows, as torch's ("channels last dominates")."""
+    for array in arrays:
+        if type(array) is np.ndarray and not array.flags.c_contiguous:
+            for fmt in _ORDERS:
+                if is_laid_out(array, fmt):
+                    return fmt
+    return None
+
+
+def follow(out, *sources):
+    """``out`` laid out channels-last when a source is (a layer's output keeps its input's
+    layout, as torch's conv, pooling and pointwise kernels)."""
+    fmt = suggested(*sources)
+    if fmt is None or type(out) is not np.ndarray or out.ndim != sources[0].ndim:
+        return out
+    return relayout(out, fmt)
