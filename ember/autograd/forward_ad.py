@@ -93,7 +93,9 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {_level} is not supported.")
     if tangent._data.strides != tensor._data.strides and tangent._data.size > 1:
-        tangent = tangent.clone()  # torch keeps the primal's layout: a copy, not the tangent
+        copy = np.empty_like(tensor._data, dtype=tangent._data.dtype)  # the primal's layout
+        copy[...] = tangent._data
+        tangent = Tensor._make(copy)  # torch copies the tangent into the primal's strides
     with hidden():
         dual = tensor.view(tensor.shape)
     _set(dual, tangent)

@@ -354,3 +354,13 @@ def test_bfloat16_tangents_flow_as_torch():
                                 lib.tensor([1.0, 1.0]).bfloat16())
             got.append(fw.unpack_dual((dual * dual).sin()).tangent.float().tolist())
     assert got[1] == got[0]
+
+
+def test_make_dual_copies_a_tangent_into_the_primals_strides_as_torch():
+    strides = []
+    for lib in (torch, ember):
+        fw = lib.autograd.forward_ad
+        x, t = lib.randn(4, 3).t(), lib.randn(4, 3).t().contiguous()
+        with fw.dual_level():
+            strides.append(fw.unpack_dual(fw.make_dual(x, t)).tangent.stride())
+    assert strides[1] == strides[0] == (1, 3)
