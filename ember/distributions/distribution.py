@@ -1,9 +1,11 @@
 """Distribution: the base of every distribution (shapes, argument and sample validation,
 sample via rsample without gradients, repr)."""
+import numbers
+
 import ember
 
 from . import constraints
-from .utils import lazy_property
+from .utils import broadcast_all, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -143,3 +145,28 @@ class Distribution:
                  for p in names]
         args = ", ".join(f"{p}: {value}" for p, value in zip(names, shown))
         return f"{self.__class__.__name__}({args})"
+
+
+class _LocationScale:
+    """For the distributions of a ``loc`` and a ``scale`` (Normal, Laplace): the broadcast
+    parameters, the batch shape they give, expand, and mean = mode = loc."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        shape = ember.Size(batch_shape)
+        return self._expanded(shape, loc=self.loc.expand(shape), scale=self.scale.expand(shape))
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

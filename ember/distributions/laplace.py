@@ -1,37 +1,14 @@
 """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale)."""
-import numbers
 
 import ember
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import Distribution, _LocationScale
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale, Distribution):
     """The double-exponential distribution centred on ``loc``."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        shape = ember.Size(batch_shape)
-        return self._expanded(shape, loc=self.loc.expand(shape), scale=self.scale.expand(shape))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

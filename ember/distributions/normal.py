@@ -1,38 +1,16 @@
 """Normal(loc, scale): density exp(-(x - loc)^2 / (2 scale^2)) / (scale sqrt(2 pi))."""
 import math
-import numbers
 
 import ember
 
-from . import constraints
+from .distribution import _LocationScale
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocationScale, ExponentialFamily):
     """The normal distribution of mean ``loc`` and standard deviation ``scale``."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        shape = ember.Size(batch_shape)
-        return self._expanded(shape, loc=self.loc.expand(shape), scale=self.scale.expand(shape))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
