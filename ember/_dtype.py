@@ -394,3 +394,9 @@ def _overflow(np_dtype):
     name = (f"{d.name}_t" if np_dtype.kind in "iu" and np_dtype != np.int32 else
             "int" if np_dtype == np.int32 else d.c_name)
     raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def sort_key(x):
+    """``x`` as NumPy sorts it correctly: bfloat16 (ml_dtypes) as float32 (exact), whose sort
+    puts NaN last; ml_dtypes' own comparisons order NaN arbitrarily (and warn)."""
+    return x.astype(np.float32) if x.dtype.kind == "V" else x

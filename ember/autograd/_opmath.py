@@ -33,6 +33,7 @@ _computes = {}  # node class -> whether it computes (widened) or moves data (nat
 # before these ops compute; mul and div instead read their second operand as float32
 _SCALAR_ROUNDED = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1",
                              "PowBackward1", "PowBackward2", "RemainderBackward0",
+                             "FmodBackward0",
                              "RemainderBackward1", "MaximumBackward0", "MinimumBackward0"})
 _SCALAR_AS_FLOAT32 = frozenset({"MulBackward0", "DivBackward0", "DivBackward2"})
 # normalizations whose result has the input's dtype also with float32 weights (torch's mixed type)

@@ -3,6 +3,7 @@ gradients): flips and rotations, splits, masked_scatter, nan_to_num, diff, cross
 block_diag, vander, nan-aware and paired reductions, order statistics and cdist."""
 import numpy as np
 
+from .. import _dtype
 from .._creation import as_tensor
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype, refuse_kinds
@@ -150,11 +151,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite
     values); the gradient flows only through the finite elements."""
     x = input._data
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":  # (V: bfloat16)
         return api.clone(input)
-    info = np.finfo(x.dtype)
-    fill = np.where(np.isnan(x), nan, np.where(x > 0, info.max if posinf is None else posinf,
-                                               info.min if neginf is None else neginf))
+    info = _dtype.finfo(from_numpy_dtype(x.dtype))
+    top, bottom = float(info.max), float(info.min)
+    with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy's comparisons)
+        fill = np.where(np.isnan(x), nan, np.where(x > 0, top if posinf is None else posinf,
+                                                   bottom if neginf is None else neginf))
     return NanToNumBackward0.apply(_tensor(np.isfinite(x)), input, _tensor(fill.astype(x.dtype)))
 
 

@@ -27,6 +27,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     each value's count; with ``dim``, the distinct slices along it."""
     x = input._data
     _dtype.refuse_complex(x.dtype, "unique" if dim is None else "unique_dim")
+    native, x = x.dtype, _dtype.sort_key(x)  # (bfloat16 found as float32, exact)
     if dim is not None:
         axis = dim_of_0d(x.ndim, dim)
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
@@ -37,7 +38,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
                                             equal_nan=False)
         inverse = inverse.reshape(x.shape)
-    out = [Tensor._make(values)]
+    out = [Tensor._make(values.astype(native, copy=False))]
     if return_inverse:
         out.append(_long(inverse))
     if return_counts:
@@ -97,6 +98,7 @@ def _search(sequence, values, out_int32, right):
     common = next((x.dtype for x in (sequence, v) if x.dtype.kind == "c"), None)
     _dtype.refuse_kinds(np.result_type(sequence, v) if common is None else common,
                         "searchsorted_out_cpu", "bc")
+    sequence, v = _dtype.sort_key(sequence), _dtype.sort_key(v)
     if sequence.ndim == 1:
         return _long(np.searchsorted(sequence, v, side), out_int32)
     if sequence.shape[:-1] != v.shape[:-1]:

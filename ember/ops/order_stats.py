@@ -107,7 +107,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.ndim == 0:
         return _pick("kthvalue", input, d, keepdim, None)
-    index = np.take(np.argsort(x, axis=d, kind="stable"), [k - 1], axis=d)
+    index = np.take(np.argsort(_dtype.sort_key(x), axis=d, kind="stable"), [k - 1], axis=d)
     return _pick("kthvalue", input, d, keepdim, _kth_among_ties(x, d, k - 1, index))
 
 
@@ -185,6 +185,7 @@ def median(input, dim=None, keepdim=False):
     check_nonempty(x, (d,) if x.ndim else (), "median")
     if x.ndim == 0:
         return _pick("median", input, d, keepdim, None)
+    x = _dtype.sort_key(x)  # (bfloat16 as float32: NaN sorts last there too)
     order = np.argsort(x, axis=d, kind="stable")  # NaN sorts last
     index = np.take(order, [(x.shape[d] - 1) // 2], axis=d)
     nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
@@ -202,11 +203,11 @@ def mode(input, dim=-1, keepdim=False):
     if x.ndim == 0:
         return _pick("mode", input, d, keepdim, None)
     check_nonempty(x, (d,), "mode")
-    moved = np.moveaxis(x, d, -1)
+    moved = np.moveaxis(_dtype.sort_key(x), d, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     found = np.empty(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
-        if x.dtype.kind == "f" and np.isnan(row).any():
+        if row.dtype.kind == "f" and np.isnan(row).any():
             found[r] = _mode_with_nan(row)
             continue
         values, counts = np.unique(row, return_counts=True)
@@ -253,9 +254,10 @@ def _cumulative(name, accumulate, input, dim):
     _dtype.refuse_complex(x.dtype, f"{name}_cpu")
     if x.ndim == 0:
         return _pick(name, input, d, True, None)
-    running = accumulate(x, axis=d)
-    # the last position holding the running extreme (a NaN holds it from where it appears)
-    hits = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+    with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy; torch is silent)
+        running = accumulate(x, axis=d)
+        # the last position holding the running extreme (a NaN holds it from where it appears)
+        hits = (x == running) | (np.isnan(x) if x.dtype.kind in "fV" else False)
     steps = np.arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - d - 1))
     index = np.maximum.accumulate(np.where(hits, steps, 0), axis=d)
     return _pick(name, input, d, True, index)

@@ -1,7 +1,7 @@
 """Sorting primitives: sort, argsort and topk (values with their int64 indices)."""
 import numpy as np
 
-from .._dtype import refuse_complex
+from .._dtype import refuse_complex, sort_key
 from .._tensor import Tensor
 from ..autograd.graph import Node, observe_untracked
 from .api.reductions import _ValuesIndices
@@ -11,6 +11,7 @@ from .shape import _dim
 def _order(x, dim, descending):
     """Stable sorting indices along ``dim``; descending keeps equal elements in input order and
     puts NaN first, as torch does."""
+    x = sort_key(x)
     if not descending:
         return np.argsort(x, axis=dim, kind="stable")
     flipped = np.argsort(np.flip(x, dim), axis=dim, kind="stable")

@@ -203,7 +203,8 @@ def _compare(ufunc):
         x, y = E._operands(_t(input), other)
         if kernel is not None:
             _dtype.refuse_complex(np.result_type(x, y), kernel)
-        out = Tensor._make(np.asarray(ufunc(x, y)))
+        with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy; torch is silent)
+            out = Tensor._make(np.asarray(ufunc(x, y)))
         if _graph._observer is not None:  # a trace (onnx export) sees it as an op
             _graph.observe_untracked(ufunc.__name__, (input, other), out)
         return out
