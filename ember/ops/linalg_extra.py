@@ -24,6 +24,9 @@ def lapack_svd(x, **kwargs):
 def check_float(x, name, kinds="f"):
     """torch's refusal of integer input (``kinds``: the NumPy kinds the op computes; complex
     ("c") only where its formulas are written for complex numbers)."""
+    if x.dtype.kind == "c" and "c" not in kinds:  # torch computes these; ember does not yet
+        raise NotImplementedError(f"{name}: complex input ({_dtype.of_numpy(x.dtype).scalar_name})"
+                                  f" is not supported by ember yet")
     if x.dtype.kind not in kinds:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype.of_numpy(x.dtype).scalar_name}")

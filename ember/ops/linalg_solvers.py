@@ -49,8 +49,11 @@ def _kept(s, shape, atol, rtol):
 
 def _check_matrix(A, name):
     x = A._data
+    if x.ndim >= 2 and x.dtype.kind == "c":  # torch computes these; ember does not yet
+        raise NotImplementedError(f"{name}: complex input ({of_numpy(x.dtype).scalar_name}) is "
+                                  f"not supported by ember yet")
     if x.ndim < 2 or x.dtype.kind != "f":
-        raise RuntimeError(f"{name}({of_numpy(x.dtype).scalar_name.capitalize()}"
+        raise RuntimeError(f"{name}({of_numpy(x.dtype).scalar_name}"
                            f"{{{list(x.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
 
