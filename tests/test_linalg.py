@@ -121,8 +121,8 @@ def test_bfloat16_norms_powers_and_histc_as_torch(call):
     assert outs[1] == outs[0]
 
 
-@pytest.mark.parametrize("name", ["det", "inv", "slogdet", "svdvals", "qr", "eigh", "cholesky",
-                                  "matrix_exp", "pinv", "matrix_rank"])
+@pytest.mark.parametrize("name", ["slogdet", "svdvals", "qr", "eigh", "cholesky", "matrix_exp",
+                                  "pinv", "matrix_rank"])
 def test_complex_input_not_yet_supported_says_so(name):
     """torch computes these for complex input; ember refuses clearly (it said "Expected a
     floating point or complex tensor ... Got ComplexDouble", a contradiction)."""
@@ -139,3 +139,23 @@ def test_pinv_low_precision_message_as_torch():
             lib.linalg.pinv(lib.ones(3, 3).bfloat16())
         msgs.append(str(err.value))
     assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "inverse"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_det_and_inv_with_two_derivatives_as_torch(name, dtype):
+    """(ember refused complex input; torch computes values and gradients, holomorphically)"""
+    a = np.random.RandomState(0).randn(2, 3, 3) + 1j * np.random.RandomState(1).randn(2, 3, 3)
+    out = []
+    for lib in (torch, ember):
+        A = lib.tensor(a.astype(dtype), requires_grad=True)
+        x = (lib.inverse if name == "inverse" else getattr(lib.linalg, name))(A)
+        loss = (x * x.conj()).real.sum() + x.real.sum() * 0.3 + x.imag.sum() * 0.7
+        ga, = lib.autograd.grad(loss, (A,), create_graph=True)
+        gg, = lib.autograd.grad((ga * ga.conj()).real.sum(), (A,))
+        out.append((str(x.dtype).split(".")[1], x.detach().numpy(), ga.detach().numpy(),
+                    gg.numpy()))
+    assert out[1][0] == out[0][0]
+    tol = 1e-4 if dtype == "complex64" else 1e-10
+    for e, t in zip(out[1][1:], out[0][1:]):
+        np.testing.assert_allclose(e, t, rtol=tol, atol=tol)

@@ -101,7 +101,7 @@ class LinalgInvExBackward0(Node):
 
     def forward(self, a):
         x = a._data
-        check_square(x, "linalg.inv")
+        check_square(x, "linalg.inv", kinds="fc")  # holomorphic: the real formula serves
         return _inverse(x)
 
     def backward(self, m, g, out):
@@ -174,7 +174,7 @@ class LinalgDetBackward0(Node):
     saves_output = True
 
     def forward(self, a):
-        check_square(a._data, "linalg.det")
+        check_square(a._data, "linalg.det", kinds="fc")
         self.save(a)
         return np.linalg.det(a._data)
 
@@ -185,6 +185,9 @@ class LinalgDetBackward0(Node):
         if m.is_graph:
             raise NotImplementedError("the second derivative of det at a singular matrix is not "
                                       "implemented")
+        if m.data(a).dtype.kind == "c":
+            raise NotImplementedError("ember: the gradient of det at a singular complex matrix "
+                                      "is not implemented")
         return (m.unsqueeze(m.unsqueeze(g, -1), -1) * _cofactor(a),)
 
 
