@@ -202,7 +202,7 @@ def slogdet(A):
 
 def matrix_power(input, n):
     """input^n by repeated squaring (n < 0: of input's inverse; n == 0: the identity)."""
-    X.check_square(input._data, "linalg.matrix_power", "fV")
+    X.check_square(input._data, "linalg.matrix_power", "fVc")  # (c: matmuls, holomorphic)
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input._data.dtype), input.shape)
         return _make(eye.copy())

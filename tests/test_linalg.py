@@ -159,3 +159,16 @@ def test_complex_det_and_inv_with_two_derivatives_as_torch(name, dtype):
     tol = 1e-4 if dtype == "complex64" else 1e-10
     for e, t in zip(out[1][1:], out[0][1:]):
         np.testing.assert_allclose(e, t, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, -1, -2])
+def test_complex_matrix_power_as_torch(n):
+    a = np.random.RandomState(0).randn(2, 3, 3) + 1j * np.random.RandomState(1).randn(2, 3, 3)
+    out = []
+    for lib in (torch, ember):
+        A = lib.tensor(a, requires_grad=True)
+        x = lib.linalg.matrix_power(A, n)
+        ga, = lib.autograd.grad((x * x.conj()).real.sum() + x.imag.sum() * 0.7, (A,))
+        out.append((x.detach().numpy(), ga.numpy()))
+    for e, t in zip(*out[::-1]):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-10)
