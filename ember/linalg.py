@@ -205,7 +205,10 @@ def matrix_power(input, n):
     X.check_square(input._data, "linalg.matrix_power", "fVc")  # (c: matmuls, holomorphic)
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input._data.dtype), input.shape)
-        return _make(eye.copy())
+        if not input.requires_grad:
+            return _make(eye.copy())
+        # torch's identity stays in the graph (a zero gradient for input): select it everywhere
+        return api.where(_make(np.ones(input.shape, bool)), _make(eye.copy()), input)
     base, n, out = (inv(input) if n < 0 else input), abs(n), None
     if n == 3:  # torch's own order for a cube: (A A) A
         return api.matmul(api.matmul(base, base), base)

@@ -172,3 +172,14 @@ def test_complex_matrix_power_as_torch(n):
         out.append((x.detach().numpy(), ga.numpy()))
     for e, t in zip(*out[::-1]):
         np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-10)
+
+
+def test_matrix_power_zero_stays_in_the_graph_as_torch():
+    """(ember's identity did not require grad; torch's does, with a zero gradient)"""
+    out = []
+    for lib in (torch, ember):
+        a = lib.tensor([[float("inf"), 1.0], [2.0, 3.0]], requires_grad=True)
+        x = lib.linalg.matrix_power(a, 0)
+        x.sum().backward()
+        out.append((x.requires_grad, x.tolist(), a.grad.tolist()))
+    assert out[1] == out[0]
