@@ -268,3 +268,16 @@ def test_bfloat16_with_nan_as_torch(name):
         warnings.simplefilter("error")  # no NumPy warning may leak, as torch prints none
         got = run(ember)
     assert repr(got) == repr(run(torch))
+
+
+@pytest.mark.parametrize("shape, dim", [((1000,), 0), ((8, 4096), 1), ((4096, 8), 0),
+                                        ((3, 5, 300), 2)])
+@pytest.mark.parametrize("name", ["sum", "mean", "cumsum", "sum_all"])
+def test_float16_sums_accumulate_in_float32_as_torch(shape, dim, name):
+    """(ember summed float16 in float16: a cumsum of 1000 values in [0, 3) was ~10% off torch's)"""
+    x = (np.random.RandomState(0).rand(*shape) * 3).astype(np.float16)
+    call = {"sum": lambda t: t.sum(dim), "mean": lambda t: t.mean(dim),
+            "cumsum": lambda t: t.cumsum(dim), "sum_all": lambda t: t.sum()}[name]
+    ours, theirs = call(ember.tensor(x)), call(torch.tensor(x))
+    assert ours.dtype is ember.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -63,6 +63,8 @@ class SumBackward1(Node):
             x = x.astype(_dtype.to_numpy_dtype(dtype))
         elif x.dtype.kind in "bui" and x.dtype != np.int64:
             x = x.astype(np.int64)  # torch sums bools and small ints as int64
+        if x.dtype == np.float16:  # torch accumulates float16 in float32, rounding once
+            return np.sum(x, axis=self.dims, keepdims=keepdim, dtype=np.float32).astype(x.dtype)
         return np.sum(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g):
@@ -100,6 +102,8 @@ class MeanBackward1(Node):
         self.count = int(np.prod([x.shape[d] for d in self.dims])) if x.ndim else 1
         if self.count == 0:  # NaN, without NumPy's "Mean of empty slice" warning
             return np.true_divide(np.sum(x, axis=self.dims, keepdims=keepdim), 0)
+        if x.dtype == np.float16:  # torch accumulates float16 in float32, rounding once
+            return np.mean(x, axis=self.dims, keepdims=keepdim, dtype=np.float32).astype(x.dtype)
         return np.mean(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g):

@@ -21,6 +21,8 @@ class CumsumBackward0(Node):
 
     def forward(self, a, dim, dtype=None):
         x, self.dim = _prepare(a, dim, dtype)
+        if x.dtype == np.float16 and x.ndim:  # torch accumulates float16 in float32
+            return np.cumsum(x, axis=self.dim, dtype=np.float32).astype(x.dtype)
         return np.cumsum(x, axis=self.dim) if x.ndim else x.copy()
 
     def backward(self, m, g):
