@@ -112,7 +112,7 @@ def _check_python_cast(arr, npd):
         raise TypeError("'complex' object cannot be interpreted as an integer" if npd.kind in "iu"
                         else "must be real number, not complex")
     if npd.kind in "iu" and arr.dtype.kind in "iuf" and arr.size:
-        info = np.iinfo(npd)
+        info = _dtype.int_info(npd)
         low = info.min if npd.kind == "i" or arr.dtype.kind == "f" else -info.max
         if not (low <= arr.min() and arr.max() <= info.max):  # NaN fails both
             raise RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
@@ -166,12 +166,19 @@ def from_numpy(ndarray):
 def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    for s in size:  # the common case first: non-negative Python ints
+        if type(s) is not int or s < 0:
+            break
+    else:
+        if math.prod(size) * 8 >= 1 << 63:  # torch counts the bytes in int64
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+        return tuple(size)
     size = tuple(_index_value(s) for s in size)
     if all(isinstance(s, (int, np.integer)) and s >= 0 for s in size) and \
             math.prod(int(s) for s in size) * 8 >= 1 << 63:  # torch counts the bytes in int64
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     for s in size:
-        if not isinstance(s, (int, np.integer)):
+        if not isinstance(s, (int, np.integer)) or isinstance(s, (bool, np.bool_)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
         if s < 0 and op is not None:
             raise RuntimeError(f"{op}: Dimension size must be non-negative.")

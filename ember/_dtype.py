@@ -330,10 +330,22 @@ class iinfo:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
 
+_IINFO = {}
+
+
+def int_info(np_dtype):
+    """np.iinfo of an integer dtype, made once (np.iinfo costs ~1 us a call: per element in
+    a[i] = number and tensor creation)."""
+    info = _IINFO.get(np_dtype)
+    if info is None:
+        info = _IINFO[np_dtype] = np.iinfo(np_dtype)
+    return info
+
+
 def wrap_int(value, np_dtype):
     """A Python int as torch casts it to a narrower integer dtype: modulo 2**bits (uint8's
     -1 is 255), where NumPy 2 raises OverflowError."""
-    info = np.iinfo(np_dtype)
+    info = int_info(np_dtype)
     if info.min <= value <= info.max:
         return value
     value %= 1 << info.bits
@@ -370,7 +382,7 @@ def scalar_as(value, dtype, half_inf=False):
             _overflow(dtype)
         value = value.real
     if dtype.kind in "iu":
-        info = np.iinfo(dtype)
+        info = int_info(dtype)
         exact = isinstance(value, (int, np.integer))
         v = int(value) if exact else float(value)
         # torch: uint8 takes an int in -255..255, a float in 0..255

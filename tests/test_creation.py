@@ -358,3 +358,12 @@ def test_copy_construct_from_a_tensor_warns_as_torch(case):
     assert messages[1] == messages[0]
     assert bool(messages[1]) == warns
     assert all(filename == __file__ for _, _, filename in messages[1])  # the caller's line
+
+
+def test_a_bool_size_is_refused_as_torch():
+    """(ember made a tensor of one element for zeros(True))"""
+    for lib in (torch, ember):
+        with pytest.raises(TypeError):
+            lib.zeros(True)
+        with pytest.raises(TypeError):
+            lib.ones(2, False)
