@@ -166,6 +166,8 @@ def from_numpy(ndarray):
 def _size(size, op=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    elif len(size) == 1 and isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
+        raise TypeError("size must be a tuple of ints, but got bool")
     for s in size:  # the common case first: non-negative Python ints
         if type(s) is not int or s < 0:
             break
@@ -178,7 +180,7 @@ def _size(size, op=None):
             math.prod(int(s) for s in size) * 8 >= 1 << 63:  # torch counts the bytes in int64
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, (bool, np.bool_)):
+        if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
         if s < 0 and op is not None:
             raise RuntimeError(f"{op}: Dimension size must be non-negative.")
