@@ -1,7 +1,9 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes."""
 import multiprocessing
+import os
 import signal
 import time
+import warnings
 import weakref
 from multiprocessing import connection
 
@@ -109,6 +111,7 @@ class DataLoader:
                                isinstance(self.dataset, IterableDataset))
 
     def __iter__(self):
+        _warn_as_torch(self)
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         if self.persistent_workers:
@@ -127,6 +130,25 @@ class DataLoader:
             return n
         return len(self._index_sampler)
 
+
+
+def _warn_as_torch(loader):
+    """torch's warnings when an iterator starts: more workers than the CPUs this process may
+    use, and pin_memory without an accelerator (ember has none)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # (no sched_getaffinity: macOS, Windows)
+        usable = os.cpu_count()
+    if loader.num_workers > 0 and usable is not None and loader.num_workers > usable:
+        warnings.warn(f"This DataLoader will create {loader.num_workers} worker processes in "
+                      f"total. Our suggested max number of worker in current system is {usable}, "
+                      f"which is smaller than what this DataLoader is going to create. Please be "
+                      f"aware that excessive worker creation might get DataLoader running slow or "
+                      f"even freeze, lower the worker number to avoid potential slowness/freeze "
+                      f"if necessary.", UserWarning, stacklevel=3)
+    if loader.pin_memory:
+        warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                      "device pinned memory won't be used.", UserWarning, stacklevel=3)
 
 
 class _SingleProcessIter:

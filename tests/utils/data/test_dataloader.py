@@ -136,3 +136,20 @@ def test_fixed_attributes_cannot_be_set():
     with pytest.raises(ValueError, match="batch_size attribute should not be set after"):
         loader.batch_size = 2
     assert edata.get_worker_info() is None
+
+
+def test_worker_count_and_pin_memory_warnings_as_torch():
+    """torch warns when an iterator starts with more workers than usable CPUs, and when
+    pin_memory is asked for without an accelerator; ember was silent."""
+    import os
+    import warnings
+    too_many = len(os.sched_getaffinity(0)) + 1
+    seen = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            data = lib.utils.data.TensorDataset(lib.arange(8.0))
+            for kwargs in (dict(num_workers=too_many), dict(pin_memory=True), dict()):
+                list(lib.utils.data.DataLoader(data, batch_size=4, **kwargs))
+        seen.append({str(w.message) for w in record if issubclass(w.category, UserWarning)})
+    assert seen[1] == seen[0] and len(seen[0]) == 2
