@@ -194,6 +194,14 @@ class IndexPutBackward0(CopySlices):
 def setitem(a, index, value, masked_fill=False):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed.
     ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
+    if type(index) is slice and type(value) is Tensor and not (
+            a._requires_grad or value._requires_grad) and _graph._dual is None:
+        x, v = a._data, value._data  # the common case (a dataset filling a buffer): a slice,
+        if type(x) is np.ndarray and type(v) is np.ndarray and v.dtype == x.dtype:  # no graph
+            grad_mode.check_inplace(a._vc)
+            _write(x, index, v)
+            a._vc[0] += 1
+            return
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)

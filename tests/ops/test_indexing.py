@@ -221,3 +221,18 @@ def test_one_value_through_a_byte_mask_is_refused_as_torch(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error(call)
+
+
+def test_slice_assignment_of_a_tensor_bumps_the_version_and_keeps_the_checks():
+    """The short path for x[a:b] = tensor (no graph) writes, counts a version and still gives
+    torch's errors (shape, inference tensor)."""
+    x = ember.zeros(6, dtype=ember.int64)
+    before = x._version
+    x[1:4] = ember.tensor([1, 2, 3])
+    assert x.tolist() == [0, 1, 2, 3, 0, 0] and x._version == before + 1
+    same_error(lambda L: L.zeros(3, 4).__setitem__(slice(0, 2), L.ones(3, 4)))
+    for lib in (torch, ember):
+        with lib.inference_mode():
+            z = lib.zeros(3)
+        with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+            z[0:1] = lib.ones(1)
