@@ -108,6 +108,8 @@ def _tensor_data(data, dtype):
 def _check_python_cast(arr, npd):
     """torch's refusals casting Python numbers: complex to real, a number an integer dtype can't
     hold (ints wrap within -max..max for unsigned dtypes, as torch; floats must fit)."""
+    if arr.dtype == npd:  # (NumPy held every number in that dtype already)
+        return
     if arr.dtype.kind == "c" and npd.kind in "iuf":
         raise TypeError("'complex' object cannot be interpreted as an integer" if npd.kind in "iu"
                         else "must be real number, not complex")

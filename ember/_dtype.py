@@ -280,6 +280,8 @@ def _category_default(scalar_dtype, current):
 
 
 def _np_promote(a, b):
+    if a == b:  # (the common case: a list of tensors of one dtype)
+        return a
     if a.kind == "c" or b.kind == "c":  # float64 with complex64: complex128; int: complex
         if _cat(a) < 2 or _cat(b) < 2 or a.kind == "V" or b.kind == "V":
             return a if a.kind == "c" else b

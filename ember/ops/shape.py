@@ -314,6 +314,9 @@ class StackBackward0(Node):
 
 def _promoted(arrays):
     """torch's result dtype for tensors joined by cat/stack (float beats int beats bool)."""
+    first = arrays[0].dtype if arrays else None
+    if first is not None and all(a.dtype == first for a in arrays):  # one dtype: itself
+        return first
     return _dtype._result_from_operands([(a.dtype, False) for a in arrays])
 
 
