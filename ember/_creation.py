@@ -170,17 +170,17 @@ def _size(size, op=None):
         size = tuple(size[0])
     elif len(size) == 1 and isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
         raise TypeError("size must be a tuple of ints, but got bool")
-    for s in size:  # the common case first: non-negative Python ints
-        if type(s) is not int or s < 0:
-            break
-    else:
-        if math.prod(size) * 8 >= 1 << 63:  # torch counts the bytes in int64
-            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
-        return tuple(size)
-    size = tuple(_index_value(s) for s in size)
-    if all(isinstance(s, (int, np.integer)) and s >= 0 for s in size) and \
-            math.prod(int(s) for s in size) * 8 >= 1 << 63:  # torch counts the bytes in int64
+    if not all(type(s) is int and s >= 0 for s in size):  # (the common case: plain ints)
+        size = _checked_sizes(size, op)
+    if math.prod(size) * 8 >= 1 << 63:  # torch counts the bytes in int64
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    return tuple(size)
+
+
+def _checked_sizes(size, op):
+    """Sizes given as tensors or NumPy ints read as ints; torch's errors for other types and
+    negative sizes."""
+    size = tuple(_index_value(s) for s in size)
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")

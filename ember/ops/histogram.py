@@ -116,8 +116,8 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
     """The histogram of all of input's elements: (hist, bin_edges)."""
-    w = None if weight is None or weight.numel() != input.numel() else weight.reshape(-1)
-    hist, edges = histogramdd(input.reshape(-1, 1), bins, range=range,
-                              weight=weight if w is None else w,
+    if weight is not None and weight.numel() == input.numel():  # (else histogramdd's error)
+        weight = weight.reshape(-1)
+    hist, edges = histogramdd(input.reshape(-1, 1), bins, range=range, weight=weight,
                               density=density)
     return HISTOGRAM((hist, edges[0]))

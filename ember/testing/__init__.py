@@ -139,7 +139,7 @@ def _compare(actual, expected, path, **options):
             raise _Failure(f"The length of the sequences mismatch: {len(actual)} != "
                            f"{len(expected)}")
         for i, (a, e) in enumerate(zip(actual, expected)):
-            _within(_compare, a, e, f"{path}[{i}]", **options)
+            _within(a, e, f"{path}[{i}]", **options)
         return
     if isinstance(actual, collections.abc.Mapping) and \
             isinstance(expected, collections.abc.Mapping):
@@ -149,15 +149,16 @@ def _compare(actual, expected, path, **options):
             raise _Failure(f"The keys of the mappings do not match:\nMissing keys in the actual "
                            f"mapping: {missing}\nAdditional keys in the actual mapping: {extra}")
         for key in actual:
-            _within(_compare, actual[key], expected[key], f"{path}[{key!r}]", **options)
+            _within(actual[key], expected[key], f"{path}[{key!r}]", **options)
         return
     raise _Failure(f"No comparison pair was able to handle inputs of type {type(actual)} and "
                    f"{type(expected)}.", TypeError)
 
 
-def _within(compare, actual, expected, path, **options):
+def _within(actual, expected, path, **options):
+    """_compare of an item, the failure marked with the item's path (the innermost one)."""
     try:
-        compare(actual, expected, path, **options)
+        _compare(actual, expected, path, **options)
     except _Failure as failure:
         failure.path = failure.path or path
         raise

@@ -38,10 +38,10 @@ class ToCopyBackward0(E.Node):
     def forward(self, a, dtype, to_meta=False, memory_format=None):
         if to_meta:
             return _meta.placeholder(a._data.shape, dtype)
+        out = _dtype.via_float32(a._data, dtype).astype(dtype, copy=memory_format is None)
         if memory_format is not None:  # Tensor.to(memory_format=): the copy in that layout
-            return _memory_format.relayout(_dtype.via_float32(a._data, dtype).astype(
-                dtype, copy=False), memory_format)
-        return _dtype.via_float32(a._data, dtype).astype(dtype)
+            out = _memory_format.relayout(out, memory_format)
+        return out
 
     def backward(self, m, g):
         return (g,)
