@@ -19,6 +19,7 @@ from ._tensor import Tensor, device
 _DEFAULT_SEED = 67280421310721  # torch's seed for a new Generator()
 _MASK24, _MASK53 = (1 << 24) - 1, (1 << 53) - 1
 _VALUE_WORD = 0 if sys.byteorder == "little" else 1  # the used half of random_raw's uint64
+_DRAW_BLOCK = 1 << 16  # values drawn and transformed per pass in large fills
 
 
 def _mt_key(seed):
@@ -89,24 +90,56 @@ class Generator:
     # ----- torch's transformations of the raw stream -----
     def _doubles(self, n):
         """n uniforms on [0, 1) with 53 random bits each (two 32-bit draws: high, low)."""
-        return (self._raw64(n) & np.uint64(_MASK53)) * 2.0 ** -53
+        return self._fractions(n, 53)
+
+    def _fractions(self, n, bits):
+        """n float64 uniforms on [0, 1): k 2**-bits for the low ``bits`` bits k of one 32-bit
+        draw each (bits <= 24), or of two draws, high word first (bits 53). Callers with large
+        n draw in blocks of _DRAW_BLOCK, which keeps the scratch arrays in cache."""
+        if bits == 53:
+            raw = self._raw64(n)
+            raw &= np.uint64(_MASK53)
+        else:
+            raw = self._bits.random_raw(n)
+            raw &= np.uint64((1 << bits) - 1)
+        x = raw.astype(np.float64)
+        x *= 2.0 ** -bits
+        return x
+
+    def _low24(self, n):
+        """n float32 integers: the low 24 bits of n 32-bit draws (drawn in blocks)."""
+        out = np.empty(n, np.float32)
+        for start in range(0, n, _DRAW_BLOCK):
+            words = self._bits.random_raw(min(_DRAW_BLOCK, n - start)).view(np.uint32)
+            out[start:start + len(words) // 2] = np.bitwise_and(
+                words[_VALUE_WORD::2], np.uint32(_MASK24))
+        return out
 
     def uniform(self, shape, np_dtype, low=0.0, high=1.0):
-        """U(low, high) as torch's uniform_: 24 random bits for float32, 53 for float64."""
+        """U(low, high) as torch's uniform_: u * (to - from) + from in float64 for u of 53 random
+        bits (float64) or 24 (float32, and float16 and bfloat16, which round the float32 value),
+        with float32 bounds below float64; a value that rounds up to ``to`` becomes ``from``."""
         _args.uniform_bounds(np_dtype, low, high)
         n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
         if np_dtype.kind == "c":  # torch: real and imaginary parts each U(low, high)
             return _as_complex(self.uniform(tuple(shape) + (2,), _real(np_dtype), low, high))
         if np_dtype == np.float64:
-            x, lo, span = self._doubles(n), float(low), float(high) - float(low)
+            bits, lo, span, top = 53, float(low), float(high) - float(low), float(high)
         else:
-            bits = 11 if np_dtype == np.float16 else 24
-            raw = self._bits.random_raw(n) & np.uint64((1 << bits) - 1)
-            x = raw * 2.0 ** -bits
-            lo = float(np_dtype.type(low))
-            span = float(np_dtype.type(np_dtype.type(high) - np_dtype.type(low)))
-        return (x * span + lo).astype(np_dtype).reshape(shape)
+            bits, lo = 24, np.float32(low)
+            span, top = float(np.float32(high) - lo), np.float32(high).astype(np_dtype)
+        out = np.empty(n, np_dtype)
+        for start in range(0, n, _DRAW_BLOCK):  # x * span + lo in float64, rounded once
+            x = self._fractions(min(_DRAW_BLOCK, n - start), bits)
+            x *= span
+            x += float(lo)
+            if bits == 24:
+                x = x.astype(np.float32)
+            block = out[start:start + len(x)]
+            block[...] = x.astype(np_dtype, copy=False)
+            block[block == top] = np.asarray(lo).astype(np_dtype)
+        return out.reshape(shape)
 
     def normal(self, shape, np_dtype, mean=0.0, std=1.0):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
@@ -124,7 +157,9 @@ class Generator:
             if np.float32(std) == 1:  # one fused multiply-add, float32 std and mean;
                 values = np.add(values, np.float32(mean), out=values)  # values * 1 is exact
             else:
-                values = _fma32(values, np.float32(std), np.float32(mean))
+                for start in range(0, n, _DRAW_BLOCK):  # float64 scratch stays in cache
+                    block = values[start:start + _DRAW_BLOCK]
+                    block[...] = _fma32(block, np.float32(std), np.float32(mean))
             return values.astype(np_dtype, copy=False).reshape(shape)
         values = self._normal_fill(n) if n >= 16 else self.normal_serial(n)
         values = _fma64(values, float(std), float(mean))  # torch: one fused multiply-add
@@ -138,13 +173,11 @@ class Generator:
         ``blockwise`` (torch's float16 and bfloat16 kernel, which draws 16 uniforms a block):
         the redrawn block's uniforms follow the last full block's, not all n."""
         full = n - n % 16
-        raw = self._bits.random_raw((full if blockwise else n) + (n > full) * 16)
+        draws = self._low24((full if blockwise else n) + (n > full) * 16)
         if n > full and not blockwise:  # the redrawn block moves next to the full ones
-            raw[full:full + 16] = raw[n:]
-            raw = raw[:full + 16]
-        draws = raw.astype(np.int32)  # the low 32 bits, of which 24 are used
-        draws &= _MASK24
-        draws = draws.astype(np.float32).reshape(-1, 16)
+            draws[full:full + 16] = draws[n:]
+            draws = draws[:full + 16]
+        draws = draws.reshape(-1, 16)
         out = _box_muller_f32(draws, np.empty(draws.shape, np.float32)).reshape(-1)
         if n > full:
             out[n - 16:n] = out[full:]

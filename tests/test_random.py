@@ -399,3 +399,30 @@ def test_fork_rng_restores_the_stream_as_torch():
             lib.rand(1)
         return inside, lib.rand(3).tolist() + lib.randn(3).tolist()
     assert draws(ember) == draws(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("bounds", [(0, 1), (-0.37, 0.11), (2.5, 2.75), (1000, 1000.001),
+                                    (-2, -1.999), (7, 7)], ids=str)
+def test_low_precision_uniform_is_torchs_float32_draw_rounded(dtype, bounds):
+    """float16 and bfloat16 uniform_ round torch's float32 value (24 random bits, float32
+    bounds), and a value that rounds up to ``to`` becomes ``from``: in float16 that happens
+    for about one value in 10**4 on [0, 1); float32 on (1000, 1000.001) often."""
+    n = 70000  # more than one of ember's draw blocks
+    e, t = _both(lambda lib: lib.empty(n, dtype=getattr(lib, dtype)).uniform_(*bounds)
+                 .float(), 11)
+    np.testing.assert_array_equal(e, t)
+    assert e.max() < np.float32(bounds[1]) or bounds[0] == bounds[1]
+    e, t = _both(lambda lib: lib.rand(5, dtype=getattr(lib, dtype)).float(), 5)
+    np.testing.assert_array_equal(e, t)
+
+
+def test_large_uniform_and_scaled_normal_fills_follow_the_stream_across_blocks():
+    """Fills larger than ember's draw block (65536 values) keep torch's stream, and the
+    stream continues after them as torch's does."""
+    def draws(lib):
+        a = lib.empty(200003).uniform_(-0.3, 0.2)
+        b = lib.empty(131089).normal_(0.25, 0.02)
+        return lib.cat([a, b, lib.rand(4)])
+    e, t = _both(draws, 3)
+    np.testing.assert_array_equal(e, t)
