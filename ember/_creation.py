@@ -553,7 +553,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 def _check_multinomial(probs, num_samples, replacement):
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if probs.dtype.kind != "f":
+    if probs.dtype.kind not in "fV":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_dtype.of_numpy(probs.dtype).scalar_name}")
     if num_samples <= 0:

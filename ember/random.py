@@ -217,8 +217,11 @@ class Generator:
         return out.reshape(shape)
 
     def bernoulli_tensor(self, probs):
-        """0/1 draws as torch.bernoulli(probs): a 24-bit uniform below float32(p), per element."""
+        """0/1 draws as torch.bernoulli(probs): per element, a uniform below p: 53 random bits
+        against float64 probabilities, else 24 bits against float32(p)."""
         _args.probabilities(probs)
+        if probs.dtype == np.float64:
+            return self._doubles(probs.size).reshape(probs.shape) < probs
         u = (self._bits.random_raw(probs.size) & np.uint64(_MASK24)) * 2.0 ** -24
         return u.reshape(probs.shape) < probs.astype(np.float32)
 
@@ -240,9 +243,13 @@ class Generator:
         per sample searched in the row's cumulative sums, normalised in the weights' dtype.
         """
         if not replacement or num_samples == 1:
-            keys = rows / self.exponential(rows.shape, rows.dtype)
+            q = self.exponential(rows.shape, rows.dtype)
+            if rows.dtype.kind == "V":  # bfloat16: divided in float32, rounded once
+                keys = (rows.astype(np.float32) / q.astype(np.float32)).astype(rows.dtype)
+            else:
+                keys = rows / q
             return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-        acc = np.float32 if rows.dtype == np.float16 else rows.dtype
+        acc = np.float32 if rows.dtype.itemsize == 2 else rows.dtype
         cumulative = np.cumsum(rows, axis=1, dtype=acc)
         cumulative /= cumulative[:, -1:]
         cumulative[:, -1] = 1  # the last bucket takes every draw, whatever rounding did

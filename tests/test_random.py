@@ -426,3 +426,25 @@ def test_large_uniform_and_scaled_normal_fills_follow_the_stream_across_blocks()
         return lib.cat([a, b, lib.rand(4)])
     e, t = _both(draws, 3)
     np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("p_dtype", ["float64", "float32", "float16"])
+def test_bernoulli_of_float64_probabilities_draws_53_bit_uniforms(p_dtype):
+    """torch.bernoulli(p) / bernoulli_(p): float64 probabilities are compared with 53-bit
+    uniforms (two 32-bit draws each), others with 24-bit ones; the probabilities' dtype decides,
+    not the filled tensor's."""
+    def draws(lib):
+        p = lib.rand(3000, dtype=lib.float64).to(getattr(lib, p_dtype))
+        return lib.cat([lib.bernoulli(p).double(), lib.empty(3000).bernoulli_(p).double(),
+                        lib.rand(3, dtype=lib.float64)])
+    e, t = _both(draws, 9)
+    np.testing.assert_array_equal(e, t)
+
+
+def test_multinomial_takes_bfloat16_weights_as_torch():
+    def draws(lib):
+        w = lib.rand(4, 50).to(lib.bfloat16)
+        return lib.cat([lib.multinomial(w, 30, True).reshape(-1),
+                        lib.multinomial(w[:1], 20, False).reshape(-1)])
+    e, t = _both(draws, 1)
+    np.testing.assert_array_equal(e, t)
