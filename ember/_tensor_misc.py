@@ -13,6 +13,7 @@ from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from ._warn import warn_once
 from .ops import api, as_strided, fused_products, histogram, index_ops, pointwise, scatter_reduce
+from .ops import elementwise as E
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
@@ -81,6 +82,20 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     else:
         draws = _gen(generator).bernoulli(self._data.shape, p)
     return _fill(self, draws)
+
+
+def poisson(input, generator=None):
+    """Counts drawn from Poisson(rate) for each rate in ``input`` (torch's random stream), in
+    input's dtype; the gradient is zero, as torch's."""
+    x = input._data
+    if x.dtype.kind not in "fV":
+        raise NotImplementedError(f'"poisson_cpu" not implemented for '
+                                  f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
+    rates = x.astype(np.float64)
+    if not (rates >= 0).all():  # NaN too
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    counts = _gen(generator).poisson(rates).astype(x.dtype)
+    return E.PoissonBackward0.apply(input, Tensor._make(counts))
 
 
 def _fill(self, values):
@@ -359,7 +374,7 @@ def adjoint(input):
 NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast",
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
-             "is_inference", "adjoint",
+             "is_inference", "adjoint", "poisson",
              *_COPIES)
 
 

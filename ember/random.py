@@ -257,6 +257,26 @@ class Generator:
         return np.stack([np.searchsorted(c.astype(np.float64), d, side="left")
                          for c, d in zip(cumulative, draws)])
 
+    def poisson(self, rates):
+        """Poisson counts for float64 ``rates`` as torch's CPU kernel, element by element in
+        order: below 10, uniforms multiplied until their product falls to exp(-rate); from 10 up,
+        Hoermann's transformed rejection (PTRS), uniforms of 53 bits."""
+        out = np.empty(rates.size)
+        uniform = self._uniform_stream()
+        for i, rate in enumerate(rates.reshape(-1).tolist()):
+            out[i] = _poisson_ptrs(rate, uniform) if rate >= 10 else \
+                _poisson_product(rate, uniform) if rate > 0 else 0.0
+        return out.reshape(rates.shape)
+
+    def _uniform_stream(self):
+        """A function drawing one 53-bit uniform at a time (for rejection samplers)."""
+        bits = self._bits
+
+        def draw():
+            high, low = bits.random_raw(2).tolist()
+            return (((high << 32) | low) & _MASK53) * 2.0 ** -53
+        return draw
+
     def integers(self, low, high, shape):
         """Integers in [low, high) as torch's random_(from, to): raw % range + low."""
         span = int(high) - int(low)
@@ -305,6 +325,38 @@ class Generator:
         if n % 2:
             self._normal_cache = float(values[-1])
         return np.concatenate([head, values[:n]])
+
+
+def _poisson_product(rate, uniform):
+    """Knuth's method: the count of uniforms whose running product stays above exp(-rate)."""
+    limit, count, product = math.exp(-rate), 0, 1.0
+    while True:
+        product *= uniform()
+        if product <= limit:
+            return float(count)
+        count += 1
+
+
+def _poisson_ptrs(rate, uniform):
+    """Hoermann's PTRS for rate >= 10 (torch's constants and order of tests)."""
+    root, log_rate = math.sqrt(rate), math.log(rate)
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        u_s = 0.5 - abs(u)
+        k = (2 * a / u_s + b) * u + rate + 0.43
+        k = math.floor(k) if k < 2.0 ** 63 else -2 ** 63  # an infinite rate: C's overflow
+        if u_s >= 0.07 and v <= v_r:
+            return float(k)
+        if k < 0 or u_s < 0.013 and v > u_s:
+            continue
+        if (math.log(v) + math.log(inv_alpha) - math.log(a / (u_s * u_s) + b)
+                <= -rate + k * log_rate - math.lgamma(k + 1.0)):
+            return float(k)
 
 
 def _box_muller_16(block):

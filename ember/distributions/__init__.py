@@ -1,7 +1,7 @@
 """torch.distributions: parametrized probability distributions (sampling with torch's random
 streams, log_prob, entropy, moments) and kl_divergence. Normal, MultivariateNormal,
 Uniform, Bernoulli, Categorical, OneHotCategorical,
-Exponential, Laplace and Independent so far."""
+Exponential, Laplace, Poisson and Independent so far."""
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -14,8 +14,9 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
            "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Uniform", "constraints", "kl_divergence", "register_kl"]
+           "Poisson", "Uniform", "constraints", "kl_divergence", "register_kl"]

@@ -480,6 +480,15 @@ TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus
                       "output")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sgn(x))
 SignBackward0 = _unary("SignBackward0", _sign, _zeros, None, "sign; 0 at NaN, as torch")
+
+
+class PoissonBackward0(Node):
+    """torch.poisson: the counts, drawn before the node records, pass through; gradient zero."""
+
+    def forward(self, rates, counts):
+        return counts
+
+    backward = staticmethod(_zeros)
 FloorBackward0 = _unary("FloorBackward0", np.floor, _zeros, None)
 CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros, None)
 RoundBackward0 = _unary("RoundBackward0", np.round, _zeros, None)

@@ -287,3 +287,13 @@ def _index_reduce(L):
 
 
 EXTRA.update({"scatter_reduce": _scatter_reduce, "index_reduce": _index_reduce})
+
+
+def _poisson(L):
+    """torch.poisson's node: counts with a zero gradient (seeded, so both draw the same)."""
+    L.manual_seed(0)
+    rate = _t(L, P)
+    return (L.poisson(rate) * rate).sum()
+
+
+EXTRA.update({"poisson": _poisson})
