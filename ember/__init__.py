@@ -294,6 +294,7 @@ from .ops.windows import (  # noqa: E402
 _complex_ops._install()
 globals().update({_n: getattr(_complex_ops, _n) for _n in _complex_ops.NAMESPACE})
 _tensor_methods.guard_inplace_methods()  # last: every in-place method is bound by now
+_tensor_methods.take_numpy_names()  # x.sum(axis=0, keepdims=True), as torch
 
 from math import e, inf, nan, pi  # noqa: E402, F401  (torch.e, torch.inf, torch.nan, torch.pi)
 

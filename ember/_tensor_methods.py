@@ -1,4 +1,5 @@
 """Binds the functional API onto Tensor as methods and operators (one table, in one place)."""
+import functools
 import numbers
 
 import numpy as np
@@ -19,6 +20,7 @@ from .ops import (
     matrix_functions,
     matrix_ops,
     order_stats,
+    out,
     scan,
     shape_extra,
     sorting,
@@ -317,9 +319,14 @@ _bind()
 Tensor.__hash__ = lambda self: id(self)
 
 
+_SOFTMAX_PARAMETERS = frozenset({"input", "dim", "dtype"})
+
+
 def _activation(name):
     """A Tensor method / top-level function whose primitive lives in ops.activation_ops."""
     def fn(input, *args, **kwargs):
+        if kwargs:  # softmax(x, axis=1), as torch's argument parser takes it
+            out.rename_numpy_keywords(kwargs, _SOFTMAX_PARAMETERS)
         from .ops import activation_ops  # lazy: ``import ember`` does not load the activations
         return getattr(activation_ops, name)(input, *args, **kwargs)
     fn.__name__ = name
@@ -429,6 +436,28 @@ def _refusing_overlap(method, name):
     inplace.__name__, inplace.__doc__ = method.__name__, method.__doc__
     inplace.__wrapped__ = method
     return inplace
+
+
+def take_numpy_names():
+    """Let every Tensor method with a ``dim`` or ``keepdim`` parameter take NumPy's names for
+    them (``x.sum(axis=1, keepdims=True)``), as torch's argument parser does (called once,
+    after every module has bound its methods; the namespace functions get it with out=)."""
+    for name, method in list(vars(Tensor).items()):
+        code = getattr(method, "__code__", None)
+        if code is None or name.startswith("__") or name == "norm" or code.co_flags & 0x08:
+            continue  # (torch's Tensor.norm is Python: NumPy's names are a TypeError there)
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        if "dim" in params or "keepdim" in params:
+            setattr(Tensor, name, _numpy_names(method, frozenset(params)))
+
+
+def _numpy_names(method, accepted):
+    @functools.wraps(method)
+    def renaming(self, *args, **kwargs):
+        if kwargs:
+            out.rename_numpy_keywords(kwargs, accepted)
+        return method(self, *args, **kwargs)
+    return renaming
 
 
 def guard_inplace_methods():

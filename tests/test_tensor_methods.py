@@ -108,3 +108,25 @@ def test_round_with_decimals_refuses_non_floating_as_torch(call):
 
 def test_round_of_int_without_decimals_is_itself_as_torch():
     assert ember.round(ember.tensor([1, 2])).tolist() == torch.round(torch.tensor([1, 2])).tolist()
+
+
+def test_methods_take_numpys_argument_names_as_torch():
+    """torch's argument parser takes axis= for dim= and keepdims= for keepdim= (in methods as
+    in functions); Tensor.norm, written in Python in torch, does not."""
+    import torch
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    for lib in (ember, torch):
+        t = lib.tensor(x)
+        assert t.sum(axis=1, keepdims=True).shape == (3, 1)
+        assert t.mean(1, keepdims=True).shape == (3, 1)
+        assert t.amax(axis=0).shape == (4,)
+        assert t.cumsum(axis=1).shape == (3, 4)
+        assert t.unsqueeze(axis=0).shape == (1, 3, 4)
+        np.testing.assert_allclose(t.softmax(axis=1).numpy(), lib.softmax(t, 1).numpy())
+        np.testing.assert_allclose(lib.log_softmax(t, axis=0).numpy(), t.log_softmax(0).numpy())
+        values, indices = t.max(axis=1, keepdims=True)
+        assert values.shape == indices.shape == (3, 1)
+        with pytest.raises(TypeError):
+            t.norm(axis=1)
+        with pytest.raises(TypeError):
+            t.flip(axis=0)  # flip's parameter is dims: no alias

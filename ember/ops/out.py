@@ -66,7 +66,7 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
                 "x2": "other"}
 
 
-def _rename_numpy_keywords(kwargs, accepted):
+def rename_numpy_keywords(kwargs, accepted):
     for key in [k for k in kwargs if k in _NUMPY_NAMES and k not in accepted]:
         if _NUMPY_NAMES[key] in accepted and _NUMPY_NAMES[key] not in kwargs:
             kwargs[_NUMPY_NAMES[key]] = kwargs.pop(key)
@@ -86,7 +86,7 @@ def with_out(fn, name=None, factory=False):
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         if kwargs:
-            _rename_numpy_keywords(kwargs, accepted)
+            rename_numpy_keywords(kwargs, accepted)
         if out is None:
             return fn(*args, **kwargs)
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
