@@ -26,8 +26,9 @@ def normalize_index(index):
                 item = item.astype(bool)
             elif item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
-        if isinstance(item, (list, np.ndarray)):
-            item = np.asarray(item)
+        if isinstance(item, (list, np.ndarray, range)):  # torch reads a range as a list
+            item = np.asarray(item) if isinstance(item, np.ndarray) or len(item) else \
+                np.zeros(0, np.int64)  # x[[]], x[range(0)]: an empty long index, as torch
             if item.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False

@@ -236,3 +236,19 @@ def test_slice_assignment_of_a_tensor_bumps_the_version_and_keeps_the_checks():
             z = lib.zeros(3)
         with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
             z[0:1] = lib.ones(1)
+
+
+def test_range_and_empty_list_indices_as_torch():
+    """x[range(n), labels] (karpathy's makemore part 4) reads a range as a list of positions,
+    in reads, writes and gradients; x[[]] and x[range(0)] are empty long indices."""
+    import torch
+    out = []
+    for lib in (ember, torch):
+        x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        y = x[range(3), lib.tensor([0, 2, 3])]
+        y.sum().backward()
+        z = lib.zeros(3, 4)
+        z[range(3), [1, 1, 2]] = -1.0
+        out.append([y.tolist(), x.grad.tolist(), z.tolist(), tuple(x[range(0)].shape),
+                    tuple(x[[]].shape), x[:, range(0, 4, 2)].tolist()])
+    assert out[0] == out[1]
