@@ -248,3 +248,20 @@ def test_pow_by_products_has_torchs_bits(dtype, exponent):
     theirs = torch.pow(torch.tensor(x), exponent).numpy()
     assert ours.dtype == theirs.dtype
     np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [4, 3, 2, 0, -1, 0.5, 1])
+def test_pow_gradient_is_torchs_formula_with_pows_kernel(dtype, exponent):
+    """d(x**e) = g * (e * x.pow(e - 1)), the power by pow's own kernel: x**-1's gradient is
+    g * -(1/(x*x)) as torch computes it (karpathy's makemore part 4 checks it bit for bit);
+    NumPy's pow and the order (g * e) * p differed in the last bit."""
+    rng = np.random.RandomState(1)
+    x = (np.abs(rng.randn(4000)) + 0.1).astype(dtype)
+    g = rng.randn(4000).astype(dtype)
+    grads = []
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        (t ** exponent).backward(lib.tensor(g))
+        grads.append(t.grad.numpy())
+    np.testing.assert_array_equal(*grads)
