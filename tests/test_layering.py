@@ -30,7 +30,8 @@ LAYERS = (
     ("library", ("ember._compile", "ember.compiler", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
-                 "ember.distributions", "ember.testing", "ember.jit", "ember.profiler")),
+                 "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
+                 "ember.fx")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

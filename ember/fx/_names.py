@@ -1,0 +1,118 @@
+"""torch's public functions as fx sees them: their printed names and the call sites to patch."""
+import inspect
+import sys
+import types
+
+import ember
+from ember import fft, linalg, special
+from ember.nn import functional
+
+# (printed prefix, namespace): a function found in several prints with the last one's prefix
+NAMESPACES = (("torch.special", special), ("torch.linalg", linalg), ("torch.fft", fft),
+              ("torch.nn.functional", functional), ("torch", ember))
+
+# functions that read no tensor (tracing would record them as calls of their own)
+_NOT_TRACED = {"is_tensor", "is_storage", "typename", "manual_seed", "seed", "initial_seed",
+               "is_grad_enabled", "is_inference_mode_enabled", "compile", "save", "load",
+               "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+               "no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "wrap"}
+
+# nn.functional's functions that torch implements natively: a call records its arguments as
+# given; torch's Python ones record required arguments positionally and the rest by keyword
+NATIVE_FUNCTIONAL = {
+    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "elu_", "gelu", "hardshrink",
+    "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "native_channel_shuffle", "one_hot",
+    "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
+    "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_"}
+
+_names = {}  # id(function) -> (printed name, function, {its public names})
+
+
+def _traceable(name, value):
+    return (not name.startswith("_") and name not in _NOT_TRACED and callable(value)
+            and not isinstance(value, (type, types.ModuleType)))
+
+
+def public_functions():
+    """{id: (printed name, function, public names)} of every traceable public function."""
+    if not _names:
+        for prefix, namespace in NAMESPACES:
+            for name, value in vars(namespace).items():
+                if _traceable(name, value):
+                    known = _names.get(id(value), (None, None, set()))[2]
+                    _names[id(value)] = (f"{prefix}.{name}", value, known | {name})
+    return _names
+
+
+def _entry(fn):
+    found = public_functions().get(id(fn))
+    return found if found is not None and found[1] is fn else None
+
+
+def torch_name(fn):
+    """'torch.cat', 'torch.nn.functional.relu', ... for a public function, else None."""
+    found = _entry(fn)
+    return None if found is None else found[0]
+
+
+def node_name(fn):
+    """The name nodes calling fn are named after: its own, or its public one where ember's
+    differs (torch.matmul is ember's dispatch_matmul)."""
+    found = _entry(fn)
+    name = getattr(fn, "__name__", None)
+    if found is None or name in found[2]:
+        return name
+    return found[0].rpartition(".")[2]
+
+
+def ember_modules():
+    return [m for name, m in list(sys.modules.items())
+            if (name == "ember" or name.startswith("ember.")) and m is not None]
+
+
+def _bindings(namespace):
+    """(name, bound value, function) of a namespace's attributes, static methods unwrapped."""
+    for name, value in list(vars(namespace).items()):
+        yield name, value, value.__func__ if isinstance(value, staticmethod) else value
+
+
+def patch_sites(modules):
+    """[(namespace, attribute name, bound value, function)]: the modules' bindings of public
+    functions, and their classes' static methods (ember's own modules call them through such
+    aliases: nn's activations through ``_fn = staticmethod(F.relu)``)."""
+    sites = []
+    for module in modules:
+        namespaces = [module] + [v for v in vars(module).values() if isinstance(v, type)
+                                 and v.__module__ == module.__name__]
+        for namespace in namespaces:
+            sites.extend((namespace, name, value, fn) for name, value, fn in
+                         _bindings(namespace) if _entry(fn) is not None)
+    return sites
+
+
+def call_arguments(fn, args, kwargs):
+    """The (args, kwargs) torch records for a call of fn: its Python nn.functional functions
+    pass required parameters positionally and all others, defaults filled, by keyword."""
+    name = torch_name(fn) or ""
+    short = name.rpartition(".")[2]
+    if not name.startswith("torch.nn.functional.") or short in NATIVE_FUNCTIONAL:
+        return args, kwargs
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, kwargs
+    bound.apply_defaults()
+    positional, keywords = [], {}
+    for parameter in inspect.signature(fn).parameters.values():
+        value = bound.arguments[parameter.name]
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            positional.extend(value)
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            keywords.update(value)
+        elif parameter.default is parameter.empty and not keywords:
+            positional.append(value)
+        else:
+            keywords[parameter.name] = value
+    return tuple(positional), keywords

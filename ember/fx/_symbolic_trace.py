@@ -1,0 +1,202 @@
+"""torch.fx._symbolic_trace: Tracer (records forward as a Graph), symbolic_trace, wrap."""
+import contextlib
+import functools
+import inspect
+import math
+import sys
+
+from ember._tensor import Tensor
+from ember.nn import Module, Sequential
+from ember.nn.parameter import Parameter
+
+from . import _names, _patch
+from .graph import Graph
+from .graph_module import GraphModule
+from .proxy import TracerBase
+
+_wrapped = {}  # (id of a module's globals, name) -> those globals: the functions fx.wrap marked
+
+
+def wrap(fn_or_name):
+    """Mark a module-level function (or its name) to be recorded as one call_function node
+    instead of traced through; call at the top level of the defining module."""
+    frame = inspect.currentframe().f_back
+    if frame.f_code.co_name != "<module>":
+        raise NotImplementedError("wrap must be called at the top level of a module")
+    if callable(fn_or_name):
+        name = fn_or_name.__name__
+    elif isinstance(fn_or_name, str):
+        name = fn_or_name
+    else:
+        raise AssertionError("Unsupported type for global function! Must be either a callable "
+                             "or string name")
+    _wrapped[(id(frame.f_globals), name)] = frame.f_globals
+    return fn_or_name
+
+
+def _wrapped_call(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        proxy = _patch.find_proxy(args, kwargs)
+        if proxy is None:
+            return fn(*args, **kwargs)
+        result = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        result.node.meta["is_wrapped"] = True
+        return result
+    return call
+
+
+@contextlib.contextmanager
+def _patched_wraps():
+    """fx.wrap's functions replaced in their modules' globals for the trace."""
+    saved = []
+    try:
+        for (_, name), namespace in list(_wrapped.items()):
+            fn = namespace.get(name, None)
+            if fn is None:
+                continue
+            saved.append((namespace, name, fn))
+            namespace[name] = _wrapped_call(fn)
+        yield
+    finally:
+        for namespace, name, fn in reversed(saved):
+            namespace[name] = fn
+
+
+class Tracer(TracerBase):
+    """Runs a module's forward on Proxies and records the operations as a Graph. Override
+    is_leaf_module, call_module, create_node, create_proxy or create_arg to change it."""
+
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(),
+                 param_shapes_constant=False):
+        self.param_shapes_constant = param_shapes_constant
+        self.proxy_buffer_attributes = True
+        self.submodule_paths = None
+        self.scope, self.module_stack, self.node_name_to_scope = None, {}, {}
+
+    def is_leaf_module(self, m, module_qualified_name):
+        """torch.nn's own modules (but Sequential) are recorded as call_module nodes."""
+        return type(m).__module__.startswith("ember.nn") and not isinstance(m, Sequential)
+
+    def path_of_module(self, mod):
+        """The qualified name of mod in the root module."""
+        path = self.submodule_paths.get(mod) if self.submodule_paths is not None else None
+        if path is None:
+            for name, candidate in self.root.named_modules():
+                if candidate is mod:
+                    return name
+            raise NameError("module is not installed as a submodule")
+        return path
+
+    def call_module(self, m, forward, args, kwargs):
+        """A leaf module's call becomes a call_module node; any other is traced through."""
+        qualified_name = self.path_of_module(m)
+        if not self.is_leaf_module(m, qualified_name):
+            return forward(*args, **kwargs)
+        return self.create_proxy("call_module", qualified_name, args, kwargs)
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        """A parameter (or buffer) read in forward becomes a get_attr node, made once."""
+        if isinstance(attr_val, Parameter):
+            found = self.root.named_parameters()
+        elif self.proxy_buffer_attributes and isinstance(attr_val, Tensor):
+            found = self.root.named_buffers()
+        else:
+            return attr_val
+        for name, value in found:
+            if value is attr_val:
+                if name not in parameter_proxy_cache:
+                    parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
+                return parameter_proxy_cache[name]
+        return attr_val
+
+    def create_arg(self, a):
+        """Module tensors used as arguments become get_attr nodes; other tensors are stored on
+        the root as _tensor_constant<i>."""
+        if isinstance(a, Tensor):
+            for name, value in list(self.root.named_parameters()) + \
+                    list(self.root.named_buffers()):
+                if value is a:
+                    return self.create_node("get_attr", name, (), {})
+            if isinstance(a, Parameter):
+                raise NameError("parameter is not a member of this module")
+            name = self._constant_name()
+            setattr(self.root, name, a)
+            return self.create_node("get_attr", name, (), {})
+        return super().create_arg(a)
+
+    def _constant_name(self):
+        i = 0
+        while hasattr(self.root, f"_tensor_constant{i}"):
+            i += 1
+        return f"_tensor_constant{i}"
+
+    def create_args_for_root(self, root_fn, is_module, concrete_args=None):
+        """(the function to call, its arguments): a placeholder Proxy per parameter."""
+        signature = inspect.signature(root_fn)
+        parameters = list(signature.parameters.values())[1 if is_module else 0:]
+        concrete_args = concrete_args or {}
+        args = []
+        for p in parameters:
+            if p.name in concrete_args:
+                args.append(concrete_args[p.name])
+                continue
+            name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+            default = () if p.default is p.empty else (p.default,)
+            annotation = None if p.annotation is p.empty else p.annotation
+            args.append(self.create_proxy("placeholder", name, default, {},
+                                          type_expr=annotation))
+        if is_module:
+            args.insert(0, self.root)
+        return root_fn, args
+
+    def trace(self, root, concrete_args=None):
+        """The Graph of root's forward (root: a Module or a function)."""
+        if isinstance(root, Module):
+            self.root, fn = root, type(root).forward
+        else:
+            self.root, fn = Module(), root
+        self.graph = Graph(tracer_cls=type(self))
+        self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
+        user_modules = {sys.modules.get(type(m).__module__) for m in self.root.modules()}
+        user_modules.add(sys.modules.get(getattr(fn, "__module__", None) or "", None))
+        _patch.acquire()
+        sites = _patch.install(_names.patch_sites(
+            [m for m in user_modules if m is not None and not m.__name__.startswith("ember")]))
+        try:
+            with _patched_wraps(), self._patched_module_calls():
+                fn, args = self.create_args_for_root(fn, isinstance(root, Module),
+                                                     concrete_args)
+                result = fn(*args)
+                returns = getattr(fn, "__annotations__", {}).get("return")
+                self.create_node("output", "output", (self.create_arg(result),), {},
+                                 type_expr=returns)
+        finally:
+            _patch.restore(sites)
+            _patch.release()
+            self.submodule_paths = None
+        return self.graph
+
+    @contextlib.contextmanager
+    def _patched_module_calls(self):
+        call, getattr_ = Module.__call__, Module.__getattr__
+        cache = {}
+
+        def module_call(mod, *args, **kwargs):
+            return self.call_module(mod, lambda *a, **k: call(mod, *a, **k), args, kwargs)
+
+        def module_getattr(mod, name):
+            return self.getattr(name, getattr_(mod, name), cache)
+        Module.__call__, Module.__getattr__ = module_call, module_getattr
+        try:
+            yield
+        finally:
+            Module.__call__, Module.__getattr__ = call, getattr_
+
+
+def symbolic_trace(root, concrete_args=None):
+    """A GraphModule recorded from root (a Module or a function) by the default Tracer."""
+    tracer = Tracer()
+    graph = tracer.trace(root, concrete_args)
+    name = type(root).__name__ if isinstance(root, Module) else root.__name__
+    return GraphModule(tracer.root, graph, name)

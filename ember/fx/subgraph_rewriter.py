@@ -1,0 +1,79 @@
+"""torch.fx.subgraph_rewriter: replace_pattern, rewriting each match of a traced pattern."""
+from typing import Dict, NamedTuple
+
+from ._symbolic_trace import symbolic_trace
+from .graph_module import GraphModule
+from .node import Node
+
+
+class Match(NamedTuple):
+    anchor: Node  # the node the pattern's output matched
+    nodes_map: Dict[Node, Node]  # pattern node -> graph node
+
+
+def _match(pattern, node, mapping):
+    """Whether the pattern node (with its inputs) matches node, extending mapping."""
+    if pattern in mapping:
+        return mapping[pattern] is node
+    if pattern.op != "placeholder":
+        if (pattern.op, pattern.target) != (node.op, node.target) or \
+                len(pattern.args) != len(node.args) or set(pattern.kwargs) != set(node.kwargs):
+            return False
+        mapping[pattern] = node
+        pairs = list(zip(pattern.args, node.args)) + \
+            [(pattern.kwargs[k], node.kwargs[k]) for k in pattern.kwargs]
+        return all(_match_arg(p, n, mapping) for p, n in pairs)
+    mapping[pattern] = node
+    return True
+
+
+def _match_arg(pattern, value, mapping):
+    if isinstance(pattern, Node):
+        return isinstance(value, Node) and _match(pattern, value, mapping)
+    if isinstance(pattern, (list, tuple)):
+        return type(pattern) is type(value) and len(pattern) == len(value) and \
+            all(_match_arg(p, v, mapping) for p, v in zip(pattern, value))
+    return pattern == value
+
+
+def _find_matches(graph, pattern_graph):
+    output = next(n for n in pattern_graph.nodes if n.op == "output")
+    anchor = output.args[0]
+    matches, taken = [], set()
+    for node in graph.nodes:
+        mapping = {}
+        if not _match(anchor, node, mapping):
+            continue
+        inner = [mapping[p] for p in mapping if p.op != "placeholder"]
+        if taken.intersection(inner):
+            continue
+        # a matched node other than the anchor used outside the match cannot be removed
+        if any(user not in inner for n in inner if n is not node for user in n.users):
+            continue
+        taken.update(inner)
+        matches.append(Match(anchor=node, nodes_map=mapping))
+    return matches
+
+
+def replace_pattern(gm: GraphModule, pattern, replacement):
+    """Replace every non-overlapping match of pattern (a function or module, traced) in gm's
+    graph by replacement's graph; the matches, in graph order."""
+    pattern_graph = symbolic_trace(pattern).graph
+    replacement_graph = symbolic_trace(replacement).graph
+    pattern_inputs = [n for n in pattern_graph.nodes if n.op == "placeholder"]
+    replacement_inputs = [n for n in replacement_graph.nodes if n.op == "placeholder"]
+    graph = gm.graph
+    matches = _find_matches(graph, pattern_graph)
+    for match in matches:
+        anchor = match.anchor
+        val_map = {r: match.nodes_map[p] for r, p in zip(replacement_inputs, pattern_inputs)}
+        first_user = next((n for n in graph.nodes if n in anchor.users), None)
+        with graph.inserting_before(first_user):
+            result = graph.graph_copy(replacement_graph, val_map)
+        anchor.replace_all_uses_with(result)
+        for node in reversed(graph.nodes):
+            if node in match.nodes_map.values() and node.op != "placeholder" and \
+                    node not in val_map.values():
+                graph.erase_node(node)
+    gm.recompile()
+    return matches
