@@ -101,6 +101,8 @@ class Graph:
         kwargs = {} if kwargs is None else kwargs
         if not isinstance(args, tuple) or not isinstance(kwargs, dict):
             raise AssertionError("args must be a tuple and kwargs a dict")
+        # a function fx patched while Proxies live is recorded as the original
+        target = getattr(target, "__wrapped_original__", target)
         candidate = name if name is not None else target_to_str(target)
         node = Node(self, self._namespace.create_name(candidate, None), op, target, args,
                     kwargs, type_expr)

@@ -7,7 +7,7 @@ from .node import Node
 
 
 class Match(NamedTuple):
-    anchor: Node  # the node the pattern's output matched
+    anchor: Node  # the pattern's returned node
     nodes_map: Dict[Node, Node]  # pattern node -> graph node
 
 
@@ -51,7 +51,7 @@ def _find_matches(graph, pattern_graph):
         if any(user not in inner for n in inner if n is not node for user in n.users):
             continue
         taken.update(inner)
-        matches.append(Match(anchor=node, nodes_map=mapping))
+        matches.append(Match(anchor=anchor, nodes_map=mapping))
     return matches
 
 
@@ -65,7 +65,7 @@ def replace_pattern(gm: GraphModule, pattern, replacement):
     graph = gm.graph
     matches = _find_matches(graph, pattern_graph)
     for match in matches:
-        anchor = match.anchor
+        anchor = match.nodes_map[match.anchor]
         val_map = {r: match.nodes_map[p] for r, p in zip(replacement_inputs, pattern_inputs)}
         first_user = next((n for n in graph.nodes if n in anchor.users), None)
         with graph.inserting_before(first_user):

@@ -1,0 +1,43 @@
+"""fx's generated Python (ember/fx/_codegen.py): the source text torch writes for a traced
+module (operators as syntax, torch.* names, frees of dead values) and what it computes."""
+import torch
+
+import ember
+
+from ._models import net, small
+
+
+def _code(lib, build):
+    return lib.fx.symbolic_trace(build(lib)).code
+
+
+def test_source_matches_torch():
+    for build in (net, small):
+        assert _code(ember, build) == _code(torch, build)
+
+
+def test_graph_python_code_has_source_and_globals():
+    for lib in (torch, ember):
+        code = lib.fx.symbolic_trace(small(lib)).graph.python_code("self")
+        assert code.src.startswith("\n\n\ndef forward(self, x):\n")
+        assert code.globals["torch"] is lib
+
+
+def test_a_hand_built_graph_prints_its_unused_values_freed():
+    out = []
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(lib.relu, (x,))  # unused: freed on its own line
+        g.output(g.call_function(lib.neg, (x,), {}))
+        out.append(lib.fx.GraphModule(lib.nn.Module(), g).code)
+    assert out[1] == out[0]
+    assert "relu = torch.relu(x);  relu = None" in out[1]
+
+
+def test_generated_forward_computes_the_eager_result():
+    model = net(ember)
+    traced = ember.fx.symbolic_trace(model)
+    x = ember.randn(2, 3)
+    for got, want in zip(traced(x), model(x)):
+        assert got == want if isinstance(want, int) else ember.equal(got, want)

@@ -1,0 +1,42 @@
+"""fx.GraphModule (ember/fx/graph_module.py): copied submodules and parameters, str,
+print_readable, recompiling an edited graph."""
+import operator
+
+import torch
+
+import ember
+
+from ._models import net, small
+
+
+def test_copies_what_the_graph_uses_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        gm = lib.fx.symbolic_trace(net(lib))
+        seen.append((list(dict(gm.named_parameters())), list(dict(gm.named_modules())),
+                     type(gm).__name__, str(gm), gm.print_readable(print_output=False)))
+    assert seen[1] == seen[0]
+    assert isinstance(ember.fx.symbolic_trace(net(ember)), ember.fx.GraphModule)
+
+
+def test_edit_then_recompile_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        traced = lib.fx.symbolic_trace(small(lib))
+        for n in traced.graph.nodes:
+            if n.target == operator.add:
+                with traced.graph.inserting_after(n):
+                    new = traced.graph.call_function(lib.mul, n.args, n.kwargs)
+                    n.replace_all_uses_with(new)
+                traced.graph.erase_node(n)
+        traced.recompile()
+        codes.append(traced.code)
+        x = lib.tensor([-1.0, 2.0])
+        assert traced(x).tolist() == [0.0, 2.0]
+    assert codes[1] == codes[0]
+
+
+def test_instances_get_their_own_forward():
+    a = ember.fx.symbolic_trace(small(ember))
+    b = ember.fx.symbolic_trace(ember.nn.Tanh())
+    assert type(a) is not type(b) and a(ember.ones(1)).item() == 2.0

@@ -1,0 +1,60 @@
+"""fx.Proxy (ember/fx/proxy.py): operators, methods and attributes as nodes, the errors torch
+raises for control flow, iteration and len, and graphs built from Proxies by hand."""
+import operator
+
+import pytest
+import torch
+
+import ember
+
+
+def _error(lib, body):
+    class M(lib.nn.Module):
+        def forward(self, x):
+            return body(x)
+    with pytest.raises(Exception) as info:
+        lib.fx.symbolic_trace(M())
+    return type(info.value).__name__, str(info.value)
+
+
+@pytest.mark.parametrize("body", [lambda x: x if x else x, lambda x: [a for a in x],
+                                  lambda x: len(x), lambda x: x + object()])
+def test_errors_match_torch(body):
+    assert _error(ember, body) == _error(torch, body)
+
+
+def test_tuple_unpacking_becomes_getitems():
+    ops = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, x):
+                a, b = x
+                return a - b
+        ops.append([(n.op, n.name, n.args) for n in lib.fx.symbolic_trace(M()).graph.nodes
+                    if n.op != "output"])
+    assert str(ops[1]) == str(ops[0])
+
+
+def test_operators_methods_and_attributes():
+    g = ember.fx.Graph()
+    x = ember.fx.Proxy(g.placeholder("x"))
+    y = (2 ** x)[0].relu().shape
+    assert y.node.target is getattr
+    assert [(n.op, n.target) for n in g.nodes][1:] == [
+        ("call_function", operator.pow), ("call_function", operator.getitem),
+        ("call_method", "relu"), ("call_function", getattr)]
+    assert g.nodes and list(g.nodes)[1].args == (2, x.node)
+    assert repr(x) == "Proxy(x)"
+
+
+def test_graph_from_proxies_matches_torch():
+    code = []
+    for lib in (torch, ember):
+        graph = lib.fx.Graph()
+        tracer = lib.fx.proxy.GraphAppendingTracer(graph)
+        y = lib.fx.Proxy(graph.placeholder("x"), tracer)
+        z = lib.fx.Proxy(graph.placeholder("y"), tracer)
+        c = lib.neg(lib.tanh(lib.cat([y, z])))
+        graph.output(c.node)
+        code.append(lib.fx.GraphModule(lib.nn.Module(), graph).code)
+    assert code[1] == code[0]
