@@ -1,5 +1,14 @@
 """torch.fx: symbolic tracing of modules into Graphs, and Python code generated back from them."""
-from . import graph, graph_module, node, proxy, subgraph_rewriter  # noqa: F401  (torch.fx.*)
+# the submodules torch.fx exposes as attributes
+from . import (  # noqa: F401
+    graph,
+    graph_module,
+    immutable_collections,
+    node,
+    passes,
+    proxy,
+    subgraph_rewriter,
+)
 from ._symbolic_trace import Tracer, symbolic_trace, wrap  # noqa: F401
 from .graph import Graph  # noqa: F401
 from .graph_module import GraphModule  # noqa: F401

@@ -5,6 +5,7 @@ import typing
 from dataclasses import dataclass
 
 import ember
+from ember import _dtype, _memory_format
 
 from . import _names
 from .graph import _Namespace
@@ -26,8 +27,22 @@ def _format_target(base, target):
     return base
 
 
+def _repr(a):
+    """An argument as source: nodes by name, dtypes and memory formats as torch.<name>
+    (ember's print as ember.<name>)."""
+    if isinstance(a, (_dtype.dtype, _memory_format.memory_format)):
+        return "torch." + str(a).rpartition(".")[2]
+    if isinstance(a, list):
+        return "[" + ", ".join(_repr(e) for e in a) + "]"
+    if isinstance(a, tuple) and not hasattr(a, "_fields"):
+        return "(" + ", ".join(_repr(e) for e in a) + ("," if len(a) == 1 else "") + ")"
+    if isinstance(a, dict):
+        return "{" + ", ".join(f"{k!r}: {_repr(v)}" for k, v in a.items()) + "}"
+    return repr(a)
+
+
 def _format_args(args, kwargs):
-    return ", ".join([repr(a) for a in args] + [f"{k} = {v!r}" for k, v in kwargs.items()])
+    return ", ".join([_repr(a) for a in args] + [f"{k} = {_repr(v)}" for k, v in kwargs.items()])
 
 
 def _last_uses(nodes):
@@ -64,34 +79,34 @@ class _Emitter:
     def call_function(self, node):
         args, kwargs = node.args, node.kwargs
         if node.target in OPERATORS and not kwargs:
-            return f"{node} = " + OPERATORS[node.target].format(*(repr(a) for a in args))
+            return f"{node} = " + OPERATORS[node.target].format(*(_repr(a) for a in args))
         name = self.add_global(node.target)
         if node.meta.get("is_wrapped"):
             self.wrapped.setdefault(name)
         if (node.target is getattr and len(args) == 2 and not kwargs
                 and isinstance(args[1], str) and args[1].isidentifier()):
-            return f"{node} = {_format_target(repr(args[0]), args[1])}"
+            return f"{node} = {_format_target(_repr(args[0]), args[1])}"
         return f"{node} = {name}({_format_args(args, kwargs)})"
 
     def line(self, node, free_vars):
         op, target = node.op, node.target
         if op == "placeholder":
             typed = "" if node.type is None else f" : {_type_repr(node.type)}"
-            default = f" = {node.args[0]!r}" if node.args else ""
+            default = f" = {_repr(node.args[0])}" if node.args else ""
             free_vars.append(f"{target}{typed}{default}")
             raw = target.replace("*", "")
             return None if raw == node.name else f"{node} = {raw}"
         if op == "call_function":
             return self.call_function(node)
         if op == "call_method":
-            return (f"{node} = {_format_target(repr(node.args[0]), target)}"
+            return (f"{node} = {_format_target(_repr(node.args[0]), target)}"
                     f"({_format_args(node.args[1:], node.kwargs)})")
         if op == "call_module":
             call = _format_args(node.args, node.kwargs)
             return f"{node} = {_format_target('self', target)}({call})"
         if op == "get_attr":
             return f"{node} = {_format_target('self', target)}"
-        return f"return {node.args[0]!r}"
+        return f"return {_repr(node.args[0])}"
 
 
 def python_code(graph, root_module="self", verbose=False):

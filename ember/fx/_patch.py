@@ -8,7 +8,18 @@ The originals come back when the last Proxy is gone and no trace runs.
 import functools
 import weakref
 
+from ember._tensor import Tensor
+
 from . import _names
+
+# tensor <op> Proxy: the Tensor method torch records (its names, some kept as dunders)
+TENSOR_OPERATORS = {
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
+    "__floordiv__": "__floordiv__", "__matmul__": "matmul", "__pow__": "pow",
+    "__mod__": "remainder", "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le",
+    "__gt__": "gt", "__ge__": "ge", "__and__": "__and__", "__or__": "__or__",
+    "__xor__": "__xor__", "__lshift__": "__lshift__", "__rshift__": "__rshift__",
+    "__getitem__": "__getitem__"}
 
 _wrappers = {}  # id(function) -> its recording wrapper
 _installed = []  # [(namespace, name, original)] while held
@@ -48,13 +59,36 @@ def wrapper(fn):
     return traced
 
 
+def _tensor_operator(original, method):
+    """Tensor's operator recording a call_method node when the other operand holds a Proxy."""
+    @functools.wraps(original)
+    def op(self, other):
+        proxy = find_proxy((other,), {})
+        if proxy is None:
+            return original(self, other)
+        return proxy.tracer.create_proxy("call_method", method, (self, other), {})
+    return op
+
+
+def _tensor_sites():
+    return [(Tensor, name, vars(Tensor)[name], _tensor_operator(vars(Tensor)[name], method))
+            for name, method in TENSOR_OPERATORS.items() if name in vars(Tensor)]
+
+
+def function_sites(bindings):
+    """(namespace, name, bound value, replacement) for _names.patch_sites' bindings."""
+    return [(namespace, name, value,
+             staticmethod(wrapper(fn)) if isinstance(value, staticmethod) else wrapper(fn))
+            for namespace, name, value, fn in bindings]
+
+
 def install(sites):
-    """Bind the wrappers at sites [(namespace, name, bound value, function)]; those to restore."""
+    """Bind each site's replacement [(namespace, name, bound value, replacement)] where the
+    value is still bound; the (namespace, name, value) to restore."""
     done = []
-    for namespace, name, value, fn in sites:
+    for namespace, name, value, replacement in sites:
         if vars(namespace).get(name) is value:
-            traced = wrapper(fn)
-            setattr(namespace, name, staticmethod(traced) if value is not fn else traced)
+            setattr(namespace, name, replacement)
             done.append((namespace, name, value))
     return done
 
@@ -69,7 +103,8 @@ def acquire():
     global _holders
     _holders += 1
     if _holders == 1:
-        _installed.extend(install(_names.patch_sites(_names.ember_modules())))
+        sites = function_sites(_names.patch_sites(_names.ember_modules())) + _tensor_sites()
+        _installed.extend(install(sites))
 
 
 def release():

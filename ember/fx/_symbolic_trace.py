@@ -71,7 +71,7 @@ class Tracer(TracerBase):
                  param_shapes_constant=False):
         self.param_shapes_constant = param_shapes_constant
         self.proxy_buffer_attributes = True
-        self.submodule_paths = None
+        self.submodule_paths, self.tensor_attrs = None, {}
         self.scope, self.module_stack, self.node_name_to_scope = None, {}, {}
 
     def is_leaf_module(self, m, module_qualified_name):
@@ -111,8 +111,8 @@ class Tracer(TracerBase):
         return attr_val
 
     def create_arg(self, a):
-        """Module tensors used as arguments become get_attr nodes; other tensors are stored on
-        the root as _tensor_constant<i>."""
+        """Module tensors used as arguments become get_attr nodes (one per use, as torch);
+        other tensors are stored on the root as _tensor_constant<i>."""
         if isinstance(a, Tensor):
             for name, value in list(self.root.named_parameters()) + \
                     list(self.root.named_buffers()):
@@ -120,9 +120,10 @@ class Tracer(TracerBase):
                     return self.create_node("get_attr", name, (), {})
             if isinstance(a, Parameter):
                 raise NameError("parameter is not a member of this module")
-            name = self._constant_name()
-            setattr(self.root, name, a)
-            return self.create_node("get_attr", name, (), {})
+            if id(a) not in self.tensor_attrs:
+                self.tensor_attrs[id(a)] = (a, self._constant_name())
+                setattr(self.root, self.tensor_attrs[id(a)][1], a)
+            return self.create_node("get_attr", self.tensor_attrs[id(a)][1], (), {})
         return super().create_arg(a)
 
     def _constant_name(self):
@@ -130,6 +131,15 @@ class Tracer(TracerBase):
         while hasattr(self.root, f"_tensor_constant{i}"):
             i += 1
         return f"_tensor_constant{i}"
+
+    def _collect_tensor_attrs(self):
+        """{id: (tensor, qualified name)} of the plain tensor attributes of root's modules."""
+        self.tensor_attrs = {}
+        for prefix, module in self.root.named_modules():
+            for name, value in vars(module).items():
+                if isinstance(value, Tensor) and not isinstance(value, Parameter):
+                    qualified = f"{prefix}.{name}" if prefix else name
+                    self.tensor_attrs.setdefault(id(value), (value, qualified))
 
     def create_args_for_root(self, root_fn, is_module, concrete_args=None):
         """(the function to call, its arguments): a placeholder Proxy per parameter."""
@@ -158,11 +168,12 @@ class Tracer(TracerBase):
             self.root, fn = Module(), root
         self.graph = Graph(tracer_cls=type(self))
         self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
+        self._collect_tensor_attrs()
         user_modules = {sys.modules.get(type(m).__module__) for m in self.root.modules()}
         user_modules.add(sys.modules.get(getattr(fn, "__module__", None) or "", None))
         _patch.acquire()
-        sites = _patch.install(_names.patch_sites(
-            [m for m in user_modules if m is not None and not m.__name__.startswith("ember")]))
+        sites = _patch.install(_patch.function_sites(_names.patch_sites(
+            [m for m in user_modules if m is not None and not m.__name__.startswith("ember")])))
         try:
             with _patched_wraps(), self._patched_module_calls():
                 fn, args = self.create_args_for_root(fn, isinstance(root, Module),

@@ -2,7 +2,9 @@
 import itertools
 import linecache
 
+from ember._tensor import Tensor
 from ember.nn import Module
+from ember.nn.parameter import Parameter
 
 from .graph import Graph
 
@@ -31,7 +33,7 @@ def _copy_attr(source, target, qualified_name):
             setattr(target, item, to_child)
         source, target = from_child, to_child
     value = getattr(source, field)
-    if field in getattr(source, "_buffers", {}):
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
         target.register_buffer(field, value)
     else:
         setattr(target, field, value)

@@ -4,6 +4,7 @@ import operator
 from typing import Any, Callable, Union
 
 from . import _names
+from .immutable_collections import immutable_dict, immutable_list
 
 Target = Union[Callable[..., Any], str]
 Argument = Any
@@ -17,9 +18,9 @@ def map_aggregate(a, fn):
         mapped = tuple(map_aggregate(e, fn) for e in a)
         return type(a)(*mapped) if hasattr(a, "_fields") else mapped
     if isinstance(a, list):
-        return [map_aggregate(e, fn) for e in a]
+        return immutable_list(map_aggregate(e, fn) for e in a)
     if isinstance(a, dict):
-        return {k: map_aggregate(v, fn) for k, v in a.items()}
+        return immutable_dict((k, map_aggregate(v, fn)) for k, v in a.items())
     if isinstance(a, slice):
         return slice(*(map_aggregate(e, fn) for e in (a.start, a.stop, a.step)))
     return fn(a)

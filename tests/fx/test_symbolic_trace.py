@@ -84,3 +84,20 @@ def test_functions_trace_as_modules_do():
         return ember.exp(ember.tan(x))
     assert ember.fx.symbolic_trace(g).code == torch.fx.symbolic_trace(f).code
     assert type(ember.fx.symbolic_trace(g)).__name__ == "g"
+
+
+def test_tensor_attributes_and_constants_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c = lib.ones(3)
+
+            def forward(self, x):
+                return (self.c + x, self.c * x, self.c[x], lib.ones(3) - x, x.to(lib.float16))
+        gm = lib.fx.symbolic_trace(M())
+        codes.append((gm.code, sorted(gm.state_dict())))
+        out = gm(lib.zeros(3, dtype=lib.long))
+        assert out[0].tolist() == [1.0] * 3 and out[4].dtype == lib.float16
+    assert codes[1] == codes[0]
