@@ -150,6 +150,15 @@ class Graph:
             val_map[node] = self.node_copy(node, lambda n: val_map[n])
         return None
 
+    def __deepcopy__(self, memo=None):
+        """A copy made node by node (a recursive copy of the linked list would be deep)."""
+        copy_ = Graph(tracer_cls=self._tracer_cls)
+        found = copy_.graph_copy(self, {} if memo is None else memo, return_output_node=True)
+        if found is not None:
+            value, output = found
+            copy_.output(value, type_expr=output.type).meta = dict(output.meta)
+        return copy_
+
     def erase_node(self, to_erase):
         """Remove a node that nothing uses any more."""
         if len(to_erase.users) > 0:

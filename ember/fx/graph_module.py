@@ -1,4 +1,5 @@
 """torch.fx.graph_module: GraphModule, a Module whose forward is generated from a Graph."""
+import copy
 import itertools
 import linecache
 
@@ -70,6 +71,15 @@ class GraphModule(Module):
         else:
             raise RuntimeError("Unsupported type " + str(root) + " passed for root!")
         self.graph = graph
+
+    def __deepcopy__(self, memo):
+        # rebuilt from a copy of its attributes and graph (its class named GraphModule, as torch)
+        copy_ = type(self).__new__(type(self))
+        memo[id(self)] = copy_
+        holder = Module()
+        holder.__dict__ = copy.deepcopy(self.__dict__, memo)
+        GraphModule.__init__(copy_, holder, holder.__dict__["_graph"])
+        return copy_
 
     @property
     def graph(self):

@@ -102,6 +102,15 @@ class Node:
         """Insert x after this node in the graph."""
         self._next.prepend(x)
 
+    @property
+    def stack_trace(self):
+        """Where the traced code made this node (tracers here record none)."""
+        return self.meta.get("stack_trace")
+
+    @stack_trace.setter
+    def stack_trace(self, trace):
+        self.meta["stack_trace"] = trace
+
     # ----------------------------------------------------------------- arguments
     @property
     def args(self):

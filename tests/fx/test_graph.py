@@ -1,5 +1,7 @@
 """fx.Graph (ember/fx/graph.py): torch's node names, insertion points, erasing, dead code,
 lint and printing."""
+import copy
+
 import pytest
 import torch
 
@@ -95,3 +97,14 @@ def test_print_tabular_without_tabulate_raises_as_torch(capsys, monkeypatch):
             lib.fx.symbolic_trace(lib.nn.ReLU()).graph.print_tabular()
         printed.append(capsys.readouterr().out)
     assert printed[1] == printed[0]
+
+
+def test_deepcopy_copies_node_by_node():
+    g = ember.fx.Graph()
+    x = g.placeholder("x")
+    for _ in range(3000):  # deeper than the recursion limit if copied as a linked structure
+        x = g.call_function(ember.relu, (x,))
+    g.output(x)
+    twin = copy.deepcopy(g)
+    assert [n.name for n in twin.nodes] == [n.name for n in g.nodes]
+    assert all(n.graph is twin for n in twin.nodes)

@@ -1,5 +1,6 @@
 """fx.GraphModule (ember/fx/graph_module.py): copied submodules and parameters, str,
 print_readable, recompiling an edited graph."""
+import copy
 import operator
 
 import torch
@@ -40,3 +41,14 @@ def test_instances_get_their_own_forward():
     a = ember.fx.symbolic_trace(small(ember))
     b = ember.fx.symbolic_trace(ember.nn.Tanh())
     assert type(a) is not type(b) and a(ember.ones(1)).item() == 2.0
+
+
+def test_deepcopy_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        gm = lib.fx.symbolic_trace(small(lib))
+        twin = copy.deepcopy(gm)
+        assert twin.graph is not gm.graph and twin.relu is not gm.relu
+        assert [n.name for n in twin.graph.nodes] == [n.name for n in gm.graph.nodes]
+        seen.append((type(twin).__name__, twin.code, twin(lib.tensor([-1.0])).tolist()))
+    assert seen[1] == seen[0]
