@@ -70,6 +70,11 @@ def typename(obj):
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
+def _assert(condition, message):
+    """torch._assert: an assert that fx can record (torch.fx traces it as a call)."""
+    assert condition, message
+
+
 def get_num_threads():
     """Threads a large element-wise pass (GELU, softmax, normalization, ...) runs on: the
     ``EMBER_NUM_THREADS`` environment variable, else 1 (see README). NumPy's BLAS keeps its own

@@ -31,7 +31,8 @@ _names = {}  # id(function) -> (printed name, function, {its public names})
 
 
 def _traceable(name, value):
-    return (not name.startswith("_") and name not in _NOT_TRACED and callable(value)
+    return ((not name.startswith("_") or name == "_assert") and name not in _NOT_TRACED
+            and callable(value)
             and not isinstance(value, (type, types.ModuleType)))
 
 
@@ -52,9 +53,15 @@ def _entry(fn):
 
 
 def torch_name(fn):
-    """'torch.cat', 'torch.nn.functional.relu', ... for a public function, else None."""
+    """'torch.cat', 'torch.nn.functional.relu', ... for a public function; for another of
+    ember's, its path under torch ('torch.fx._symbolic_trace._assert_is_none'); else None."""
     found = _entry(fn)
-    return None if found is None else found[0]
+    if found is not None:
+        return found[0]
+    module = getattr(fn, "__module__", None) or ""
+    if module.startswith("ember.") and hasattr(fn, "__name__"):
+        return f"torch.{module[6:]}.{fn.__name__}"
+    return None
 
 
 def node_name(fn):

@@ -4,7 +4,9 @@ import functools
 import inspect
 import math
 import sys
+import warnings
 
+import ember
 from ember._tensor import Tensor
 from ember.nn import Module, Sequential
 from ember.nn.parameter import Parameter
@@ -15,6 +17,10 @@ from .graph_module import GraphModule
 from .proxy import TracerBase
 
 _wrapped = {}  # (id of a module's globals, name) -> those globals: the functions fx.wrap marked
+
+
+def _assert_is_none(value, msg):
+    assert value is None, msg
 
 
 def wrap(fn_or_name):
@@ -149,7 +155,7 @@ class Tracer(TracerBase):
         args = []
         for p in parameters:
             if p.name in concrete_args:
-                args.append(concrete_args[p.name])
+                args.append(self._concrete(p, concrete_args[p.name]))
                 continue
             name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
             default = () if p.default is p.empty else (p.default,)
@@ -159,6 +165,24 @@ class Tracer(TracerBase):
         if is_module:
             args.insert(0, self.root)
         return root_fn, args
+
+    def _concrete(self, parameter, value):
+        """A specialised argument: a placeholder kept (named <name>_1) with a check that the
+        call passes the same value, as torch."""
+        default = () if parameter.default is parameter.empty else (parameter.default,)
+        placeholder = self.create_proxy("placeholder", f"{parameter.name}_1", default, {})
+        message = f"{parameter.name} has been specialized to have value {value} but got " \
+                  "another value"
+        if type(value) in (bool, int, float, complex, str):
+            self.create_proxy("call_function", ember._assert, (placeholder == value, message), {})
+        elif value is None:
+            self.create_proxy("call_function", _assert_is_none, (placeholder, message), {})
+        else:
+            warnings.warn(f"Was not able to add assertion to guarantee correct input "
+                          f"{parameter.name} to specialized function. It is up to the user to "
+                          "make sure that your inputs match the inputs you specialized the "
+                          "function with.")
+        return value
 
     def trace(self, root, concrete_args=None):
         """The Graph of root's forward (root: a Module or a function)."""

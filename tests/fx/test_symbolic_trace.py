@@ -1,5 +1,6 @@
 """fx.Tracer / symbolic_trace / wrap (ember/fx/_symbolic_trace.py): leaf modules, tracers that
 override is_leaf_module, create_node and call_module, wrapped functions, parameter reads."""
+import pytest
 import torch
 
 import ember
@@ -101,3 +102,15 @@ def test_tensor_attributes_and_constants_as_torch():
         out = gm(lib.zeros(3, dtype=lib.long))
         assert out[0].tolist() == [1.0] * 3 and out[4].dtype == lib.float16
     assert codes[1] == codes[0]
+
+
+def test_concrete_args_keep_a_checked_placeholder_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        def f(x, flag=True, mode=None, *rest):
+            return x + 1 if flag else x
+        gm = lib.fx.symbolic_trace(f, concrete_args={"flag": True, "mode": None})
+        with pytest.raises(AssertionError) as info:
+            gm(lib.ones(1), False, None)
+        seen.append((gm.code, gm(lib.ones(1), True, None).tolist(), str(info.value)))
+    assert seen[1] == seen[0]
