@@ -1,4 +1,5 @@
 """torch.fx._symbolic_trace: Tracer (records forward as a Graph), symbolic_trace, wrap."""
+import builtins
 import contextlib
 import functools
 import inspect
@@ -17,6 +18,7 @@ from .graph_module import GraphModule
 from .proxy import TracerBase
 
 _wrapped = {}  # (id of a module's globals, name) -> those globals: the functions fx.wrap marked
+_ABSENT = object()
 
 
 def _assert_is_none(value, msg):
@@ -53,20 +55,24 @@ def _wrapped_call(fn):
 
 
 @contextlib.contextmanager
-def _patched_wraps():
-    """fx.wrap's functions replaced in their modules' globals for the trace."""
+def _patched_wraps(targets):
+    """The functions at targets [(a module's dict, name)] recorded as single calls during the
+    trace; a name the dict lacks is a builtin (fx.wrap("len")), shadowed meanwhile."""
     saved = []
     try:
-        for (_, name), namespace in list(_wrapped.items()):
-            fn = namespace.get(name, None)
+        for namespace, name in targets:
+            fn = namespace.get(name, getattr(builtins, name, None))
             if fn is None:
                 continue
-            saved.append((namespace, name, fn))
+            saved.append((namespace, name, namespace.get(name, _ABSENT)))
             namespace[name] = _wrapped_call(fn)
         yield
     finally:
         for namespace, name, fn in reversed(saved):
-            namespace[name] = fn
+            if fn is _ABSENT:
+                del namespace[name]
+            else:
+                namespace[name] = fn
 
 
 class Tracer(TracerBase):
@@ -76,6 +82,11 @@ class Tracer(TracerBase):
     def __init__(self, autowrap_modules=(math,), autowrap_functions=(),
                  param_shapes_constant=False):
         self.param_shapes_constant = param_shapes_constant
+        # math's functions (and autowrap_functions) called with a Proxy become single calls
+        self._autowrap_modules = list(autowrap_modules)
+        self._autowrap_ids = {id(v) for m in autowrap_modules for v in vars(m).values()
+                              if callable(v) and not isinstance(v, type)}
+        self._autowrap_ids.update(id(f) for f in autowrap_functions)
         self.proxy_buffer_attributes = True
         self.submodule_paths, self.tensor_attrs = None, {}
         self.scope, self.module_stack, self.node_name_to_scope = None, {}, {}
@@ -199,7 +210,7 @@ class Tracer(TracerBase):
         sites = _patch.install(_patch.function_sites(_names.patch_sites(
             [m for m in user_modules if m is not None and not m.__name__.startswith("ember")])))
         try:
-            with _patched_wraps(), self._patched_module_calls():
+            with _patched_wraps(self._wrap_targets(fn)), self._patched_module_calls():
                 fn, args = self.create_args_for_root(fn, isinstance(root, Module),
                                                      concrete_args)
                 result = fn(*args)
@@ -211,6 +222,16 @@ class Tracer(TracerBase):
             _patch.release()
             self.submodule_paths = None
         return self.graph
+
+    def _wrap_targets(self, fn):
+        """[(dict, name)]: fx.wrap's functions, and the autowrapped ones bound in fn's globals
+        or in the autowrap modules."""
+        targets = [(namespace, name) for (_, name), namespace in _wrapped.items()]
+        spaces = [getattr(fn, "__globals__", {})] + [vars(m) for m in self._autowrap_modules]
+        for namespace in spaces:
+            targets += [(namespace, name) for name, value in list(namespace.items())
+                        if id(value) in self._autowrap_ids]
+        return targets
 
     @contextlib.contextmanager
     def _patched_module_calls(self):

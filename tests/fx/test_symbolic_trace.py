@@ -114,3 +114,17 @@ def test_concrete_args_keep_a_checked_placeholder_as_torch():
             gm(lib.ones(1), False, None)
         seen.append((gm.code, gm(lib.ones(1), True, None).tolist(), str(info.value)))
     assert seen[1] == seen[0]
+
+
+def test_math_functions_autowrap_as_torch():
+    import math
+    from math import floor
+    seen = []
+    for lib in (torch, ember):
+        def g(x):
+            n = x.size(-1)
+            return x / math.sqrt(n) + floor(n / 2)
+        gm = lib.fx.symbolic_trace(g)
+        seen.append((gm.code, str(gm.graph), gm(lib.ones(4)).tolist()))
+    assert seen[1] == seen[0]
+    assert math.sqrt.__module__ == "math" and floor is math.floor  # restored
