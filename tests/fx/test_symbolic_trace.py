@@ -1,5 +1,8 @@
 """fx.Tracer / symbolic_trace / wrap (ember/fx/_symbolic_trace.py): leaf modules, tracers that
 override is_leaf_module, create_node and call_module, wrapped functions, parameter reads."""
+import math
+from math import floor
+
 import pytest
 import torch
 
@@ -117,8 +120,6 @@ def test_concrete_args_keep_a_checked_placeholder_as_torch():
 
 
 def test_math_functions_autowrap_as_torch():
-    import math
-    from math import floor
     seen = []
     for lib in (torch, ember):
         def g(x):
