@@ -9,7 +9,7 @@ from ember import _dtype, _memory_format
 
 from . import _names
 from .graph import _Namespace
-from .node import OPERATORS, _qualified_name, _type_repr
+from .node import INPLACE, OPERATORS, _qualified_name, _type_repr
 
 _WRAP = "torch.fx._symbolic_trace.wrap"
 
@@ -80,6 +80,9 @@ class _Emitter:
         args, kwargs = node.args, node.kwargs
         if node.target in OPERATORS and not kwargs:
             return f"{node} = " + OPERATORS[node.target].format(*(_repr(a) for a in args))
+        if node.target in INPLACE:
+            return (INPLACE[node.target].format(*(_repr(a) for a in args)) +
+                    f";  {node} = {_repr(args[0])}")
         name = self.add_global(node.target)
         if node.meta.get("is_wrapped"):
             self.wrapped.setdefault(name)

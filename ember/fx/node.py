@@ -41,7 +41,6 @@ def _qualified_name(fn):
     if getattr(builtins, getattr(fn, "__name__", ""), None) is fn:
         return f"builtins.{fn.__name__}"
     module = getattr(fn, "__module__", None) or "builtins"
-    module = "operator" if module == "_operator" else module
     return f"{module}.{fn.__name__}"
 
 
@@ -180,8 +179,9 @@ class Node:
         return self.name
 
     def _pretty_target(self):
-        if self.op == "call_function":
-            return _qualified_name(self.target)
+        if self.op == "call_function":  # printed operator.add (its module is _operator)
+            name = _qualified_name(self.target)
+            return name[1:] if name.startswith("_operator.") else name
         return self.target
 
     def format_node(self, placeholder_names=None, maybe_return_typename=None, *,
@@ -217,3 +217,9 @@ MAGIC = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "floordiv": "{} /
 REFLECTABLE = ("add", "sub", "mul", "floordiv", "truediv", "mod", "pow", "lshift", "rshift",
                "and_", "or_", "xor", "matmul")
 OPERATORS = {getattr(operator, name): fmt for name, fmt in MAGIC.items()}
+# in-place operator functions: printed as the statement, then the node bound to its target
+INPLACE = {getattr(operator, name): f"{{}} {sign}= {{}}" for name, sign in (
+    ("iadd", "+"), ("iand", "&"), ("ifloordiv", "//"), ("ilshift", "<<"), ("imod", "%"),
+    ("imul", "*"), ("imatmul", "@"), ("ior", "|"), ("ipow", "**"), ("irshift", ">>"),
+    ("isub", "-"), ("itruediv", "/"), ("ixor", "^"))}
+INPLACE[operator.setitem] = "{}[{}] = {}"

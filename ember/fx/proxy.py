@@ -106,6 +106,9 @@ class Proxy:
             return (self[i] for i in range(unpack))
         return self.tracer.iter(self)
 
+    def __abs__(self):
+        return self.tracer.create_proxy("call_function", operator.abs, (self,), {})
+
     def __bool__(self):
         return self.tracer.to_bool(self)
 

@@ -41,3 +41,17 @@ def test_generated_forward_computes_the_eager_result():
     x = ember.randn(2, 3)
     for got, want in zip(traced(x), model(x)):
         assert got == want if isinstance(want, int) else ember.equal(got, want)
+
+
+def test_in_place_operators_and_abs_as_torch():
+    import operator
+    seen = []
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(operator.iadd, (x, 1))
+        g.call_function(operator.setitem, (a, 0, 5))
+        g.output(g.call_function(operator.abs, (a,)))
+        gm = lib.fx.GraphModule(lib.nn.Module(), g)
+        seen.append((gm.code, str(gm.graph), gm(lib.zeros(3)).tolist()))
+    assert seen[1] == seen[0]
