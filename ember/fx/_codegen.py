@@ -1,15 +1,13 @@
 """Python source of a Graph: the forward method GraphModule compiles (torch's layout)."""
 import builtins
-import math
 import typing
 from dataclasses import dataclass
 
-import ember
 from ember import _dtype, _memory_format
 
 from . import _names
-from .graph import _Namespace
-from .node import INPLACE, OPERATORS, _qualified_name, _type_repr
+from .graph import CUSTOM_BUILTINS, _Namespace
+from .node import INPLACE, OPERATORS, _qualified_name, type_name
 
 _WRAP = "torch.fx._symbolic_trace.wrap"
 
@@ -61,8 +59,7 @@ class _Emitter:
         self.namespace = _Namespace()
         for node in graph.nodes:
             self.namespace.create_name(node.name, node)
-        self.globals = {"torch": ember, "inf": math.inf, "nan": math.nan,
-                        "NoneType": type(None), "device": ember.device, "typing": typing}
+        self.globals = {k: v for k, v in CUSTOM_BUILTINS.items() if v is not None}
         self.wrapped = {}
 
     def add_global(self, obj):
@@ -74,6 +71,20 @@ class _Emitter:
             return obj.__name__
         name = self.namespace.create_name(_qualified_name(obj), obj)
         self.globals[name] = obj
+        return name
+
+    def type_repr(self, t):
+        """An annotation as source, its names bound in the globals (typing_Union, ...)."""
+        origin, args = getattr(t, "__origin__", None), getattr(t, "__args__", None)
+        if origin is not None and args:
+            return f"{self.type_repr(origin)}[{','.join(self.type_repr(a) for a in args)}]"
+        name = type_name(t)
+        if name.startswith("torch.") or getattr(builtins, name, None) is t:
+            return name
+        if CUSTOM_BUILTINS.get(name, None) is t:
+            return name
+        name = self.namespace.create_name(name, t)
+        self.globals[name] = t
         return name
 
     def call_function(self, node):
@@ -94,7 +105,7 @@ class _Emitter:
     def line(self, node, free_vars):
         op, target = node.op, node.target
         if op == "placeholder":
-            typed = "" if node.type is None else f" : {_type_repr(node.type)}"
+            typed = "" if node.type is None else f" : {self.type_repr(node.type)}"
             default = f" = {_repr(node.args[0])}" if node.args else ""
             free_vars.append(f"{target}{typed}{default}")
             raw = target.replace("*", "")
@@ -135,5 +146,8 @@ def python_code(graph, root_module="self", verbose=False):
     code = "".join(body).lstrip("\n")
     code = "\n".join("    " + line for line in code.split("\n"))
     wraps = "\n".join(f'{_WRAP}("{name}")' for name in emitter.wrapped)
-    prologue = f"def forward({', '.join([root_module] + free_vars)}):"
+    output = next((n for n in nodes if n.op == "output"), None)
+    returns = "" if output is None or output.type is None else \
+        f" -> {emitter.type_repr(output.type)}"
+    prologue = f"def forward({', '.join([root_module] + free_vars)}){returns}:"
     return PythonCode(f"\n{wraps}\n\n{prologue}\n{code}", emitter.globals)

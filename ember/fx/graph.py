@@ -4,13 +4,17 @@ import collections
 import contextlib
 import inspect
 import keyword
+import math
 import re
+
+import ember
 
 from . import _names
 from .node import Node, map_arg
 
-# names the generated code binds itself (torch, inf, ...): a node may not take them
-CUSTOM_BUILTINS = ("inf", "nan", "NoneType", "torch", "device", "fx_pytree", "pytree")
+# names the generated code binds itself: a node (or another global) may not take them
+CUSTOM_BUILTINS = {"inf": math.inf, "nan": math.nan, "NoneType": type(None), "torch": ember,
+                   "device": ember.device, "fx_pytree": None, "pytree": None}
 
 
 def _snake_case(s):
@@ -54,8 +58,10 @@ class _Namespace:
 
     @staticmethod
     def _is_illegal(name, obj):
-        if keyword.iskeyword(name) or name in CUSTOM_BUILTINS:
+        if keyword.iskeyword(name):
             return True
+        if name in CUSTOM_BUILTINS:
+            return obj is None or obj is not CUSTOM_BUILTINS[name]
         return name in builtins.__dict__ and obj is not builtins.__dict__[name]
 
 

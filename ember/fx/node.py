@@ -1,7 +1,10 @@
 """torch.fx.node: Node, one operation of a Graph, and map_arg/map_aggregate over arguments."""
 import builtins
 import operator
+import re
 from typing import Any, Callable, Union
+
+import ember
 
 from . import _names
 from .immutable_collections import immutable_dict, immutable_list
@@ -189,7 +192,7 @@ class Node:
         """The node as one line of the graph's printout."""
         if self.op == "output":
             return f"return {self.args[0]}"
-        typed = f"{_type_repr(self.type)} " if self.type is not None else ""
+        typed = f"{type_name(self.type)} " if self.type is not None else ""
         head = f"%{self.name} : {typed}[num_users={len(self.users)}] = "
         if self.op == "placeholder":
             default = f"(default={self.args[0]})" if self.args else ""
@@ -200,11 +203,16 @@ class Node:
                 f"{_format_arg(self.args)}, kwargs = {_format_arg(self.kwargs)})")
 
 
-def _type_repr(t):
+def type_name(t):
+    """A type annotation as torch prints it: torch.Tensor, int, typing.Optional[torch.Tensor]."""
     if isinstance(t, type):
-        module = "torch" if t.__module__.startswith("ember") else t.__module__
-        return t.__name__ if module == "builtins" else f"{module}.{t.__qualname__}"
-    return repr(t)
+        if t.__module__ == "builtins":
+            return t.__qualname__
+        if t.__module__.startswith("ember"):
+            return f"torch.{t.__qualname__}" if getattr(ember, t.__qualname__, None) is t \
+                else f"torch{t.__module__[5:]}.{t.__qualname__}"
+        return f"{t.__module__}.{t.__qualname__}"
+    return re.sub(r"ember\._tensor\.Tensor", "torch.Tensor", repr(t)).replace("ember.", "torch.")
 
 
 # operator functions whose call prints as Python syntax in generated code

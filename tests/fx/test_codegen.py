@@ -55,3 +55,16 @@ def test_in_place_operators_and_abs_as_torch():
         gm = lib.fx.GraphModule(lib.nn.Module(), g)
         seen.append((gm.code, str(gm.graph), gm(lib.zeros(3)).tolist()))
     assert seen[1] == seen[0]
+
+
+def test_annotations_print_as_torch():
+    from typing import Optional
+    seen = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, x: lib.Tensor, n: int = 2,
+                        k: Optional[lib.Tensor] = None) -> lib.Tensor:
+                return x * n
+        gm = lib.fx.symbolic_trace(M())
+        seen.append((gm.code, str(gm.graph), gm(lib.ones(1)).tolist()))
+    assert seen[1] == seen[0]
