@@ -78,11 +78,10 @@ class _NodeList:
         root = self._graph._root
         step = "_prev" if self._reverse else "_next"
         node = getattr(root, step)
-        while node is not root:
-            following = getattr(node, step)
-            if not node._erased:
+        while node is not root:  # read the next link after the yield: nodes inserted after
+            if not node._erased:  # the current one are visited, as torch does
                 yield node
-            node = following
+            node = getattr(node, step)
 
     def __reversed__(self):
         return _NodeList(self._graph, not self._reverse)

@@ -87,8 +87,8 @@ class Node:
         return self._prev
 
     def _remove_from_list(self):
+        # the node keeps its own links, so an iteration standing on it can go on (as torch)
         self._prev._next, self._next._prev = self._next, self._prev
-        self._prev = self._next = self
 
     def prepend(self, x):
         """Insert x before this node in the graph."""

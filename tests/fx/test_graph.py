@@ -108,3 +108,22 @@ def test_deepcopy_copies_node_by_node():
     twin = copy.deepcopy(g)
     assert [n.name for n in twin.nodes] == [n.name for n in g.nodes]
     assert all(n.graph is twin for n in twin.nodes)
+
+
+def test_iteration_survives_erasing_and_visits_inserted_nodes_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(lib.relu, (x,))
+        g.output(g.call_function(lib.neg, (a,)))
+        visited = []
+        for n in g.nodes:
+            visited.append(n.name)
+            if n.target is lib.relu:
+                with g.inserting_after(n):
+                    new = g.call_function(lib.tanh, (x,))
+                n.replace_all_uses_with(new)
+                g.erase_node(n)
+        seen.append((visited, [n.name for n in g.nodes]))
+    assert seen[1] == seen[0]
