@@ -33,11 +33,21 @@ def _copy_attr(source, target, qualified_name):
             to_child = Module()
             setattr(target, item, to_child)
         source, target = from_child, to_child
-    value = getattr(source, field)
+    _assign_attr(getattr(source, field), target, field)
+
+
+def _assign_attr(value, module, qualified_name):
+    """Set module's attribute at qualified_name (plain Modules made on the way); a tensor that
+    is not a Parameter becomes a buffer."""
+    *prefix, field = qualified_name.split(".")
+    for item in prefix:
+        if getattr(module, item, None) is None:
+            setattr(module, item, Module())
+        module = getattr(module, item)
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
-        target.register_buffer(field, value)
+        module.register_buffer(field, value)
     else:
-        setattr(target, field, value)
+        setattr(module, field, value)
 
 
 def _add_indent(text, spaces):
@@ -67,7 +77,7 @@ class GraphModule(Module):
         elif isinstance(root, dict):
             for node in graph.nodes:
                 if node.op in ("get_attr", "call_module"):
-                    _copy_attr(_Holder(root), self, node.target)
+                    _assign_attr(root[node.target], self, node.target)
         else:
             raise RuntimeError("Unsupported type " + str(root) + " passed for root!")
         self.graph = graph
@@ -124,12 +134,3 @@ class GraphModule(Module):
         return "\n".join([super().__str__(), self._code,
                           "# To see more debug info, please use `graph_module.print_readable()`"])
 
-
-class _Holder:
-    """A dict of attributes (GraphModule's dict root) read like a module."""
-
-    def __init__(self, attrs):
-        self._attrs = attrs
-
-    def __getattr__(self, name):
-        return self._attrs[name]

@@ -52,3 +52,17 @@ def test_deepcopy_as_torch():
         assert [n.name for n in twin.graph.nodes] == [n.name for n in gm.graph.nodes]
         seen.append((type(twin).__name__, twin.code, twin(lib.tensor([-1.0])).tolist()))
     assert seen[1] == seen[0]
+
+
+def test_dict_root_places_attributes_at_their_paths():
+    seen = []
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        w = g.get_attr("block.w")
+        g.output(g.call_module("act", (g.call_function(operator.mul, (x, w)),)))
+        gm = lib.fx.GraphModule({"block.w": lib.nn.Parameter(lib.full((2,), 3.0)),
+                                 "act": lib.nn.ReLU()}, g)
+        seen.append((gm.code, list(dict(gm.named_parameters())), repr(gm.block),
+                     gm(lib.ones(2)).tolist()))
+    assert seen[1] == seen[0]
