@@ -41,22 +41,39 @@ def find_proxy(args, kwargs):
     return None
 
 
-def wrapper(fn):
-    """fn recording a call_function node when called with a Proxy."""
-    found = _wrappers.get(id(fn))
-    if found is not None:
-        return found
+class _Recording:
+    """A public function while fx patches it: records a call_function node when called with a
+    Proxy, else calls through. It equals (and hashes as) the function, so code comparing a node's
+    target with torch.sigmoid meanwhile still matches."""
 
-    @functools.wraps(fn)
-    def traced(*args, **kwargs):
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.__wrapped_original__ = fn
+
+    def __call__(self, *args, **kwargs):
+        fn = self.__wrapped_original__
         proxy = find_proxy(args, kwargs)
         if proxy is None:
             return fn(*args, **kwargs)
         args, kwargs = _names.call_arguments(fn, args, kwargs)
         return proxy.tracer.create_proxy("call_function", fn, args, kwargs)
-    traced.__wrapped_original__ = fn
-    _wrappers[id(fn)] = traced
-    return traced
+
+    def __eq__(self, other):
+        return getattr(other, "__wrapped_original__", other) is self.__wrapped_original__
+
+    def __hash__(self):
+        return hash(self.__wrapped_original__)
+
+    def __repr__(self):
+        return repr(self.__wrapped_original__)
+
+
+def wrapper(fn):
+    """fn's recording stand-in (one per function)."""
+    found = _wrappers.get(id(fn))
+    if found is None:
+        found = _wrappers[id(fn)] = _Recording(fn)
+    return found
 
 
 def _tensor_operator(original, method):

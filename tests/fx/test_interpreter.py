@@ -1,6 +1,7 @@
 """fx.Interpreter / Transformer (ember/fx/interpreter.py): running a graph node by node equals
 eager, overridden node kinds, and a Transformer rewriting calls."""
 import pytest
+import torch
 
 import ember
 
@@ -34,3 +35,18 @@ def test_transformer_rewrites_into_a_new_module():
     x = ember.tensor([0.5])
     assert ember.allclose(new(x), ember.tanh(x) + 1.0)
     assert "torch.tanh(x)" in new.code
+
+
+def test_transformer_compares_targets_with_torch_functions_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        class Swap(lib.fx.Transformer):
+            def call_function(self, target, args, kwargs):
+                if target == lib.sigmoid:  # lib.sigmoid is patched while Proxies live
+                    return lib.neg(*args, **kwargs)
+                return super().call_function(target, args, kwargs)
+
+        def f(x):
+            return lib.sigmoid(x).neg()
+        codes.append(Swap(lib.fx.symbolic_trace(f)).transform().code)
+    assert codes[1] == codes[0] and "torch.neg(x)" in codes[1]
