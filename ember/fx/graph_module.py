@@ -115,6 +115,49 @@ class GraphModule(Module):
         type(self).forward = _compile_forward(python_code.src, python_code.globals)
         return python_code
 
+    def add_submodule(self, target, m):
+        """Install m at the dotted path target (plain Modules made on the way); False when a
+        step on the way is not a Module."""
+        *prefix, field = target.split(".")
+        module = self
+        for item in prefix:
+            if getattr(module, item, None) is None:
+                module.add_module(item, Module())
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                return False
+        module.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target):
+        """Remove the submodule at target; whether there was one."""
+        *prefix, field = target.split(".")
+        module = self
+        for item in prefix:
+            module = getattr(module, item, None)
+            if not isinstance(module, Module):
+                return False
+        if not isinstance(getattr(module, field, None), Module):
+            return False
+        delattr(module, field)
+        return True
+
+    def delete_all_unused_submodules(self):
+        """Remove the submodules that no call_module or get_attr node reaches."""
+        used = set()
+        for node in self.graph.nodes:
+            if node.op in ("call_module", "get_attr"):
+                atoms = node.target.split(".")
+                used.update(".".join(atoms[:i]) for i in range(1, len(atoms) + 1))
+            if node.op == "call_module":
+                try:
+                    inner = self.get_submodule(node.target).named_modules()
+                except AttributeError:
+                    continue
+                used.update(f"{node.target}.{name}" for name, _ in inner if name)
+        for name in [name for name, _ in self.named_modules() if name and name not in used]:
+            self.delete_submodule(name)
+
     def print_readable(self, print_output=True, include_stride=False, include_device=False,
                        colored=False):
         """forward as a class definition, with submodule GraphModules nested."""

@@ -66,3 +66,16 @@ def test_dict_root_places_attributes_at_their_paths():
         seen.append((gm.code, list(dict(gm.named_parameters())), repr(gm.block),
                      gm(lib.ones(2)).tolist()))
     assert seen[1] == seen[0]
+
+
+def test_add_delete_and_prune_submodules_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        gm = lib.fx.symbolic_trace(small(lib))
+        assert gm.add_submodule("extra.inner", lib.nn.Tanh()) is True
+        assert gm.add_submodule("relu.x", lib.nn.Tanh()) is True
+        before = [name for name, _ in gm.named_modules()]
+        assert gm.delete_submodule("nothing.here") is False
+        gm.delete_all_unused_submodules()
+        seen.append((before, [name for name, _ in gm.named_modules()]))
+    assert seen[1] == seen[0]
