@@ -58,3 +58,27 @@ def test_graph_from_proxies_matches_torch():
         graph.output(c.node)
         code.append(lib.fx.GraphModule(lib.nn.Module(), graph).code)
     assert code[1] == code[0]
+
+
+def test_inlining_a_module_call_with_proxies_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.relu = lib.nn.ReLU()
+
+            def forward(self, x):
+                return self.relu(x) + 1.0
+        m = lib.fx.symbolic_trace(M())
+        tracer = lib.fx.proxy.GraphAppendingTracer(m.graph)
+        for node in m.graph.nodes:
+            if (node.op, node.target) == ("call_module", "relu"):
+                with m.graph.inserting_before(node):
+                    args = lib.fx.node.map_arg(node.args, lambda n: lib.fx.Proxy(n, tracer))
+                    out = m.relu(*args)  # nn.ReLU's forward reaches F.relu with a Proxy
+                    node.replace_all_uses_with(out.node)
+                    m.graph.erase_node(node)
+        m.recompile()
+        codes.append(m.code)
+    assert codes[1] == codes[0] and "torch.nn.functional.relu(x, inplace = False)" in codes[1]
