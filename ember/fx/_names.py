@@ -80,9 +80,14 @@ def ember_modules():
 
 
 def _bindings(namespace):
-    """(name, bound value, function) of a namespace's attributes, static methods unwrapped."""
+    """(name, bound value, function) of a module's attributes, or of a class's static methods
+    (its plain functions are methods, bound to the instance: not torch.* calls)."""
+    is_class = isinstance(namespace, type)
     for name, value in list(vars(namespace).items()):
-        yield name, value, value.__func__ if isinstance(value, staticmethod) else value
+        if isinstance(value, staticmethod):
+            yield name, value, value.__func__
+        elif not is_class:
+            yield name, value, value
 
 
 def patch_sites(modules):

@@ -6,6 +6,7 @@ records a call_function node when a Proxy is among its arguments and otherwise c
 The originals come back when the last Proxy is gone and no trace runs.
 """
 import functools
+import types
 import weakref
 
 from ember._tensor import Tensor
@@ -76,20 +77,25 @@ def wrapper(fn):
     return found
 
 
-def _tensor_operator(original, method):
-    """Tensor's operator recording a call_method node when the other operand holds a Proxy."""
+def _tensor_method(original, method):
+    """A Tensor method (or operator) recording a call_method node when an argument holds a
+    Proxy: ``mask.masked_fill(proxy, 0)``, ``weight + proxy``."""
     @functools.wraps(original)
-    def op(self, other):
-        proxy = find_proxy((other,), {})
+    def call(self, *args, **kwargs):
+        proxy = find_proxy(args, kwargs)
         if proxy is None:
-            return original(self, other)
-        return proxy.tracer.create_proxy("call_method", method, (self, other), {})
-    return op
+            return original(self, *args, **kwargs)
+        return proxy.tracer.create_proxy("call_method", method, (self,) + args, kwargs)
+    return call
 
 
 def _tensor_sites():
-    return [(Tensor, name, vars(Tensor)[name], _tensor_operator(vars(Tensor)[name], method))
-            for name, method in TENSOR_OPERATORS.items() if name in vars(Tensor)]
+    methods = {name: name for name, value in vars(Tensor).items()
+               if not name.startswith("_") and isinstance(value, types.FunctionType)}
+    methods.update((name, method) for name, method in TENSOR_OPERATORS.items()
+                   if name in vars(Tensor))
+    return [(Tensor, name, vars(Tensor)[name], _tensor_method(vars(Tensor)[name], method))
+            for name, method in methods.items()]
 
 
 def function_sites(bindings):

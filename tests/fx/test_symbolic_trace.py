@@ -129,3 +129,23 @@ def test_math_functions_autowrap_as_torch():
         seen.append((gm.code, str(gm.graph), gm(lib.ones(4)).tolist()))
     assert seen[1] == seen[0]
     assert math.sqrt.__module__ == "math" and floor is math.floor  # restored
+
+
+def test_tensor_methods_given_proxies_as_torch():
+    masked_fill = ember.Tensor.masked_fill
+    seen = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mask = lib.tril(lib.ones(4, 4))
+                self.register_buffer("bias", lib.zeros(4))
+
+            def forward(self, x):
+                att = x.masked_fill(self.mask == 0, float("-inf"))
+                y = self.mask.matmul(x) + self.bias.add(x)
+                return att.softmax(-1), y, self.mask.masked_fill(x > 0, 1.0), self.mask.sum()
+        gm = lib.fx.symbolic_trace(M())
+        seen.append((gm.code, [tuple(o.shape) for o in gm(lib.ones(2, 4, 4))]))
+    assert seen[1] == seen[0]
+    assert ember.Tensor.masked_fill is masked_fill  # restored
