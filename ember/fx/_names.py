@@ -37,13 +37,19 @@ def _traceable(name, value):
 
 
 def public_functions():
-    """{id: (printed name, function, public names)} of every traceable public function."""
+    """{id: (printed name, function, public names)} of every traceable public function. A
+    function with several names (ember's torch.arctan is its torch.atan) prints under its own
+    __name__ where that is one of them."""
     if not _names:
         for prefix, namespace in NAMESPACES:
             for name, value in vars(namespace).items():
-                if _traceable(name, value):
-                    known = _names.get(id(value), (None, None, set()))[2]
-                    _names[id(value)] = (f"{prefix}.{name}", value, known | {name})
+                if not _traceable(name, value):
+                    continue
+                printed, _, known = _names.get(id(value), (None, None, set()))
+                if printed is None or name == value.__name__ or \
+                        printed.rpartition(".")[2] != value.__name__:
+                    printed = f"{prefix}.{name}"
+                _names[id(value)] = (printed, value, known | {name})
     return _names
 
 

@@ -17,6 +17,8 @@ def test_printed_and_node_names():
     assert _names.torch_name(len) is None
     assert _names.node_name(ember.matmul) == "matmul"  # ember's function is dispatch_matmul
     assert _names.node_name(len) == "len"
+    assert (_names.torch_name(ember.arctan), _names.node_name(ember.arctan)) == \
+        ("torch.arctan", "arctan")  # ember's function is named atan
 
 
 def test_native_functional_set_is_torchs():
