@@ -132,16 +132,15 @@ def python_code(graph, root_module="self", verbose=False):
         line = emitter.line(node, free_vars)
         if line is None:
             continue
-        if verbose and node.op != "output":
-            body.append("\n# No stacktrace found for following nodes\n")
-            verbose = False
-        dead = list(last_uses.get(node, ()))
-        if node.op != "placeholder" and not node.users and node.op != "output":
-            dead.append(node)
-        if dead and node.op not in ("placeholder", "output"):
-            line += ";  " + " = ".join([repr(n) for n in dead] + ["None"])
+        if node.op not in ("placeholder", "output"):
+            if verbose:  # once: tracers here record no stack traces
+                body.append("\n# No stacktrace found for following nodes\n")
+                verbose = False
+            dead = last_uses.get(node, []) + ([] if node.users else [node])
+            if dead:  # free values at their last use, as torch
+                line += ";  " + " = ".join([repr(n) for n in dead] + ["None"])
         body.append(line + "\n")
-    if not any(n.op == "output" for n in nodes):
+    if not body:
         body.append("pass\n")
     code = "".join(body).lstrip("\n")
     code = "\n".join("    " + line for line in code.split("\n"))

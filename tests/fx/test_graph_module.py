@@ -79,3 +79,13 @@ def test_add_delete_and_prune_submodules_as_torch():
         gm.delete_all_unused_submodules()
         seen.append((before, [name for name, _ in gm.named_modules()]))
     assert seen[1] == seen[0]
+
+
+def test_print_readable_notes_after_renamed_inputs_as_torch():
+    texts = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, input):
+                return input.relu()
+        texts.append(lib.fx.symbolic_trace(M()).print_readable(print_output=False))
+    assert texts[1] == texts[0]
