@@ -23,9 +23,12 @@ def _snake_case(s):
 
 def target_to_str(target):
     """A node name candidate from its target: 'add' for operator.add, 'seq_0' for 'seq.0'."""
-    name = _names.node_name(target) if callable(target) else target
-    if name is None:
-        name = str(target)
+    if callable(target):
+        name = _names.node_name(target)
+    elif isinstance(target, str):
+        name = target
+    else:
+        raise AssertionError(f"Expected target to be str, got {type(target)}")
     if name.startswith("__") and name.endswith("__") and len(name) > 4:
         name = name[2:-2]
     return _snake_case(name)
@@ -104,8 +107,10 @@ class Graph:
         """Make a node at the insertion point (the end unless inserting_before/after)."""
         args = () if args is None else args
         kwargs = {} if kwargs is None else kwargs
-        if not isinstance(args, tuple) or not isinstance(kwargs, dict):
-            raise AssertionError("args must be a tuple and kwargs a dict")
+        if not isinstance(args, tuple):
+            raise AssertionError(f"args must be a tuple, got {type(args)}")
+        if not isinstance(kwargs, dict):
+            raise AssertionError(f"kwargs must be a dict, got {type(kwargs)}")
         # a function fx patched while Proxies live is recorded as the original
         target = getattr(target, "__wrapped_original__", target)
         candidate = name if name is not None else target_to_str(target)

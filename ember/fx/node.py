@@ -61,15 +61,15 @@ class Node:
     """One operation: op (placeholder, call_function, ...), target, args, kwargs, and uses."""
 
     def __init__(self, graph, name, op, target, args, kwargs, return_type=None):
-        if op not in _OPS:
-            raise ValueError(f"Unknown op '{op}'")
-        if op in ("call_method", "call_module", "get_attr", "placeholder") and \
-                not isinstance(target, str):
-            raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has "
-                             f"type {type(target)} but a str is expected for {op}")
         if op == "call_function" and not callable(target):
             raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has "
-                             f"type {type(target)} but a Callable is expected")
+                             f"type {ember.typename(target)} but a Callable is expected")
+        if op != "call_function":
+            if op not in _OPS:
+                raise AssertionError(f"op '{op}' is not in _legal_ops")
+            if not isinstance(target, str):
+                raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has "
+                                 f"type {ember.typename(target)} but a str is expected")
         self.graph, self.name, self.op, self.target = graph, name, op, target
         self.type, self.meta, self.users = return_type, {}, {}
         self._input_nodes, self._args, self._kwargs = {}, (), {}

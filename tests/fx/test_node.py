@@ -1,5 +1,6 @@
 """fx.Node (ember/fx/node.py): arguments and uses kept in step, rewiring, the one-line format,
 and map_arg over nested arguments."""
+import pytest
 import torch
 
 import ember
@@ -45,3 +46,20 @@ def test_map_arg_reaches_nested_nodes():
     g, x, y, a, b = _graph(ember)
     mapped = ember.fx.map_arg((x, [a, {"k": b}], 3, slice(x, None)), lambda n: n.name)
     assert mapped == ("x", ["add", {"k": "sum_1"}], 3, slice("x", None, None))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, g, x: g.call_method(123, (x,)), lambda lib, g, x: g.call_function("relu", (x,)),
+    lambda lib, g, x: g.create_node("bogus", "t"),
+    lambda lib, g, x: g.create_node("call_function", lib.relu, [x]),
+    lambda lib, g, x: g.create_node("call_function", lib.relu, (x,), []),
+    lambda lib, g, x: lib.fx.map_arg((x,), 3)])
+def test_bad_nodes_raise_as_torch(call):
+    seen = []
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        with pytest.raises(Exception) as info:
+            call(lib, g, x)
+        seen.append((info.type.__name__, str(info.value)))
+    assert seen[1] == seen[0]
