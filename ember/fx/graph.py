@@ -105,8 +105,7 @@ class Graph:
 
     def create_node(self, op, target, args=None, kwargs=None, name=None, type_expr=None):
         """Make a node at the insertion point (the end unless inserting_before/after)."""
-        args = () if args is None else args
-        kwargs = {} if kwargs is None else kwargs
+        args, kwargs = args or (), kwargs or {}  # empty of any type: none (as torch)
         if not isinstance(args, tuple):
             raise AssertionError(f"args must be a tuple, got {type(args)}")
         if not isinstance(kwargs, dict):

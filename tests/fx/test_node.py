@@ -52,7 +52,7 @@ def test_map_arg_reaches_nested_nodes():
     lambda lib, g, x: g.call_method(123, (x,)), lambda lib, g, x: g.call_function("relu", (x,)),
     lambda lib, g, x: g.create_node("bogus", "t"),
     lambda lib, g, x: g.create_node("call_function", lib.relu, [x]),
-    lambda lib, g, x: g.create_node("call_function", lib.relu, (x,), []),
+    lambda lib, g, x: g.create_node("call_function", lib.relu, (x,), [1]),
     lambda lib, g, x: lib.fx.map_arg((x,), 3)])
 def test_bad_nodes_raise_as_torch(call):
     seen = []
