@@ -31,7 +31,7 @@ LAYERS = (
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
                  "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
-                 "ember.fx")),
+                 "ember.fx", "ember._C")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

@@ -17,15 +17,20 @@ _NOT_TRACED = {"is_tensor", "is_storage", "typename", "manual_seed", "seed", "in
                "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
                "no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "wrap"}
 
-# nn.functional's functions that torch implements natively: a call records its arguments as
-# given; torch's Python ones record required arguments positionally and the rest by keyword
+# nn.functional's functions that torch implements natively, with the name torch.fx prints for
+# them: a call records its arguments as given; torch's Python ones record required arguments
+# positionally and all others by keyword
 NATIVE_FUNCTIONAL = {
-    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_",
-    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
-    "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "elu_", "gelu", "hardshrink",
-    "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "native_channel_shuffle", "one_hot",
-    "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
-    "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_"}
+    **{name: f"torch._C._nn.{name}" for name in (
+        "avg_pool2d", "avg_pool3d", "elu_", "gelu", "hardtanh_", "leaky_relu_", "linear",
+        "one_hot", "scaled_dot_product_attention", "softplus", "softshrink")},
+    "logsigmoid": "torch._C._nn.log_sigmoid",
+    **{name: f"torch.{name}" for name in (
+        "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d",
+        "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
+        "conv_transpose3d", "cosine_similarity", "hardshrink", "native_channel_shuffle",
+        "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
+        "rrelu_", "selu_", "threshold_")}}
 
 _names = {}  # id(function) -> (printed name, function, {its public names})
 
@@ -50,6 +55,10 @@ def public_functions():
                         printed.rpartition(".")[2] != value.__name__:
                     printed = f"{prefix}.{name}"
                 _names[id(value)] = (printed, value, known | {name})
+        for name, printed in NATIVE_FUNCTIONAL.items():
+            fn = getattr(functional, name, None)
+            if id(fn) in _names:
+                _names[id(fn)] = (printed, fn, _names[id(fn)][2])
     return _names
 
 
@@ -75,7 +84,7 @@ def node_name(fn):
     differs (torch.matmul is ember's dispatch_matmul)."""
     found = _entry(fn)
     name = getattr(fn, "__name__", None)
-    if found is None or name in found[2]:
+    if found is None or (name in found[2] and not found[0].startswith("torch._C.")):
         return name
     return found[0].rpartition(".")[2]
 
@@ -113,9 +122,7 @@ def patch_sites(modules):
 def call_arguments(fn, args, kwargs):
     """The (args, kwargs) torch records for a call of fn: its Python nn.functional functions
     pass required parameters positionally and all others, defaults filled, by keyword."""
-    name = torch_name(fn) or ""
-    short = name.rpartition(".")[2]
-    if not name.startswith("torch.nn.functional.") or short in NATIVE_FUNCTIONAL:
+    if not (torch_name(fn) or "").startswith("torch.nn.functional."):  # natives print elsewhere
         return args, kwargs
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)

@@ -68,3 +68,16 @@ def test_annotations_print_as_torch():
         gm = lib.fx.symbolic_trace(M())
         seen.append((gm.code, str(gm.graph), gm(lib.ones(1)).tolist()))
     assert seen[1] == seen[0]
+
+
+def test_native_functional_calls_print_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        F = lib.nn.functional
+
+        class M(lib.nn.Module):
+            def forward(self, x, w):
+                return F.logsigmoid(F.gelu(F.linear(x, w))) + F.conv1d(x[None], w[..., None])
+        gm = lib.fx.symbolic_trace(M())
+        codes.append((gm.code, gm(lib.ones(2, 2), lib.ones(2, 2)).shape))
+    assert codes[1] == codes[0] and "torch._C._nn.linear(x, w)" in codes[1][0]

@@ -19,13 +19,22 @@ def test_printed_and_node_names():
     assert _names.node_name(len) == "len"
     assert (_names.torch_name(ember.arctan), _names.node_name(ember.arctan)) == \
         ("torch.arctan", "arctan")  # ember's function is named atan
+    assert _names.node_name(F.logsigmoid) == "log_sigmoid"  # torch._C._nn.log_sigmoid
 
 
-def test_native_functional_set_is_torchs():
-    native = {n for n in dir(torch.nn.functional) if not n.startswith("_")
+def test_native_functional_names_are_torchs():
+    from torch.fx.node import _get_qualified_name
+    native = {n: _get_qualified_name(getattr(torch.nn.functional, n))
+              for n in dir(torch.nn.functional) if not n.startswith(("_", "has_torch"))
               and isinstance(getattr(torch.nn.functional, n), types.BuiltinFunctionType)}
-    native -= {"has_torch_function", "has_torch_function_unary", "has_torch_function_variadic"}
     assert _names.NATIVE_FUNCTIONAL == native
+    for name, printed in native.items():  # generated code finds each under ember's path
+        target = ember
+        for atom in printed.split(".")[1:]:
+            target = getattr(target, atom)
+        assert target is getattr(F, name) or name == "relu_"
+        if [getattr(F, n) for n in native].count(getattr(F, name)) == 1:  # not an ember alias
+            assert _names.torch_name(getattr(F, name)) == printed
 
 
 def test_python_functional_calls_record_defaults_by_keyword():
