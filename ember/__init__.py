@@ -91,7 +91,8 @@ def set_num_threads(n):
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
-                 "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C")
+                 "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
+                 "functional")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 

@@ -5,11 +5,13 @@ import types
 
 import ember
 from ember import fft, linalg, special
+from ember import functional as torch_functional
 from ember.nn import functional
 
 # (printed prefix, namespace): a function found in several prints with the last one's prefix
 NAMESPACES = (("torch.special", special), ("torch.linalg", linalg), ("torch.fft", fft),
-              ("torch.nn.functional", functional), ("torch", ember))
+              ("torch.nn.functional", functional), ("torch", ember),
+              ("torch.functional", torch_functional))
 
 # functions that read no tensor (tracing would record them as calls of their own)
 _NOT_TRACED = {"is_tensor", "is_storage", "typename", "manual_seed", "seed", "initial_seed",
@@ -51,8 +53,8 @@ def public_functions():
                 if not _traceable(name, value):
                     continue
                 printed, _, known = _names.get(id(value), (None, None, set()))
-                if printed is None or name == value.__name__ or \
-                        printed.rpartition(".")[2] != value.__name__:
+                if printed is None or namespace is torch_functional or \
+                        name == value.__name__ or printed.rpartition(".")[2] != value.__name__:
                     printed = f"{prefix}.{name}"
                 _names[id(value)] = (printed, value, known | {name})
         for name, printed in NATIVE_FUNCTIONAL.items():
@@ -120,9 +122,10 @@ def patch_sites(modules):
 
 
 def call_arguments(fn, args, kwargs):
-    """The (args, kwargs) torch records for a call of fn: its Python nn.functional functions
-    pass required parameters positionally and all others, defaults filled, by keyword."""
-    if not (torch_name(fn) or "").startswith("torch.nn.functional."):  # natives print elsewhere
+    """The (args, kwargs) torch records for a call of fn: its Python functions (nn.functional's,
+    torch.functional's) pass required parameters positionally and all others, defaults filled,
+    by keyword; its native ones record the call as made."""
+    if not (torch_name(fn) or "").startswith(("torch.nn.functional.", "torch.functional.")):
         return args, kwargs
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)

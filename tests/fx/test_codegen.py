@@ -81,3 +81,16 @@ def test_native_functional_calls_print_as_torch():
         gm = lib.fx.symbolic_trace(M())
         codes.append((gm.code, gm(lib.ones(2, 2), lib.ones(2, 2)).shape))
     assert codes[1] == codes[0] and "torch._C._nn.linear(x, w)" in codes[1][0]
+
+
+def test_torch_functional_calls_print_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, x, y):
+                return (lib.split(x, 2), lib.einsum("ij,jk->ik", x, y),
+                        lib.tensordot(x, y, dims=1), lib.unique(x), lib.block_diag(x, y),
+                        lib.meshgrid(x[0], y[0], indexing="ij"), lib.chunk(x, 2))
+        gm = lib.fx.symbolic_trace(M())
+        codes.append((gm.code, len(gm(lib.ones(4, 4), lib.ones(4, 4)))))
+    assert codes[1] == codes[0] and "torch.functional.split(x, 2, dim = 0)" in codes[1][0]
