@@ -57,8 +57,13 @@ def public_functions():
                         name == value.__name__ or printed.rpartition(".")[2] != value.__name__:
                     printed = f"{prefix}.{name}"
                 _names[id(value)] = (printed, value, known | {name})
-        for name, printed in NATIVE_FUNCTIONAL.items():
-            fn = getattr(functional, name, None)
+        natives = [(name, getattr(functional, name, None), printed)
+                   for name, printed in NATIVE_FUNCTIONAL.items()]
+        for short, namespace in (("special", special), ("linalg", linalg), ("fft", fft)):
+            natives += [(name, fn, f"torch._C._{short}.{short}_{name}")  # all native in torch
+                        for name, fn in vars(namespace).items() if id(fn) in _names
+                        and _names[id(fn)][0] == f"torch.{short}.{name}"]
+        for name, fn, printed in natives:
             if id(fn) in _names:
                 _names[id(fn)] = (printed, fn, _names[id(fn)][2])
     return _names

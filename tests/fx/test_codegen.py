@@ -94,3 +94,15 @@ def test_torch_functional_calls_print_as_torch():
         gm = lib.fx.symbolic_trace(M())
         codes.append((gm.code, len(gm(lib.ones(4, 4), lib.ones(4, 4)))))
     assert codes[1] == codes[0] and "torch.functional.split(x, 2, dim = 0)" in codes[1][0]
+
+
+def test_special_linalg_fft_calls_print_under_native_names_as_torch():
+    codes = []
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, x):
+                return (lib.linalg.norm(x), lib.fft.fft(x).real, lib.special.entr(x),
+                        lib.linalg.vector_norm(x, 2))
+        gm = lib.fx.symbolic_trace(M())
+        codes.append((gm.code, [tuple(o.shape) for o in gm(lib.ones(4))]))
+    assert codes[1] == codes[0] and "torch._C._fft.fft_fft(x)" in codes[1][0]
