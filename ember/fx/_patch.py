@@ -6,6 +6,7 @@ records a call_function node when a Proxy is among its arguments and otherwise c
 The originals come back when the last Proxy is gone and no trace runs.
 """
 import functools
+import sys
 import types
 import weakref
 
@@ -23,7 +24,7 @@ TENSOR_OPERATORS = {
     "__getitem__": "__getitem__"}
 
 _wrappers = {}  # id(function) -> its recording wrapper
-_installed = []  # [(namespace, name, original)] while held
+_installed = []  # [(namespace, name, original, replacement)] while held
 _holders = 0
 proxy_type = None  # set by proxy.py, which imports this module
 
@@ -107,18 +108,21 @@ def function_sites(bindings):
 
 def install(sites):
     """Bind each site's replacement [(namespace, name, bound value, replacement)] where the
-    value is still bound; the (namespace, name, value) to restore."""
+    value is still bound; the sites installed (for restore)."""
     done = []
     for namespace, name, value, replacement in sites:
         if vars(namespace).get(name) is value:
             setattr(namespace, name, replacement)
-            done.append((namespace, name, value))
+            done.append((namespace, name, value, replacement))
     return done
 
 
 def restore(sites):
-    for namespace, name, value in reversed(sites):
-        setattr(namespace, name, value)
+    """Put the original values back where the replacement is still bound (code may have bound
+    something else meanwhile)."""
+    for namespace, name, value, replacement in reversed(sites):
+        if vars(namespace).get(name) is replacement:
+            setattr(namespace, name, value)
 
 
 def acquire():
@@ -126,7 +130,9 @@ def acquire():
     global _holders
     _holders += 1
     if _holders == 1:
-        sites = function_sites(_names.patch_sites(_names.ember_modules())) + _tensor_sites()
+        # ember's modules, and the script's (``from torch import cat`` binds cat there)
+        modules = _names.ember_modules() + [m for m in (sys.modules.get("__main__"),) if m]
+        sites = function_sites(_names.patch_sites(modules)) + _tensor_sites()
         _installed.extend(install(sites))
 
 

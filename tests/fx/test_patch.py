@@ -51,3 +51,17 @@ def test_find_proxy_looks_into_containers():
     p = ember.fx.Proxy(g.placeholder("x"))
     assert _patch.find_proxy(([1, {"a": (2, p)}],), {}) is p
     assert _patch.find_proxy((1, [2]), {"k": 3}) is None
+
+
+def test_a_name_rebound_meanwhile_is_left_alone():
+    g = ember.fx.Graph()
+    p = ember.fx.Proxy(g.placeholder("x"))
+    sentinel = object()
+    saved = ember.nn.functional.gelu
+    ember.nn.functional.gelu = sentinel  # the user's own binding while patched
+    try:
+        del p
+        gc.collect()
+        assert ember.nn.functional.gelu is sentinel and ember.cat is cat
+    finally:
+        ember.nn.functional.gelu = getattr(saved, "__wrapped_original__", saved)
