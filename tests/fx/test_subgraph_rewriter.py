@@ -29,3 +29,36 @@ def test_replaces_as_torch():
     x = [ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]), ember.tensor([5.0, 6.0])]
     t = [torch.tensor(v.tolist()) for v in x]
     assert ours(*x).tolist() == theirs(*t).tolist()
+
+
+def _chained(lib):
+    class M(lib.nn.Module):
+        def forward(self, x, y):
+            a = lib.add(x, y)
+            b = lib.add(a, y)
+            c = x.relu().neg() + b.relu().neg()
+            return lib.add(c, 1), lib.add(b, a)
+
+    def add(x, y):
+        return lib.add(x, y)
+
+    def mul(x, y):
+        return lib.mul(x, y)
+
+    def relu_neg(x):
+        return x.relu().neg()
+
+    def sigmoid(x):
+        return lib.sigmoid(x)
+    out = []
+    for pattern, replacement in ((add, mul), (relu_neg, sigmoid)):
+        gm = lib.fx.symbolic_trace(M())
+        matches = lib.fx.replace_pattern(gm, pattern, replacement)
+        out.append((gm.code, [sorted((k.name, str(v)) for k, v in m.nodes_map.items())
+                              for m in matches],
+                    [o.tolist() for o in gm(lib.ones(2), lib.ones(2))]))
+    return out
+
+
+def test_chained_matches_constants_and_methods_as_torch():
+    assert _chained(ember) == _chained(torch)
