@@ -43,29 +43,44 @@ def _traceable(name, value):
             and not isinstance(value, (type, types.ModuleType)))
 
 
+def _printed_names():
+    """{id: (printed name, function, public names)} from NAMESPACES. A function bound under
+    several names (ember's torch.arctan is its torch.atan) prints under the last one equal to its
+    __name__; torch.functional's always print there (torch defines them in Python there)."""
+    table = {}
+    for prefix, namespace in NAMESPACES:
+        for name, value in vars(namespace).items():
+            if not _traceable(name, value):
+                continue
+            printed, _, known = table.get(id(value), (None, None, set()))
+            own = getattr(value, "__name__", name)
+            if printed is None or namespace is torch_functional or name == own or \
+                    printed.rpartition(".")[2] != own:
+                printed = f"{prefix}.{name}"
+            table[id(value)] = (printed, value, known | {name})
+    return table
+
+
+def _use_native_names(table):
+    """torch's native functions print under its native paths: nn.functional's listed ones,
+    and all of special's, linalg's and fft's (unless ember shares them with torch.*)."""
+    natives = [(getattr(functional, name, None), printed)
+               for name, printed in NATIVE_FUNCTIONAL.items()]
+    for short, namespace in (("special", special), ("linalg", linalg), ("fft", fft)):
+        natives += [(fn, f"torch._C._{short}.{short}_{name}") for name, fn in
+                    vars(namespace).items()
+                    if table.get(id(fn), ("",))[0] == f"torch.{short}.{name}"]
+    for fn, printed in natives:
+        if id(fn) in table:
+            table[id(fn)] = (printed, fn, table[id(fn)][2])
+
+
 def public_functions():
-    """{id: (printed name, function, public names)} of every traceable public function. A
-    function with several names (ember's torch.arctan is its torch.atan) prints under its own
-    __name__ where that is one of them."""
+    """{id: (printed name, function, public names)} of every traceable public function."""
     if not _names:
-        for prefix, namespace in NAMESPACES:
-            for name, value in vars(namespace).items():
-                if not _traceable(name, value):
-                    continue
-                printed, _, known = _names.get(id(value), (None, None, set()))
-                if printed is None or namespace is torch_functional or \
-                        name == value.__name__ or printed.rpartition(".")[2] != value.__name__:
-                    printed = f"{prefix}.{name}"
-                _names[id(value)] = (printed, value, known | {name})
-        natives = [(name, getattr(functional, name, None), printed)
-                   for name, printed in NATIVE_FUNCTIONAL.items()]
-        for short, namespace in (("special", special), ("linalg", linalg), ("fft", fft)):
-            natives += [(name, fn, f"torch._C._{short}.{short}_{name}")  # all native in torch
-                        for name, fn in vars(namespace).items() if id(fn) in _names
-                        and _names[id(fn)][0] == f"torch.{short}.{name}"]
-        for name, fn, printed in natives:
-            if id(fn) in _names:
-                _names[id(fn)] = (printed, fn, _names[id(fn)][2])
+        table = _printed_names()
+        _use_native_names(table)
+        _names.update(table)
     return _names
 
 
