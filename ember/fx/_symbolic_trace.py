@@ -204,13 +204,9 @@ class Tracer(TracerBase):
         self.graph = Graph(tracer_cls=type(self))
         self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
         self._collect_tensor_attrs()
-        user_modules = {sys.modules.get(type(m).__module__) for m in self.root.modules()}
-        user_modules.add(sys.modules.get(getattr(fn, "__module__", None) or "", None))
-        _patch.acquire()
-        sites = _patch.install(_patch.function_sites(_names.patch_sites(
-            [m for m in user_modules if m is not None and not m.__name__.startswith("ember")])))
         try:
-            with _patched_wraps(self._wrap_targets(fn)), self._patched_module_calls():
+            with self._patched_functions(fn), _patched_wraps(self._wrap_targets(fn)), \
+                    self._patched_module_calls():
                 fn, args = self.create_args_for_root(fn, isinstance(root, Module),
                                                      concrete_args)
                 result = fn(*args)
@@ -218,10 +214,23 @@ class Tracer(TracerBase):
                 self.create_node("output", "output", (self.create_arg(result),), {},
                                  type_expr=returns)
         finally:
-            _patch.restore(sites)
-            _patch.release()
             self.submodule_paths = None
         return self.graph
+
+    @contextlib.contextmanager
+    def _patched_functions(self, fn):
+        """torch's functions record calls given Proxies during the trace: ember's bindings (as
+        while any Proxy lives) and those of the traced code's own modules."""
+        modules = {sys.modules.get(type(m).__module__) for m in self.root.modules()}
+        modules.add(sys.modules.get(getattr(fn, "__module__", None) or ""))
+        _patch.acquire()
+        sites = _patch.install(_patch.function_sites(_names.patch_sites(
+            [m for m in modules if m is not None and not m.__name__.startswith("ember")])))
+        try:
+            yield
+        finally:
+            _patch.restore(sites)
+            _patch.release()
 
     def _wrap_targets(self, fn):
         """[(dict, name)]: fx.wrap's functions, and the autowrapped ones bound in fn's globals
