@@ -22,6 +22,8 @@ class TracerBase:
 
     graph = None
     record_stack_traces = False
+    trace_asserts = False  # torch's option to record `assert proxy`; not supported here
+    check_mutable_operations = False
 
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         """Insert a node in the graph (override to change or annotate nodes)."""
