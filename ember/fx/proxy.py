@@ -49,12 +49,19 @@ class TracerBase:
         if isinstance(a, list):
             return [self.create_arg(e) for e in a]
         if isinstance(a, dict):
-            return {k: self.create_arg(v) for k, v in a.items()}
+            return {self._create_key(k): self.create_arg(v) for k, v in a.items()}
         if isinstance(a, slice):
             return slice(*(self.create_arg(e) for e in (a.start, a.stop, a.step)))
         if isinstance(a, (Node,) + _BASE_TYPES):
             return a
         raise NotImplementedError(f"argument of type: {type(a)}")
+
+    def _create_key(self, key):
+        key = self.create_arg(key)
+        if any(isinstance(k, Node) for k in (key if isinstance(key, tuple) else (key,))):
+            raise RuntimeError("Keys for dictionaries used as an argument cannot contain a Node. "
+                               f"Got key: {key}")
+        return key
 
     def to_bool(self, obj):
         raise TraceError("symbolically traced variables cannot be used as inputs to control "

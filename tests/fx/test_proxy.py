@@ -17,8 +17,10 @@ def _error(lib, body):
     return type(info.value).__name__, str(info.value)
 
 
-@pytest.mark.parametrize("body", [lambda x: x if x else x, lambda x: [a for a in x],
-                                  lambda x: len(x), lambda x: x + object()])
+@pytest.mark.parametrize("body", [
+    lambda x: x if x else x, lambda x: [a for a in x], lambda x: len(x), lambda x: x + object(),
+    lambda x: range(x.size(0)), lambda x: int(x), lambda x: [1, 2][x], lambda x: {x: 1},
+    lambda x: x in [1]])
 def test_errors_match_torch(body):
     assert _error(ember, body) == _error(torch, body)
 
