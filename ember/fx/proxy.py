@@ -3,14 +3,14 @@ import dis
 import inspect
 import operator
 
-from ember import _device, _dtype
+from ember import _device, _dtype, _memory_format
 from ember._tensor import Tensor
 
 from . import _patch
 from .node import MAGIC, REFLECTABLE, Node
 
 _BASE_TYPES = (str, int, float, bool, complex, _dtype.dtype, _device.device, Tensor, type(None),
-               type(Ellipsis), range)
+               type(Ellipsis), range, _memory_format.memory_format)
 
 
 class TraceError(ValueError):
