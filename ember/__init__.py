@@ -32,6 +32,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 from ._interop import from_dlpack, frombuffer  # noqa: F401  (public)
 from ._legacy import TYPES as _LEGACY_TYPES
 from .ops import _parallel
+from .ops import profiler as _ops_profiler  # noqa: F401  (torch.ops.profiler)
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short

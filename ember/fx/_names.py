@@ -7,11 +7,12 @@ import ember
 from ember import fft, linalg, special
 from ember import functional as torch_functional
 from ember.nn import functional
+from ember.ops import profiler
 
 # (printed prefix, namespace): a function found in several prints with the last one's prefix
 NAMESPACES = (("torch.special", special), ("torch.linalg", linalg), ("torch.fft", fft),
               ("torch.nn.functional", functional), ("torch", ember),
-              ("torch.functional", torch_functional))
+              ("torch.functional", torch_functional), ("torch.ops.profiler", profiler))
 
 # functions that read no tensor (tracing would record them as calls of their own)
 _NOT_TRACED = {"is_tensor", "is_storage", "typename", "manual_seed", "seed", "initial_seed",
@@ -37,8 +38,12 @@ NATIVE_FUNCTIONAL = {
 _names = {}  # id(function) -> (printed name, function, {its public names})
 
 
+# private names torch's code calls (and fx records)
+_PRIVATE_TRACED = {"_assert", "_record_function_enter", "_record_function_exit"}
+
+
 def _traceable(name, value):
-    return ((not name.startswith("_") or name == "_assert") and name not in _NOT_TRACED
+    return ((not name.startswith("_") or name in _PRIVATE_TRACED) and name not in _NOT_TRACED
             and callable(value)
             and not isinstance(value, (type, types.ModuleType)))
 
