@@ -35,7 +35,14 @@ class Interpreter:
         for node in self.graph.nodes:
             if node in self.env:
                 continue
-            self.env[node] = self.run_node(node)
+            try:
+                self.env[node] = self.run_node(node)
+            except Exception as e:
+                if self.extra_traceback:
+                    _name_the_node(e, node)
+                    if isinstance(e, KeyError):
+                        raise RuntimeError(*e.args) from e
+                raise
             if self.garbage_collect_values:
                 for dead in self.user_to_last_uses.get(node, ()):
                     del self.env[dead]
@@ -95,6 +102,16 @@ class Interpreter:
                                    "Graph.lint() to diagnose such issues")
             return self.env[arg]
         return map_arg(args, load)
+
+
+def _name_the_node(error, node):
+    """Add to error's message the node that raised it (torch's words)."""
+    message = f"While executing {node.format_node()}"
+    message = f"{error.args[0]}\n\n{message}" if error.args else message
+    message += (f"\nOriginal traceback:\n{node.stack_trace}\nUse tlparse to see full graph. "
+                "(https://github.com/pytorch/tlparse?tab=readme-ov-file#tlparse-parse-structured"
+                "-pt2-logs)")
+    error.args = (message,) + error.args[1:]
 
 
 class _TransformerTracer(Tracer):

@@ -50,3 +50,14 @@ def test_transformer_compares_targets_with_torch_functions_as_torch():
             return lib.sigmoid(x).neg()
         codes.append(Swap(lib.fx.symbolic_trace(f)).transform().code)
     assert codes[1] == codes[0] and "torch.neg(x)" in codes[1]
+
+
+def test_an_error_names_the_node_as_torch():
+    seen = []
+    for lib in (torch, ember):
+        def f(x):
+            return x @ x
+        with pytest.raises(RuntimeError) as info:
+            lib.fx.Interpreter(lib.fx.symbolic_trace(f)).run(lib.ones(2, 3))
+        seen.append(str(info.value).split("\n", 1)[1])  # after the op's own message
+    assert seen[1] == seen[0]
