@@ -32,6 +32,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 from ._interop import from_dlpack, frombuffer  # noqa: F401  (public)
 from ._legacy import TYPES as _LEGACY_TYPES
 from .ops import _parallel
+from .ops import profiler as _ops_profiler  # noqa: F401  (torch.ops.profiler)
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
@@ -70,6 +71,11 @@ def typename(obj):
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
+def _assert(condition, message):
+    """torch._assert: an assert that fx can record (torch.fx traces it as a call)."""
+    assert condition, message
+
+
 def get_num_threads():
     """Threads a large element-wise pass (GELU, softmax, normalization, ...) runs on: the
     ``EMBER_NUM_THREADS`` environment variable, else 1 (see README). NumPy's BLAS keeps its own
@@ -86,7 +92,8 @@ def set_num_threads(n):
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
-                 "testing", "jit", "compiler", "__future__", "profiler")
+                 "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
+                 "functional")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 

@@ -61,3 +61,10 @@ def test_complex_names_are_exported_as_torch_names_them():
                  "conj_physical", "resolve_conj", "is_conj", "fft"):
         assert hasattr(torch, name) and hasattr(ember, name), name
     assert ember.cfloat is ember.complex64 and ember.cdouble is ember.complex128
+
+
+def test_assert_raises_its_message_as_torch():
+    for lib in (torch, ember):
+        lib._assert(True, "unused")
+        with pytest.raises(AssertionError, match="^custom$"):
+            lib._assert(False, "custom")

@@ -26,11 +26,12 @@ LAYERS = (
               "ember.storage", "ember._memory_format", "ember.__future__")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
-    ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special")),
+    ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),
     ("library", ("ember._compile", "ember.compiler", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
-                 "ember.distributions", "ember.testing", "ember.jit", "ember.profiler")),
+                 "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
+                 "ember.fx", "ember._C")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

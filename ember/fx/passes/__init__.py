@@ -1,0 +1,1 @@
+"""torch.fx.passes: analyses run over a GraphModule (shape_prop)."""
