@@ -51,7 +51,7 @@ globals().update(_tensor_methods.ACTIVATIONS)
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 subtract, multiply, divide, negative = sub, mul, div, neg
 clip = clamp
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (torch 2.13.0's API; ember.version.ember is ours)
 
 
 def is_tensor(obj):

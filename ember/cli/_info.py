@@ -10,7 +10,8 @@ def info():
 
     import numpy as np
 
-    print(f"ember {ember.__version__} ({os.path.dirname(ember.__file__)})")
+    print(f"ember {ember.version.ember} ({os.path.dirname(ember.__file__)}), torch API "
+          f"{ember.__version__}")
     print(f"python {platform.python_version()} on {platform.platform()}")
     print(f"numpy {np.__version__}")
     for name in ("safetensors", "tqdm", "matplotlib"):

@@ -10,7 +10,7 @@ def test_info_prints_versions_blas_and_threads(capsys, monkeypatch):
     monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     assert info() == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"ember {ember.__version__} (")
+    assert lines[0].startswith(f"ember {ember.version.ember} (")
     assert f"numpy {np.__version__}" in lines
     assert "OMP_NUM_THREADS=3" in lines and "MKL_NUM_THREADS=(unset)" in lines
     assert any(line.startswith("BLAS: ") for line in lines)
