@@ -3,7 +3,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _memory_format
+from . import _dtype, _memory_format, _warn
 from ._autograd_state import InferenceVersion
 from ._autograd_state import _state as _grad_state
 from ._autograd_state import new_version as _new_version
@@ -13,6 +13,9 @@ from ._tensor_str import tensor_repr
 
 _FROM_NP = _dtype._FROM_NP
 
+
+_SCALAR_OF_GRAD = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                   "behavior.\nConsider using tensor.detach() first.")
 
 class Size(tuple):
     """The shape of a tensor: a tuple that prints as ``ember.Size([2, 3])``."""
@@ -379,7 +382,14 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        if self._requires_grad:
+            _warn.warn_once(_SCALAR_OF_GRAD)
         return float(_real_scalar(self._scalar(), "double"))
+
+    def __complex__(self):
+        if self._requires_grad:
+            _warn.warn_once(_SCALAR_OF_GRAD)
+        return complex(self._scalar())
 
     def __int__(self):
         return int(_real_scalar(self._scalar(), "int64_t"))

@@ -298,3 +298,25 @@ def test_size_plus_a_non_tuple_raises_as_torch():
     with pytest.raises(TypeError) as t_info:
         torch.Size([2]) + [1]
     assert str(e_info.value) == str(t_info.value)
+
+
+def test_scalar_of_a_tensor_requiring_grad_warns_once_as_torch():
+    """float()/complex() of a tensor that requires grad: torch 2.13's warn-once UserWarning
+    (int(), item(), bool() do not warn); complex() of a complex tensor is its value."""
+    import warnings
+
+    import torch
+    for lib in (ember, torch):
+        lib.set_warn_always(True)
+        try:
+            x = lib.ones(1, requires_grad=True) * 2
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                assert float(x) == 2.0 and complex(x) == 2
+                int(x), x.item(), bool(x), float(x.detach())
+            assert [str(w.message).splitlines()[0] for w in caught] == [
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior."] * 2
+        finally:
+            lib.set_warn_always(False)
+        assert complex(lib.tensor(1 + 2j)) == 1 + 2j
