@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _dtype, _select
 from . import _random_args as _args
 from ._tensor import Tensor, device
 
@@ -248,7 +249,11 @@ class Generator:
                 keys = (rows.astype(np.float32) / q.astype(np.float32)).astype(rows.dtype)
             else:
                 keys = rows / q
-            return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+            if num_samples == 1:  # torch: the first largest key
+                return np.argmax(keys, axis=1)[:, None]
+            order = np.argsort(-keys.astype(np.float32) if keys.dtype.kind == "V" else -keys,
+                               axis=1, kind="stable")  # torch: topk, ties in its order
+            return _select.topk_rows(_dtype.sort_key(keys), order, num_samples)
         acc = np.float32 if rows.dtype.itemsize == 2 else rows.dtype
         cumulative = np.cumsum(rows, axis=1, dtype=acc)
         cumulative /= cumulative[:, -1:]

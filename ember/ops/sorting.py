@@ -1,6 +1,7 @@
 """Sorting primitives: sort, argsort and topk (values with their int64 indices)."""
 import numpy as np
 
+from .. import _select
 from .._dtype import refuse_complex, sort_key
 from .._tensor import Tensor
 from ..autograd.graph import Node, observe_untracked
@@ -44,7 +45,35 @@ class SortBackward1(SortBackward0):
 
 
 class TopkBackward0(SortBackward0):
-    """values of topk: the k largest (or smallest) along dim."""
+    """values of topk: the k largest (or smallest) along dim, equal values in torch's order."""
+
+    def forward(self, a, dim=-1, descending=False, k=None, sorted=True):
+        x = a._data
+        if x.ndim == 0:
+            return super().forward(a, dim, descending, k)
+        self.shape, self.dim, self.scalar = x.shape, _dim(x.ndim, dim), False
+        self.indices = _torch_order(x, self.dim, k, descending, sorted)
+        return np.take_along_axis(x, self.indices, axis=self.dim)
+
+
+def _torch_order(x, dim, k, largest, sorted_):
+    """topk's indices along dim: the k first of a stable order (of the k + 1 candidates
+    argpartition finds, when k is small and there is no NaN), equal values in torch's order
+    (_select)."""
+    keys = np.moveaxis(sort_key(x), dim, -1)
+    shape, n = keys.shape[:-1], keys.shape[-1]
+    keys = keys.reshape(-1, n)
+    m = k + 1
+    if m < n // 4 and not (keys.dtype.kind == "f" and np.isnan(keys).any()):
+        cand = np.argpartition(keys, n - m, axis=1)[:, n - m:] if largest else \
+            np.argpartition(keys, m - 1, axis=1)[:, :m]
+        cand.sort(axis=1)  # in index order, so that the stable sort keeps ties in it
+        order = np.take_along_axis(cand, _order(np.take_along_axis(keys, cand, 1), 1,
+                                                largest), 1)
+    else:
+        order = _order(keys, 1, largest)
+    rows = _select.topk_rows(keys, order, k, largest, sorted_)
+    return np.moveaxis(rows.reshape(shape + (k,)), -1, dim)
 
 
 def _result(name, values, node_cls, a, **kwargs):
@@ -84,8 +113,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (smallest if not ``largest``) elements along dim, with their indices.
 
-    Always returned in sorted order; among equal values the earlier index is taken (torch's
-    choice between ties is unspecified)."""
+    Equal values come out in the order torch's selection leaves them (``sorted=False``: in
+    that selection's own order), see ember/ops/_select.py."""
     x = input._data
     refuse_complex(x.dtype, message=" topk does not support complex dtypes on CPU")
     if x.dtype.kind == "b":
@@ -93,6 +122,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     size = x.shape[_dim(x.ndim, dim)] if x.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    kwargs = dict(dim=dim, descending=largest, k=k)
+    kwargs = dict(dim=dim, descending=largest, k=k, sorted=bool(sorted))
     values = TopkBackward0.apply(input, **kwargs)
     return _result("topk", values, TopkBackward0, input, **kwargs)

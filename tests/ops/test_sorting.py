@@ -96,3 +96,33 @@ def test_topk_of_a_0d_tensor_is_the_tensor_as_torch(k):
         values.backward()
         return values.tolist(), indices.tolist(), tuple(values.shape), x.grad.tolist()
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_topk_returns_equal_values_in_torchs_order(seed):
+    """torch's topk is a partial sort / nth_element + sort (libstdc++), not stable: among equal
+    values its indices come in that algorithm's order; sorted=False in the selection's own
+    order. ember steps the same algorithm where ties reach the result (ember/_select.py)."""
+    rng = np.random.default_rng(seed)
+    for trial in range(60):
+        shape = tuple(int(v) for v in rng.integers(1, 40, int(rng.integers(1, 3))))
+        dim = int(rng.integers(-len(shape), len(shape)))
+        k = int(rng.integers(0, shape[dim] + 1))
+        x = rng.integers(0, 4, shape).astype(np.float32)
+        if trial % 4 == 0:
+            x[x == 3] = np.nan
+        largest, srt = bool(trial % 2), bool(trial % 3)
+        t = torch.topk(torch.tensor(x), k, dim, largest, srt)
+        e = ember.topk(ember.tensor(x), k, dim, largest, srt)
+        assert e.indices.tolist() == t.indices.tolist()
+        np.testing.assert_array_equal(e.values.numpy(), t.values.numpy())
+
+
+def test_multinomial_without_replacement_breaks_ties_as_torchs_topk():
+    for dtype in ("float16", "bfloat16"):
+        out = []
+        for lib in (ember, torch):
+            lib.manual_seed(6)
+            w = lib.rand(4, 50).to(getattr(lib, dtype))
+            out.append(lib.multinomial(w, 20, False).tolist())
+        assert out[0] == out[1]
