@@ -6,6 +6,7 @@ for a sorted result, ``sort`` of the first k - 1. Those algorithms are not stabl
 equal values the indices come out in the order their steps leave them. This module steps the
 same algorithms (introselect, introsort, heap select) over Python lists; it is only used for
 rows where equal values reach the result (elsewhere any correct selection gives torch's).
+torch's sort with ``stable=False`` (its default) is libstdc++'s std::sort, stepped the same way.
 """
 import numpy as np
 
@@ -29,15 +30,46 @@ def topk_rows(keys, order, k, largest=True, sorted_=True):
     return chosen
 
 
-def topk_order(keys, k, largest, sorted_):
-    """Positions of the k selected entries of ``keys`` (a list of floats, NaN allowed) in the
-    order torch's topk returns them."""
+def sort_rows(keys, order, descending):
+    """torch's unstable sort (``stable=False``, its default: libstdc++'s std::sort) of each
+    row of ``keys`` (2-D, NumPy-sortable) from a stable ``order`` of them: rows with equal
+    values (up to 2**20 long) are sorted again by the same introsort; others are kept."""
+    top = np.take_along_axis(keys, order, axis=1)
+    same = top[:, 1:] == top[:, :-1]
+    if keys.dtype.kind in "fc":
+        same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
+    rows = np.flatnonzero(same.any(axis=1)) if keys.shape[1] <= 1 << 20 else ()
+    if len(rows):
+        order = order.copy()
+        before = _before(descending)
+        for r in rows:
+            order[r] = std_sort(keys[r].tolist(), before)
+    return order
+
+
+def std_sort(values, less):
+    """Positions of ``values`` (a list) in the order libstdc++'s std::sort leaves them under
+    the strict order ``less`` (which may be partial, as ``<`` is with NaN)."""
+    items = list(enumerate(values))
+    _Selection(items, lambda x, y: less(x[1], y[1])).sort(0, len(items))
+    return [i for i, _ in items]
+
+
+def _before(largest):
+    """torch's comparator: NaN above every number (first when largest, last otherwise)."""
     if largest:
         def before(a, b):
             return (a != a and b == b) or a > b
     else:
         def before(a, b):
             return (a == a and b != b) or a < b
+    return before
+
+
+def topk_order(keys, k, largest, sorted_):
+    """Positions of the k selected entries of ``keys`` (a list of floats, NaN allowed) in the
+    order torch's topk returns them."""
+    before = _before(largest)
     items = list(enumerate(keys))
     n = len(items)
     sel = _Selection(items, lambda x, y: before(x[1], y[1]))

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
+from .._select import std_sort
 from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
@@ -195,8 +196,8 @@ def median(input, dim=None, keepdim=False):
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest among ties) and the index of its
-    last occurrence."""
+    """The most frequent value along ``dim`` (the smallest among ties) and the index torch
+    gives it: the last of its run in torch's (unstable) sort."""
     d = _dim(input.ndim, dim)
     x = input._data
     _dtype.refuse_complex(x.dtype, "mode_cpu")
@@ -207,35 +208,17 @@ def mode(input, dim=-1, keepdim=False):
     rows = moved.reshape(-1, moved.shape[-1])
     found = np.empty(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
-        if row.dtype.kind == "f" and np.isnan(row).any():
-            found[r] = _mode_with_nan(row)
-            continue
-        values, counts = np.unique(row, return_counts=True)
-        best = values[np.argmax(counts)]
-        found[r] = np.flatnonzero(row == best)[-1]
+        found[r] = _mode_of_row(row)
     index = np.moveaxis(found.reshape(moved.shape[:-1] + (1,)), -1, d)
     return _pick("mode", input, d, keepdim, index)
 
 
-def _mode_with_nan(row):
-    """torch's mode of a row holding NaN: its kernel sorts with ``<`` (C++'s std::sort: an
-    insertion sort up to 16 elements, so a NaN stays where it stops the insertions; NaN last
-    beyond, an approximation), then takes the first longest run of == values (a NaN is a run
-    of one) and the index of the run's last element."""
+def _mode_of_row(row):
+    """torch's mode of a row: its kernel sorts with ``<`` (std::sort, not stable; a NaN equals
+    nothing), takes the first longest run of == values, and the index of the run's last
+    element (ember/_select.py steps the same sort)."""
     values = row.tolist()
-    order = list(range(len(values)))
-    if len(values) > 16:
-        order = np.argsort(row, kind="stable").tolist()
-    else:
-        for i in range(1, len(values)):
-            item, j = order[i], i
-            if values[item] < values[order[0]]:
-                j = 0
-                order[1:i + 1] = order[:i]
-            while j and values[item] < values[order[j - 1]]:
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = item
+    order = std_sort(values, lambda a, b: a < b)
     best, run, found = 0, 0, order[0]
     for i, position in enumerate(order):
         run += 1

@@ -9,24 +9,31 @@ from .api.reductions import _ValuesIndices
 from .shape import _dim
 
 
-def _order(x, dim, descending):
-    """Stable sorting indices along ``dim``; descending keeps equal elements in input order and
-    puts NaN first, as torch does."""
+def _order(x, dim, descending, stable=True):
+    """Sorting indices along ``dim``, NaN last (first when descending) as torch: stable (equal
+    elements in input order), or as torch's unstable sort orders equal elements (_select)."""
     x = sort_key(x)
     if not descending:
-        return np.argsort(x, axis=dim, kind="stable")
-    flipped = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
-    return x.shape[dim] - 1 - np.flip(flipped, dim)
+        order = np.argsort(x, axis=dim, kind="stable")
+    else:
+        flipped = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
+        order = x.shape[dim] - 1 - np.flip(flipped, dim)
+    if stable or x.ndim == 0 or x.shape[dim] <= 16:  # (std::sort is stable up to 16)
+        return order
+    keys, moved = np.moveaxis(x, dim, -1), np.moveaxis(order, dim, -1)
+    rows = _select.sort_rows(keys.reshape(-1, keys.shape[-1]),
+                             moved.reshape(-1, moved.shape[-1]), descending)
+    return np.moveaxis(rows.reshape(moved.shape), -1, dim)
 
 
 class SortBackward0(Node):
     """values of sort along dim;  da = g scattered back to where each value came from."""
 
-    def forward(self, a, dim=-1, descending=False, k=None):
+    def forward(self, a, dim=-1, descending=False, k=None, stable=True):
         x = a._data
         flat = x.reshape(1) if x.ndim == 0 else x
         self.shape, self.dim = flat.shape, _dim(flat.ndim, dim)
-        order = _order(flat, self.dim, descending)
+        order = _order(flat, self.dim, descending, stable)
         if k is not None and x.ndim:  # torch's topk of a 0-d tensor is itself, k 0 or 1
             order = np.take(order, np.arange(k), axis=self.dim)
         self.indices = order
@@ -92,11 +99,13 @@ def _result(name, values, node_cls, a, **kwargs):
 
 
 def sort(input, dim=-1, descending=False, *, stable=None):
-    """Sorted values and their indices along ``dim`` (equal elements keep their order)."""
+    """Sorted values and their indices along ``dim``; equal elements keep their order with
+    ``stable=True``, else come in the order torch's (unstable) sort gives them."""
     refuse_complex(input._data.dtype, message=" Sort does not support complex dtypes on CPU")
     cls = SortBackward0 if stable is None else SortBackward1
-    values = cls.apply(input, dim=dim, descending=descending)
-    return _result("sort", values, cls, input, dim=dim, descending=descending)
+    kwargs = dict(dim=dim, descending=descending, stable=bool(stable))
+    values = cls.apply(input, **kwargs)
+    return _result("sort", values, cls, input, **kwargs)
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
@@ -106,7 +115,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     if x.ndim == 0:
         _dim(0, dim)  # torch's IndexError past 0 and -1
         return Tensor._make(np.zeros((), np.int64))
-    out = Tensor._make(_order(x, _dim(x.ndim, dim), descending).astype(np.int64))
+    out = Tensor._make(_order(x, _dim(x.ndim, dim), descending, stable).astype(np.int64))
     return observe_untracked("argsort", (input, dim, descending), out)
 
 

@@ -126,3 +126,27 @@ def test_multinomial_without_replacement_breaks_ties_as_torchs_topk():
             w = lib.rand(4, 50).to(getattr(lib, dtype))
             out.append(lib.multinomial(w, 20, False).tolist())
         assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sort_without_stable_orders_equal_values_as_torch(seed):
+    """torch.sort / argsort with stable=False (the default) are libstdc++'s std::sort: equal
+    values beyond 16 elements come out of order; stable=True keeps them in input order.
+    mode's index is the last of the mode's run in that same sort."""
+    rng = np.random.default_rng(seed)
+    for trial in range(40):
+        shape = tuple(int(v) for v in rng.integers(1, 60, int(rng.integers(1, 3))))
+        dim = int(rng.integers(-len(shape), len(shape)))
+        x = rng.integers(0, 4, shape).astype(np.float32)
+        if trial % 4 == 0:
+            x[x == 3] = np.nan
+        desc = bool(trial % 2)
+        for stable in (None, False, True):
+            kwargs = {} if stable is None else {"stable": stable}
+            t = torch.sort(torch.tensor(x), dim, desc, **kwargs)
+            e = ember.sort(ember.tensor(x), dim, desc, **kwargs)
+            assert e.indices.tolist() == t.indices.tolist()
+        assert ember.argsort(ember.tensor(x), dim, desc).tolist() == \
+            torch.argsort(torch.tensor(x), dim, desc).tolist()
+        t, e = torch.mode(torch.tensor(x), dim), ember.mode(ember.tensor(x), dim)
+        assert e.indices.tolist() == t.indices.tolist()
