@@ -143,8 +143,8 @@ def test_sort_without_stable_orders_equal_values_as_torch(seed):
         desc = bool(trial % 2)
         for stable in (None, False, True):
             kwargs = {} if stable is None else {"stable": stable}
-            t = torch.sort(torch.tensor(x), dim, desc, **kwargs)
-            e = ember.sort(ember.tensor(x), dim, desc, **kwargs)
+            t = torch.sort(torch.tensor(x), dim=dim, descending=desc, **kwargs)
+            e = ember.sort(ember.tensor(x), dim=dim, descending=desc, **kwargs)
             assert e.indices.tolist() == t.indices.tolist()
         assert ember.argsort(ember.tensor(x), dim, desc).tolist() == \
             torch.argsort(torch.tensor(x), dim, desc).tolist()
