@@ -272,8 +272,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
         return _smoothed_cross_entropy(logp, target, weight, reduction, ignore_index,
                                        label_smoothing)
-    if input.ndim <= 2 and input._data.dtype.kind != "V":  # the fused single-node path (one
-        # pass forward and back); bfloat16 takes torch's two nodes, which round in between
+    if input.ndim <= 2 and input._data.dtype.char not in "eE":  # the fused single-node path
+        # (one pass forward and back); bfloat16 and float16 take torch's two nodes, which round
+        # in between
         return _nll(input, target, weight, reduction, ignore_index, from_logits=True)
     logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
     return _nll(logp, target, weight, reduction, ignore_index)

@@ -51,7 +51,8 @@ def batch_norm_train(node, x, weight, bias):
     (alpha = invstd w, beta = b - mean alpha); the variances are bfloat16 quotients, the
     running statistics updated in bfloat16 steps with the momentum as a bfloat16 value."""
     running = [t for t in node.running if t is not None]
-    if not node.training or any(t._data.dtype.kind != "V" for t in running) or any(
+    low = _opmath.source(x)
+    if not node.training or any(t._data.dtype != low for t in running) or any(
             p is not None and _opmath.source(p) is None for p in (weight, bias)):
         return None
     data, shape = x._data, node.affine_shape
