@@ -67,10 +67,29 @@ def vector_norm(node, g, a, out):
     return (r(scaled * scale),)
 
 
+def scalar_power(x, e):
+    """x ** e for a float array and a Python number: the exponents torch's kernel computes by
+    products (3: x*x*x, -2: 1/(x*x), -0.5: 1/sqrt(x)) as those products (its bits, and ~100x
+    faster than NumPy's pow: 5.8 ms against 0.03 ms on 131k float32), others NumPy's pow."""
+    with np.errstate(invalid="ignore", divide="ignore"):  # torch: NaN / inf, no warning
+        if e == 3:
+            return x * x * x
+        if e == -2:
+            return np.reciprocal(x * x)
+        if e == -0.5:
+            return np.reciprocal(np.sqrt(x))
+        return np.power(x, e)
+
+
 def power(x, exponent):
-    """torch's bfloat16 pow with a scalar exponent (cast to bfloat16): x^2, x^3 and x^-2 are
+    """torch's bfloat16 or float16 pow with a scalar exponent (cast to that dtype): in float16
+    the float32 power rounded once (-0.5 a pow, not 1/sqrt); in bfloat16 x^2, x^3 and x^-2 are
     products of rounded steps (x x, x x x, 1 / (x x)), other exponents one rounded power."""
     exponent = float(r(_F32(exponent)))
+    if _opmath.low_dtype().kind != "V":
+        if exponent == -0.5:
+            return r(np.power(x, _F32(exponent)))
+        return r(scalar_power(x, exponent))
     with np.errstate(divide="ignore", invalid="ignore"):
         if exponent == 2:
             return r(x * x)
@@ -295,6 +314,14 @@ _UNARY = {
 }
 
 
+def sigmoid(node, g, y):
+    """float16: grad * (1 - y) * y in float16 arithmetic, each step rounded (torch's kernel
+    computes Half in Half; its bfloat16 kernel computes in float32, as the float formula)."""
+    if _opmath.low_dtype().kind == "V":
+        return None
+    return (r(r(g * r(_ONE - y)) * y),)
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -312,7 +339,7 @@ _opmath.FORMULAS.update({
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
-    "AddcmulBackward0": addcmul})
+    "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401
