@@ -51,9 +51,9 @@ def batch_norm_train(node, x, weight, bias):
     (alpha = invstd w, beta = b - mean alpha); the variances are bfloat16 quotients, the
     running statistics updated in bfloat16 steps with the momentum as a bfloat16 value."""
     running = [t for t in node.running if t is not None]
-    low = _opmath.source(x)
-    if not node.training or any(t._data.dtype != low for t in running) or any(
-            p is not None and _opmath.source(p) is None for p in (weight, bias)):
+    if not node.training or any(t._data.dtype.kind != "V" for t in running) or any(
+            p is not None and _opmath.source(p) is None for p in (weight, bias)) or \
+            _opmath.source(x).kind != "V":  # (float16: torch's float kernel, ``half``)
         return None
     data, shape = x._data, node.affine_shape
     count = data.size // data.shape[1]
@@ -63,7 +63,7 @@ def batch_norm_train(node, x, weight, bias):
     with np.errstate(divide="ignore", invalid="ignore"):  # bfloat16 divisions by counts
         invstd = r(_F32(1) / np.sqrt(r(squares / _F32(count)) + _F32(node.eps)))
         _update_running(node, mean, r(squares / _F32(count - 1)))
-    node.bf16_stats = (mean.reshape(shape), invstd.reshape(shape))
+    node.low_stats = (mean.reshape(shape), invstd.reshape(shape))
     alpha = invstd if weight is None else invstd * weight._data
     beta = -mean * alpha if bias is None else bias._data - mean * alpha
     return data * alpha.reshape(shape) + beta.reshape(shape)
@@ -87,7 +87,7 @@ def batch_norm(node, g, x, weight):
     """torch's bfloat16 batch-norm backward (training): with s = sum g and d = sum (x - mean) g
     per channel (float32), dx = (g - s / N - (x - mean) d invstd^2 / N) invstd w,
     dw = d invstd, db = s."""
-    stats = node.__dict__.get("bf16_stats")
+    stats = node.__dict__.get("low_stats")
     if stats is None:
         return None
     mean, invstd = stats
