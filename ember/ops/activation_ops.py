@@ -526,7 +526,7 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None:  # an inner dim
+        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None and x.size:  # inner
             return _bf16.softmax_inner(x, dim % x.ndim)  # torch's bfloat16 kernel rounds exp
         return _rowwise(_softmax_np, dim, x)
 

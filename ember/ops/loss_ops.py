@@ -42,7 +42,7 @@ class _Pointwise(Node):
         self.save(input, target)
         self.reduction, self.params = reduction, params
         self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
-        if self.bf16_norm and _opmath.source(input) is not None:  # torch's bfloat16 steps
+        if self.bf16_norm and _opmath.source(input) is not None and self.count:  # its steps
             self.bf16 = True
             return reduce_array(self.bf16_loss(x, y, **params), reduction)
         return reduce_array(self.loss(x, y, **params), reduction)

@@ -288,7 +288,7 @@ class NativeLayerNormBackward0(_Normalize):
         return super().input_grad(m, gxhat, xhat, invstd, means)
 
     def forward(self, x, weight, bias, eps, **options):
-        if _opmath.source(x) is None:
+        if _opmath.source(x) is None or not x._data.size:  # (empty: nothing rounds)
             return super().forward(x, weight, bias, eps, **options)
         self.prepare(x, weight, eps, options)  # bfloat16: torch's kernel steps only
         # no float32 parameter: bfloat16 statistics
