@@ -152,10 +152,17 @@ def narrow(cls, data, inputs, kwargs):
     return data if low is None else data.astype(low)
 
 
+def result_source(*inputs):
+    """The bfloat16 or float16 dtype ``narrow`` rounds an op's result to, from the op's
+    (widened) inputs, else None: for kernels that round in between only when it does."""
+    return _result_dtype([t if source_array(t) is None else source_array(t) for t in inputs])
+
+
 def _result_dtype(inputs):
-    """The one bfloat16 or float16 dtype of the floating inputs of the highest rank, else None
-    (a float32 one, or both low dtypes, which promote to float32)."""
-    floating = [t._data for t in inputs if isinstance(t, Tensor) and t._data.dtype.kind in "fV"]
+    """The one bfloat16 or float16 dtype of the floating inputs (tensors or arrays) of the
+    highest rank, else None (a float32 one, or both low dtypes, which promote to float32)."""
+    arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
+    floating = [x for x in arrays if type(x) is np.ndarray and x.dtype.kind in "fV"]
     ranked = [x for x in floating if x.ndim] or floating
     low = None
     for x in ranked:

@@ -322,6 +322,18 @@ def sigmoid(node, g, y):
     return (r(r(g * r(_ONE - y)) * y),)
 
 
+def ldexp(node, g, a, b):
+    """self: grad * 2^other; other: ((self * 2^other) * grad) * ln 2, each op rounded (torch's
+    order, measured)."""
+    if not isinstance(b, np.ndarray) or b.dtype.kind != "f":
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = r(np.exp2(b))
+        ga = r(g * scale) if _needs(node, 0) else None
+        gb = r(r(r(a * scale) * g) * _F32(math.log(2))) if _needs(node, 1) else None
+    return ga, gb
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -339,7 +351,7 @@ _opmath.FORMULAS.update({
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
-    "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid})
+    "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401
