@@ -36,8 +36,10 @@ _NATIVE_NODES = frozenset({"DiagonalBackward0", "NextafterBackward0", "MaskedFil
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to the tensor's
 # bfloat16 or float16 before these ops compute; mul and div read their second operand as float32
+# (add/sub's alpha and pow's scalar base: ``fed_scalar`` in the node, whose backward reads them
+# as given)
 _SCALAR_ROUNDED = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1",
-                             "PowBackward1", "PowBackward2", "RemainderBackward0",
+                             "PowBackward1", "RemainderBackward0",
                              "FmodBackward0",
                              "RemainderBackward1", "MaximumBackward0", "MinimumBackward0"})
 _SCALAR_AS_FLOAT32 = frozenset({"MulBackward0", "DivBackward0", "DivBackward2"})
@@ -79,14 +81,14 @@ def widen(cls, inputs):
     return tuple(widened)
 
 
-def rounded_kwargs(cls, inputs, kwargs):
-    """``alpha`` of add/sub rounded to the result's low dtype, as torch casts it first."""
-    alpha = kwargs.get("alpha", 1)
-    if cls.__name__ in _SCALAR_ROUNDED and type(alpha) is float:
-        low = _result_dtype(inputs)
+def fed_scalar(value, *inputs):
+    """A Python number as torch feeds it to an op computing on ``inputs``: rounded to the op's
+    bfloat16 or float16 result dtype (add/sub's alpha, pow's scalar base), else as given."""
+    if type(value) is float or type(value) is int:
+        low = result_source(*inputs)
         if low is not None:
-            kwargs = dict(kwargs, alpha=_round(alpha, low))
-    return kwargs
+            return _round(value, low)
+    return value
 
 
 def _round(value, low):

@@ -98,8 +98,6 @@ class Node:
         args = inputs
         if _dtype.reduced_loaded:  # bfloat16, float16: computed in float32 (torch's op math)
             args = _opmath.widen(cls, inputs)
-            if args is not inputs:
-                kwargs = _opmath.rounded_kwargs(cls, inputs, kwargs)
         try:
             data = node.forward(*args, **kwargs)
         except (ValueError, IndexError) as error:

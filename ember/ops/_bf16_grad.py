@@ -334,6 +334,13 @@ def ldexp(node, g, a, b):
     return ga, gb
 
 
+def pow_scalar_base(node, g, s, out):
+    """other: grad * (result * log(self)), self the number as given, each product rounded."""
+    if isinstance(s, complex) or s <= 0:
+        return None
+    return None, r(g * r(out * _F32(math.log(s))))
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -351,7 +358,8 @@ _opmath.FORMULAS.update({
     "AdaptiveAvgPool2DBackward0": adaptive_avg_pool2d_backward, "Atan2Backward0": atan2,
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
-    "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp})
+    "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
+    "PowBackward2": pow_scalar_base})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

@@ -70,8 +70,10 @@ class AddBackward0(Node):
 
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
-        self.alpha = alpha
-        return x + y if alpha == 1 else x + alpha * y
+        self.alpha = alpha  # the backward's: torch multiplies by it as given (float32)
+        if alpha == 1:
+            return x + y
+        return x + _opmath.fed_scalar(alpha, a, b) * y
 
     def backward(self, m, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -86,7 +88,7 @@ class SubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return x - y if alpha == 1 else x - alpha * y
+        return x - y if alpha == 1 else x - _opmath.fed_scalar(alpha, a, b) * y
 
     def backward(self, m, g):
         if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
@@ -102,7 +104,7 @@ class RsubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return y - x if alpha == 1 else y - alpha * x
+        return y - x if alpha == 1 else y - _opmath.fed_scalar(alpha, a, b) * x
 
     def backward(self, m, g):
         return (-g if self.alpha == 1 else g * -self.alpha), g
@@ -302,7 +304,7 @@ class PowBackward2(Node):
     saves_output = True
 
     def forward(self, s, b):
-        y, x = _operands(b, s)
+        y, x = _operands(b, _opmath.fed_scalar(s, b))  # the backward's log reads s as given
         self.save(s)
         _check_integer_power(x, y, tensors=True)
         return _power(x, y)
