@@ -147,6 +147,17 @@ def prod(node, g, a, out):
     return (r(_expanded(node, g) * r(_expanded(node, out) / a)),)
 
 
+def cumprod(node, g, a, out):
+    """(grad * result) summed from the end along dim (in float32), divided by self; each op
+    rounded (torch's zero-safe path where self holds a zero)."""
+    if not g.ndim or not a.all():
+        return None
+    d = node.dim
+    summed = np.flip(np.cumsum(np.flip(r(g * out), d), axis=d, dtype=_F32), d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (r(r(summed) / a),)
+
+
 def logsumexp(node, g, a, out):
     """grad * (self - result).exp()."""
     return (r(_expanded(node, g) * r(np.exp(r(a - _expanded(node, out))))),)
@@ -359,7 +370,7 @@ _opmath.FORMULAS.update({
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
     "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
-    "PowBackward2": pow_scalar_base})
+    "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401
