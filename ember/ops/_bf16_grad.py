@@ -352,6 +352,24 @@ def pow_scalar_base(node, g, s, out):
     return None, r(g * r(out * _F32(math.log(s))))
 
 
+def log_sigmoid(node, g, x):
+    """torch's kernel keeps z = exp(-|x|) as a low-dtype buffer: grad * (1 - z / (1 + z)) for
+    x < 0, grad * (z / (1 + z)) else, in float32."""
+    z = r(np.exp(-np.abs(x)))
+    share = z / (_ONE + z)
+    return (r(g * np.where(x < 0, _ONE - share, share)),)
+
+
+def logit(node, g, x):
+    """grad / (self * (1 - self)), each op rounded (torch's low-dtype kernel), masked as the
+    float formula (NaN outside [0, 1]; 0 outside [eps, 1 - eps] with eps)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        grad = r(g / r(x * r(_ONE - x)))
+    if node.eps is None:
+        return (np.where((x < 0) | (x > 1), _F32(np.nan), grad),)
+    return (np.where((x < node.eps) | (x > 1 - node.eps), _F32(0), grad),)
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -370,7 +388,8 @@ _opmath.FORMULAS.update({
     "HypotBackward0": hypot, "LogaddexpBackward0": _logaddexp(np.exp),
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
     "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
-    "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod})
+    "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
+    "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

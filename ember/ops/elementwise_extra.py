@@ -157,6 +157,8 @@ class LogitBackward0(Node):
         self.save(a)
         self.eps = eps
         z = x if eps is None else np.clip(x, eps, 1 - eps)
+        if _opmath.source(a) is not None:  # torch's low-dtype kernel: each op rounded
+            return _bf16.steps(lambda z: np.log(z / (1 - z)), z)
         return np.log(z / (1 - z))
 
     def backward(self, m, g, x):
