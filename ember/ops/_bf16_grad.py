@@ -370,6 +370,15 @@ def logit(node, g, x):
     return (np.where((x < node.eps) | (x > 1 - node.eps), _F32(0), grad),)
 
 
+def glu(node, g, x):
+    """a: grad * s; b: grad * a * s * (1 - s), in float32 from s = sigmoid(b) rounded to the
+    low dtype (torch's kernel reads it so)."""
+    a, b = np.split(x, 2, axis=node.dim)
+    with np.errstate(over="ignore"):
+        s = r(_ONE / (_ONE + np.exp(-b)))
+    return (np.concatenate([g * s, g * a * s * (_ONE - s)], node.dim),)
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -389,7 +398,8 @@ _opmath.FORMULAS.update({
     "Logaddexp2Backward0": _logaddexp(np.exp2), "XlogyBackward0": xlogy,
     "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
     "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
-    "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit})
+    "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
+    "GluBackward0": glu})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

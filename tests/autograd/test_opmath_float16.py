@@ -57,6 +57,7 @@ OPS = {
     "gelu": lambda a, L: _f(L).gelu(a), "gelu_tanh": lambda a, L: _f(L).gelu(a, approximate="tanh"),
     "softplus": lambda a, L: _f(L).softplus(a), "mish": lambda a, L: _f(L).mish(a),
     "hardswish": lambda a, L: _f(L).hardswish(a), "logsigmoid": lambda a, L: _f(L).logsigmoid(a),
+    "glu": lambda a, L: _f(L).glu(a, -1),
     "logit": lambda a, L: (a.sigmoid() * 0.9).logit(),
     "logit_eps": lambda a, L: (a.sigmoid() * 1.2 - 0.1).logit(eps=0.01),
     "xlogy": lambda a, L: L.xlogy(a, a.detach().abs() + 0.5),
