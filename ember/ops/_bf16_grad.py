@@ -379,6 +379,18 @@ def glu(node, g, x):
     return (np.concatenate([g * s, g * a * s * (_ONE - s)], node.dim),)
 
 
+def addmm(node, g, mat1, mat2):
+    """addmm/baddbmm with alpha != 1: each product's gradient (g @ mat2^T, mat1^T @ g) rounded
+    before alpha scales it (torch's two ops); input: grad * beta."""
+    if node.alpha == 1:
+        return None
+    alpha = _F32(node.alpha)
+    gin = (g if node.beta == 1 else g * _F32(node.beta)) if _needs(node, 0) else None
+    ga = r(r(np.matmul(g, np.swapaxes(mat2, -1, -2))) * alpha) if _needs(node, 1) else None
+    gb = r(r(np.matmul(np.swapaxes(mat1, -1, -2), g)) * alpha) if _needs(node, 2) else None
+    return gin, ga, gb
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -399,7 +411,7 @@ _opmath.FORMULAS.update({
     "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
     "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
     "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
-    "GluBackward0": glu})
+    "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401
