@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _creation, _dtype
 from ..ops import activation_ops as A
-from ..ops import api
+from ..ops import api, pointwise
 from ..ops import autocast as _autocast
 from ..ops import elementwise as E
 from ..ops import loss_ops as L
@@ -297,19 +297,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = api.mul(E.ExpBackward0.apply(target), api.sub(target, input))
     else:
-        loss = api.sub(_xlogx(target), api.mul(target, input))
+        loss = api.sub(pointwise.xlogy(target, target), api.mul(target, input))  # torch's ops
     if reduction == "batchmean":
         total = api.sum(loss)
         return api.div(total, input.shape[0]) if input.ndim else total
     return _reduce(loss, reduction)
-
-
-def _xlogx(t):
-    """t log t, 0 where t == 0 (xlogy(t, t); nan for negative t, as torch)."""
-    zero = api.eq(t, 0)
-    safe = api.where(zero, _creation.ones_like(t), t)
-    with np.errstate(invalid="ignore"):
-        return api.where(zero, _creation.zeros_like(t), api.mul(t, E.LogBackward0.apply(safe)))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
