@@ -76,6 +76,9 @@ OPS = {
                                       a.detach().reshape(3, 40, 4), alpha=0.7),
     "broadcast_mul": lambda a, L: a[:1] * a.detach(),
     "conv1d": lambda a, L: _f(L).conv1d(a.reshape(12, 4, 10), a.detach()[:3, :12].reshape(3, 4, 3)),
+    "interpolate_linear": lambda a, L: _f(L).interpolate(a[None], scale_factor=2, mode="linear"),
+    "interpolate_bilinear": lambda a, L: _f(L).interpolate(a[None, None], scale_factor=2,
+                                                           mode="bilinear"),
     "mse_loss": lambda a, L: _f(L).mse_loss(a, a.detach() * 0.5),
     "cross_entropy": lambda a, L: _f(L).cross_entropy(a, _target(L)),
     "bce_with_logits": lambda a, L: _f(L).binary_cross_entropy_with_logits(
