@@ -401,6 +401,7 @@ def _unary(formula):
 _opmath.FORMULAS.update({name: _unary(formula) for name, formula in _UNARY.items()})
 _opmath.FORMULAS.update({
     "VarBackward0": var, "StdBackward0": std, "LinalgVectorNormBackward0": vector_norm,
+    "NormBackward1": vector_norm,
     "PowBackward0": pow_scalar, "PowBackward1": pow_tensor, "RsqrtBackward0": rsqrt,
     "ReciprocalBackward0": reciprocal, "DivBackward0": div, "ProdBackward0": prod,
     "ProdBackward1": prod, "LogsumexpBackward0": logsumexp,

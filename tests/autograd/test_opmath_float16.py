@@ -48,6 +48,7 @@ OPS = {
     "sum": lambda a, L: a.sum(), "sum_dim": lambda a, L: a.sum(1), "mean": lambda a, L: a.mean(),
     "mean_dim": lambda a, L: a.mean(0), "var": lambda a, L: a.var(1), "std": lambda a, L: a.std(),
     "norm": lambda a, L: a.norm(), "cumsum": lambda a, L: a.cumsum(1),
+    "pairwise_distance": lambda a, L: _f(L).pairwise_distance(a, a.detach() * 0.3),
     "cumprod": lambda a, L: (a * 0.1 + 1).cumprod(1),
     "logsumexp": lambda a, L: a.logsumexp(1),
     "exp": lambda a, L: (a * 0.3).exp(), "log": lambda a, L: a.abs().log(),
