@@ -391,6 +391,25 @@ def addmm(node, g, mat1, mat2):
     return gin, ga, gb
 
 
+def binary_cross_entropy(node, g, x, y):
+    """torch's low-dtype kernels, each op rounded: input: grad (x - y) / max((1 - x) x,
+    1e-12); target: -logit(x) * grad (log(x / (1 - x)) in steps); 'mean' then divides by the
+    count (without a weight; with one: the float formula)."""
+    if node.weight is not None:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        dx = dy = None
+        if _needs(node, 0):
+            bound = r(np.maximum(r(r(_ONE - x) * x), _F32(1e-12)))
+            dx = r(r(g * r(x - y)) / bound)
+        if _needs(node, 1):
+            dy = r(-r(np.log(r(x / r(_ONE - x)))) * g)
+        if node.reduction == "mean":
+            count = _F32(node.count)
+            dx, dy = (None if d is None else r(d / count) for d in (dx, dy))
+    return dx, dy
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -412,7 +431,8 @@ _opmath.FORMULAS.update({
     "AddcmulBackward0": addcmul, "SigmoidBackward0": sigmoid, "LdexpBackward0": ldexp,
     "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
     "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
-    "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm})
+    "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm,
+    "BinaryCrossEntropyBackward0": binary_cross_entropy})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

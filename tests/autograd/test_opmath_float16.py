@@ -82,6 +82,9 @@ OPS = {
                                                            mode="bilinear"),
     "mse_loss": lambda a, L: _f(L).mse_loss(a, a.detach() * 0.5),
     "cross_entropy": lambda a, L: _f(L).cross_entropy(a, _target(L)),
+    "bce": lambda a, L: _f(L).binary_cross_entropy(a.sigmoid(), (a * 0.7).sigmoid()),
+    "bce_sum": lambda a, L: _f(L).binary_cross_entropy(a.sigmoid(), (a.detach() * 0.7).sigmoid(),
+                                                       reduction="sum"),
     "bce_with_logits": lambda a, L: _f(L).binary_cross_entropy_with_logits(
         a, (a.detach() * 0.7).sigmoid()),
 }
