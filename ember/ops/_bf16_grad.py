@@ -381,8 +381,9 @@ def glu(node, g, x):
 
 def addmm(node, g, mat1, mat2):
     """addmm/baddbmm with alpha != 1: each product's gradient (g @ mat2^T, mat1^T @ g) rounded
-    before alpha scales it (torch's two ops); input: grad * beta."""
-    if node.alpha == 1:
+    before alpha scales it (torch's two ops); input: grad * beta. (Linear's AddmmBackward0
+    has no alpha: its float formula.)"""
+    if getattr(node, "alpha", 1) == 1:
         return None
     alpha = _F32(node.alpha)
     gin = (g if node.beta == 1 else g * _F32(node.beta)) if _needs(node, 0) else None
