@@ -16,7 +16,7 @@ low-precision arrays as they are: a view must share the caller's memory, and mov
 rounds it. The kernels that reproduce torch's bfloat16 steps beyond that (``source``) stay keyed
 on bfloat16.
 """
-import threading
+import contextvars
 import weakref
 
 import numpy as np
@@ -70,7 +70,7 @@ def widen(cls, inputs):
     if not computes:
         return inputs
     widened = [_float32_copy(t, source=True) if _is_reduced(t) else t for t in inputs]
-    _computing.dtype = first._data.dtype
+    _computing.set(first._data.dtype)
     name = cls.__name__
     if name in _SCALAR_ROUNDED or name in _SCALAR_AS_FLOAT32 and len(inputs) > 1:
         last = len(inputs) if name in _SCALAR_ROUNDED else 1
@@ -95,14 +95,15 @@ def _round(value, low):
     return float(np.asarray(value, _F32).astype(low).astype(_F32))
 
 
-# the low dtype (bfloat16 or float16) of the op this thread computes now: set by ``widen`` and
-# ``backward`` before the op runs, read by the kernels that round where torch's do
-_computing = threading.local()
+# the low dtype (bfloat16 or float16) of the op computing now: set by ``widen`` and ``backward``
+# before the op runs, read by the kernels that round where torch's do (a context variable: each
+# thread has its own, and the parallel parts of an op run in a copy of its caller's context)
+_computing = contextvars.ContextVar("low_dtype")
 
 
 def low_dtype():
-    """The NumPy dtype the reduced-precision op computing in this thread rounds to."""
-    return _computing.dtype
+    """The NumPy dtype the reduced-precision op computing now rounds to."""
+    return _computing.get()
 
 
 def _rounded_scalar(operand, widened, low):
@@ -164,7 +165,7 @@ def _result_dtype(inputs):
     """The one bfloat16 or float16 dtype of the floating inputs (tensors or arrays) of the
     highest rank, else None (a float32 one, or both low dtypes, which promote to float32)."""
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
-    floating = [x for x in arrays if type(x) is np.ndarray and x.dtype.kind in "fV"]
+    floating = [x for x in arrays if isinstance(x, np.ndarray) and x.dtype.kind in "fV"]
     ranked = [x for x in floating if x.ndim] or floating
     low = None
     for x in ranked:
@@ -193,10 +194,10 @@ def backward(node, m, grad):
                  for x in node._unpack(False)]
         return node.backward(m, grad, *saved)
     if type(grad) is list:
-        _computing.dtype = next(g.dtype for g in grad if g is not None and g.dtype.char in _REDUCED)
+        _computing.set(next(g.dtype for g in grad if g is not None and g.dtype.char in _REDUCED))
         grad = [_widened_array(g) for g in grad]
     else:
-        _computing.dtype = grad.dtype
+        _computing.set(grad.dtype)
         grad = _widened_array(grad)
     saved = [_widened_array(x) for x in node._unpack(False)]
     steps = FORMULAS.get(type(node).__name__)  # torch's formula, rounded at each op
