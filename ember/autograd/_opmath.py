@@ -30,9 +30,11 @@ _NATIVE_MODULES = frozenset({"ember.ops.shape", "ember.ops.indexing", "ember.ops
                              "ember.ops.sorting", "ember.autograd.function"})
 # (a node class with ``reduced_computes = True`` computes though its module moves data)
 # ops elsewhere that return a view of their input, step on the low dtype's own grid (nextafter),
-# or fill in a value (checked against the low dtype's range, as torch)
+# fill in a value (checked against the low dtype's range, as torch) or add in the low dtype's
+# arithmetic, each product and sum rounded (torch's index_add kernel)
 _NATIVE_NODES = frozenset({"DiagonalBackward0", "NextafterBackward0", "MaskedFillBackward0",
-                           "MaskedFillBackward1", "IndexFillBackward0", "IndexFillBackward1"})
+                           "MaskedFillBackward1", "IndexFillBackward0", "IndexFillBackward1",
+                           "IndexAddBackward0"})
 _computes = {}  # node class -> whether it computes (widened) or moves data (native)
 # torch casts a scalar operand (a Python number, a 0-d tensor of another dtype) to the tensor's
 # bfloat16 or float16 before these ops compute; mul and div read their second operand as float32

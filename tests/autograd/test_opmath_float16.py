@@ -219,3 +219,27 @@ def test_inplace_arithmetic_without_graph_as_torch(name, dtype):
         INPLACE[name](a, b)
         outs.append(a)
     np.testing.assert_array_equal(_bits(outs[1]), _bits(outs[0]))
+
+
+ACCUMULATING = {
+    "index_add": lambda a, s, L: a.index_add(1, L.tensor([0, 2, 2, 7]), s, alpha=0.3),
+    "scatter_add": lambda a, s, L: a.scatter_add(1, L.zeros(12, 4, dtype=L.long), s),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(ACCUMULATING))
+def test_accumulating_ops_round_as_torch(name, dtype):
+    """torch's index_add adds in the low dtype's arithmetic (alpha * source and each sum
+    rounded); its scatter_add adds in float32 and rounds once."""
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    outs = []
+    for lib in (torch, ember):
+        a = _input(lib).to(getattr(lib, dtype)).requires_grad_()
+        s = _input(lib, (12, 4), seed=1).to(getattr(lib, dtype)).requires_grad_()
+        out = ACCUMULATING[name](a, s, lib)
+        grads = lib.autograd.grad(out, (a, s), _input(lib, seed=2).to(getattr(lib, dtype)))
+        outs.append((out,) + grads)
+    for e, t in zip(outs[1], outs[0]):
+        np.testing.assert_array_equal(_bits(e), _bits(t))
