@@ -411,6 +411,19 @@ def binary_cross_entropy(node, g, x, y):
     return dx, dy
 
 
+def addcdiv(node, g, t1, t2):
+    """tensor1: grad * (value / tensor2), value first rounded to the low dtype (a number
+    dividing a tensor); tensor2: grad * ((-value * tensor1) / (tensor2 * tensor2)); each op
+    rounded."""
+    if not isinstance(t1, np.ndarray) or not isinstance(t2, np.ndarray):
+        return None
+    value = _F32(node.value)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g1 = r(g * r(r(value) / t2)) if _needs(node, 1) else None
+        g2 = r(g * r(r(-value * t1) / r(t2 * t2))) if _needs(node, 2) else None
+    return g, g1, g2
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -433,7 +446,7 @@ _opmath.FORMULAS.update({
     "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
     "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
     "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm,
-    "BinaryCrossEntropyBackward0": binary_cross_entropy})
+    "BinaryCrossEntropyBackward0": binary_cross_entropy, "AddcdivBackward0": addcdiv})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401
