@@ -1,10 +1,12 @@
 """Where torch's CPU kernels for bfloat16 round more often than once: their steps, reproduced.
 
-Most bfloat16 ops compute in float32 and round the result once (ember/autograd/_opmath.py). A few
-of torch's kernels instead keep a bfloat16 value in between (a running sum held in bfloat16, a
-count cast to bfloat16, an approximate erf on the vectorized lanes); these functions take float32
-arrays holding bfloat16 values and return float32 arrays holding what torch's kernel stores, so
-that narrowing to bfloat16 afterwards is exact. They run only for bfloat16 inputs.
+Most bfloat16 (and float16) ops compute in float32 and round the result once
+(ember/autograd/_opmath.py). A few of torch's kernels instead keep a bfloat16 value in between
+(a running sum held in bfloat16, a count cast to bfloat16, an approximate erf on the vectorized
+lanes); these functions take float32 arrays holding bfloat16 values and return float32 arrays
+holding what torch's kernel stores, so that narrowing to bfloat16 afterwards is exact. They run
+for bfloat16 inputs, and for float16 ones where torch's Half kernel takes the same steps
+(measured); they round to the dtype of the op computing now (``_opmath.low_dtype()``).
 """
 import numpy as np
 
@@ -99,10 +101,10 @@ def nll_grad_entries(g, weights, total_weight, kept):
 
 
 def steps(fn, *arrays):
-    """``fn`` on ``arrays`` (float32 holding bfloat16 values) in bfloat16: each NumPy step
-    rounds, as a kernel written in torch's bfloat16 scalar type."""
-    bf16 = _opmath.low_dtype()
-    return fn(*[np.asarray(a, _F32).astype(bf16) for a in arrays]).astype(_F32)
+    """``fn`` on ``arrays`` (float32 holding low-dtype values) in the low dtype: each NumPy step
+    rounds, as a kernel written in torch's bfloat16 or Half scalar type."""
+    low = _opmath.low_dtype()
+    return fn(*[np.asarray(a, _F32).astype(low) for a in arrays]).astype(_F32)
 
 
 def clipped_difference(x, y, delta):

@@ -1,4 +1,5 @@
-"""Backward formulas as torch runs them on bfloat16: composed of bfloat16 tensor ops, each rounded.
+"""Backward formulas as torch runs them on bfloat16 and float16: composed of low-dtype tensor ops,
+each rounded (``r`` rounds to the dtype of the op computing now).
 
 torch writes many derivatives as expressions of tensor ops (derivatives.yaml, FunctionsManual):
 ``var``'s is ``(2 / (N - correction)) * grad * (self - self.mean(dim, true))``. On bfloat16 every

@@ -3,6 +3,8 @@ forward and backward, group norm's backward, the slow (im2col) convolution's bac
 
 Like ``_bf16_grad``'s formulas these take float32 arrays holding bfloat16 values and round where
 torch's kernels store a bfloat16 value; the backwards are registered in ``_opmath.FORMULAS``.
+The convolution and group norm backwards serve float16 too (torch's Half kernels take the same
+steps, measured); batch norm's float16 training takes the float kernel (normalization.py).
 """
 import numpy as np
 
