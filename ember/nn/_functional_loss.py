@@ -297,7 +297,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = api.mul(E.ExpBackward0.apply(target), api.sub(target, input))
     else:
-        loss = api.sub(pointwise.xlogy(target, target), api.mul(target, input))  # torch's ops
+        product = api.mul(target, input)  # torch's ops, made in its order (its backward then
+        loss = api.sub(pointwise.xlogy(target, target), product)  # adds up in the same order)
     if reduction == "batchmean":
         total = api.sum(loss)
         return api.div(total, input.shape[0]) if input.ndim else total

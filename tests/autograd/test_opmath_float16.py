@@ -85,6 +85,8 @@ OPS = {
                                                            mode="bilinear"),
     "mse_loss": lambda a, L: _f(L).mse_loss(a, a.detach() * 0.5),
     "cross_entropy": lambda a, L: _f(L).cross_entropy(a, _target(L)),
+    "kl_div_target": lambda a, L: _f(L).kl_div(a.detach().log_softmax(-1), a.softmax(-1),
+                                               reduction="batchmean"),
     "bce": lambda a, L: _f(L).binary_cross_entropy(a.sigmoid(), (a * 0.7).sigmoid()),
     "bce_sum": lambda a, L: _f(L).binary_cross_entropy(a.sigmoid(), (a.detach() * 0.7).sigmoid(),
                                                        reduction="sum"),
