@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from ..autograd import _opmath
 from . import _bf16_vec
 from ._bf16 import _F32, _needs
@@ -425,6 +426,24 @@ def addcdiv(node, g, t1, t2):
     return g, g1, g2
 
 
+def logcumsumexp(node, g, a, out):
+    """torch's formula on low-dtype ops, each rounded: exp(reverse_logcumsumexp(log|g| - out)
+    + self) for the positive and the negative part of g apart (log 0 as the low dtype's
+    lowest), their difference; each logcumsumexp accumulated in float32, rounded once."""
+    if not g.ndim or not g.size:
+        return None
+    d = node.dim
+    lowest = _F32(_dtype.finfo(_dtype.from_numpy_dtype(_opmath.low_dtype())).min)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_abs = r(np.log(np.abs(g)))
+        parts = []
+        for side in (g > 0, g < 0):
+            shifted = np.flip(r(np.where(side, log_abs, lowest) - out), d)
+            summed = np.flip(r(np.logaddexp.accumulate(shifted, axis=d)), d)
+            parts.append(r(np.exp(r(summed + a))))
+    return (r(parts[0] - parts[1]),)
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -447,7 +466,8 @@ _opmath.FORMULAS.update({
     "PowBackward2": pow_scalar_base, "CumprodBackward0": cumprod,
     "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
     "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm,
-    "BinaryCrossEntropyBackward0": binary_cross_entropy, "AddcdivBackward0": addcdiv})
+    "BinaryCrossEntropyBackward0": binary_cross_entropy, "AddcdivBackward0": addcdiv,
+    "LogcumsumexpBackward0": logcumsumexp})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

@@ -52,7 +52,7 @@ OPS = {
     "pairwise_distance": lambda a, L: _f(L).pairwise_distance(a, a.detach() * 0.3),
     "cumprod": lambda a, L: (a * 0.1 + 1).cumprod(1),
     "cumsum_float32": lambda a, L: a.cumsum(1, dtype=L.float32).to(L.float16),
-    "logsumexp": lambda a, L: a.logsumexp(1),
+    "logsumexp": lambda a, L: a.logsumexp(1), "logcumsumexp": lambda a, L: a.logcumsumexp(1),
     "exp": lambda a, L: (a * 0.3).exp(), "log": lambda a, L: a.abs().log(),
     "tanh": lambda a, L: a.tanh(), "sqrt": lambda a, L: a.abs().sqrt(),
     "rsqrt": lambda a, L: a.abs().rsqrt(), "reciprocal": lambda a, L: a.reciprocal(),
