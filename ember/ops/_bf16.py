@@ -363,12 +363,13 @@ def _softmax_vector_positions(shape, dim):
     return np.broadcast_to(shaped, shape)
 
 
-def product(x, dims):
+def product(x, dims, contiguous=True):
     """torch's bfloat16 prod over ``dims`` of float32 ``x``: a running product rounded at
-    each step; a reduction over the last dims of 64 values or more first runs 4 vectors of 16
-    lanes over each 64-value block (lane products rounded), folds them (0 * 1, 2 * 3, then
-    those two), multiplies the 16 lanes in order, then the rest of the row one by one."""
-    inner = dims == tuple(range(x.ndim - len(dims), x.ndim))
+    each step; a reduction over the last dims of 64 values or more (of a ``contiguous`` input)
+    first runs 4 vectors of 16 lanes over each 64-value block (lane products rounded), folds
+    them (0 * 1, 2 * 3, then those two), multiplies the 16 lanes in order, then the rest of the
+    row one by one."""
+    inner = contiguous and dims == tuple(range(x.ndim - len(dims), x.ndim))
     rows = np.moveaxis(x, dims, tuple(range(x.ndim - len(dims), x.ndim)))
     rows = rows.reshape(rows.shape[:x.ndim - len(dims)] + (-1,))
     n = rows.shape[-1]

@@ -143,10 +143,21 @@ def div(node, g, a, b):
 
 
 def prod(node, g, a, out):
-    """grad * (result / self) where no element is 0 (torch's zero-safe path otherwise)."""
-    if not a.all():
+    """grad * (result / self) where no element is 0; with a zero anywhere, prod over one dim
+    takes torch's zero-safe path: grad * (exclusive cumprod from the start * exclusive cumprod
+    from the end), each cumprod in float32 rounded once, each op rounded."""
+    if a.all():
+        return (r(_expanded(node, g) * r(_expanded(node, out) / a)),)
+    if type(node).__name__ != "ProdBackward1" or len(node.dims) != 1 or not a.ndim:
         return None
-    return (r(_expanded(node, g) * r(_expanded(node, out) / a)),)
+    d = node.dims[0]
+    moved = np.moveaxis(a, d, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), _F32)
+    before = r(np.cumprod(np.concatenate([ones, moved[..., :-1]], -1), -1, dtype=_F32))
+    after = np.concatenate([ones, moved[..., :0:-1]], -1)
+    after = r(np.cumprod(after, -1, dtype=_F32))[..., ::-1]
+    others = np.moveaxis(r(before * after), -1, d)
+    return (r(_expanded(node, g) * others),)
 
 
 def cumprod(node, g, a, out):
