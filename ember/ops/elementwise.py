@@ -7,7 +7,7 @@ from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
-from . import _bf16_grad, _parallel
+from . import _bf16_grad, _bf16_vec, _parallel
 
 _SCALARS = (int, float, bool, complex)
 
@@ -73,10 +73,23 @@ class AddBackward0(Node):
         self.alpha = alpha  # the backward's: torch multiplies by it as given (float32)
         if alpha == 1:
             return x + y
-        return x + _opmath.fed_scalar(alpha, a, b) * y
+        return _scaled_sum(x, y, alpha, a, b, 1)
 
     def backward(self, m, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def _scaled_sum(x, y, alpha, a, b, sign):
+    """x + sign alpha y for add/sub/rsub: alpha fed as torch feeds it (rounded to a low result
+    dtype); same-shape contiguous low-dtype operands take torch's vector lanes and scalar
+    tail."""
+    fed = _opmath.fed_scalar(alpha, a, b)
+    if fed is not alpha and isinstance(b, Tensor) and x.shape == y.shape:
+        source, other = _opmath.source_array(a), _opmath.source_array(b)
+        if source is not None and other is not None and source.flags.c_contiguous and \
+                other.flags.c_contiguous:
+            return _bf16_vec.scaled_sum(x, y, fed, source, sign)
+    return x + fed * y if sign > 0 else x - fed * y
 
 
 class SubBackward0(Node):
@@ -88,7 +101,7 @@ class SubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return x - y if alpha == 1 else x - _opmath.fed_scalar(alpha, a, b) * y
+        return x - y if alpha == 1 else _scaled_sum(x, y, alpha, a, b, -1)
 
     def backward(self, m, g):
         if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
@@ -104,7 +117,7 @@ class RsubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return y - x if alpha == 1 else y - _opmath.fed_scalar(alpha, a, b) * x
+        return y - x if alpha == 1 else _scaled_sum(y, x, alpha, b, a, -1)
 
     def backward(self, m, g):
         return (-g if self.alpha == 1 else g * -self.alpha), g

@@ -250,3 +250,20 @@ def test_accumulating_ops_round_as_torch(name, dtype):
         outs.append((out,) + grads)
     for e, t in zip(outs[1], outs[0]):
         np.testing.assert_array_equal(_bits(e), _bits(t))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(), (37,), (3, 37), (1000,)])
+@pytest.mark.parametrize("op", ["add", "sub", "rsub", "add_"])
+def test_alpha_rounds_once_on_vector_lanes_and_stepwise_on_the_tail(op, shape, dtype):
+    """torch's low-dtype add/sub with alpha: a + alpha b in float32 where a 32-value vector
+    step reaches, in the low dtype's arithmetic (alpha b rounded first) on the scalar tail."""
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    outs = []
+    for lib in (torch, ember):
+        a = _input(lib, shape).to(getattr(lib, dtype))
+        b = _input(lib, shape, seed=1).to(getattr(lib, dtype))
+        out = a.clone().add_(b, alpha=0.3) if op == "add_" else getattr(lib, op)(a, b, alpha=0.3)
+        outs.append(out)
+    np.testing.assert_array_equal(_bits(outs[1]), _bits(outs[0]))
