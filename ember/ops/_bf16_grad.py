@@ -455,6 +455,16 @@ def logcumsumexp(node, g, a, out):
     return (r(parts[0] - parts[1]),)
 
 
+def lerp_tensor(node, g, start, end, weight):
+    """start: grad * (1 - weight); end: grad * weight; weight: grad * (end - start); each op
+    rounded (a weight of another dtype: the float formula)."""
+    if not isinstance(weight, np.ndarray) or weight.dtype != _F32:
+        return None
+    return (r(g * r(_ONE - weight)) if _needs(node, 0) else None,
+            r(g * weight) if _needs(node, 1) else None,
+            r(g * r(end - start)) if _needs(node, 2) else None)
+
+
 def _unary(formula):
     def backward(node, g, saved):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -478,7 +488,7 @@ _opmath.FORMULAS.update({
     "LogSigmoidBackward0": log_sigmoid, "LogitBackward0": logit,
     "GluBackward0": glu, "AddmmBackward0": addmm, "BaddbmmBackward0": addmm,
     "BinaryCrossEntropyBackward0": binary_cross_entropy, "AddcdivBackward0": addcdiv,
-    "LogcumsumexpBackward0": logcumsumexp})
+    "LogcumsumexpBackward0": logcumsumexp, "LerpBackward1": lerp_tensor})
 
 # the normalization and convolution kernels register theirs too, whichever module loads first
 from . import _bf16_nn  # noqa: E402, F401

@@ -45,6 +45,7 @@ OPS = {
     "mul_0d_float32": lambda a, L: a * L.tensor(0.1), "add_0d_float32": lambda a, L: a + L.tensor(0.1),
     "0d_float32_div": lambda a, L: L.tensor(0.1) / a,
     "lerp": lambda a, L: L.lerp(a, a.detach() * 0.5, 0.3),
+    "lerp_tensor": lambda a, L: L.lerp(a, a.detach() * 0.5, a.detach().sigmoid()),
     "addcdiv": lambda a, L: L.addcdiv(a.detach(), a, a.abs() + 1, value=0.3),
     "sum": lambda a, L: a.sum(), "sum_dim": lambda a, L: a.sum(1), "mean": lambda a, L: a.mean(),
     "mean_dim": lambda a, L: a.mean(0), "var": lambda a, L: a.var(1), "std": lambda a, L: a.std(),
