@@ -96,12 +96,19 @@ ALIASES = {row[5]: d for row, d in zip(_TABLE, _ALL) if row[5]}  # torch.float, 
 
 
 class _ByNumpy(dict):
-    """NumPy dtype -> ember dtype; float16 enters on its first lookup (an array from NumPy)."""
+    """NumPy dtype -> ember dtype; float16 enters on its first lookup (an array from NumPy, a
+    checkpoint's array)."""
 
     def __missing__(self, key):
         if key == _F16:
             return self[float16.np]  # loads and registers it
         raise KeyError(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key == _F16 and self[key] is float16
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
 
 _F16 = np.dtype(np.float16)
