@@ -113,9 +113,9 @@ def _rounded_scalar(operand, widened, low):
     if type(operand) is float or type(operand) is int:
         return _round(operand, low)
     if isinstance(operand, Tensor) and not operand._data.ndim and \
-            operand._data.dtype.kind == "f":
+            operand._data.dtype.kind == "f" and operand._data.dtype.char not in _REDUCED:
         return _float32_copy(operand, np.asarray(_round(operand._data, low), _F32))
-    return widened
+    return widened  # (a low-dtype 0-d tensor holds its value already: widened, its source kept)
 
 
 def _float32_copy(t, data=None, source=False):

@@ -261,10 +261,12 @@ def test_alpha_rounds_once_on_vector_lanes_and_stepwise_on_the_tail(op, shape, d
     step reaches, in the low dtype's arithmetic (alpha b rounded first) on the scalar tail."""
     if dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
-    outs = []
-    for lib in (torch, ember):
-        a = _input(lib, shape).to(getattr(lib, dtype))
-        b = _input(lib, shape, seed=1).to(getattr(lib, dtype))
-        out = a.clone().add_(b, alpha=0.3) if op == "add_" else getattr(lib, op)(a, b, alpha=0.3)
-        outs.append(out)
-    np.testing.assert_array_equal(_bits(outs[1]), _bits(outs[0]))
+    for seed in range(30 if shape == () else 1):  # (0-d: many values, each its own case)
+        outs = []
+        for lib in (torch, ember):
+            a = _input(lib, shape, seed=seed).to(getattr(lib, dtype))
+            b = _input(lib, shape, seed=seed + 100).to(getattr(lib, dtype))
+            out = a.clone().add_(b, alpha=0.3) if op == "add_" else \
+                getattr(lib, op)(a, b, alpha=0.3)
+            outs.append(out)
+        np.testing.assert_array_equal(_bits(outs[1]), _bits(outs[0]))
