@@ -92,6 +92,8 @@ def batch_norm(node, g, x, weight):
     stats = node.__dict__.get("low_stats")
     if stats is None:
         return None
+    if node.__dict__.get("half") == "steps":
+        return _batch_norm_steps(node, g, x, weight, *stats)
     mean, invstd = stats
     count = g.size // g.shape[1]
     total = g.sum(node.axes, keepdims=True)
@@ -103,6 +105,27 @@ def batch_norm(node, g, x, weight):
         dx = ((g - total / _F32(count)) - (x - mean) * k) * scale
     if len(node.next_functions) > 1 and _needs(node, 1):
         dw = (dot * invstd).reshape(-1)
+    if len(node.next_functions) > 2 and _needs(node, 2):
+        db = total.reshape(-1)
+    return dx, dw, db
+
+
+def _batch_norm_steps(node, g, x, weight, mean, invstd):
+    """torch's strided float16 batch-norm backward (its element-wise kernel): each Half op
+    rounded, the channel sums in float32: d = sum (x - mean) g, k = d invstd invstd / N,
+    dx = ((g - (sum g) / N) - (x - mean) k) invstd w; dw = d invstd, db = sum g (measured)."""
+    count = _F32(g.size // g.shape[1])
+    centered = r(x - mean)
+    dot = r(centered * g).sum(node.axes, keepdims=True, dtype=_F32)  # (float32)
+    total = r(g.sum(node.axes, keepdims=True, dtype=_F32))
+    dx = dw = db = None
+    if _needs(node, 0):
+        k = r(r(r(r(dot) * invstd) * invstd) / count)
+        dx = r(r(r(g - r(total / count)) - r(centered * k)) * invstd)
+        if weight is not None:
+            dx = r(dx * weight.reshape(node.affine_shape))
+    if len(node.next_functions) > 1 and _needs(node, 1):
+        dw = r(dot * invstd).reshape(-1)
     if len(node.next_functions) > 2 and _needs(node, 2):
         db = total.reshape(-1)
     return dx, dw, db

@@ -75,6 +75,8 @@ OPS = {
     "layer_norm": lambda a, L: _f(L).layer_norm(a, (40,)),
     "group_norm": lambda a, L: _f(L).group_norm(a.reshape(12, 4, 10), 2),
     "batch_norm": lambda a, L: _f(L).batch_norm(a, None, None, training=True),
+    "batch_norm_affine": lambda a, L: _f(L).batch_norm(a, None, None, a.detach()[0] * 0.5 + 1,
+                                                       a.detach()[1], training=True),
     "rms_norm": lambda a, L: _f(L).rms_norm(a, (40,)),
     "matmul": lambda a, L: a @ a.detach().t(),
     "linear": lambda a, L: _f(L).linear(a, a.detach()[:5] * 0.5, a.detach()[0, :5]),
@@ -126,7 +128,7 @@ def test_forward_and_backward_are_bit_exact_with_torch(name):
 
 
 @pytest.mark.parametrize("name", ["mul_scalar", "gelu", "softmax", "layer_norm", "rsqrt",
-                                  "cross_entropy"])
+                                  "cross_entropy", "batch_norm"])
 def test_strided_inputs_are_bit_exact_with_torch(name):
     (t, tg), (e, eg) = _run(torch, name, strided=True), _run(ember, name, strided=True)
     _assert_as_torch(e, t, name)
