@@ -112,12 +112,13 @@ def batch_norm(node, g, x, weight):
 
 def _batch_norm_steps(node, g, x, weight, mean, invstd):
     """torch's strided float16 batch-norm backward (its element-wise kernel): each Half op
-    rounded, the channel sums in float32: d = sum (x - mean) g, k = d invstd invstd / N,
-    dx = ((g - (sum g) / N) - (x - mean) k) invstd w; dw = d invstd, db = sum g (measured)."""
+    rounded, the channel sums in float32 (unrounded): d = sum (x - mean) g, k = d invstd
+    invstd / N, dx = ((g - (sum g) / N) - (x - mean) k) invstd w; dw = d invstd, db = sum g
+    (measured)."""
     count = _F32(g.size // g.shape[1])
     centered = r(x - mean)
     dot = r(centered * g).sum(node.axes, keepdims=True, dtype=_F32)  # (float32)
-    total = r(g.sum(node.axes, keepdims=True, dtype=_F32))
+    total = g.sum(node.axes, keepdims=True, dtype=_F32)
     dx = dw = db = None
     if _needs(node, 0):
         k = r(r(r(r(dot) * invstd) * invstd) / count)

@@ -128,7 +128,7 @@ def test_forward_and_backward_are_bit_exact_with_torch(name):
 
 
 @pytest.mark.parametrize("name", ["mul_scalar", "gelu", "softmax", "layer_norm", "rsqrt",
-                                  "cross_entropy", "batch_norm"])
+                                  "cross_entropy", "batch_norm", "batch_norm_affine"])
 def test_strided_inputs_are_bit_exact_with_torch(name):
     (t, tg), (e, eg) = _run(torch, name, strided=True), _run(ember, name, strided=True)
     _assert_as_torch(e, t, name)
