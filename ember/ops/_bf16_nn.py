@@ -55,7 +55,7 @@ def batch_norm_train(node, x, weight, bias):
     running = [t for t in node.running if t is not None]
     if not node.training or any(t._data.dtype.kind != "V" for t in running) or any(
             p is not None and _opmath.source(p) is None for p in (weight, bias)) or \
-            _opmath.source(x).kind != "V":  # (float16: torch's float kernel, ``half``)
+            node.half:  # (float16, a strided input: torch's other kernels, ``half``)
         return None
     data, shape = x._data, node.affine_shape
     count = data.size // data.shape[1]

@@ -220,8 +220,11 @@ class NativeBatchNormBackward0(_Normalize):
         return m.reshape(x, self.x_shape) * self.invstd - self.shift, self.invstd
 
     def forward(self, x, weight, bias, eps, **options):
-        self.half = _opmath.source(x) == np.float16 and options.get("training", True) and (
-            "steps" if _strided(_opmath.source_array(x)) else True)
+        low, training = _opmath.source(x), options.get("training", True)
+        # float16 in training: torch's Half kernel (True), or its element-wise one for a strided
+        # input ("steps", also bfloat16's)
+        self.half = training and low is not None and (
+            "steps" if _strided(_opmath.source_array(x)) else low == np.float16)
         if _opmath.source(x) is not None:  # bfloat16 training: torch's kernel steps
             self.prepare(x, weight, eps, options)
             out = _bf16_nn.batch_norm_train(self, x, weight, bias)
