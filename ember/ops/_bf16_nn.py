@@ -161,6 +161,12 @@ def convolution(node, g, x, w):
     return dx, dw, db
 
 
+def conv_columns_folded(x, w, out_shape, geom):
+    """A transposed convolution's output as torch's slow float16 kernel forms it: the
+    columns W^T x rounded, folded in rounded additions (the input gradient's steps)."""
+    return _conv_input_grad(x, w, out_shape, geom)
+
+
 def _conv_windows(x, kernel, out, geom):
     """(N, C, kh, kw, OH, OW) views of the padded input: the im2col columns."""
     (pt, pb), (pl, pr) = geom.pad

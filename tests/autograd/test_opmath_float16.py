@@ -86,6 +86,10 @@ OPS = {
                                       a.detach().reshape(3, 40, 4), alpha=0.7),
     "broadcast_mul": lambda a, L: a[:1] * a.detach(),
     "conv1d": lambda a, L: _f(L).conv1d(a.reshape(12, 4, 10), a.detach()[:3, :12].reshape(3, 4, 3)),
+    "conv2d": lambda a, L: _f(L).conv2d(a.reshape(3, 4, 4, 10), a.detach()[:2, :36].reshape(2, 4, 3, 3),
+                                        padding=1),
+    "conv_transpose2d": lambda a, L: _f(L).conv_transpose2d(
+        a.reshape(3, 4, 4, 10), a.detach()[:4, :18].reshape(4, 2, 3, 3) * 0.3, stride=2),
     "interpolate_linear": lambda a, L: _f(L).interpolate(a[None], scale_factor=2, mode="linear"),
     "interpolate_bilinear": lambda a, L: _f(L).interpolate(a[None, None], scale_factor=2,
                                                            mode="bilinear"),
