@@ -271,7 +271,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     arr = np.arange(*vals, dtype=np.float64 if is_float else None)
     if npd.kind == "V":  # bfloat16: torch's kernel steps in float32
         from .ops import _bf16  # lazy: ops build on this module
-        return _new(_bf16.arange(vals[0], vals[2], arr.size), requires_grad)
+        return _new(_bf16.arange(vals[0], vals[2], arr.size, npd), requires_grad)
     return _new(arr.astype(npd), requires_grad)
 
 
@@ -364,7 +364,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         for bound in (start, end):
             _dtype.scalar_as(bound, np_dtype)  # torch's overflow check
         with np.errstate(all="ignore"):
-            values = _bf16.linspace(start, end, steps).reshape(-1)
+            values = _bf16.linspace(start, end, steps, np_dtype).reshape(-1)
         return _new(_float_to(values.astype(np.float32), np_dtype), requires_grad)
     lo, hi = (_dtype.scalar_as(v, np_dtype) for v in (start, end))
     with np.errstate(all="ignore"):

@@ -43,7 +43,8 @@ class dtype:
 
 
 class _OptionalDtype(dtype):
-    """A dtype whose NumPy type comes from an optional package, imported on first use."""
+    """A dtype whose NumPy type is loaded on first use: bfloat16 from an optional package;
+    float16, whose first use switches on the ops' float32 op math (``reduced_loaded``)."""
 
     __slots__ = ("_loaded",)
 
@@ -54,7 +55,7 @@ class _OptionalDtype(dtype):
     @property
     def np(self):
         if self._loaded is None:
-            self._loaded = _load_bfloat16()
+            self._loaded = _load_bfloat16() if self.name == "bfloat16" else _load_float16()
         return self._loaded
 
 
@@ -88,10 +89,30 @@ _TABLE = (("bool",     np.bool_,   0, "Bool",     "bool",           None),
           ("float32",  np.float32, 2, "Float",    "float",          "float"),
           ("float64",  np.float64, 2, "Double",   "double",         "double"))
 
-_ALL = tuple((dtype if row[1] is not None else _OptionalDtype)(*row[:5]) for row in _TABLE)
+_LAZY = ("float16", "bfloat16")  # their NumPy types are looked up on first use
+_ALL = tuple((_OptionalDtype if row[0] in _LAZY else dtype)(*row[:5]) for row in _TABLE)
 bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 = _ALL
 ALIASES = {row[5]: d for row, d in zip(_TABLE, _ALL) if row[5]}  # torch.float, torch.long, ...
-_FROM_NP = {d.np: d for d in _ALL if d is not bfloat16}
+
+
+class _ByNumpy(dict):
+    """NumPy dtype -> ember dtype; float16 enters on its first lookup (an array from NumPy, a
+    checkpoint's array)."""
+
+    def __missing__(self, key):
+        if key == _F16:
+            return self[float16.np]  # loads and registers it
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key == _F16 and self[key] is float16
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
+_F16 = np.dtype(np.float16)
+_FROM_NP = _ByNumpy({d.np: d for d in _ALL if d.name not in _LAZY})
 _NAMES = {d.name: d for d in _ALL}
 _NAMES.update(ALIASES)
 _NAMES["bool_"] = bool_
@@ -122,15 +143,24 @@ def _load_ml_dtypes():
     return ml_dtypes
 
 
-bf16_loaded = False  # set once bfloat16 is first used: ops then check for bfloat16 inputs
+# set once bfloat16 or float16 is first used: ops then check for such inputs, which compute
+# in float32 (autograd/_opmath.py); programs without them skip the check
+reduced_loaded = False
 
 
 def _load_bfloat16():
-    global bf16_loaded
+    global reduced_loaded
     npd = np.dtype(_load_ml_dtypes().bfloat16)
     _FROM_NP[npd] = bfloat16
-    bf16_loaded = True
+    reduced_loaded = True
     return npd
+
+
+def _load_float16():
+    global reduced_loaded
+    _FROM_NP[_F16] = float16
+    reduced_loaded = True
+    return _F16
 
 
 def of_numpy(np_dtype):

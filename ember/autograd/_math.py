@@ -100,6 +100,8 @@ class array_math:
         if not isinstance(g, np.ndarray):  # (a NumPy scalar; a meta placeholder stays one)
             g = np.asarray(g)
         if g.shape != shape:
+            if np.dtype(dtype).char in "eE" and g.dtype == np.float32:  # float16, bfloat16:
+                g = g.astype(dtype).astype(np.float32)  # torch rounds the gradient, then sums
             g = _sum_to(g, shape) if g.ndim >= len(shape) else np.broadcast_to(g, shape)
         if g.dtype != dtype:
             if g.dtype.kind == "c" and dtype.kind != "c":  # a real input's part of a complex grad

@@ -96,10 +96,8 @@ class Node:
         node._saved = ()
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         args = inputs
-        if _dtype.bf16_loaded:  # bfloat16 inputs: the op computes in float32 (torch's op math)
+        if _dtype.reduced_loaded:  # bfloat16, float16: computed in float32 (torch's op math)
             args = _opmath.widen(cls, inputs)
-            if args is not inputs:
-                kwargs = _opmath.rounded_kwargs(cls, kwargs)
         try:
             data = node.forward(*args, **kwargs)
         except (ValueError, IndexError) as error:
@@ -267,7 +265,7 @@ class Node:
         tuple: one gradient (or None) per input edge."""
         saved = self._saved
         versions = self._versions
-        if _dtype.bf16_loaded and not graph_mode and _opmath.bf16_grad(grad):
+        if _dtype.reduced_loaded and not graph_mode and _opmath.reduced_grad(grad):
             outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
         elif (grad.dtype.kind == "c" if type(grad) is _ndarray
               else _complex.is_complex_grad(grad)) and not self.complex_aware:

@@ -38,12 +38,18 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
+    low = input.dtype in (_dtype.float16, _dtype.bfloat16) and (
+        weight is None or weight.dtype == input.dtype)
+    x = api.to_dtype(input, _dtype.float32) if low else input  # torch: in float32 (eps
+    if low and weight is not None:  # float32's), the result rounded once
+        weight = api.to_dtype(weight, _dtype.float32)
     if eps is None:
-        eps = _dtype.finfo(input.dtype).eps
+        eps = _dtype.finfo(x.dtype).eps
     dims = tuple(range(input.dim() - len(shape), input.dim()))
-    scale = api.mean(api.pow(input, 2), dims, keepdim=True).add(eps).rsqrt()
-    out = api.mul(input, scale)
-    return out if weight is None else api.mul(out, weight)
+    scale = api.mean(api.pow(x, 2), dims, keepdim=True).add(eps).rsqrt()
+    out = api.mul(x, scale)
+    out = out if weight is None else api.mul(out, weight)
+    return api.to_dtype(out, input.dtype) if low else out
 
 
 def pdist(input, p=2):

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _creation, _dtype
 from ..ops import activation_ops as A
-from ..ops import api
+from ..ops import api, pointwise
 from ..ops import autocast as _autocast
 from ..ops import elementwise as E
 from ..ops import loss_ops as L
@@ -272,8 +272,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
         return _smoothed_cross_entropy(logp, target, weight, reduction, ignore_index,
                                        label_smoothing)
-    if input.ndim <= 2 and input._data.dtype.kind != "V":  # the fused single-node path (one
-        # pass forward and back); bfloat16 takes torch's two nodes, which round in between
+    if input.ndim <= 2 and input._data.dtype.char not in "eE":  # the fused single-node path
+        # (one pass forward and back); bfloat16 and float16 take torch's two nodes, which round
+        # in between
         return _nll(input, target, weight, reduction, ignore_index, from_logits=True)
     logp = A.LogSoftmaxBackward0.apply(input, 1 if input.ndim > 1 else 0)
     return _nll(logp, target, weight, reduction, ignore_index)
@@ -296,19 +297,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = api.mul(E.ExpBackward0.apply(target), api.sub(target, input))
     else:
-        loss = api.sub(_xlogx(target), api.mul(target, input))
+        product = api.mul(target, input)  # torch's ops, made in its order (its backward then
+        loss = api.sub(pointwise.xlogy(target, target), product)  # adds up in the same order)
     if reduction == "batchmean":
         total = api.sum(loss)
         return api.div(total, input.shape[0]) if input.ndim else total
     return _reduce(loss, reduction)
-
-
-def _xlogx(t):
-    """t log t, 0 where t == 0 (xlogy(t, t); nan for negative t, as torch)."""
-    zero = api.eq(t, 0)
-    safe = api.where(zero, _creation.ones_like(t), t)
-    with np.errstate(invalid="ignore"):
-        return api.where(zero, _creation.zeros_like(t), api.mul(t, E.LogBackward0.apply(safe)))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,

@@ -156,13 +156,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         matrices = [_cubic_matrix(n, o, f, bool(align_corners))
                     for n, o, f in zip(input.shape[2:], sizes, factors)]
         return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)
-    out = input
+    # torch's linear kernels compute float16 and bfloat16 in float32, rounding the result once
+    low = mode in _LINEAR and input.dtype in (ember.float16, ember.bfloat16)
+    out = api.to_dtype(input, ember.float32) if low else input
     for d, (n_out, factor) in enumerate(zip(sizes, factors)):
         if mode in _LINEAR:
             out = _linear(out, d + 2, n_out, factor, bool(align_corners))
         else:
             out = _nearest(out, d + 2, n_out, factor, mode == "nearest-exact")
-    return out
+    return api.to_dtype(out, input.dtype) if low else out
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

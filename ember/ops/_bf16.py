@@ -1,10 +1,12 @@
 """Where torch's CPU kernels for bfloat16 round more often than once: their steps, reproduced.
 
-Most bfloat16 ops compute in float32 and round the result once (ember/autograd/_opmath.py). A few
-of torch's kernels instead keep a bfloat16 value in between (a running sum held in bfloat16, a
-count cast to bfloat16, an approximate erf on the vectorized lanes); these functions take float32
-arrays holding bfloat16 values and return float32 arrays holding what torch's kernel stores, so
-that narrowing to bfloat16 afterwards is exact. They run only for bfloat16 inputs.
+Most bfloat16 (and float16) ops compute in float32 and round the result once
+(ember/autograd/_opmath.py). A few of torch's kernels instead keep a bfloat16 value in between
+(a running sum held in bfloat16, a count cast to bfloat16, an approximate erf on the vectorized
+lanes); these functions take float32 arrays holding bfloat16 values and return float32 arrays
+holding what torch's kernel stores, so that narrowing to bfloat16 afterwards is exact. They run
+for bfloat16 inputs, and for float16 ones where torch's Half kernel takes the same steps
+(measured); they round to the dtype of the op computing now (``_opmath.low_dtype()``).
 """
 import numpy as np
 
@@ -20,9 +22,10 @@ def _needs(node, i):
     return node.next_functions[i][0] is not None
 
 
-def rounded(x):
-    """``x`` (float32) rounded to bfloat16 and back: a value as a bfloat16 variable holds it."""
-    return np.asarray(x, _F32).astype(_opmath._bf16_dtype()).astype(_F32)
+def rounded(x, low=None):
+    """``x`` (float32) rounded to the low dtype (``low``, else the computing op's bfloat16 or
+    float16) and back: a value as a variable of that dtype holds it."""
+    return np.asarray(x, _F32).astype(low or _opmath.low_dtype()).astype(_F32)
 
 
 def _ceil_log2(n):
@@ -98,10 +101,10 @@ def nll_grad_entries(g, weights, total_weight, kept):
 
 
 def steps(fn, *arrays):
-    """``fn`` on ``arrays`` (float32 holding bfloat16 values) in bfloat16: each NumPy step
-    rounds, as a kernel written in torch's bfloat16 scalar type."""
-    bf16 = _opmath._bf16_dtype()
-    return fn(*[np.asarray(a, _F32).astype(bf16) for a in arrays]).astype(_F32)
+    """``fn`` on ``arrays`` (float32 holding low-dtype values) in the low dtype: each NumPy step
+    rounds, as a kernel written in torch's bfloat16 or Half scalar type."""
+    low = _opmath.low_dtype()
+    return fn(*[np.asarray(a, _F32).astype(low) for a in arrays]).astype(_F32)
 
 
 def clipped_difference(x, y, delta):
@@ -292,11 +295,10 @@ def _merge_lanes(tail, count_add, m1_lanes, m2_lanes, n_total):
     return m1, m2 / _F32(n_total)
 
 
-def linspace(start, end, steps):
+def linspace(start, end, steps, bf16):
     """torch's bfloat16 linspace: start, end and step = (end - start) / (steps - 1) held in
-    bfloat16, the first half start + step i and the rest end - step (steps - 1 - i), each
-    operation rounded (an integer is cast to bfloat16 first)."""
-    bf16 = _opmath._bf16_dtype()
+    bfloat16 (``bf16``), the first half start + step i and the rest end - step (steps - 1 - i),
+    each operation rounded (an integer is cast to bfloat16 first)."""
 
     def b(value):
         return np.asarray(value, _F32).astype(bf16)
@@ -309,10 +311,10 @@ def linspace(start, end, steps):
     return np.where(index < half, first + step * b(index), last - step * b(steps - index - 1))
 
 
-def arange(start, step, count):
-    """torch's bfloat16 arange: start + step i in float32, rounded; where a 16-value vector
-    step starts (32 values at a time, per 32768-value part), the later values are the rounded
-    start value plus k step in float32, rounded again."""
+def arange(start, step, count, bf16):
+    """torch's bfloat16 arange (``bf16``): start + step i in float32, rounded; where a 16-value
+    vector step starts (32 values at a time, per 32768-value part), the later values are the
+    rounded start value plus k step in float32, rounded again."""
     start, step = _F32(start), _F32(step)
     index = np.arange(count)
     values = start + step * index.astype(_F32)
@@ -320,9 +322,9 @@ def arange(start, step, count):
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         vector = np.arange(lo, lo + (hi - lo) // 32 * 32)
         lane = (vector - lo) % 16
-        base = rounded(values[vector - lane])
+        base = rounded(values[vector - lane], bf16)
         values[vector] = base + lane.astype(_F32) * step
-    return values.astype(_opmath._bf16_dtype())
+    return values.astype(bf16)
 
 
 def softmax_inner(x, dim):
@@ -361,12 +363,13 @@ def _softmax_vector_positions(shape, dim):
     return np.broadcast_to(shaped, shape)
 
 
-def product(x, dims):
+def product(x, dims, contiguous=True):
     """torch's bfloat16 prod over ``dims`` of float32 ``x``: a running product rounded at
-    each step; a reduction over the last dims of 64 values or more first runs 4 vectors of 16
-    lanes over each 64-value block (lane products rounded), folds them (0 * 1, 2 * 3, then
-    those two), multiplies the 16 lanes in order, then the rest of the row one by one."""
-    inner = dims == tuple(range(x.ndim - len(dims), x.ndim))
+    each step; a reduction over the last dims of 64 values or more (of a ``contiguous`` input)
+    first runs 4 vectors of 16 lanes over each 64-value block (lane products rounded), folds
+    them (0 * 1, 2 * 3, then those two), multiplies the 16 lanes in order, then the rest of the
+    row one by one."""
+    inner = contiguous and dims == tuple(range(x.ndim - len(dims), x.ndim))
     rows = np.moveaxis(x, dims, tuple(range(x.ndim - len(dims), x.ndim)))
     rows = rows.reshape(rows.shape[:x.ndim - len(dims)] + (-1,))
     n = rows.shape[-1]

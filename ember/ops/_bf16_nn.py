@@ -3,6 +3,8 @@ forward and backward, group norm's backward, the slow (im2col) convolution's bac
 
 Like ``_bf16_grad``'s formulas these take float32 arrays holding bfloat16 values and round where
 torch's kernels store a bfloat16 value; the backwards are registered in ``_opmath.FORMULAS``.
+The convolution and group norm backwards serve float16 too (torch's Half kernels take the same
+steps, measured); batch norm's float16 training takes the float kernel (normalization.py).
 """
 import numpy as np
 
@@ -52,7 +54,8 @@ def batch_norm_train(node, x, weight, bias):
     running statistics updated in bfloat16 steps with the momentum as a bfloat16 value."""
     running = [t for t in node.running if t is not None]
     if not node.training or any(t._data.dtype.kind != "V" for t in running) or any(
-            p is not None and _opmath.source(p) is None for p in (weight, bias)):
+            p is not None and _opmath.source(p) is None for p in (weight, bias)) or \
+            node.half:  # (float16, a strided input: torch's other kernels, ``half``)
         return None
     data, shape = x._data, node.affine_shape
     count = data.size // data.shape[1]
@@ -62,7 +65,7 @@ def batch_norm_train(node, x, weight, bias):
     with np.errstate(divide="ignore", invalid="ignore"):  # bfloat16 divisions by counts
         invstd = r(_F32(1) / np.sqrt(r(squares / _F32(count)) + _F32(node.eps)))
         _update_running(node, mean, r(squares / _F32(count - 1)))
-    node.bf16_stats = (mean.reshape(shape), invstd.reshape(shape))
+    node.low_stats = (mean.reshape(shape), invstd.reshape(shape))
     alpha = invstd if weight is None else invstd * weight._data
     beta = -mean * alpha if bias is None else bias._data - mean * alpha
     return data * alpha.reshape(shape) + beta.reshape(shape)
@@ -86,9 +89,11 @@ def batch_norm(node, g, x, weight):
     """torch's bfloat16 batch-norm backward (training): with s = sum g and d = sum (x - mean) g
     per channel (float32), dx = (g - s / N - (x - mean) d invstd^2 / N) invstd w,
     dw = d invstd, db = s."""
-    stats = node.__dict__.get("bf16_stats")
+    stats = node.__dict__.get("low_stats")
     if stats is None:
         return None
+    if node.__dict__.get("half") == "steps":
+        return _batch_norm_steps(node, g, x, weight, *stats)
     mean, invstd = stats
     count = g.size // g.shape[1]
     total = g.sum(node.axes, keepdims=True)
@@ -100,6 +105,28 @@ def batch_norm(node, g, x, weight):
         dx = ((g - total / _F32(count)) - (x - mean) * k) * scale
     if len(node.next_functions) > 1 and _needs(node, 1):
         dw = (dot * invstd).reshape(-1)
+    if len(node.next_functions) > 2 and _needs(node, 2):
+        db = total.reshape(-1)
+    return dx, dw, db
+
+
+def _batch_norm_steps(node, g, x, weight, mean, invstd):
+    """torch's strided float16 batch-norm backward (its element-wise kernel): each Half op
+    rounded, the channel sums in float32 (unrounded): d = sum (x - mean) g, k = d invstd
+    invstd / N, dx = ((g - (sum g) / N) - (x - mean) k) invstd w; dw = d invstd, db = sum g
+    (measured)."""
+    count = _F32(g.size // g.shape[1])
+    centered = r(x - mean)
+    dot = r(centered * g).sum(node.axes, keepdims=True, dtype=_F32)  # (float32)
+    total = g.sum(node.axes, keepdims=True, dtype=_F32)
+    dx = dw = db = None
+    if _needs(node, 0):
+        k = r(r(r(r(dot) * invstd) * invstd) / count)
+        dx = r(r(r(g - r(total / count)) - r(centered * k)) * invstd)
+        if weight is not None:
+            dx = r(dx * weight.reshape(node.affine_shape))
+    if len(node.next_functions) > 1 and _needs(node, 1):
+        dw = r(dot * invstd).reshape(-1)
     if len(node.next_functions) > 2 and _needs(node, 2):
         db = total.reshape(-1)
     return dx, dw, db
@@ -132,6 +159,12 @@ def convolution(node, g, x, w):
     if geom.one_d:
         dx, dw = (None if a is None else a[:, :, 0, :] for a in (dx, dw))
     return dx, dw, db
+
+
+def conv_columns_folded(x, w, out_shape, geom):
+    """A transposed convolution's output as torch's slow float16 kernel forms it: the
+    columns W^T x rounded, folded in rounded additions (the input gradient's steps)."""
+    return _conv_input_grad(x, w, out_shape, geom)
 
 
 def _conv_windows(x, kernel, out, geom):

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _parallel
-from ._bf16 import _F32, _fma, thread_chunks
+from ._bf16 import _F32, _fma, rounded, thread_chunks
 
 _STEP = 32  # bfloat16 values one vectorized step of cpu_kernel_vec handles (2 x 16, AVX2)
 _GRAIN = 32768  # torch's internal GRAIN_SIZE: below it an element-wise kernel runs on one part
@@ -36,6 +36,20 @@ def vector_lanes(source, grain=_GRAIN, any_order=True):
         width = source.shape[-1]
         return np.broadcast_to(np.arange(width) < width // _STEP * _STEP, source.shape)
     return np.zeros(source.shape, bool)
+
+
+def scaled_sum(x, y, alpha, source, sign=1):
+    """x + sign alpha y as torch's bfloat16/float16 add and sub with alpha (already rounded to
+    the low dtype): in float32, rounded once, where a vector lane reaches (``source``: the
+    low-dtype operand's layout); on the scalar tail in the low dtype's arithmetic, alpha y
+    rounded first."""
+    term = y * _F32(alpha)
+    once = x + term if sign > 0 else x - term
+    lanes = vector_lanes(source, any_order=False)
+    if lanes.all():
+        return once
+    term = rounded(term)
+    return np.where(lanes, once, x + term if sign > 0 else x - term)
 
 
 def gelu_lanes(source):

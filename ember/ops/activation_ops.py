@@ -383,7 +383,7 @@ class HardswishBackward0(Node):
         # torch: 0 for x <= -3, the slope for -3 < x < 3, g otherwise (x >= 3 and NaN)
         low = _mask(m, x, lambda v: v <= -3)
         middle_part = _mask(m, x, lambda v: (v > -3) & (v < 3))
-        middle = g * (m.keep(middle_part, x) * (1.0 / 3) + 0.5)  # no inf * 0 in graphs
+        middle = g * (m.keep(middle_part, x) / 3 + 0.5)  # (torch's x / 3; no inf * 0 in graphs)
         return (m.keep(~low, m.where(middle_part, middle, g)),)
 
 
@@ -526,7 +526,7 @@ class SoftmaxBackward0(Node):
         self.dim = dim
         if x.ndim == 0:
             return np.ones_like(x)
-        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None:  # an inner dim
+        if dim % x.ndim != x.ndim - 1 and _opmath.source(a) is not None and x.size:  # inner
             return _bf16.softmax_inner(x, dim % x.ndim)  # torch's bfloat16 kernel rounds exp
         return _rowwise(_softmax_np, dim, x)
 

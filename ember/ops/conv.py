@@ -8,9 +8,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _memory_format, _meta
+from ..autograd import _opmath
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import Node
-from . import _workspace
+from . import _bf16_nn, _workspace
 from .normalization import _channel_total
 
 
@@ -320,7 +321,11 @@ class ConvolutionBackward0(Node):
                 return conv_grad_input(x._data, w._data, out_shape, geom)
             return conv_forward(x._data, w._data, geom)
         if transposed:
-            y = conv_grad_input(x._data, w._data, out_shape, geom)
+            if _opmath.source(x) == np.float16 and geom.groups == 1 and not geom.lifted and \
+                    not geom.one_d:  # torch's slow kernel: Half columns, folded in Half adds
+                y = _bf16_nn.conv_columns_folded(x._data, w._data, out_shape, geom)
+            else:
+                y = conv_grad_input(x._data, w._data, out_shape, geom)
             if bias is not None:
                 y += bias.reshape((-1,) + (1,) * (y.ndim - 2))
         elif w.requires_grad and _grad_state.enabled and not geom.lifted:

@@ -7,7 +7,7 @@ from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
-from . import _bf16_grad, _parallel
+from . import _bf16_grad, _bf16_vec, _parallel
 
 _SCALARS = (int, float, bool, complex)
 
@@ -70,11 +70,26 @@ class AddBackward0(Node):
 
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
-        self.alpha = alpha
-        return x + y if alpha == 1 else x + alpha * y
+        self.alpha = alpha  # the backward's: torch multiplies by it as given (float32)
+        if alpha == 1:
+            return x + y
+        return _scaled_sum(x, y, alpha, a, b, 1)
 
     def backward(self, m, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def _scaled_sum(x, y, alpha, a, b, sign):
+    """x + sign alpha y for add/sub/rsub: alpha fed as torch feeds it (rounded to a low result
+    dtype); same-shape contiguous low-dtype operands take torch's vector lanes and scalar
+    tail."""
+    fed = _opmath.fed_scalar(alpha, a, b)
+    if fed is not alpha and isinstance(b, Tensor) and x.shape == y.shape:
+        source, other = _opmath.source_array(a), _opmath.source_array(b)
+        if source is not None and other is not None and source.flags.c_contiguous and \
+                other.flags.c_contiguous:
+            return _bf16_vec.scaled_sum(x, y, fed, source, sign)
+    return x + fed * y if sign > 0 else x - fed * y
 
 
 class SubBackward0(Node):
@@ -86,7 +101,7 @@ class SubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return x - y if alpha == 1 else x - alpha * y
+        return x - y if alpha == 1 else _scaled_sum(x, y, alpha, a, b, -1)
 
     def backward(self, m, g):
         if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
@@ -102,7 +117,7 @@ class RsubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return y - x if alpha == 1 else y - alpha * x
+        return y - x if alpha == 1 else _scaled_sum(y, x, alpha, b, a, -1)
 
     def backward(self, m, g):
         return (-g if self.alpha == 1 else g * -self.alpha), g
@@ -226,50 +241,21 @@ class PowBackward0(Node):
         _check_integer_power(x, y)
         if x.dtype.kind == "b" and type(y) is bool:  # bool ** bool stays bool, as torch
             return x.copy() if y else np.ones_like(x)
-        if _opmath.source(a) is not None and type(e) is not bool:  # torch's bfloat16 kernel
-            return _bf16_grad.power(x, e)
-        return _scalar_power(x, e, y)
+        if type(e) is not bool:
+            if _opmath.source(a) is not None:  # torch's bfloat16 or float16 kernel
+                return _bf16_grad.power(x, e)
+            if x.dtype.kind == "f":  # 2, 3, -2, ... by products and roots, as torch's kernel
+                return _bf16_grad.scalar_power(x, e)
+        return np.power(x, y)
 
     def backward(self, m, g, a, e):
         if e == 0:
             return (m.zeros_like(g),)
-        if type(a) is np.ndarray:  # torch's grad * (e * a.pow(e - 1)), with pow's own kernel
-            return (g * (e * _scalar_power(a, e - 1)),)
+        if type(a) is np.ndarray and a.dtype.kind == "f":  # torch's grad * (e * a.pow(e - 1)),
+            return (g * (e * _bf16_grad.scalar_power(a, e - 1)),)  # with pow's own kernel
         return (g * (e * a ** (e - 1)),)
 
 
-def _scalar_power(x, e, y=None):
-    """x ** e for a number e as torch's pow kernel: 2, 3, -2, 0.5, -0.5 and -1 by products,
-    square roots and reciprocals (float16 in float32, rounded once); the rest NumPy's pow of
-    ``y`` (e as an operand, when given)."""
-    if x.dtype.kind == "f" and type(e) is not bool and e in _POWERS_BY_PRODUCTS and not (
-            e == -0.5 and x.dtype == np.float16):  # (torch's float16 -0.5: a pow)
-        return _power_by_products(x, e)
-    return np.power(x, e if y is None else y)
-
-
-def _power_by_products(x, e):
-    """x ** e for the exponents torch's kernel computes by products and roots (3: x*x*x, -2:
-    1/(x*x), -0.5: 1/sqrt(x), ...): its bits, and ~100x faster than NumPy's pow (5.8 ms against
-    0.03 ms on 131k float32); float16 in float32, rounded once, as torch."""
-    w = x.astype(np.float32) if x.dtype == np.float16 else x
-    with np.errstate(invalid="ignore", divide="ignore"):  # torch: NaN / inf, no warning
-        if e == 2:
-            out = w * w
-        elif e == 3:
-            out = w * w * w
-        elif e == -2:
-            out = np.reciprocal(w * w)
-        elif e == -1:
-            out = np.reciprocal(w)
-        elif e == 0.5:
-            out = np.sqrt(w)
-        else:
-            out = np.reciprocal(np.sqrt(w))
-    return out.astype(x.dtype, copy=False)
-
-
-_POWERS_BY_PRODUCTS = (2, 3, -2, -1, 0.5, -0.5)
 
 
 def _check_integer_exponent(np_dtype, e):
@@ -333,7 +319,7 @@ class PowBackward2(Node):
     saves_output = True
 
     def forward(self, s, b):
-        y, x = _operands(b, s)
+        y, x = _operands(b, _opmath.fed_scalar(s, b))  # the backward's log reads s as given
         self.save(s)
         _check_integer_power(x, y, tensors=True)
         return _power(x, y)

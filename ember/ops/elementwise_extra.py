@@ -157,6 +157,8 @@ class LogitBackward0(Node):
         self.save(a)
         self.eps = eps
         z = x if eps is None else np.clip(x, eps, 1 - eps)
+        if _opmath.source(a) is not None:  # torch's low-dtype kernel: each op rounded
+            return _bf16.steps(lambda z: np.log(z / (1 - z)), z)
         return np.log(z / (1 - z))
 
     def backward(self, m, g, x):
@@ -279,8 +281,8 @@ def _xlogy(x, y):
 
 
 def _xlogy_forward(self, a, b):
-    if _opmath.source(a) is not None or _opmath.source(b) is not None:
-        self.compute = _xlogy_bf16  # torch's bfloat16 kernel rounds log(y) before the product
+    if _opmath.result_source(a, b) is not None:
+        self.compute = _xlogy_bf16  # torch's low-dtype kernel rounds log(y) before the product
     return _Binary.forward(self, a, b)
 
 
@@ -384,7 +386,10 @@ class LdexpBackward0(Node):
         if "c" in (x.dtype.kind, exponent.dtype.kind):  # complex: the product, promoted
             x = x.astype(_dtype._np_promote(x.dtype, exponent.dtype), copy=False)
         compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
-        scale = np.exp2(exponent).astype(compute)
+        scale = np.exp2(exponent)
+        if _opmath.source(b) is not None:  # (widened: 2^b rounded to b's own dtype)
+            scale = _bf16.rounded(scale, _opmath.source(b))
+        scale = scale.astype(compute)
         return np.multiply(x.astype(compute), scale).astype(x.dtype, copy=False)
 
 

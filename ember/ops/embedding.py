@@ -90,7 +90,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     dv = P^T g, dP = g v^T, dS = P * (dP - rowsum(dP * P)), dq = dS k * scale, dk = dS^T q * scale.
     """
 
-    bf16_computes = True  # bfloat16 inputs: computed in float32 (_opmath)
+    reduced_computes = True  # bfloat16, float16 inputs: computed in float32 (_opmath)
     follows_query = True  # the output laid out as the query (the math path's is contiguous)
 
     def forward(self, q, k, v, bias, scale, keep):

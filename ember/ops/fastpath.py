@@ -99,7 +99,8 @@ def _binary(cls, ufunc, saves, general):
                 and not _graph._anomaly_mode and _graph._dual is None:
             data, other = a._data, b._data
             dt = data.dtype
-            if other.dtype is not dt or dt.kind != "f" or data.shape != other.shape:
+            if other.dtype is not dt or dt.char not in "fd" or data.shape != other.shape:
+                # (float16 computes in float32, on the general path)
                 return general(a, b)
             rb, saved = b._requires_grad, ((a, b) if saves else ())
         else:
@@ -147,7 +148,7 @@ def unary_function(cls, general=_none):
         if type(input) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
             return general(input)
         data = input._data
-        if data.dtype.kind != "f":
+        if data.dtype.char not in "fd":  # float16 computes in float32 (the general path)
             return general(input)
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         data = ufunc(data)

@@ -401,6 +401,8 @@ class ScatterBackward1(ScatterBackward0):
 class ScatterAddBackward0(ScatterBackward0):
     """out = a with src added at index along dim;  da = g, dsrc = g gathered at index."""
 
+    reduced_computes = True  # torch adds bfloat16 and float16 in float32, rounding once
+
     def forward(self, a, src, dim, index):
         return super().forward(a, src, dim, index, reduce="add")
 

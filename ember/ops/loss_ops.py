@@ -42,7 +42,7 @@ class _Pointwise(Node):
         self.save(input, target)
         self.reduction, self.params = reduction, params
         self.count = int(np.prod(np.broadcast_shapes(x.shape, y.shape)))
-        if self.bf16_norm and _opmath.source(input) is not None:  # torch's bfloat16 steps
+        if self.bf16_norm and _opmath.source(input) is not None and self.count:  # its steps
             self.bf16 = True
             return reduce_array(self.bf16_loss(x, y, **params), reduction)
         return reduce_array(self.loss(x, y, **params), reduction)
@@ -175,8 +175,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         self.save(input, target)
         self.weight, self.pos_weight = weight, pos_weight
         self.reduction, self.count = reduction, max(x.size, 1)
-        self.bf16 = _opmath.source(input) is not None and _opmath.source(target) is not None \
-            and all(t is None or t._data.dtype.kind == "V" for t in (weight, pos_weight))
+        low = _opmath.source(input)
+        self.bf16 = low is not None and _opmath.source(target) == low \
+            and all(t is None or t._data.dtype == low for t in (weight, pos_weight))
         if self.bf16:  # torch composes it of bfloat16 ops
             loss = _bf16_grad.bce_with_logits_loss(x, y, weight, pos_weight)
             return reduce_array(loss, reduction)

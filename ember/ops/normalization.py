@@ -153,6 +153,13 @@ class _Normalize(Node):
         return _update(m, operator.mul, out, invstd, out)
 
 
+def _strided(x):
+    """Whether ``x`` is neither contiguous nor channels-last (torch's batch norm then runs its
+    element-wise kernel)."""
+    return not x.flags.c_contiguous and not (
+        x.ndim == 4 and x.transpose(0, 2, 3, 1).flags.c_contiguous)
+
+
 class NativeBatchNormBackward0(_Normalize):
     """Batch norm over (N, C, *): statistics per channel; running stats updated in training.
 
@@ -177,14 +184,22 @@ class NativeBatchNormBackward0(_Normalize):
             return (xs - mean) * invstd, invstd.astype(xs.dtype)
         centered, invstd, mean, var = _moments(array_math, xs, self.axes, self.eps,
                                                _channel_total)
+        if self.half:  # float16: torch normalizes (and takes its backward) with the mean and
+            # 1/std rounded to float16, its saved stats; the running mean takes the float32 one
+            self.low_stats = (_bf16.rounded(mean), _bf16.rounded(invstd))
+            centered, invstd = xs - self.low_stats[0], self.low_stats[1]
         count = xs.size // xs.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):
             unbiased = var * (count / (count - 1))
         for buf, new in ((running_mean, mean), (running_var, unbiased)):
             if buf is not None:  # torch: running = (1 - momentum) * running + momentum * new
                 data = buf._data
-                data *= 1 - self.momentum
-                data += (self.momentum * new.reshape(-1)).astype(data.dtype)
+                if data.dtype == np.float16:  # computed in float32, rounded once
+                    data[...] = data.astype(np.float32) * np.float32(1 - self.momentum) + \
+                        np.float32(self.momentum) * new.reshape(-1)
+                else:
+                    data *= 1 - self.momentum
+                    data += (self.momentum * new.reshape(-1)).astype(data.dtype)
                 buf._vc[0] += 1
         self.running = None
         return centered, invstd
@@ -192,6 +207,11 @@ class NativeBatchNormBackward0(_Normalize):
     def affine(self, xhat, w, b):
         if not self.training:
             return _affine(xhat, w, b)
+        if self.half == "steps":  # torch's strided float16 kernel: Half ops, each rounded
+            r = _bf16.rounded
+            y = r(r(xhat) * self.invstd)
+            y = y if w is None else r(y * w)
+            return y if b is None else r(y + b)
         return _affine(xhat, self.invstd if w is None else self.invstd * w, b)  # xhat: x - mean
 
     def recompute(self, m, x):
@@ -200,6 +220,11 @@ class NativeBatchNormBackward0(_Normalize):
         return m.reshape(x, self.x_shape) * self.invstd - self.shift, self.invstd
 
     def forward(self, x, weight, bias, eps, **options):
+        low, training = _opmath.source(x), options.get("training", True)
+        # float16 in training: torch's Half kernel (True), or its element-wise one for a strided
+        # input ("steps", also bfloat16's)
+        self.half = training and low is not None and (
+            "steps" if _strided(_opmath.source_array(x)) else low == np.float16)
         if _opmath.source(x) is not None:  # bfloat16 training: torch's kernel steps
             self.prepare(x, weight, eps, options)
             out = _bf16_nn.batch_norm_train(self, x, weight, bias)
@@ -266,7 +291,7 @@ class NativeLayerNormBackward0(_Normalize):
         return super().input_grad(m, gxhat, xhat, invstd, means)
 
     def forward(self, x, weight, bias, eps, **options):
-        if _opmath.source(x) is None:
+        if _opmath.source(x) is None or not x._data.size:  # (empty: nothing rounds)
             return super().forward(x, weight, bias, eps, **options)
         self.prepare(x, weight, eps, options)  # bfloat16: torch's kernel steps only
         # no float32 parameter: bfloat16 statistics

@@ -125,8 +125,8 @@ class ProdBackward1(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         if x.dtype.kind in "bui":
             x = x.astype(np.int64)
-        if dtype is None and _opmath.source(a) is not None:  # torch multiplies in bfloat16
-            out = _bf16.product(x, self.dims)
+        if dtype is None and _opmath.source(a) is not None and x.size:  # torch's low-dtype steps
+            out = _bf16.product(x, self.dims, _opmath.source_array(a).flags.c_contiguous)
             return out.reshape(_kept_shape(x.shape, self.dims)) if keepdim else out
         return np.prod(x, axis=self.dims, keepdims=keepdim)
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtype
+from ..autograd import _opmath
 from ..autograd.graph import Node
 from .elementwise_extra import _logaddexp
 from .shape import _dim
@@ -21,6 +22,9 @@ class CumsumBackward0(Node):
 
     def forward(self, a, dim, dtype=None):
         x, self.dim = _prepare(a, dim, dtype)
+        # a float16 or bfloat16 input summed in a wider dtype: torch's backward casts the
+        # gradient to the input's dtype first
+        self.low = _opmath.source(a) if dtype is not None else None
         if x.dtype == np.float16 and x.ndim:  # torch accumulates float16 in float32
             return np.cumsum(x, axis=self.dim, dtype=np.float32).astype(x.dtype)
         return np.cumsum(x, axis=self.dim) if x.ndim else x.copy()
@@ -28,6 +32,8 @@ class CumsumBackward0(Node):
     def backward(self, m, g):
         if not g.ndim:
             return (g,)
+        if self.low is not None and not m.is_graph:
+            g = g.astype(self.low).astype(np.float32)
         return (_reverse_cumsum(m, g, self.dim),)
 
 

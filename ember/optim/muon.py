@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from ..ops._bf16 import rounded
 from . import _common, _flat
 from .optimizer import Optimizer
@@ -18,7 +19,7 @@ DEFAULT_NS_STEPS = 5
 def _bf16(x):
     """x (float32) as a bfloat16 tensor holds it: torch's NS iteration rounds every result
     (ml_dtypes, the bf16 extra, loads on the first call)."""
-    return rounded(x)
+    return rounded(x, _dtype.bfloat16.np)
 
 
 def _orthogonalised(update, ns_coefficients, ns_steps, eps):

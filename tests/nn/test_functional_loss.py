@@ -134,6 +134,18 @@ def test_kl_div_zero_target_contributes_zero():
     np.testing.assert_allclose(e.item(), t.item(), rtol=1e-12)
 
 
+def test_kl_div_target_gradient_at_a_zero_target_is_torchs_nan():
+    """torch composes t log t as xlogy(t, t): its gradient t / t is NaN at t = 0."""
+    grads = []
+    for lib in (torch, ember):
+        x = lib.tensor([[-1.0, -2.0, -0.5]], requires_grad=True)
+        t = lib.tensor([[0.0, 0.3, 0.7]], requires_grad=True)
+        loss = lib.nn.functional.kl_div(x, t, reduction="sum")
+        grads.append([g.numpy() for g in lib.autograd.grad(loss, (x, t))])
+    for e, t in zip(grads[1], grads[0]):
+        np.testing.assert_array_equal(e, t)
+
+
 class _nothing:
     def __enter__(self):
         return self

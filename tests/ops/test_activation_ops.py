@@ -154,3 +154,16 @@ def test_second_derivative_at_the_kink_as_torch(name):
         second = lib.autograd.grad(g.sum(), [x, w], allow_unused=True)
         results.append([g.tolist()] + [None if s is None else s.tolist() for s in second])
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardswish_gradient_bit_exact(dtype):
+    """torch's slope is g * (x / 3 + 0.5): x * (1/3) rounds differently."""
+    x = (np.random.RandomState(0).randn(4000) * 2).astype(dtype)
+    g = np.random.RandomState(1).randn(4000).astype(dtype)
+    grads = []
+    for lib in (torch, ember):
+        a = lib.tensor(x).requires_grad_()
+        (grad,) = lib.autograd.grad(lib.nn.functional.hardswish(a), a, lib.tensor(g))
+        grads.append(grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])

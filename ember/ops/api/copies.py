@@ -115,7 +115,8 @@ def _inplace_binary(name, op):
     def method(self, other, *, alpha=1, **kwargs):
         if name == "sub" and (_is_bool(self) or _is_bool(other)):
             _no_bool_sub(self, other)
-        if not needs_graph(self, other) and not kwargs and _graph._observer is None:
+        if not needs_graph(self, other) and not kwargs and _graph._observer is None and \
+                self._data.dtype.char not in "eE":  # (float16, bfloat16: the node's op math)
             if name == "div" and self._data.dtype.kind != "f":
                 raise RuntimeError("result type Float can't be cast to the desired output type "
                                    f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
