@@ -51,6 +51,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def svdvals(A):
     """The singular values of A (batched), in descending order."""
+    X.refuse_low_precision(A._data, "linalg.svdvals")
     return X.LinalgSvdBackward0.apply(A)
 
 
@@ -75,6 +76,9 @@ def _matrix_dims(A, dim, ord=None):
 def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 1, -1, inf, -inf, 2 or -2 norm of the matrices over dims ``dim``."""
     X.check_float(input._data, "linalg.matrix_norm", "fV")  # (V: bfloat16, computed as torch)
+    if ord in ("nuc", 2, -2) and input._data.dtype.itemsize == 2:  # float16, bfloat16
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{_dtype.of_numpy(input._data.dtype).scalar_name}")
     A = _cast(input, dtype, "linalg.matrix_norm")
     d0, d1 = _matrix_dims(A, dim, ord)
     if ord == "fro":
@@ -118,16 +122,19 @@ def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 def inv(A):
     """The inverse of each square matrix; raises LinAlgError where one is singular."""
+    X.refuse_low_precision(A._data, "linalg.inv")
     return X.LinalgInvExBackward0.apply(A)
 
 
 def solve(A, B, *, left=True):
     """X with A X = B (or X A = B when not ``left``); B may be a vector or a batch of them."""
+    X.refuse_low_precision(A._data, "linalg.solve")
     return X.LinalgSolveExBackward0.apply(A, B, left=left)
 
 
 def det(A):
     """The determinant of each square matrix."""
+    X.refuse_low_precision(A._data, "linalg.det")
     return X.LinalgDetBackward0.apply(A)
 
 
@@ -136,12 +143,38 @@ for _name in ("vector_norm", "matrix_norm", "norm", "inv", "solve", "det", "svdv
     globals()[_name] = with_out(globals()[_name], "linalg." + _name)
 
 
+def tensorinv(A, ind=2):
+    """The inverse of A under tensordot over ``ind`` dims: A read as a square matrix
+    (the first ``ind`` dims against the rest), inverted, read back with the dims swapped."""
+    if type(ind) is not int or ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return api.reshape(inv(api.reshape(A, (rows, cols))), tuple(A.shape[ind:] + A.shape[:ind]))
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.ndim) == B: ``dims`` of A moved to the end first; A read as a
+    matrix (B's elements against the rest), solved against B flattened."""
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = api.permute(A, *[d for d in range(A.ndim) if d not in moved], *moved)
+    rows, cols = math.prod(A.shape[:B.ndim]), math.prod(A.shape[B.ndim:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    x = solve(api.reshape(A, (rows, cols)), api.reshape(B, (rows,)))
+    return api.reshape(x, tuple(A.shape[B.ndim:]))
+
+
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (the inputs broadcast)."""
     return _composites.cross(input, other, dim=dim)
 
 
-__all__ += ["cross"]
+__all__ += ["cross", "tensorinv", "tensorsolve"]
 
 
 # ------------------------------------------------------------------ decompositions (issue 14)
@@ -156,6 +189,7 @@ Slogdet = D.returns("linalg_slogdet", ("sign", "logabsdet"))
 def cholesky(input, *, upper=False):
     """L (lower, input = L L^T) or U (``upper``, input = U^T U) of symmetric positive-definite
     input, read from its lower (upper) triangle; raises LinAlgError where it is not."""
+    X.refuse_low_precision(input._data, "linalg.cholesky")
     return D.LinalgCholeskyExBackward0.apply(input, upper=upper)
 
 
@@ -286,6 +320,7 @@ def _torch_slogdet(input):
 
 def logdet(input):
     """log det of each square matrix: NaN where det < 0, -inf where det == 0."""
+    X.refuse_low_precision(input._data, "logdet")
     return D.LogdetBackward0.apply(input)
 
 

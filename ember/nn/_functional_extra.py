@@ -10,6 +10,7 @@ from ember._tensor import Size as ember_size
 from ember._tensor import Tensor
 from ember.ops import api
 from ember.ops.counting import triu_indices
+from ember.ops.linalg_extra import refuse_low_precision
 from ember.ops.order_stats import cdist
 from ember.random import _gen
 
@@ -54,6 +55,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def pdist(input, p=2):
     """Distances between every pair of rows i < j of a 2-D input, in row-major pair order."""
+    refuse_low_precision(input._data, "pdist")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:

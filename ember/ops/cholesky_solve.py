@@ -6,7 +6,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .linalg_extra import check_float
+from .linalg_extra import check_float, refuse_low_precision
 
 
 def _factor_matrix(factor, upper):
@@ -87,4 +87,5 @@ def cholesky_solve(input, input2, upper=False):
 
 def cholesky_inverse(input, upper=False):
     """The inverse of L L^H (U^H U when ``upper``) from the factor ``input``."""
+    refuse_low_precision(input._data, "cholesky_inverse")
     return CholeskyInverseBackward0.apply(input, upper=upper)

@@ -21,9 +21,44 @@ def lapack_svd(x, **kwargs):
     return np.linalg.svd(x, **kwargs)
 
 
+# torch's refusals of float16 and bfloat16 input, by the op's name: its LAPACK kernel is not
+# built for them ("kernel"), or the op checks the precision first ("low"), or ("types")
+_LOW_PRECISION = {
+    **dict.fromkeys(("linalg.det", "linalg.solve", "linalg.solve_ex", "linalg.lu",
+                     "linalg.lu_factor", "linalg.lu_factor_ex"), ("kernel", "lu_cpu")),
+    **dict.fromkeys(("linalg.inv", "linalg.inv_ex", "linalg.slogdet", "logdet"), ("low",)),
+    **dict.fromkeys(("linalg.svd", "linalg.svdvals"), ("kernel", "linalg_svd_cpu")),
+    **dict.fromkeys(("linalg.eigh", "linalg.eigvalsh"), ("kernel", "linalg_eigh_cpu")),
+    **dict.fromkeys(("linalg.cholesky", "linalg.cholesky_ex", "cholesky"),
+                    ("kernel", "cholesky_cpu")),
+    "linalg.qr": ("kernel", "geqrf_cpu"),
+    "linalg.solve_triangular": ("kernel", "triangular_solve_cpu"),
+    "triangular_solve": ("kernel", "triangular_solve_cpu"),
+    "cholesky_solve": ("kernel", "cholesky_solve_cpu"),
+    "cholesky_inverse": ("kernel", "cholesky_inverse_out_cpu"),
+    "cdist": ("kernel", "cdist"), "pdist": ("kernel", "pdist"),
+    "torch.linalg.matrix_rank": ("types",), "torch.linalg.lstsq": ("types",),
+}
+
+
+def refuse_low_precision(x, name):
+    """torch's error for float16 / bfloat16 input to ``name`` (see _LOW_PRECISION), if any."""
+    rule = _LOW_PRECISION.get(name.split("(")[0])
+    if rule is None or not (x.dtype.kind == "V" or x.dtype == np.float16):
+        return
+    scalar = _dtype.of_numpy(x.dtype).scalar_name
+    if rule[0] == "kernel":
+        raise NotImplementedError(f'"{rule[1]}" not implemented for \'{scalar}\'')
+    if rule[0] == "types":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {scalar}")
+
+
 def check_float(x, name, kinds="f"):
     """torch's refusal of integer input (``kinds``: the NumPy kinds the op computes; complex
-    ("c") only where its formulas are written for complex numbers)."""
+    ("c") only where its formulas are written for complex numbers), and of float16 / bfloat16
+    where torch refuses them."""
+    refuse_low_precision(x, name)
     if x.dtype.kind == "c" and "c" not in kinds:  # torch computes these; ember does not yet
         raise NotImplementedError(f"{name}: complex input ({_dtype.of_numpy(x.dtype).scalar_name})"
                                   f" is not supported by ember yet")

@@ -52,7 +52,7 @@ def _check_matrix(A, name):
     if x.ndim >= 2 and x.dtype.kind == "c":  # torch computes these; ember does not yet
         raise NotImplementedError(f"{name}: complex input ({of_numpy(x.dtype).scalar_name}) is "
                                   f"not supported by ember yet")
-    if x.ndim < 2 or x.dtype.kind != "f":
+    if x.ndim < 2 or x.dtype.kind != "f" or x.dtype.itemsize == 2:  # (float16 too)
         raise RuntimeError(f"{name}({of_numpy(x.dtype).scalar_name}"
                            f"{{{list(x.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")

@@ -11,7 +11,7 @@ from ..autograd.graph import Node
 from . import api
 from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
-from .linalg_extra import _VectorNormExtremes
+from .linalg_extra import _VectorNormExtremes, refuse_low_precision
 from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back, check_nonempty
 from .shape import _dim
 
@@ -333,6 +333,7 @@ std_mean, var_mean = _paired(api.std), _paired(api.var)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """p-norm distances between each row of x1 (..., P, M) and each row of x2 (..., R, M)."""
+    refuse_low_precision(x1._data, "cdist")
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
