@@ -35,7 +35,7 @@ class _Formatter:
             self.int_mode = bool(np.all(finite == np.ceil(finite)))
             absv = np.abs(finite)
             lo, hi = absv.min(), absv.max()
-            big = hi / lo > 1000.0 or hi > 1.0e8
+            big = float(hi) / float(lo) > 1000.0 or hi > 1.0e8  # (Python floats: inf, no warning)
             self.sci_mode = big if self.int_mode else big or lo < 1.0e-4
         if _OPTS["sci_mode"] is not None:  # (before the widths: they depend on the mode)
             self.sci_mode = _OPTS["sci_mode"]

@@ -100,3 +100,16 @@ def test_sci_mode_option_sets_the_column_width_as_torch(sci_mode, values):
         finally:
             lib.set_printoptions(profile="default")
     assert texts[0] == texts[1]
+
+
+def test_repr_of_extreme_magnitudes_warns_nothing():
+    """[1e300, 1e-300]: the ratio of the extremes overflows; torch prints without a warning
+    (NumPy's 'overflow encountered in scalar divide' leaked)."""
+    import warnings
+
+    import torch
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = repr(ember.tensor([1e300, 1e-300], dtype=ember.float64))
+    assert ours.replace("ember.", "torch.") == repr(torch.tensor([1e300, 1e-300],
+                                                                 dtype=torch.float64))
