@@ -62,6 +62,8 @@ def probability(p, op="bernoulli_", closed=True):
 
 def probabilities(probs):
     """torch.bernoulli(probs): every element in [0, 1] (NaN refused)."""
+    if probs.dtype.kind == "V":  # bfloat16: ml_dtypes' comparisons warn on NaN
+        probs = probs.astype(np.float32)
     if probs.size and not ((probs >= 0) & (probs <= 1)).all():
         raise RuntimeError(_PROBABILITY_TENSOR)
 

@@ -448,3 +448,13 @@ def test_multinomial_takes_bfloat16_weights_as_torch():
                         lib.multinomial(w[:1], 20, False).reshape(-1)])
     e, t = _both(draws, 1)
     np.testing.assert_array_equal(e, t)
+
+
+def test_bernoulli_of_bfloat16_nan_refuses_without_numpy_warning():
+    import warnings
+    for lib in (ember, torch):
+        p = lib.tensor([0.5, float("nan")]).to(lib.bfloat16)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RuntimeError):
+                lib.bernoulli(p)
