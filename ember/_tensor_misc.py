@@ -121,9 +121,15 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """exp(mean + std * z), z standard normal drawn one at a time (torch's stream)."""
     _args.require_kind(self._data.dtype, "log_normal_cpu", "fV")
+    for position, (name, value) in enumerate((("mean", mean), ("std", std)), 1):
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise TypeError(f"log_normal_(): argument '{name}' (position {position}) must be "
+                            f"float, not Tensor")
+    mean, std = float(mean), float(std)
     _args.positive(std, "log_normal_", "std")
     z = _gen(generator).normal_serial(self._data.size).reshape(self._data.shape)
-    return _fill(self, np.exp(mean + std * z))
+    with np.errstate(over="ignore"):  # exp to inf, silently as torch
+        return _fill(self, np.exp(mean + std * z))
 
 
 def _geometric_(self, p, *, generator=None):

@@ -298,3 +298,24 @@ def test_range_warns_its_deprecation_each_call_as_torch():
             lib.range(0, 2)
             lib.range(0, 2)
         assert len([r for r in record if "torch.range" in str(r.message)]) == 2
+
+
+def test_inplace_arithmetic_and_log_normal_overflow_silently_as_torch():
+    """x.add_(x) past float32's range, x.div_(0), log_normal_ to inf: inf/NaN without NumPy's
+    RuntimeWarning (the in-place fast path leaked it); log_normal_'s mean must be a number."""
+    import warnings
+
+    import torch
+    for lib in (ember, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            x = lib.tensor([3e38, 1.0, 0.0])
+            x.add_(x)
+            x.mul_(x)
+            x.sub_(lib.tensor([float("inf"), 0.0, 0.0]))
+            x.div_(0)
+            y = lib.tensor([1.0]).log_normal_(100.0, 1.0)
+        assert np.isnan(x.numpy()[0]) and x.numpy()[1] == np.inf and np.isnan(x.numpy()[2])
+        assert y.item() == float("inf")
+    from oracle import same_error
+    same_error(lambda L: L.ones(3).log_normal_(L.ones(3)))

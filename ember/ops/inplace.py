@@ -1,7 +1,7 @@
 """In-place ops: a direct NumPy write outside autograd, a rebased history inside it."""
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _fp
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd import graph as _graph
@@ -262,12 +262,15 @@ def fast_binary_inplace(a, ufunc, b, alpha=None):
         if isinstance(b, (int, float, complex)) and not (
                 ad.dtype.kind in "fVc" and type(b) in (int, float)):
             _check_cast(_dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b]), ad.dtype)
-    if alpha is not None and alpha != 1:
-        bd = bd * alpha
+    token = _fp.quiet()  # NaN and inf come silently, as torch's
     try:
+        if alpha is not None and alpha != 1:
+            bd = bd * alpha
         ufunc(a._data, bd, out=a._data, casting="unsafe")
     except ValueError:
         raise write_error(a, np.shape(bd)) from None
+    finally:
+        _fp.restore(token)
     a._vc[0] += 1
     return a
 
