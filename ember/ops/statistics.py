@@ -207,6 +207,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _dim(y.ndim, dim)
     n = y.shape[d]
+    if n == 0:  # torch: an empty integral, not the slice error
+        return api.div(y, 2)  # (empty; its dtype the integral's)
     pairs = api.add(api.narrow(y, d, 1, max(n - 1, 0)), api.narrow(y, d, 0, max(n - 1, 0)))
     return cumsum(api.div(api.mul(_spacing(y, x, dx, d), pairs), 2), d)
 

@@ -141,3 +141,17 @@ def test_nanmedian_of_a_0d_tensor_along_a_dim_as_torch(dim, keepdim):
 @pytest.mark.parametrize("dim", [None, 0])
 def test_unique_consecutive_refuses_complex_as_torch(dim):
     same_error(lambda L: L.unique_consecutive(L.tensor([1 + 1j, 2 + 0j]), dim=dim))
+
+
+def test_empty_cumulative_trapezoid_and_legacy_cholesky_as_torch():
+    """torch integrates an empty dim to an empty result (ember raised the slice's IndexError)
+    and its deprecated torch.cholesky returns an empty 1-d input as it is."""
+    import warnings
+    for call in (lambda L: L.cumulative_trapezoid(L.zeros(0)),
+                 lambda L: L.cumulative_trapezoid(L.zeros(0, dtype=L.int64)),
+                 lambda L: L.cumulative_trapezoid(L.zeros(3, 0), dx=2.0),
+                 lambda L: L.cholesky(L.zeros(0))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e, t = call(ember), call(torch)
+        assert tuple(e.shape) == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
