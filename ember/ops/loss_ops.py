@@ -49,11 +49,20 @@ class _Pointwise(Node):
 
     bf16_norm = 0.0  # for a kernel computing in bfloat16: the gradient's factor before 'mean'
     bf16 = False
+    # a float kernel that folds a factor and 'mean''s 1/n into one number, as torch's:
+    # dx = (derivative * norm) * g, the derivative then without that factor
+    norm = None
 
     def backward(self, m, g, x, y):
         if self.bf16 and not m.is_graph:
             return self._bf16_backward(g, x, y)
-        dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction, self.count)
+        if self.norm is not None:
+            mean = self.reduction == "mean" and self.count
+            dx = self.derivative(m, x, y, **self.params) * (
+                self.norm / self.count if mean else self.norm) * g
+        else:
+            dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction,
+                                                                  self.count)
         return (dx if _needs(self, 0) else None), (-dx if _needs(self, 1) else None)
 
     def _bf16_backward(self, g, x, y):
@@ -67,7 +76,7 @@ class _Pointwise(Node):
 
 
 class MseLossBackward0(_Pointwise):
-    """l = (x - y)^2;  dx = 2 (x - y) g, dy = -dx."""
+    """l = (x - y)^2;  dx = ((x - y) * 2) g (2 / n for 'mean', one factor), dy = -dx."""
 
     @staticmethod
     def loss(x, y):
@@ -76,8 +85,9 @@ class MseLossBackward0(_Pointwise):
 
     @staticmethod
     def derivative(m, x, y):
-        return (x - y) * 2.0
+        return x - y
 
+    norm = 2.0
     bf16_norm = 2.0  # torch's bfloat16 kernels: l = d d, dx = 2 d g, each step rounded
 
     @staticmethod

@@ -133,7 +133,7 @@ class ProdBackward1(Node):
     def backward(self, m, g, a, out):
         g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
         if not (m.data(a) == 0).any():
-            return (g * _expand_back(m, out, self.shape, self.dims, self.keepdim) / a,)
+            return (g * (_expand_back(m, out, self.shape, self.dims, self.keepdim) / a),)
         flat = m.reshape(a, (-1,)) if self.dims == tuple(range(len(self.shape))) else None
         others = _prod_others(m, flat if flat is not None else a,
                               0 if flat is not None else self.dims[0])

@@ -5,7 +5,7 @@ and grad_fn names; out-of-range targets raise as torch."""
 import numpy as np
 import pytest
 import torch
-from oracle import check
+from oracle import check, gradient_bits, wide_inputs
 
 import ember
 
@@ -81,3 +81,16 @@ def test_binary_cross_entropy_refuses_a_target_outside_0_1_as_torch():
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
             lib.nn.functional.binary_cross_entropy(lib.tensor([0.5]), lib.tensor([2.0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_gradient_folds_two_over_n_as_torch_bit_for_bit(reduction, dtype):
+    """torch's kernel: ((x - y) * norm) * g with norm = 2/n for 'mean' (one number)."""
+    x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)
+    target = x * 0.5 + 0.1
+
+    def fn(lib, t):
+        return lib.nn.functional.mse_loss(t, lib.tensor(target), reduction=reduction)
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, None, create_graph))

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, gradient_bits, wide_inputs
 
 import ember
 
@@ -157,3 +157,20 @@ def test_std_gradient_is_zero_where_the_std_is_zero_as_torch(call):
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
     assert not np.isnan(grads[0]).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prod_gradient_is_g_times_result_over_input_bit_for_bit(dtype):
+    """torch: grad * (result / input) without zeros (the product itself, a reduction in its own
+    order, is taken from the rows where both agree)."""
+    x, g = wide_inputs(dtype) * 0.01 + 1, wide_inputs(dtype, seed=1)
+
+    def fn(lib, t):
+        return t.reshape(1000, 100).prod(1)
+
+    def rows(lib, t):
+        return fn(lib, t).repeat_interleave(100)
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.05)
+        assert ours.size > 1000
+        np.testing.assert_array_equal(ours, theirs)
