@@ -111,7 +111,9 @@ class SmoothL1LossBackward0(_Pointwise):
     @staticmethod
     def derivative(m, x, y, beta=1.0):
         d = x - y
-        return m.where(np.abs(m.data(d)) < beta, d * (1.0 / beta), np.sign(m.data(d)))
+        return m.where(np.abs(m.data(d)) < beta, d / beta, np.sign(m.data(d)))
+
+    norm = 1.0
 
 
 class HuberLossBackward0(_Pointwise):
@@ -127,6 +129,8 @@ class HuberLossBackward0(_Pointwise):
     def derivative(m, x, y, delta=1.0):
         d = x - y
         return m.where(np.abs(m.data(d)) <= delta, d, np.sign(m.data(d)) * delta)
+
+    norm = 1.0
 
     bf16_norm = 1.0  # torch's bfloat16 kernels: each step rounded
 
@@ -198,18 +202,20 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return reduce_array(loss.astype(x.dtype, copy=False), self.reduction)
 
     def backward(self, m, g, x, y):
-        g = _scale(m, g, self.reduction, self.count)
-        if self.weight is not None:
-            g = g * self.weight._data
         p = self.pos_weight._data if self.pos_weight is not None else None
         dx = dy = None
-        if _needs(self, 0):
-            s = _sigmoid(m, -x)
-            dx = ((1 - y) - (y * (p - 1) + 1) * s if p is not None else (1 - y) - s) * g
+        if _needs(self, 0):  # torch's steps: its sigmoid, then the weight, then 'mean''s 1/n
+            s = _sigmoid(m, x)
+            dx = self._weighted(m, ((p * y + 1 - y) * s - p * y if p is not None else s - y) * g)
         if _needs(self, 1):
             soft = -m.log(_sigmoid(m, x)) if m.is_graph else _softplus_np(-x)
-            dy = ((soft * (p - 1) if p is not None else 0) - x) * g
+            dy = self._weighted(m, ((soft * (p - 1) if p is not None else 0) - x) * g)
         return dx, dy
+
+    def _weighted(self, m, grad):
+        if self.weight is not None:
+            grad = grad * self.weight._data
+        return grad / self.count if self.reduction == "mean" else grad
 
 
 class NllLossBackward0(Node):

@@ -94,3 +94,40 @@ def test_mse_gradient_folds_two_over_n_as_torch_bit_for_bit(reduction, dtype):
         return lib.nn.functional.mse_loss(t, lib.tensor(target), reduction=reduction)
     for create_graph in (False, True):
         np.testing.assert_array_equal(*gradient_bits(fn, x, g, None, create_graph))
+
+
+def _target(dtype):
+    g = wide_inputs(dtype, seed=4)
+    return (np.abs(g) / (1 + np.abs(g))).astype(dtype)
+
+
+LOSS_FORMULAS = {
+    # ((x - y) / beta or +-1) * norm * g, norm = 1/n for 'mean'
+    "smooth_l1": lambda L, t, y, red: L.nn.functional.smooth_l1_loss(t, y, reduction=red,
+                                                                      beta=0.3),
+    "huber": lambda L, t, y, red: L.nn.functional.huber_loss(t, y, reduction=red, delta=0.7),
+    # ((sigmoid(x) - y) * g) [* w] [/ n]
+    "bce_logits": lambda L, t, y, red: L.nn.functional.binary_cross_entropy_with_logits(
+        t, y, reduction=red),
+    "bce_logits_weight": lambda L, t, y, red: L.nn.functional.binary_cross_entropy_with_logits(
+        t, y, weight=L.linspace(0, 3, t.numel(), dtype=t.dtype), reduction=red),
+    "bce_logits_pos_weight": lambda L, t, y, red:
+        L.nn.functional.binary_cross_entropy_with_logits(
+            t, y, pos_weight=L.linspace(0.5, 2.5, t.numel(), dtype=t.dtype), reduction=red),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(LOSS_FORMULAS))
+def test_loss_gradients_in_torchs_steps_bit_for_bit(name, reduction, dtype):
+    """As torch's kernels: the factor and 'mean''s 1/n folded into one number (smooth L1,
+    Huber), or sigmoid(x) - y times g, then the weight, then / n (with logits; compared where
+    ember's sigmoid equals torch's)."""
+    x, g, target = wide_inputs(dtype), wide_inputs(dtype, seed=1), _target(dtype)
+    key = (lambda L, t: t.sigmoid()) if name.startswith("bce") else None
+
+    def fn(lib, t):
+        return LOSS_FORMULAS[name](lib, t, lib.tensor(target), reduction)
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=0.5))
