@@ -150,7 +150,8 @@ def wide_inputs(dtype, n=100_000, seed=0):
 
 def gradient_bits(fn, x, g, key=None, create_graph=False, least=0.75):
     """ember's and torch's gradients of fn(lib, x) for the output gradient g, where ``key``
-    (fn(lib, x) -> values the formula reads, e.g. tanh(x)) agrees between the two, so that a
+    (fn(lib, x) -> values the formula reads, e.g. tanh(x), shaped as x; or a tuple of them)
+    agrees between the two, so that a
     formula is compared apart from the machine's own exp/tanh kernels (``least``: the share of
     inputs where it must agree); with ``create_graph``, ember's gradient is taken recording its
     graph (the tensor math)."""
@@ -162,7 +163,9 @@ def gradient_bits(fn, x, g, key=None, create_graph=False, least=0.75):
         graph = create_graph and lib is ember
         (grad,) = lib.autograd.grad(y, t, go, create_graph=graph)
         grads.append(grad.detach().numpy())
-        keys.append(key(lib, lib.tensor(x)).numpy() if key is not None else np.zeros(x.shape))
-    agree = (keys[0] == keys[1]) | (np.isnan(keys[0]) & np.isnan(keys[1]))
+        values = key(lib, lib.tensor(x)) if key is not None else lib.zeros(x.shape)
+        keys.append(np.stack([v.detach().numpy() for v in (
+            values if isinstance(values, tuple) else (values,))]))
+    agree = ((keys[0] == keys[1]) | (np.isnan(keys[0]) & np.isnan(keys[1]))).all(0)
     assert agree.mean() > least, "the forward kernels disagree too often to compare formulas"
     return grads[0][agree], grads[1][agree]

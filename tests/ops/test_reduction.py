@@ -174,3 +174,22 @@ def test_prod_gradient_is_g_times_result_over_input_bit_for_bit(dtype):
         ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.05)
         assert ours.size > 1000
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_and_std_gradients_in_torchs_order_bit_for_bit(op, dtype):
+    """torch: (2 / (N - correction)) * g * (x - mean), std's g first divided by (2 std) (compared
+    where the rows' means and results agree: the sums themselves add in their own orders)."""
+    x, g = wide_inputs(dtype) * 0.01, wide_inputs(dtype, seed=1)
+
+    def fn(lib, t):
+        return getattr(t.reshape(2000, 50), op)(1)
+
+    def rows(lib, t):
+        rows = t.reshape(2000, 50)
+        return tuple(v.unsqueeze(1).expand(2000, 50).reshape(-1)
+                     for v in (rows.mean(1), getattr(rows, op)(1)))
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.1)
+        np.testing.assert_array_equal(ours, theirs)
