@@ -61,7 +61,7 @@ def fma32(a, b, c):
         np.multiply(s, b, out=s)
     else:
         s = np.multiply(a, b, dtype=np.float64)
-    s += c
+    s = np.add(s, c, out=s if np.shape(c) in ((), s.shape) else None)  # (c may broadcast s)
     out = s.astype(np.float32)
     bits = s.view(np.uint64)  # s is spent: its low bits say where it is a float32 tie
     np.bitwise_and(bits, _BELOW_FLOAT32, out=bits)  # the float64 mantissa bits below float32's

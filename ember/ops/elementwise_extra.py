@@ -211,10 +211,10 @@ def _needs(node):
 
 
 def _atan2_grad(self, m, g, a, b):
-    """da = g b / (a^2 + b^2), db = -g a / (a^2 + b^2); both 0 at a = b = 0, as torch."""
-    denominator = a * a + b * b
-    scale = m.where(m.data(denominator) == 0, 0.0, g / denominator)
-    return scale * b, -scale * a
+    """r = 1 / (a^2 + b^2) (0 where a = b = 0);  da = (g b) r, db = (g (-a)) r, as torch."""
+    total = a * a + b * b
+    recip = m.where(m.data(total) == 0, 0.0, 1 / total)
+    return g * b * recip, g * -a * recip
 
 
 def _hypot_grad(self, m, g, a, b, out):
