@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Size, Tensor
+from ..autograd._math import fma
 from ..autograd.graph import Node
 from . import api
 from . import autocast as _autocast
@@ -189,9 +190,11 @@ def outer(input, vec2):
 
 # ----------------------------------------------------------------- interpolation and bounds
 def _lerp(start, end, weight):
-    """torch's two-sided formula: exact at weight 0 and 1."""
+    """torch's two-sided formula, each side one fused multiply-add (rounded once, as torch's
+    kernel): start + weight * diff below |weight| 0.5, else end - diff * (1 - weight); exact
+    at weight 0 and 1."""
     diff = end - start
-    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+    return np.where(np.abs(weight) < 0.5, fma(diff, weight, start), fma(-diff, 1 - weight, end))
 
 
 class LerpBackward0(Node):
