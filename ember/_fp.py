@@ -39,6 +39,7 @@ else:
 # fused multiply-add: a * b + c rounded once (NumPy has none; torch's kernels use the CPU's)
 _BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_EXPONENT_BITS = np.uint64(0x7FF0000000000000)
 
 
 def fma(a, b, c):
@@ -100,13 +101,19 @@ def fma64(a, b, c):
     out = np.asarray(s + u)
     finite = np.isfinite(out)
     rest = np.abs((s - out) + u)  # what out misses of the sum, near enough to spot a tie:
-    half = np.spacing(np.abs(out)) / 2  # half a step above |out|, or below it where |out| is
-    below = np.spacing(np.nextafter(np.abs(out), 0)) / 2  # a power of two (half the step)
-    near_tie = (np.abs(rest - half) <= half * 1e-6) | (np.abs(rest - below) <= below * 1e-6)
-    for i in np.flatnonzero(near_tie & finite):
-        terms = (float(np.broadcast_to(v, out.shape).flat[i]) for v in (a, b, c))
-        x, y, z = (Fraction(v) for v in terms)
-        out.flat[i] = float(x * y + z)
+    # half a step above |out| (its power of two times 2^-53), or below it where |out| is a
+    # power of two (half that)
+    half = (np.abs(out).view(np.uint64) & _EXPONENT_BITS).view(np.float64) * 2.0 ** -53
+    near_tie = (np.abs(rest - half) <= half * 1e-6) | (np.abs(rest - half / 2) <= half * 5e-7)
+    near = np.flatnonzero(near_tie & finite)
+    if near.size:  # only where t + e itself rounded can s + u be off: exact rationals decide
+        tn, en = (np.broadcast_to(v, out.shape).flat[near] for v in (t, e))
+        un = tn + en
+        back = un - tn
+        for i in near[(tn - (un - back)) + (en - back) != 0]:
+            terms = (float(np.broadcast_to(v, out.shape).flat[i]) for v in (a, b, c))
+            x, y, z = (Fraction(v) for v in terms)
+            out.flat[i] = float(x * y + z)
     if not finite.all():
         out = np.where(finite, out, s)
     return out

@@ -194,6 +194,8 @@ def _lerp(start, end, weight):
     kernel): start + weight * diff below |weight| 0.5, else end - diff * (1 - weight); exact
     at weight 0 and 1."""
     diff = end - start
+    if not np.ndim(weight):  # a number: one side
+        return fma(diff, weight, start) if abs(weight) < 0.5 else fma(-diff, 1 - weight, end)
     return np.where(np.abs(weight) < 0.5, fma(diff, weight, start), fma(-diff, 1 - weight, end))
 
 
