@@ -359,7 +359,7 @@ class LinalgVectorNormBackward0(Node):
             return (g * m.sign(a) * share,)
         safe = m.where(m.data(out) == 0, 1.0, out)
         if p == 2:
-            return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
+            return (m.where(m.data(out) == 0, 0.0, g * (a / safe)),)  # torch's order
         return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)
 
 

@@ -193,3 +193,20 @@ def test_var_and_std_gradients_in_torchs_order_bit_for_bit(op, dtype):
     for create_graph in (False, True):
         ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.1)
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_norm_gradient_is_g_times_x_over_norm_bit_for_bit(dtype):
+    """torch: grad * (x / norm), 0 where the norm is 0 (compared on the rows whose norms agree:
+    the sums of squares add in their own orders)."""
+    x, g = wide_inputs(dtype) * 0.01, wide_inputs(dtype, seed=1)
+    x[:300] = 0
+
+    def fn(lib, t):
+        return t.reshape(1000, 100).norm(dim=1)
+
+    def rows(lib, t):
+        return fn(lib, t).repeat_interleave(100)
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.3)
+        np.testing.assert_array_equal(ours, theirs)
