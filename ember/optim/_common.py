@@ -2,20 +2,14 @@
 import numpy as np
 
 from .._dtype import get_default_dtype, to_numpy_dtype
-from ..autograd._math import fma
 
 
 def direction(p, g, weight_decay, maximize):
-    """±g + weight_decay * p (torch's grad.add(param, alpha=weight_decay): one fused
-    multiply-add): ``g`` itself when nothing changes it, else a new array."""
+    """±g + weight_decay * p: ``g`` itself when nothing changes it, else a new array."""
     if weight_decay != 0:
-        return fused(p, weight_decay, -g if maximize else g)
+        d = np.multiply(p, weight_decay, out=np.empty_like(p))
+        return np.subtract(d, g, out=d) if maximize else np.add(d, g, out=d)
     return np.negative(g, out=np.empty_like(g)) if maximize else g
-
-
-def fused(a, alpha, c):
-    """c + alpha * a rounded once, alpha cast to a's dtype: torch's ``c.add(a, alpha=alpha)``."""
-    return fma(a, np.asarray(alpha, a.dtype), c)
 
 
 # Every check is written ``not low <= value``, so that NaN is refused too (``nan < 0`` is False).

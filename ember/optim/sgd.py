@@ -14,18 +14,27 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
     """d = ±g + wd*p; b = d (first step) else m*b + (1-τ)*d; d = d + m*b (Nesterov) or b;
     p -= lr*d."""
     d = _common.direction(p, g, weight_decay, maximize)
-    if momentum != 0:  # torch's steps, each add with alpha one fused multiply-add
+    buf = None
+    if momentum != 0:
         buf = state["momentum_buffer"]
         if fresh:
             np.copyto(buf, d)
         else:
             buf *= momentum
-            if dampening == 0:
-                buf += d
-            else:
-                np.copyto(buf, _common.fused(d, 1 - dampening, buf))
-        d = _common.fused(buf, momentum, d) if nesterov else buf
-    np.copyto(p, _common.fused(d, -lr, p))
+            buf += d if dampening == 0 else d * (1 - dampening)
+        if nesterov:
+            if d is g:
+                d = np.multiply(buf, momentum, out=np.empty_like(buf))
+                d += g
+            else:  # d is already our temporary: add into it
+                d += np.multiply(buf, momentum, out=np.empty_like(buf))
+        else:
+            d = buf
+    if d is g or d is buf:
+        d = np.multiply(d, lr, out=np.empty_like(d))
+    else:
+        d *= lr
+    p -= d
 
 
 def sgd_sparse_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,
