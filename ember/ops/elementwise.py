@@ -4,7 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
-from ..autograd._math import array_math, fma, rsqrt
+from ..autograd._math import array_math, rsqrt
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
@@ -62,18 +62,8 @@ def _needs(node, i):
 
 
 # ---------------------------------------------------------------- binary arithmetic
-def plus_scaled(x, y, alpha):
-    """x + alpha * y as torch's add kernel computes it: one fused multiply-add (rounded once)
-    for float32 and float64, alpha first cast to their dtype; y may be a number."""
-    dt = x.dtype
-    if dt.kind == "f" and dt.itemsize >= 4 and type(alpha) is not complex and \
-            np.result_type(x, y) == dt:
-        return fma(np.asarray(y, dt), np.asarray(alpha, dt), x)
-    return x + alpha * y
-
-
 class AddBackward0(Node):
-    """out = a + alpha * b (rounded once);  da = g, db = alpha * g."""
+    """out = a + alpha * b;  da = g, db = alpha * g."""
 
     alpha = 1
     saves_scalar = False  # fastpath.scalar_op: ``a + scalar`` saves nothing
@@ -81,7 +71,7 @@ class AddBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return x + y if alpha == 1 else plus_scaled(x, y, alpha)
+        return x + y if alpha == 1 else x + alpha * y
 
     def backward(self, m, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -96,7 +86,7 @@ class SubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return x - y if alpha == 1 else plus_scaled(x, y, -alpha)
+        return x - y if alpha == 1 else x - alpha * y
 
     def backward(self, m, g):
         if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
@@ -112,7 +102,7 @@ class RsubBackward0(Node):
     def forward(self, a, b, alpha=1):
         x, y = _operands(a, b)
         self.alpha = alpha
-        return y - x if alpha == 1 else plus_scaled(y, x, -alpha)
+        return y - x if alpha == 1 else y - alpha * x
 
     def backward(self, m, g):
         return (-g if self.alpha == 1 else g * -self.alpha), g

@@ -5,7 +5,6 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd import graph as _graph
-from .elementwise import plus_scaled
 from .indexing import CopySlices
 from .shape import AsStridedBackward0
 
@@ -263,12 +262,10 @@ def fast_binary_inplace(a, ufunc, b, alpha=None):
         if isinstance(b, (int, float, complex)) and not (
                 ad.dtype.kind in "fVc" and type(b) in (int, float)):
             _check_cast(_dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b]), ad.dtype)
+    if alpha is not None and alpha != 1:
+        bd = bd * alpha
     try:
-        if alpha is not None and alpha != 1:  # torch's fused a + alpha * b
-            np.copyto(ad, plus_scaled(ad, bd, alpha if ufunc is np.add else -alpha),
-                      casting="unsafe")
-        else:
-            ufunc(a._data, bd, out=a._data, casting="unsafe")
+        ufunc(a._data, bd, out=a._data, casting="unsafe")
     except ValueError:
         raise write_error(a, np.shape(bd)) from None
     a._vc[0] += 1

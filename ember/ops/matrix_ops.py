@@ -6,7 +6,6 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Size, Tensor
-from ..autograd._math import fma
 from ..autograd.graph import Node
 from . import api
 from . import autocast as _autocast
@@ -190,13 +189,11 @@ def outer(input, vec2):
 
 # ----------------------------------------------------------------- interpolation and bounds
 def _lerp(start, end, weight):
-    """torch's two-sided formula, each side one fused multiply-add (rounded once, as torch's
-    kernel): start + weight * diff below |weight| 0.5, else end - diff * (1 - weight); exact
-    at weight 0 and 1."""
+    """torch's two-sided formula: exact at weight 0 and 1."""
     diff = end - start
     if not np.ndim(weight):  # a number: one side
-        return fma(diff, weight, start) if abs(weight) < 0.5 else fma(-diff, 1 - weight, end)
-    return np.where(np.abs(weight) < 0.5, fma(diff, weight, start), fma(-diff, 1 - weight, end))
+        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
 class LerpBackward0(Node):
