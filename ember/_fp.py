@@ -1,5 +1,7 @@
-"""NumPy's floating-point warnings, silenced inside ember's kernels (torch computes NaN and inf
-without a word: ``x / 0``, ``log(0)``, ``inf - inf``).
+"""Floating-point helpers below the ops: NumPy's floating-point warnings silenced inside ember's
+kernels, and a fused multiply-add rounded once, as torch's kernels compute one.
+
+Warnings: torch computes NaN and inf without a word (``x / 0``, ``log(0)``, ``inf - inf``).
 
 ``quiet()`` switches NumPy's error state to "ignore" for the current context only and returns a
 token for ``restore(token)``; the caller's own ``np.errstate`` / ``np.seterr`` and other threads
@@ -8,6 +10,7 @@ entering ``np.errstate``, which builds a new state object each time); where that
 missing, it falls back to ``np.errstate``.
 """
 import functools
+from fractions import Fraction
 
 import numpy as np
 
@@ -31,3 +34,86 @@ else:
 
     def restore(token):
         token.__exit__(None, None, None)
+
+
+# fused multiply-add: a * b + c rounded once (NumPy has none; torch's kernels use the CPU's)
+_BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_EXPONENT_BITS = np.uint64(0x7FF0000000000000)
+
+
+def fma(a, b, c):
+    """a * b + c rounded once, in ``a``'s dtype (float32 or float64; ``b`` and ``c`` arrays of
+    that dtype or numbers)."""
+    if a.dtype == _F32:
+        return fma32(a, b, c)
+    if a.dtype == _F64:
+        return fma64(a, b, c)
+    raise TypeError(f"fma: no {a.dtype} kernel")
+
+
+def fma32(a, b, c):
+    """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
+    where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
+    that sum's own rounding error (two-sum) decides the float32 rounding."""
+    a = np.asarray(a)  # (a NumPy scalar: a 0-d array)
+    if np.shape(b) in ((), a.shape):
+        s = a.astype(np.float64)  # (then in place: faster than multiply's own dtype= casts)
+        np.multiply(s, b, out=s)
+    else:
+        s = np.multiply(a, b, dtype=np.float64)
+    s = np.add(s, c, out=s if np.shape(c) in ((), s.shape) else None)  # (c may broadcast s)
+    out = s.astype(np.float32)
+    bits = s.view(np.uint64)  # s is spent: its low bits say where it is a float32 tie
+    np.bitwise_and(bits, _BELOW_FLOAT32, out=bits)  # the float64 mantissa bits below float32's
+    halfway = np.equal(bits, _HALF_FLOAT32)
+    if halfway.any():
+        tie = np.flatnonzero(halfway)
+        p = np.multiply(np.broadcast_to(a, out.shape).flat[tie], np.broadcast_to(b, out.shape)
+                        .flat[tie], dtype=np.float64)
+        c = np.broadcast_to(c, out.shape).flat[tie].astype(np.float64)
+        st = p + c  # s's own value there
+        back = st - p
+        err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
+        inner = (st.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
+        outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
+        fixed = np.where(err == 0, out.flat[tie], np.where((err > 0) == (st > 0), outer, inner))
+        out.flat[tie] = fixed
+    return out
+
+
+def fma64(a, b, c):
+    """float64 a * b + c rounded once (a fused multiply-add): a * b split exactly into p + e
+    (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded; where that lands
+    within a hair of a rounding tie (where the inner sum's own rounding could decide it, rare),
+    the exact sum of rationals decides. Where a step overflows (|a * b| near float64's limit)
+    or meets inf or NaN, a * b + c rounded twice."""
+    p = a * b
+    scale = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
+    ta, tb = a * scale, b * scale
+    ah, bh = ta - (ta - a), tb - (tb - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + e == a * b exactly
+    s = p + c
+    back = s - p
+    t = (p - (s - back)) + (c - back)  # s + t == p + c exactly
+    u = t + e
+    out = np.asarray(s + u)
+    finite = np.isfinite(out)
+    rest = np.abs((s - out) + u)  # what out misses of the sum, near enough to spot a tie:
+    # half a step above |out| (its power of two times 2^-53), or below it where |out| is a
+    # power of two (half that)
+    half = (np.abs(out).view(np.uint64) & _EXPONENT_BITS).view(np.float64) * 2.0 ** -53
+    near_tie = (np.abs(rest - half) <= half * 1e-6) | (np.abs(rest - half / 2) <= half * 5e-7)
+    near = np.flatnonzero(near_tie & finite)
+    if near.size:  # only where t + e itself rounded can s + u be off: exact rationals decide
+        tn, en = (np.broadcast_to(v, out.shape).flat[near] for v in (t, e))
+        un = tn + en
+        back = un - tn
+        for i in near[(tn - (un - back)) + (en - back) != 0]:
+            terms = (float(np.broadcast_to(v, out.shape).flat[i]) for v in (a, b, c))
+            x, y, z = (Fraction(v) for v in terms)
+            out.flat[i] = float(x * y + z)
+    if not finite.all():
+        out = np.where(finite, out, s)
+    return out

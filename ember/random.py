@@ -9,12 +9,13 @@ import json
 import math
 import os
 import sys
-from fractions import Fraction
 
 import numpy as np
 
 from . import _dtype, _select
 from . import _random_args as _args
+from ._fp import fma32 as _fma32
+from ._fp import fma64 as _fma64
 from ._tensor import Tensor, device
 
 _DEFAULT_SEED = 67280421310721  # torch's seed for a new Generator()
@@ -370,55 +371,6 @@ def _box_muller_16(block):
     radius = np.sqrt(-2.0 * np.log(1.0 - block[:, :8]))
     theta = 2.0 * math.pi * block[:, 8:]
     return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
-
-
-_BELOW_FLOAT32, _HALF_FLOAT32 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
-
-
-def _fma64(a, b, c):
-    """float64 a * b + c rounded once (a fused multiply-add; ``b`` and ``c`` numbers): a * b
-    split exactly into p + e (Dekker's product), p + c into s + t (two-sum), then s + (t + e)
-    rounded; where that lands within a hair of a rounding tie (where the inner sum's own
-    rounding could decide it, rare), the exact sum of rationals decides."""
-    p = a * b
-    scale = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
-    ta, tb = a * scale, b * scale
-    ah, bh = ta - (ta - a), tb - (tb - b)
-    al, bl = a - ah, b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + e == a * b exactly
-    s = p + c
-    back = s - p
-    t = (p - (s - back)) + (c - back)  # s + t == p + c exactly
-    u = t + e
-    out = s + u
-    half = np.spacing(np.abs(out)) / 2
-    near_tie = np.abs(np.abs((s - out) + u) - half) <= half * 1e-6
-    for i in np.flatnonzero(near_tie & np.isfinite(out)):
-        out[i] = float(Fraction(float(a[i])) * Fraction(b) + Fraction(c))
-    return out
-
-
-def _fma32(a, b, c):
-    """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
-    where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
-    that sum's own rounding error (two-sum) decides the float32 rounding."""
-    s = np.multiply(a, b, dtype=np.float64)
-    s += c
-    out = s.astype(np.float32)
-    low_bits = _BELOW_FLOAT32  # the float64 mantissa bits below float32's
-    halfway = (s.view(np.uint64) & low_bits) == _HALF_FLOAT32
-    if halfway.any():
-        tie = np.flatnonzero(halfway)
-        p = np.multiply(np.broadcast_to(a, s.shape).flat[tie], np.broadcast_to(b, s.shape)
-                        .flat[tie], dtype=np.float64)
-        c, st = np.broadcast_to(c, s.shape).flat[tie].astype(np.float64), s.flat[tie]
-        back = st - p
-        err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
-        inner = (st.view(np.uint64) & ~low_bits).view(np.float64).astype(np.float32)
-        outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-        fixed = np.where(err == 0, out.flat[tie], np.where((err > 0) == (st > 0), outer, inner))
-        out.flat[tie] = fixed
-    return out
 
 
 def _fma_wide(a, b, c, out, wide):

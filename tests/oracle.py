@@ -137,3 +137,35 @@ def both_trees(run):
     ours, theirs = run(ember), run(torch)
     same_tree(ours, theirs)
     return ours, theirs
+
+
+def wide_inputs(dtype, n=100_000, seed=0):
+    """n values of ``dtype`` over many scales, with edge values (zeros of both signs, +-1, +-3,
+    tiny and huge): for gradient formulas checked to the bit."""
+    rng = np.random.default_rng(seed)
+    scaled = rng.standard_normal(n - 2000) * rng.choice([0.01, 1, 10, 100], n - 2000)
+    edges = np.resize([0, -0.0, 1, -1, 3, -3, 2.9999, 1e-30, -1e-30, 50, -50, 1e10, -1e10], 1000)
+    return np.concatenate([scaled, rng.uniform(-5, 5, 1000), edges]).astype(dtype)
+
+
+def gradient_bits(fn, x, g, key=None, create_graph=False, least=0.75):
+    """ember's and torch's gradients of fn(lib, x) for the output gradient g, where ``key``
+    (fn(lib, x) -> values the formula reads, e.g. tanh(x), shaped as x; or a tuple of them)
+    agrees between the two, so that a
+    formula is compared apart from the machine's own exp/tanh kernels (``least``: the share of
+    inputs where it must agree); with ``create_graph``, ember's gradient is taken recording its
+    graph (the tensor math)."""
+    grads, keys = [], []
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = fn(lib, t)
+        go = lib.tensor(g[:y.numel()]).reshape(y.shape)
+        graph = create_graph and lib is ember
+        (grad,) = lib.autograd.grad(y, t, go, create_graph=graph)
+        grads.append(grad.detach().numpy())
+        values = key(lib, lib.tensor(x)) if key is not None else lib.zeros(x.shape)
+        keys.append(np.stack([v.detach().numpy() for v in (
+            values if isinstance(values, tuple) else (values,))]))
+    agree = ((keys[0] == keys[1]) | (np.isnan(keys[0]) & np.isnan(keys[1]))).all(0)
+    assert agree.mean() > least, "the forward kernels disagree too often to compare formulas"
+    return grads[0][agree], grads[1][agree]

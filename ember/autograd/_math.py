@@ -5,6 +5,7 @@ A formula such as ``g * m.cos(x)`` runs on arrays for an ordinary backward, and 
 """
 import numpy as np
 
+from .. import _fp
 from .._creation import as_tensor, zeros
 from ._sparse_grad import SparseGrad
 
@@ -24,6 +25,24 @@ _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 # the same-width integer of each float type whose bits ``keep`` multiplies by a 0/1 mask
 _BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
          np.dtype(np.float16): np.dtype(np.int16)}
+
+
+def fma(a, b, c):
+    """a * b + c rounded once where torch's kernel computes a fused multiply-add (float32 and
+    float64 arrays ``a``); other dtypes as NumPy computes a * b + c."""
+    if _fused(a):
+        return _fp.fma(a, b, c)
+    return a * b + c
+
+
+def _fused(a):
+    return a.dtype.kind == "f" and a.dtype.itemsize >= 4
+
+
+def rsqrt(x):
+    """1 / sqrt(x), each step rounded: torch's rsqrt kernel (rsqrt's forward, and the derivatives
+    torch writes with it: asin, acos, asinh, acosh)."""
+    return 1 / np.sqrt(x)
 
 
 def sign(x):
@@ -88,6 +107,8 @@ class array_math:
     def tie(value, x):
         """``value``; the tensor math puts ``x`` in its graph at a zero gradient."""
         return value
+
+    fma, rsqrt = staticmethod(fma), staticmethod(rsqrt)
 
     @staticmethod
     def one_minus(x):
@@ -217,6 +238,16 @@ class _TensorMath:
     @staticmethod
     def one_minus(x):
         return 1 - x
+
+    @staticmethod
+    def fma(a, b, c):
+        """a * b + c in the graph (each factor's gradient the other), its value the array
+        math's: rounded once as torch's fused kernel (which its double backward differentiates)."""
+        out = a * b + c
+        if _fused(a._data) and out._data.dtype == a._data.dtype:
+            out._data = _fp.fma(a._data, b._data if hasattr(b, "_data") else b,
+                                c._data if hasattr(c, "_data") else c)
+        return out
 
     @staticmethod
     def conform(g, shape, dtype):

@@ -237,7 +237,8 @@ def _zeros_positive(grads, grad):
 
 # backward formulas torch composes from tensor ops (derivatives.yaml: sin's is
 # grad * self.cos()): each step rounds, so these run on the bfloat16 or float16 arrays themselves
-STEPWISE = frozenset({"SinBackward0", "CosBackward0", "SinhBackward0", "CoshBackward0"})
+STEPWISE = frozenset({"SinBackward0", "CosBackward0", "SinhBackward0", "CoshBackward0",
+                      "CumprodBackward0"})
 
 
 def _widened_array(x):

@@ -146,7 +146,7 @@ class ErfBackward0(Node):
         return _np_erf(_float(a))
 
     def backward(self, m, g, x):
-        return (g * (2.0 / math.sqrt(math.pi)) * m.exp(-(x * x)),)
+        return (m.exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g,)  # torch's order
 
 
 # ---------------------------------------------------------------- rectifiers
@@ -301,7 +301,8 @@ def _gelu_tanh_grad(g, x, m=array_math):
 
 
 class SiluBackward0(Node):
-    """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    """y = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s)), s = sigmoid(x), as torch's kernel:
+    (g * s) times 1 + x * (1 - s) rounded once (its fused multiply-add)."""
 
     def forward(self, a):
         x = _float(a, "silu_cpu", complex_ok=True)
@@ -310,7 +311,7 @@ class SiluBackward0(Node):
 
     def backward(self, m, g, x):
         s = _sigmoid(m, x)
-        return (g * (s * (x * (1 - s) + 1)),)
+        return (g * s * m.fma(x, 1 - s, 1),)
 
 
 class MishBackward0(Node):

@@ -4,7 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
-from ..autograd._math import array_math
+from ..autograd._math import array_math, rsqrt
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
 from . import _bf16_grad, _bf16_vec, _parallel
@@ -147,7 +147,7 @@ class MulBackward0(Node):
 
 
 class DivBackward0(Node):
-    """out = a / b (true division);  da = g / b, db = -g * a / b^2."""
+    """out = a / b (true division);  da = g / b, db = -g * ((a / b) / b)."""
 
     saves_scalar = True
 
@@ -169,7 +169,7 @@ class DivBackward0(Node):
         if "rounding" in self.__dict__:
             return m.zeros_like(g), None
         ga = g / b if _needs(self, 0) else None
-        gb = -g * a / (b * b) if _needs(self, 1) else None
+        gb = -g * (a / b / b) if _needs(self, 1) else None
         return ga, gb
 
 
@@ -461,8 +461,8 @@ Log10Backward0 = _unary("Log10Backward0", np.log10, lambda m, g, x: g / (x * flo
 Log1PBackward0 = _unary("Log1PBackward0", np.log1p, lambda m, g, x: g / (x + 1))
 Expm1Backward0 = _unary("Expm1Backward0", np.expm1, lambda m, g, y: g * (y + 1), "output")
 SqrtBackward0 = _unary("SqrtBackward0", np.sqrt, lambda m, g, y: g / (2 * y), "output")
-RsqrtBackward0 = _unary("RsqrtBackward0", lambda x: 1 / np.sqrt(x),
-                        lambda m, g, y: g * -0.5 * y * y * y, "output")
+RsqrtBackward0 = _unary("RsqrtBackward0", rsqrt,
+                        lambda m, g, y: (g * -0.5) * (y * y * y), "output")
 _rsqrt_float = RsqrtBackward0.forward
 
 
@@ -477,8 +477,8 @@ RsqrtBackward0.forward = _rsqrt_forward
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
-TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus(y * y),
-                      "output")
+TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.fma(-y, y, 1),
+                      "output", "y = tanh x; dx = g * (1 - y*y), 1 - y*y rounded once (an fma)")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sgn(x))
 SignBackward0 = _unary("SignBackward0", _sign, _zeros, None, "sign; 0 at NaN, as torch")
 
@@ -495,9 +495,9 @@ CeilBackward0 = _unary("CeilBackward0", np.ceil, _zeros, None)
 RoundBackward0 = _unary("RoundBackward0", np.round, _zeros, None)
 TruncBackward0 = _unary("TruncBackward0", np.trunc, _zeros, None)
 ReciprocalBackward0 = _unary("ReciprocalBackward0", np.reciprocal,
-                             lambda m, g, y: -g * y * y, "output")
-AsinBackward0 = _unary("AsinBackward0", np.arcsin, lambda m, g, x: g / m.sqrt(1 - x * x))
-AcosBackward0 = _unary("AcosBackward0", np.arccos, lambda m, g, x: -g / m.sqrt(1 - x * x))
+                             lambda m, g, y: -g * (y * y), "output")
+AsinBackward0 = _unary("AsinBackward0", np.arcsin, lambda m, g, x: g * m.rsqrt(1 - x * x))
+AcosBackward0 = _unary("AcosBackward0", np.arccos, lambda m, g, x: -g * m.rsqrt(1 - x * x))
 AtanBackward0 = _unary("AtanBackward0", np.arctan, lambda m, g, x: g / (1 + x * x))
 SinhBackward0 = _unary("SinhBackward0", np.sinh, lambda m, g, x: g * m.cosh(x))
 CoshBackward0 = _unary("CoshBackward0", np.cosh, lambda m, g, x: g * m.sinh(x))
@@ -518,9 +518,9 @@ def _sigmoid(x):
 _SIGMOID_ONES = {}
 
 
-SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
+SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * m.one_minus(y) * y,
                           "output",
-                          "y = 1/(1+e^-x); dx = g*y*(1-y)")
+                          "y = 1/(1+e^-x); dx = g*(1-y)*y")
 def _relu_kernel(x):
     return np.maximum(_zero_of(x), x)  # keeps NaN and -0.0 as torch
 

@@ -42,13 +42,13 @@ def _sinc_grad(m, g, x):
 
 E._INTEGER_OK.update({"SgnBackward0", "FracBackward0"})
 _u = E._unary
-AcoshBackward0 = _u("AcoshBackward0", np.arccosh, lambda m, g, x: g / m.sqrt(x * x - 1))
-AsinhBackward0 = _u("AsinhBackward0", np.arcsinh, lambda m, g, x: g / m.sqrt(x * x + 1))
+AcoshBackward0 = _u("AcoshBackward0", np.arccosh, lambda m, g, x: g * m.rsqrt(x * x - 1))
+AsinhBackward0 = _u("AsinhBackward0", np.arcsinh, lambda m, g, x: g * m.rsqrt(x * x + 1))
 AtanhBackward0 = _u("AtanhBackward0", np.arctanh, lambda m, g, x: g / m.one_minus(x * x))
 ErfcBackward0 = _u("ErfcBackward0", special.erfc,
-                   lambda m, g, x: g * (-2 / _SQRT_PI) * m.exp(-(x * x)), doc="y = 1 - erf(x)")
+                   lambda m, g, x: m.exp(-(x * x)) * (-2 / _SQRT_PI) * g, doc="y = 1 - erf(x)")
 ErfinvBackward0 = _u("ErfinvBackward0", special.erfinv,
-                     lambda m, g, y: g * (_SQRT_PI / 2) * m.exp(y * y), "output", "erf(y) = x")
+                     lambda m, g, y: m.exp(y * y) * (_SQRT_PI / 2) * g, "output", "erf(y) = x")
 LgammaBackward0 = _u("LgammaBackward0", special.lgamma, lambda m, g, x: g * _through(
     m, DigammaBackward0, special.digamma)(x), doc="y = log|Gamma(x)|; dx = g * digamma(x)")
 DigammaBackward0 = _u("DigammaBackward0", special.digamma, lambda m, g, x: g * _through(
@@ -213,10 +213,10 @@ def _needs(node):
 
 
 def _atan2_grad(self, m, g, a, b):
-    """da = g b / (a^2 + b^2), db = -g a / (a^2 + b^2); both 0 at a = b = 0, as torch."""
-    denominator = a * a + b * b
-    scale = m.where(m.data(denominator) == 0, 0.0, g / denominator)
-    return scale * b, -scale * a
+    """r = 1 / (a^2 + b^2) (0 where a = b = 0);  da = (g b) r, db = (g (-a)) r, as torch."""
+    total = a * a + b * b
+    recip = m.where(m.data(total) == 0, 0.0, 1 / total)
+    return g * b * recip, g * -a * recip
 
 
 def _hypot_grad(self, m, g, a, b, out):

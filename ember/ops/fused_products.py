@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
+from ..autograd._math import fma
 from ..autograd.graph import Node
 from . import autocast as _autocast
 from . import elementwise as E
@@ -25,7 +26,8 @@ def _integral_scalar(name, value, arrays):
 
 
 class AddcmulBackward0(Node):
-    """out = input + value * t1 * t2;  dinput = g, dt1 = g value t2, dt2 = g value t1."""
+    """out = input + value * t1 * t2 (rounded once, a fused multiply-add);  dinput = g,
+    dt1 = g (t2 value), dt2 = g (t1 value)."""
 
     def forward(self, input, tensor1, tensor2, value=1):
         x, y, z = _common(input, tensor1, tensor2)
@@ -37,18 +39,18 @@ class AddcmulBackward0(Node):
         if _opmath.source(tensor1) is not None:  # torch's bfloat16 kernel: fma(value t1, t2, x)
             scaled = y * np.float32(value) if value != 1 else y
             return (scaled.astype(np.float64) * z + x).astype(np.float32)
-        product = y * z
-        return x + (product if value == 1 else product * np.asarray(value, product.dtype))
+        scaled = y if value == 1 else y * np.asarray(value, y.dtype)
+        return fma(scaled, z, x)  # torch's kernel: fma(value * t1, t2, input), rounded once
 
     def backward(self, m, g, t1, t2):
-        scaled = g if self.value == 1 else g * self.value
-        return (g, scaled * t2 if E._needs(self, 1) else None,
-                scaled * t1 if E._needs(self, 2) else None)
+        value = self.value  # torch's steps: grad * (t2 * value), grad * (t1 * value)
+        return (g, g * (t2 if value == 1 else t2 * value) if E._needs(self, 1) else None,
+                g * (t1 if value == 1 else t1 * value) if E._needs(self, 2) else None)
 
 
 class AddcdivBackward0(Node):
-    """out = input + value * t1 / t2;  dinput = g, dt1 = g value / t2,
-    dt2 = -g value t1 / t2^2."""
+    """out = input + (value t1) / t2;  dinput = g, dt1 = g (value / t2),
+    dt2 = -g ((value t1) / (t2 t2))."""
 
     def forward(self, input, tensor1, tensor2, value=1):
         if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
@@ -62,13 +64,13 @@ class AddcdivBackward0(Node):
         x, y, z = _common(input, tensor1, tensor2)
         self.value = value
         self.save(tensor1, tensor2)
-        quotient = y / z
-        return x + (quotient if value == 1 else quotient * np.asarray(value, quotient.dtype))
+        scaled = y if value == 1 else y * np.asarray(value, y.dtype)
+        return x + scaled / z  # torch's steps: input + (value * t1) / t2
 
     def backward(self, m, g, t1, t2):
-        scaled = (g if self.value == 1 else g * self.value) / t2
-        return g, scaled if E._needs(self, 1) else None, \
-            (-scaled * t1 / t2 if E._needs(self, 2) else None)
+        # torch's steps: grad * (value / t2) and -grad * ((value * t1) / (t2 * t2))
+        return g, g * (self.value / t2) if E._needs(self, 1) else None, \
+            (-g * (self.value * t1 / (t2 * t2)) if E._needs(self, 2) else None)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

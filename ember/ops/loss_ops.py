@@ -49,11 +49,20 @@ class _Pointwise(Node):
 
     bf16_norm = 0.0  # for a kernel computing in bfloat16: the gradient's factor before 'mean'
     bf16 = False
+    # a float kernel that folds a factor and 'mean''s 1/n into one number, as torch's:
+    # dx = (derivative * norm) * g, the derivative then without that factor
+    norm = None
 
     def backward(self, m, g, x, y):
         if self.bf16 and not m.is_graph:
             return self._bf16_backward(g, x, y)
-        dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction, self.count)
+        if self.norm is not None:
+            mean = self.reduction == "mean" and self.count
+            dx = self.derivative(m, x, y, **self.params) * (
+                self.norm / self.count if mean else self.norm) * g
+        else:
+            dx = self.derivative(m, x, y, **self.params) * _scale(m, g, self.reduction,
+                                                                  self.count)
         return (dx if _needs(self, 0) else None), (-dx if _needs(self, 1) else None)
 
     def _bf16_backward(self, g, x, y):
@@ -67,7 +76,7 @@ class _Pointwise(Node):
 
 
 class MseLossBackward0(_Pointwise):
-    """l = (x - y)^2;  dx = 2 (x - y) g, dy = -dx."""
+    """l = (x - y)^2;  dx = ((x - y) * 2) g (2 / n for 'mean', one factor), dy = -dx."""
 
     @staticmethod
     def loss(x, y):
@@ -76,8 +85,9 @@ class MseLossBackward0(_Pointwise):
 
     @staticmethod
     def derivative(m, x, y):
-        return (x - y) * 2.0
+        return x - y
 
+    norm = 2.0
     bf16_norm = 2.0  # torch's bfloat16 kernels: l = d d, dx = 2 d g, each step rounded
 
     @staticmethod
@@ -101,7 +111,9 @@ class SmoothL1LossBackward0(_Pointwise):
     @staticmethod
     def derivative(m, x, y, beta=1.0):
         d = x - y
-        return m.where(np.abs(m.data(d)) < beta, d * (1.0 / beta), np.sign(m.data(d)))
+        return m.where(np.abs(m.data(d)) < beta, d / beta, np.sign(m.data(d)))
+
+    norm = 1.0
 
 
 class HuberLossBackward0(_Pointwise):
@@ -117,6 +129,8 @@ class HuberLossBackward0(_Pointwise):
     def derivative(m, x, y, delta=1.0):
         d = x - y
         return m.where(np.abs(m.data(d)) <= delta, d, np.sign(m.data(d)) * delta)
+
+    norm = 1.0
 
     bf16_norm = 1.0  # torch's bfloat16 kernels: each step rounded
 
@@ -189,18 +203,20 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return reduce_array(loss.astype(x.dtype, copy=False), self.reduction)
 
     def backward(self, m, g, x, y):
-        g = _scale(m, g, self.reduction, self.count)
-        if self.weight is not None:
-            g = g * self.weight._data
         p = self.pos_weight._data if self.pos_weight is not None else None
         dx = dy = None
-        if _needs(self, 0):
-            s = _sigmoid(m, -x)
-            dx = ((1 - y) - (y * (p - 1) + 1) * s if p is not None else (1 - y) - s) * g
+        if _needs(self, 0):  # torch's steps: its sigmoid, then the weight, then 'mean''s 1/n
+            s = _sigmoid(m, x)
+            dx = self._weighted(m, ((p * y + 1 - y) * s - p * y if p is not None else s - y) * g)
         if _needs(self, 1):
             soft = -m.log(_sigmoid(m, x)) if m.is_graph else _softplus_np(-x)
-            dy = ((soft * (p - 1) if p is not None else 0) - x) * g
+            dy = self._weighted(m, ((soft * (p - 1) if p is not None else 0) - x) * g)
         return dx, dy
+
+    def _weighted(self, m, grad):
+        if self.weight is not None:
+            grad = grad * self.weight._data
+        return grad / self.count if self.reduction == "mean" else grad
 
 
 class NllLossBackward0(Node):

@@ -191,6 +191,8 @@ def outer(input, vec2):
 def _lerp(start, end, weight):
     """torch's two-sided formula: exact at weight 0 and 1."""
     diff = end - start
+    if not np.ndim(weight):  # a number: one side
+        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 

@@ -133,7 +133,7 @@ class ProdBackward1(Node):
     def backward(self, m, g, a, out):
         g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
         if not (m.data(a) == 0).any():
-            return (g * _expand_back(m, out, self.shape, self.dims, self.keepdim) / a,)
+            return (g * (_expand_back(m, out, self.shape, self.dims, self.keepdim) / a),)
         flat = m.reshape(a, (-1,)) if self.dims == tuple(range(len(self.shape))) else None
         others = _prod_others(m, flat if flat is not None else a,
                               0 if flat is not None else self.dims[0])
@@ -274,7 +274,7 @@ class VarBackward0(Node):
         centered = a - m.sum(a, self.dims, True) / _count(self)
         g = _expand_back(m, g, self.shape, self.dims, self.keepdim)
         scale = 2.0 / self.denominator if self.denominator else float("nan")
-        return (g * centered * scale,)
+        return (g * scale * centered,)  # torch's order: (2 / (N - correction)) * g first
 
 
 def _count(node):
@@ -282,7 +282,7 @@ def _count(node):
 
 
 class StdBackward0(VarBackward0):
-    """out = sqrt(var);  da = g * (a - mean) / ((N - correction) * out)."""
+    """out = sqrt(var);  da = var's gradient for g / (2 out) (0 where out is 0), as torch."""
 
     saves_output = True
 
@@ -290,10 +290,11 @@ class StdBackward0(VarBackward0):
         return np.sqrt(super().forward(a, dim, correction, keepdim))
 
     def backward(self, m, g, a, out):
-        out = _expand_back(m, out, self.shape, self.dims, self.keepdim)
-        grad = super().backward(m, g, a)[0] / (2 * out)
-        zero = m.data(out) == 0  # torch: 0 where the std is 0 (not 0/0)
-        return (m.where(zero, m.zeros_like(grad), grad) if zero.any() else grad),
+        g_var = g / (out * 2)
+        zero = np.asarray(m.data(out) == 0)  # torch: 0 where the std is 0 (not 0/0)
+        if zero.any():
+            g_var = m.where(zero, m.zeros_like(g_var), g_var)
+        return super().backward(m, g_var, a)
 
 
 class LogsumexpBackward0(Node):
@@ -358,7 +359,7 @@ class LinalgVectorNormBackward0(Node):
             return (g * m.sign(a) * share,)
         safe = m.where(m.data(out) == 0, 1.0, out)
         if p == 2:
-            return (m.where(m.data(out) == 0, 0.0, g * a / safe),)
+            return (m.where(m.data(out) == 0, 0.0, g * (a / safe)),)  # torch's order
         return (g * a * m.abs(a) ** (p - 2) / safe ** (p - 1),)
 
 

@@ -17,32 +17,50 @@ def _prepare(a, dim, dtype):
     return x, _dim(x.ndim, dim)
 
 
+# torch's CPU scans carry their running value in a wider type (its acc_type) and round each
+# output: float16 and bfloat16 in float32, float32 in float64, complex64 in complex128
+_F32 = np.dtype(np.float32)
+_WIDER = {np.dtype(t): np.dtype(w) for t, w in ((np.float16, np.float32), (np.float32, np.float64),
+                                                (np.complex64, np.complex128))}
+
+
+def _scan(ufunc, x, dim, node):
+    """``ufunc.accumulate`` along ``dim`` carried in torch's wider type, each output rounded."""
+    wide = _F32 if node.widened else _WIDER.get(x.dtype)  # (bfloat16: widened to float32)
+    if wide is None or wide == x.dtype:
+        return ufunc.accumulate(x, axis=dim)
+    carried = x.astype(wide)  # (then in place: faster than accumulate's own dtype= casts)
+    return ufunc.accumulate(carried, axis=dim, out=carried).astype(x.dtype)
+
+
+def _note_input(node, a, x, dtype):
+    """What the backward needs to scan as torch: the input's dtype (torch casts the gradient to
+    it first) and whether it is bfloat16, which ember computes widened to float32."""
+    source = _opmath.source(a) if dtype is None else None
+    node.widened = source is not None
+    node.in_dtype = x.dtype if source is None else source
+
+
 class CumsumBackward0(Node):
     """out[i] = sum of a[:i+1] along dim;  da = reverse cumulative sum of g."""
 
     def forward(self, a, dim, dtype=None):
         x, self.dim = _prepare(a, dim, dtype)
-        # a float16 or bfloat16 input summed in a wider dtype: torch's backward casts the
-        # gradient to the input's dtype first
-        self.low = _opmath.source(a) if dtype is not None else None
-        if x.dtype == np.float16 and x.ndim:  # torch accumulates float16 in float32
-            return np.cumsum(x, axis=self.dim, dtype=np.float32).astype(x.dtype)
-        return np.cumsum(x, axis=self.dim) if x.ndim else x.copy()
+        _note_input(self, a, a._data, dtype)
+        return _scan(np.add, x, self.dim, self) if x.ndim else x.copy()
 
     def backward(self, m, g):
         if not g.ndim:
             return (g,)
-        if self.low is not None and not m.is_graph:
-            g = g.astype(self.low).astype(np.float32)
-        return (_reverse_cumsum(m, g, self.dim),)
+        return (_reverse_cumsum(m, m.conform(g, g.shape, self.in_dtype), self.dim, self),)
 
 
-def _cumsum(m, x, dim):
-    return CumsumBackward0.apply(x, dim=dim) if m.is_graph else np.cumsum(x, axis=dim)
-
-
-def _reverse_cumsum(m, x, dim):
-    return m.flip(_cumsum(m, m.flip(x, (dim,)), dim), (dim,))
+def _reverse_cumsum(m, x, dim, node):
+    """Sums from the end: torch's cumsum of the flipped ``x``, as ``node``'s scans carry it."""
+    flipped = m.flip(x, (dim,))
+    if m.is_graph:
+        return m.flip(CumsumBackward0.apply(flipped, dim=dim), (dim,))
+    return m.flip(_scan(np.add, flipped, dim, node), (dim,))
 
 
 class CumprodBackward0(Node):
@@ -53,14 +71,16 @@ class CumprodBackward0(Node):
 
     def forward(self, a, dim, dtype=None):
         x, self.dim = _prepare(a, dim, dtype)
+        _note_input(self, a, a._data, dtype)
         self.save(a)
-        return np.cumprod(x, axis=self.dim) if x.ndim else x.copy()
+        return _scan(np.multiply, x, self.dim, self) if x.ndim else x.copy()
 
     def backward(self, m, g, a, out):
         if not g.ndim:
             return (g,)
+        g = m.conform(g, g.shape, self.in_dtype)  # torch casts the gradient to the input's dtype
         if not (m.data(a) == 0).any():
-            return (_reverse_cumsum(m, g * out, self.dim) / a,)
+            return (_reverse_cumsum(m, g * out, self.dim, self) / a,)
         return (_cumprod_grad_with_zeros(m, g, a, self.dim),)
 
 
@@ -105,32 +125,35 @@ class LogcumsumexpBackward0(Node):
             raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                       f"'{_dtype.from_numpy_dtype(x.dtype).scalar_name}'")
         self.dim = _dim(x.ndim, dim)
+        _note_input(self, a, x, None)
         self.save(a)
-        return _log_cumsum(x, self.dim) if x.ndim else x.copy()
+        return _log_cumsum(x, self.dim, self) if x.ndim else x.copy()
 
     def backward(self, m, g, a, out):
         if not g.ndim or not m.data(g).size:
             return (g,)
         if m.data(g).dtype.kind == "c":  # log g is defined for complex g: one log-space sum
-            return (m.exp(_reverse_logcumsumexp(m, m.log(g) - out, self.dim) + a),)
+            return (m.exp(_reverse_logcumsumexp(m, m.log(g) - out, self.dim, self) + a),)
         lowest = np.finfo(m.data(g).dtype).min  # log(0) as torch writes it: finite
         log_abs = m.log(m.abs(g))
         parts = [m.where(side, log_abs, lowest) - out for side in (g > 0, g < 0)]
-        positive, negative = (m.exp(_reverse_logcumsumexp(m, p, self.dim) + a) for p in parts)
+        positive, negative = (m.exp(_reverse_logcumsumexp(m, p, self.dim, self) + a)
+                              for p in parts)
         return (positive - negative,)
 
 
-def _reverse_logcumsumexp(m, x, dim):
+def _reverse_logcumsumexp(m, x, dim, node):
     flipped = m.flip(x, (dim,))
     if m.is_graph:
         return m.flip(LogcumsumexpBackward0.apply(flipped, dim=dim), (dim,))
-    return m.flip(_log_cumsum(flipped, dim), (dim,))
+    return m.flip(_log_cumsum(flipped, dim, node), (dim,))
 
 
-def _log_cumsum(x, dim):
-    """log(cumsum(exp(x))) along dim by logaddexp, pairwise from the first."""
+def _log_cumsum(x, dim, node):
+    """log(cumsum(exp(x))) along dim by logaddexp, pairwise from the first, carried as torch's
+    scan carries it (see _scan)."""
     if x.dtype.kind != "c":
-        return np.logaddexp.accumulate(x, axis=dim)
+        return _scan(np.logaddexp, x, dim, node)
     out = np.moveaxis(x.copy(), dim, 0)  # NumPy's logaddexp has no complex loop: step
     for i in range(1, len(out)):
         out[i] = _logaddexp(out[i - 1], out[i])

@@ -4,7 +4,7 @@ log_softmax with dim and dtype; the nodes' errors as torch's."""
 import numpy as np
 import pytest
 import torch
-from oracle import check, kinkless, same_error
+from oracle import check, gradient_bits, kinkless, same_error, wide_inputs
 
 import ember
 
@@ -167,3 +167,22 @@ def test_hardswish_gradient_bit_exact(dtype):
         (grad,) = lib.autograd.grad(lib.nn.functional.hardswish(a), a, lib.tensor(g))
         grads.append(grad.numpy())
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+# backward formulas in torch's order of operations, checked to the bit (silu's at the inputs
+# where ember's sigmoid equals torch's: the formula apart from the machine's exp kernel)
+FORMULA_CASES = {
+    "silu": (lambda L, t: L.nn.functional.silu(t), lambda L, t: t.sigmoid()),  # fma inside
+    "tanhshrink": (lambda L, t: L.nn.functional.tanhshrink(t), lambda L, t: t.tanh()),
+    "hardswish": (lambda L, t: L.nn.functional.hardswish(t), None),  # g * (x / 3 + 0.5)
+    "softsign": (lambda L, t: L.nn.functional.softsign(t), None),  # division's gradients
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(FORMULA_CASES))
+def test_gradient_formulas_match_torch_bit_for_bit(name, dtype):
+    fn, key = FORMULA_CASES[name]
+    x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)[::-1].copy()
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=0.3))

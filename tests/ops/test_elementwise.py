@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close, same_error
+from oracle import check, close, gradient_bits, same_error, wide_inputs
 
 import ember
 
@@ -265,3 +265,32 @@ def test_pow_gradient_is_torchs_formula_with_pows_kernel(dtype, exponent):
         (t ** exponent).backward(lib.tensor(g))
         grads.append(t.grad.numpy())
     np.testing.assert_array_equal(*grads)
+
+
+# backward formulas in torch's order of operations, checked to the bit (where they read an
+# exp or tanh, at the inputs where ember's forward equals torch's)
+FORMULA_CASES = {
+    "tanh": (lambda L, t: t.tanh(), lambda L, t: t.tanh()),  # g * fma(-y, y, 1)
+    "sigmoid": (lambda L, t: t.sigmoid(), lambda L, t: t.sigmoid()),  # (g * (1 - y)) * y
+    "reciprocal": (lambda L, t: (t.abs() + 0.1).reciprocal(), None),  # -g * (y * y)
+    "rdiv": (lambda L, t: 1.0 / (t.abs() + 0.1), None),
+    "rsqrt": (lambda L, t: (t.abs() + 0.1).rsqrt(), None),  # (g * -0.5) * (y * y * y)
+    "div_divisor": (lambda L, t: L.linspace(-3, 3, t.numel(), dtype=t.dtype) / t, None),
+    "asin": (lambda L, t: t.clamp(-0.99, 0.99).asin(), None),  # g * rsqrt(1 - x * x)
+    "acos": (lambda L, t: t.clamp(-0.99, 0.99).acos(), None),
+    "asinh": (lambda L, t: t.asinh(), None),  # g * rsqrt(x * x + 1)
+    "acosh": (lambda L, t: (t.abs() + 1.1).acosh(), None),
+    "erf": (lambda L, t: t.erf(), lambda L, t: (-(t * t)).exp()),  # (exp(-x^2) * c) * g
+    "erfc": (lambda L, t: t.erfc(), lambda L, t: (-(t * t)).exp()),
+    "erfinv": (lambda L, t: t.clamp(-0.99, 0.99).erfinv(),
+               lambda L, t: (t.clamp(-0.99, 0.99).erfinv() ** 2).exp()),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(FORMULA_CASES))
+def test_gradient_formulas_match_torch_bit_for_bit(name, dtype):
+    fn, key = FORMULA_CASES[name]
+    x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)[::-1].copy()
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=0.3))

@@ -3,7 +3,7 @@ gradients, second derivatives and grad_fn name, dtype promotion and torch's erro
 import numpy as np
 import pytest
 import torch
-from oracle import check, close, same_error
+from oracle import check, close, same_error, wide_inputs
 
 import ember
 
@@ -250,3 +250,16 @@ def test_polygamma_refuses_complex_as_torch(n):
 def test_ldexp_of_complex_as_torch(call):
     """(NumPy's ldexp TypeError leaked)"""
     close(call(ember), call(torch))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_atan2_gradients_in_torchs_steps_bit_for_bit(dtype):
+    """r = 1 / (a a + b b) (0 where both are 0); da = (g b) r, db = (g (-a)) r."""
+    a, b, g = wide_inputs(dtype), wide_inputs(dtype, seed=2), wide_inputs(dtype, seed=1)
+    results = []
+    for lib in (ember, torch):
+        ts = [lib.tensor(v, requires_grad=True) for v in (a, b)]
+        lib.atan2(*ts).backward(lib.tensor(g))
+        results.append([t.grad.numpy() for t in ts])
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)

@@ -3,7 +3,7 @@ gradients, second derivatives, grad_fn names, in-place and out= forms, errors)."
 import numpy as np
 import pytest
 import torch
-from oracle import check, close, same_error
+from oracle import check, close, same_error, wide_inputs
 
 import ember
 
@@ -66,3 +66,21 @@ def test_out():
     r = ember.addcmul(ember.tensor(M34), ember.tensor(V4), ember.tensor(M34), value=2, out=out)
     assert r is out
     close(out, torch.addcmul(torch.tensor(M34), torch.tensor(V4), torch.tensor(M34), value=2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [0.3, 1, 2.0])
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_values_and_gradients_in_torchs_steps_bit_for_bit(op, value, dtype):
+    """addcmul: fma(value * t1, t2, input) rounded once, gradients g * (t2 * value); addcdiv:
+    input + (value * t1) / t2, gradients g * (value / t2), -g * ((value * t1) / (t2 * t2))."""
+    x, t1, g = wide_inputs(dtype), wide_inputs(dtype, seed=2), wide_inputs(dtype, seed=1)
+    t2 = np.abs(wide_inputs(dtype, seed=3)) + dtype(0.1)
+    results = []
+    for lib in (ember, torch):
+        ts = [lib.tensor(v, requires_grad=True) for v in (x, t1, t2)]
+        out = getattr(lib, op)(*ts, value=value)
+        out.backward(lib.tensor(g))
+        results.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)

@@ -5,7 +5,7 @@ and grad_fn names; out-of-range targets raise as torch."""
 import numpy as np
 import pytest
 import torch
-from oracle import check
+from oracle import check, gradient_bits, wide_inputs
 
 import ember
 
@@ -81,3 +81,53 @@ def test_binary_cross_entropy_refuses_a_target_outside_0_1_as_torch():
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
             lib.nn.functional.binary_cross_entropy(lib.tensor([0.5]), lib.tensor([2.0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_gradient_folds_two_over_n_as_torch_bit_for_bit(reduction, dtype):
+    """torch's kernel: ((x - y) * norm) * g with norm = 2/n for 'mean' (one number)."""
+    x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)
+    target = x * 0.5 + 0.1
+
+    def fn(lib, t):
+        return lib.nn.functional.mse_loss(t, lib.tensor(target), reduction=reduction)
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, None, create_graph))
+
+
+def _target(dtype):
+    g = wide_inputs(dtype, seed=4)
+    return (np.abs(g) / (1 + np.abs(g))).astype(dtype)
+
+
+LOSS_FORMULAS = {
+    # ((x - y) / beta or +-1) * norm * g, norm = 1/n for 'mean'
+    "smooth_l1": lambda L, t, y, red: L.nn.functional.smooth_l1_loss(t, y, reduction=red,
+                                                                      beta=0.3),
+    "huber": lambda L, t, y, red: L.nn.functional.huber_loss(t, y, reduction=red, delta=0.7),
+    # ((sigmoid(x) - y) * g) [* w] [/ n]
+    "bce_logits": lambda L, t, y, red: L.nn.functional.binary_cross_entropy_with_logits(
+        t, y, reduction=red),
+    "bce_logits_weight": lambda L, t, y, red: L.nn.functional.binary_cross_entropy_with_logits(
+        t, y, weight=L.linspace(0, 3, t.numel(), dtype=t.dtype), reduction=red),
+    "bce_logits_pos_weight": lambda L, t, y, red:
+        L.nn.functional.binary_cross_entropy_with_logits(
+            t, y, pos_weight=L.linspace(0.5, 2.5, t.numel(), dtype=t.dtype), reduction=red),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(LOSS_FORMULAS))
+def test_loss_gradients_in_torchs_steps_bit_for_bit(name, reduction, dtype):
+    """As torch's kernels: the factor and 'mean''s 1/n folded into one number (smooth L1,
+    Huber), or sigmoid(x) - y times g, then the weight, then / n (with logits; compared where
+    ember's sigmoid equals torch's)."""
+    x, g, target = wide_inputs(dtype), wide_inputs(dtype, seed=1), _target(dtype)
+    key = (lambda L, t: t.sigmoid()) if name.startswith("bce") else None
+
+    def fn(lib, t):
+        return LOSS_FORMULAS[name](lib, t, lib.tensor(target), reduction)
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=0.5))

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import check, close
+from oracle import check, close, gradient_bits, wide_inputs
 
 import ember
 
@@ -157,3 +157,56 @@ def test_std_gradient_is_zero_where_the_std_is_zero_as_torch(call):
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
     assert not np.isnan(grads[0]).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prod_gradient_is_g_times_result_over_input_bit_for_bit(dtype):
+    """torch: grad * (result / input) without zeros (the product itself, a reduction in its own
+    order, is taken from the rows where both agree)."""
+    x, g = wide_inputs(dtype) * 0.01 + 1, wide_inputs(dtype, seed=1)
+
+    def fn(lib, t):
+        return t.reshape(1000, 100).prod(1)
+
+    def rows(lib, t):
+        return fn(lib, t).repeat_interleave(100)
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.05)
+        assert ours.size > 1000
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_and_std_gradients_in_torchs_order_bit_for_bit(op, dtype):
+    """torch: (2 / (N - correction)) * g * (x - mean), std's g first divided by (2 std) (compared
+    where the rows' means and results agree: the sums themselves add in their own orders)."""
+    x, g = wide_inputs(dtype) * 0.01, wide_inputs(dtype, seed=1)
+
+    def fn(lib, t):
+        return getattr(t.reshape(2000, 50), op)(1)
+
+    def rows(lib, t):
+        rows = t.reshape(2000, 50)
+        return tuple(v.unsqueeze(1).expand(2000, 50).reshape(-1)
+                     for v in (rows.mean(1), getattr(rows, op)(1)))
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.1)
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_norm_gradient_is_g_times_x_over_norm_bit_for_bit(dtype):
+    """torch: grad * (x / norm), 0 where the norm is 0 (compared on the rows whose norms agree:
+    the sums of squares add in their own orders)."""
+    x, g = wide_inputs(dtype) * 0.01, wide_inputs(dtype, seed=1)
+    x[:300] = 0
+
+    def fn(lib, t):
+        return t.reshape(1000, 100).norm(dim=1)
+
+    def rows(lib, t):
+        return fn(lib, t).repeat_interleave(100)
+    for create_graph in (False, True):
+        ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.3)
+        np.testing.assert_array_equal(ours, theirs)

@@ -1,0 +1,59 @@
+"""ember/_fp.py's fused multiply-add: a * b + c rounded once, checked against exact rationals,
+ties and overflow included (its quiet()/restore() are exercised by every kernel)."""
+from fractions import Fraction
+
+import numpy as np
+
+from ember import _fp
+
+
+def _exact(a, b, c, dtype):
+    """a * b + c of float values, rounded once to ``dtype`` (to nearest, ties to even)."""
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    near = dtype.type(float(exact))  # (rounded twice: one of its neighbours may be nearer)
+    around = [np.nextafter(near, dtype.type(-np.inf)), near, np.nextafter(near, dtype.type(np.inf))]
+    return min(around, key=lambda v: (abs(Fraction(float(v)) - exact),
+                                      int(np.asarray(v).view(f"u{dtype.itemsize}")) & 1))
+
+
+def _cases(dtype, rng, n=400):
+    a = rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)
+    b = rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)
+    c = -(a.astype(dtype).astype(float) * b.astype(dtype)) * (1 + rng.standard_normal(n) * 2e-8)
+    return a.astype(dtype), b.astype(dtype), c.astype(dtype)  # c cancels most of a * b
+
+
+def test_float64_arrays_round_once():
+    rng = np.random.default_rng(0)
+    a, b, c = _cases(np.dtype(np.float64), rng)
+    got = _fp.fma(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        assert g == _exact(x, y, z, np.dtype(np.float64))
+
+
+def test_float32_arrays_round_once():
+    rng = np.random.default_rng(1)
+    a, b, c = _cases(np.dtype(np.float32), rng)
+    got = _fp.fma(a, b, c)
+    assert got.dtype == np.float32
+    for x, y, z, g in zip(a, b, c, got):
+        assert g == _exact(x, y, z, np.dtype(np.float32))
+
+
+def test_float64_ties_and_numbers():
+    # (2^27 + 1)(2^27 - 1) = 2^54 - 1: halfway between float64 neighbours before c breaks it
+    a = np.array([2.0 ** 27 + 1, 2.0 ** 27 + 1, 3.0])
+    b = np.array([2.0 ** 27 - 1, 2.0 ** 27 - 1, 1 / 3])
+    c = np.array([2.0 ** -60, -(2.0 ** -60), -1.0])
+    got = _fp.fma(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        assert g == _exact(x, y, z, np.dtype(np.float64))
+    np.testing.assert_array_equal(_fp.fma(a, 2.0, 1.0), a * 2.0 + 1.0)  # (numbers b, c)
+
+
+def test_overflow_and_special_values_as_twice_rounded():
+    a = np.array([1e300, np.inf, np.nan, 2.0, -np.inf])
+    b = np.array([1e10, 1.0, 1.0, np.inf, 0.0])
+    c = np.array([1.0, -1.0, 0.0, -np.inf, 1.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_fp.fma(a, b, c), a * b + c)
