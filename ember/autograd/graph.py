@@ -5,6 +5,7 @@ import itertools
 import threading as _threading
 import types as _types
 
+from numpy import dtype as _np_dtype
 from numpy import ndarray as _ndarray
 
 from .. import _autograd_state as _grad_mode
@@ -62,8 +63,12 @@ class Node:
     the math namespace ``m``: NumPy arrays normally, ember tensors under ``create_graph=True``.
     """
 
+    # _special: True once any hook or retain_grad is registered (the engine's slow path);
+    # _after: True when a backward does more than free the saved values (cache or hook). Both
+    # are read for every node a backward runs, so they are slots (a class default is a generic
+    # lookup in CPython 3.11), set by __init__ and _record.
     __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "_saved", "_versions",
-                 "__dict__", "__weakref__")
+                 "_special", "_after", "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
     complex_aware = False  # True: backward handles complex gradients itself (see _complex)
     # rarely-set state lives in class defaults, overridden per instance only when used
@@ -71,9 +76,7 @@ class Node:
     _hooks = None
     _tensor_pre_hooks = None
     _retained = None
-    _special = False  # True once any hook or retain_grad is registered: the engine's slow path
     _cached = False  # True when forward left attributes on the node (see _record): _release
-    _after = False  # True when a backward does more than free the saved values (cache or hook)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -88,6 +91,7 @@ class Node:
         self._seq = next(_sequence)
         self._saved = ()
         self._versions = None
+        self._special = self._after = False
 
     @classmethod
     def apply(cls, *inputs, **kwargs):
@@ -169,6 +173,7 @@ class Node:
         """
         self._seq = next(_sequence)
         self.next_functions = edges
+        self._special = self._after = False
         if out is None:
             if self.__dict__:  # forward left attributes on the node: its release looks there
                 self._cached = self._after = True
@@ -269,8 +274,9 @@ class Node:
         versions = self._versions
         if _dtype.bf16_loaded and not graph_mode and _opmath.bf16_grad(grad):
             outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
-        elif (grad.dtype.kind == "c" if type(grad) is _ndarray
-              else _complex.is_complex_grad(grad)) and not self.complex_aware:
+        elif (type(grad) is not _ndarray or grad.dtype is not _FLOAT32
+              and grad.dtype is not _FLOAT64) and _complex.is_complex_grad(grad) \
+                and not self.complex_aware:  # (float32 and float64 told by identity: cheap)
             outs = _complex.backward(self, m, grad, graph_mode)  # torch's convention: conj
         elif versions is None:  # plain values only: nothing to check
             if not saved:
@@ -540,6 +546,7 @@ class _RemovableHandle:
         self.remove()
 
 
+_FLOAT32, _FLOAT64 = _np_dtype("float32"), _np_dtype("float64")  # (NumPy's one instance each)
 _VERSIONED = (_Tensor, SavedOutput)  # (a PackedTensor is made after _record reads this)
 _ARRAYS = (_ndarray, _Tensor)
 
