@@ -44,6 +44,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _materialize = True
     complex_aware = True  # the user's backward gets torch's complex gradients as they are
 
+    def __init__(self):
+        self._blank()  # the context exists before (and without) the graph: Function.apply
+
     @property
     def saved_tensors(self):
         if "_in_jvp" in self.__dict__:  # in jvp: what save_for_forward kept, as torch

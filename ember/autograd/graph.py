@@ -66,7 +66,8 @@ class Node:
     # _special: True once any hook or retain_grad is registered (the engine's slow path);
     # _after: True when a backward does more than free the saved values (cache or hook). Both
     # are read for every node a backward runs, so they are slots (a class default is a generic
-    # lookup in CPython 3.11), set by __init__ and _record.
+    # lookup in CPython 3.11). Node has no __init__ (``cls()`` is the cheapest way to make an
+    # instance): _record gives a node its state as it enters a graph, _blank one outside any.
     __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "_saved", "_versions",
                  "_special", "_after", "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
@@ -86,7 +87,8 @@ class Node:
             if name not in cls.__dict__:
                 setattr(cls, name, _code_copy(getattr(Node, name)))
 
-    def __init__(self):
+    def _blank(self):
+        """The fields of a node outside any graph (yet): a leaf's sink, a Function's context."""
         self.next_functions = ()
         self._seq = next(_sequence)
         self._saved = ()
@@ -96,7 +98,7 @@ class Node:
     @classmethod
     def apply(cls, *inputs, **kwargs):
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
-        node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
+        node = cls()  # (no __init__: a node gets its state when _record puts it in a graph)
         node._saved = ()
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         args = inputs
@@ -191,7 +193,7 @@ class Node:
                 data = out._data
                 self._shapes, self._dtypes = (data.shape,), (data.dtype,)
             if self.saves_output:
-                kept = _new(SavedOutput)
+                kept = SavedOutput()
                 kept._data, kept._vc, kept.requires_grad = out._data, out._vc, True
                 if not saved:  # the output alone (a unary op's): its version, without a loop
                     self._saved = (kept,)
@@ -509,7 +511,7 @@ class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient into ``variable.grad``."""
 
     def __init__(self, variable):
-        super().__init__()
+        self._blank()
         self.variable = variable
         self._shapes = (variable._data.shape,)
         self._dtypes = (variable._data.dtype,)

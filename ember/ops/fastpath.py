@@ -124,7 +124,7 @@ def _binary(cls, ufunc, saves, general):
             eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
         else:
             eb = _NO_EDGE
-        _new(cls)._record((ea, eb), saved, out, (ea if ra else eb)[0])
+        cls()._record((ea, eb), saved, out, (ea if ra else eb)[0])
         return out
     return op
 
@@ -160,6 +160,6 @@ def unary_function(cls, general=_none):
             return _unrecorded(out, input)
         fn = input._grad_fn
         edge = (fn, input._output_nr) if fn is not None else (input._accumulator(), 0)
-        _new(cls)._record((edge,), (input,) if saves_input else (), out, edge[0])
+        cls()._record((edge,), (input,) if saves_input else (), out, edge[0])
         return out
     return op
