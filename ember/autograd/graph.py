@@ -164,7 +164,7 @@ class Node:
         self._record(tuple(edges), self._saved, out)
         return out
 
-    def _record(self, edges, saved, out=None, like=None, outputs=None):
+    def _record(self, edges, saved, out=None, like=None, outputs=None, saves_output=None):
         """The one way a node enters the graph (ops, fast paths, Function, module hooks).
 
         ``edges``: one (node, output_nr) per input; ``saved``: tensors (version-checked at
@@ -172,6 +172,8 @@ class Node:
         (and is saved too when ``saves_output``); its shape and dtype are taken from ``like``, an
         input's node, when the op keeps them (a fast path's cheap way), else from its data.
         ``outputs``: the (shapes, dtypes) of a node with several outputs, linked by the caller.
+        ``saves_output``: the class's ``saves_output`` when the caller holds it already (a fast
+        path: a class default read is a generic lookup in CPython 3.11).
         """
         self._seq = next(_sequence)
         self.next_functions = edges
@@ -192,7 +194,7 @@ class Node:
                     self._cached = self._after = True
                 data = out._data
                 self._shapes, self._dtypes = (data.shape,), (data.dtype,)
-            if self.saves_output:
+            if self.saves_output if saves_output is None else saves_output:
                 kept = SavedOutput()
                 kept._data, kept._vc, kept.requires_grad = out._data, out._vc, True
                 if not saved:  # the output alone (a unary op's): its version, without a loop

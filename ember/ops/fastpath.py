@@ -80,7 +80,7 @@ def binary_operator(cls, ufunc, saves, general=_none):
 def _binary(cls, ufunc, saves, general):
     """The operator of ``scalar_operator`` (``saves`` None: tensor operands take ``general``)
     and of ``binary_operator``, in one frame per op."""
-    saves_scalar, tensors = cls.saves_scalar, saves is not None
+    saves_scalar, tensors, saves_output = cls.saves_scalar, saves is not None, cls.saves_output
 
     def op(a, b):
         kind = type(b)
@@ -124,7 +124,7 @@ def _binary(cls, ufunc, saves, general):
             eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
         else:
             eb = _NO_EDGE
-        cls()._record((ea, eb), saved, out, (ea if ra else eb)[0])
+        cls()._record((ea, eb), saved, out, (ea if ra else eb)[0], None, saves_output)
         return out
     return op
 
@@ -141,7 +141,7 @@ def _unrecorded(out, a):
 def unary_function(cls, general=_none):
     """``op(input)``: ``cls.ufunc(input)`` recorded as ``cls`` for a floating tensor, else
     ``general(input)`` (by default None: the caller takes its slow path)."""
-    ufunc, saves_input = cls.ufunc, cls.saves_input
+    ufunc, saves_input, saves_output = cls.ufunc, cls.saves_input, cls.saves_output
 
     def op(input):
         if type(input) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
@@ -160,6 +160,6 @@ def unary_function(cls, general=_none):
             return _unrecorded(out, input)
         fn = input._grad_fn
         edge = (fn, input._output_nr) if fn is not None else (input._accumulator(), 0)
-        cls()._record((edge,), (input,) if saves_input else (), out, edge[0])
+        cls()._record((edge,), (input,) if saves_input else (), out, edge[0], None, saves_output)
         return out
     return op
