@@ -502,10 +502,13 @@ def _sigmoid(x):
     one = _SIGMOID_ONES.get(dt)
     if one is None:
         one = _SIGMOID_ONES[dt] = np.ones((), dtype=dt)
-    return np.divide(one, np.add(np.exp(np.negative(x)), one))
+    return _divide(one, _add(_exp(_negative(x)), one))
 
 
 _SIGMOID_ONES = {}
+# NumPy's module has a __getattr__, so CPython 3.11 does not specialize ``np.<name>`` reads: each
+# is a generic lookup (about 300 instructions). The per-op kernels bind their ufuncs once.
+_divide, _add, _exp, _negative = np.divide, np.add, np.exp, np.negative
 
 
 SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * y * m.one_minus(y),
