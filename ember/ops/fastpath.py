@@ -18,6 +18,7 @@ from ..autograd import graph as _graph
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
+_enter, _QUIET, _restore = _fp.enter, _fp.QUIET, _fp.restore
 
 # A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
 # wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
@@ -104,9 +105,9 @@ def _binary(cls, ufunc, saves, general):
             rb, saved = b._requires_grad, ((a, b) if saves else ())
         else:
             return general(a, b)
-        token = _fp.quiet()  # NaN and inf come silently, as torch's
+        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
         data = ufunc(data, other)
-        _fp.restore(token)
+        _restore(token)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (a, b))
         out = _new(Tensor)
@@ -149,9 +150,9 @@ def unary_function(cls, general=_none):
         data = input._data
         if data.dtype.kind != "f":
             return general(input)
-        token = _fp.quiet()  # NaN and inf come silently, as torch's
+        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
         data = ufunc(data)
-        _fp.restore(token)
+        _restore(token)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (input,))
         out = _new(Tensor)
