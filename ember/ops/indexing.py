@@ -202,6 +202,13 @@ def setitem(a, index, value, masked_fill=False):
             _write(x, index, v)
             a._vc[0] += 1
             return
+    if type(index) is int and not a._requires_grad and _graph._dual is None and \
+            not isinstance(value, Tensor):  # x[i] = number (a per-sample buffer), no graph:
+        value = _setitem_scalar(value, a._data.dtype)  # the steps below that an int index
+        grad_mode.check_inplace(a._vc)  # and a number take (the mask and index checks pass
+        _write(a._data, index, value)  # an int as it is)
+        a._vc[0] += 1
+        return
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)
