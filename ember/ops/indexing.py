@@ -146,8 +146,9 @@ def _write(array, index, value):
             value = value.real
     try:
         array[index] = _dtype.via_float32(value, array.dtype)
-    except IndexError as error:
-        raise _mask_error(index, array.shape) or error from None
+    except IndexError as error:  # (NumPy's "for axis" worded as torch's, as Node.apply does)
+        raise _mask_error(index, array.shape) or _graph._translate_numpy_error(error, ()) \
+            or error from None
     except ValueError as error:
         if "broadcast" not in str(error):
             raise
