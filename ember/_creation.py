@@ -174,12 +174,15 @@ def from_numpy(ndarray):
 
 
 def _size(size, op=None):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    elif len(size) == 1 and isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
-        raise TypeError("size must be a tuple of ints, but got bool")
-    if not all(type(s) is int and s >= 0 for s in size):  # (the common case: plain ints)
-        size = _checked_sizes(size, op)
+    if len(size) == 1:
+        if isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        elif isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
+            raise TypeError("size must be a tuple of ints, but got bool")
+    for s in size:  # (the common case: plain ints; a loop, not all() over a generator)
+        if type(s) is not int or s < 0:
+            size = _checked_sizes(size, op)
+            break
     if math.prod(size) * 8 >= 1 << 63:  # torch counts the bytes in int64
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     return tuple(size)
