@@ -74,6 +74,8 @@ class AddBackward0(Node):
         return x + y if alpha == 1 else x + alpha * y
 
     def backward(self, m, g):
+        if self.next_functions[1][0] is None:  # b is a scalar or needs no gradient
+            return g, None
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
