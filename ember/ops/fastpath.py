@@ -25,7 +25,9 @@ _enter, _QUIET, _restore = _fp.enter, _fp.QUIET, _fp.restore
 # hold the already-cast 0-d arrays; the result is bit-identical. Zero is left out (0.0 == -0.0
 # as a key, but they differ as factors), and so are values the dtype cannot hold exactly as NumPy
 # would cast them (NaN never hits a dict, huge ints overflow).
-_SCALARS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)  # (NumPy's one instance of each)
+_SCALARS = {_F32: {}, _F64: {}}
+_SCALARS_F32 = _SCALARS[_F32]
 _CACHE_LIMIT = 1024
 _LARGEST = {dt: float(np.finfo(dt).max) for dt in _SCALARS}
 
@@ -89,10 +91,11 @@ def _binary(cls, ufunc, saves, general):
             if type(a) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
                 return general(a, b)
             data = a._data
-            cache = _SCALARS.get(data.dtype)
+            dt = data.dtype
+            cache = _SCALARS_F32 if dt is _F32 else _SCALARS.get(dt)  # (no dtype hash for float32)
             other = None if cache is None else cache.get(b)
             if other is None:
-                other = scalar_array(b, data.dtype)
+                other = scalar_array(b, dt)
                 if other is None:
                     return general(a, b)
             rb, saved = False, ((None, other) if saves_scalar else ())
@@ -100,7 +103,8 @@ def _binary(cls, ufunc, saves, general):
                 and not _graph._anomaly_mode and _graph._dual is None:
             data, other = a._data, b._data
             dt = data.dtype
-            if other.dtype is not dt or dt.kind != "f" or data.shape != other.shape:
+            if other.dtype is not dt or dt is not _F32 and dt is not _F64 and dt.kind != "f" \
+                    or data.shape != other.shape:
                 return general(a, b)
             rb, saved = b._requires_grad, ((a, b) if saves else ())
         else:
@@ -148,7 +152,8 @@ def unary_function(cls, general=_none):
         if type(input) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
             return general(input)
         data = input._data
-        if data.dtype.kind != "f":
+        dt = data.dtype
+        if dt is not _F32 and dt is not _F64 and dt.kind != "f":  # (identity first: cheap)
             return general(input)
         token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
         data = ufunc(data)
