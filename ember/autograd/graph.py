@@ -131,6 +131,7 @@ class Node:
                     return node._attach(data, inputs)
             out = _new(_Tensor)
             out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+            out._output_nr = 0
             return out
         return _made_without_grad(data, inputs)
 
@@ -160,7 +161,7 @@ class Node:
             else:
                 edges.append(_NO_EDGE)
         out = _new(_Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         self._record(tuple(edges), self._saved, out)
         return out
 

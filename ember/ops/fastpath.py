@@ -115,7 +115,7 @@ def _binary(cls, ufunc, saves, general):
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (a, b))
         out = _new(Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         ra = a._requires_grad
         if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, b if rb else a)
@@ -161,7 +161,7 @@ def unary_function(cls, general=_none):
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (input,))
         out = _new(Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         if not (input._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, input)
         fn = input._grad_fn
