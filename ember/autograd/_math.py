@@ -23,6 +23,8 @@ def _sum_to(g, shape):
 _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 # (NumPy's module has a __getattr__: CPython 3.11 does not specialize ``np.subtract`` reads)
 _subtract = np.subtract
+_F32 = np.dtype(np.float32)
+_ONE32 = _ONES[_F32]
 # the same-width integer of each float type whose bits ``keep`` multiplies by a 0/1 mask
 _BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
          np.dtype(np.float16): np.dtype(np.int16)}
@@ -94,7 +96,8 @@ class array_math:
     @staticmethod
     def one_minus(x):
         """1 - x; a cached 0-d one skips NumPy's slower Python-scalar cast (same bits)."""
-        one = _ONES.get(x.dtype)
+        dt = x.dtype
+        one = _ONE32 if dt is _F32 else _ONES.get(dt)  # (float32 without hashing its dtype)
         return 1 - x if one is None else _subtract(one, x)
 
     @staticmethod

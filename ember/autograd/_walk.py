@@ -77,9 +77,10 @@ def _run_chain(run, node, grad, heap):
         while True:
             outs = node._run_backward(m, grad, False, retain)
             edges = node.next_functions
-            if len(edges) == 1 or len(edges) == 2 and edges[1][0] is None:
+            n = len(edges)
+            if n == 1 or n == 2 and edges[1][0] is None:
                 nxt, grad = edges[0][0], outs[0]
-            elif len(edges) == 2:
+            elif n == 2:
                 nxt, grad, outs = _beside_leaf(run, edges, outs)
             else:
                 return node, outs

@@ -200,7 +200,8 @@ class Node:
                 kept._data, kept._vc, kept.requires_grad = out._data, out._vc, True
                 if not saved:  # the output alone (a unary op's): its version, without a loop
                     self._saved = (kept,)
-                    self._versions = (out._vc[0],)
+                    version = out._vc[0]  # (a new output's 0: one shared tuple)
+                    self._versions = _VERSION_0 if version == 0 else (version,)
                     if _saved_hooks is not None:
                         _saved.pack_node(self, out, _saved_hooks.stack)
                     return
@@ -460,6 +461,7 @@ def _made_without_grad(data, inputs):
 
 
 _NO_EDGE = (None, 0)
+_VERSION_0 = (0,)
 
 
 def _saved_version(t):
