@@ -292,7 +292,7 @@ class Tensor:
             node = self._grad_fn
             if node._retained is None:
                 node._retained = {}
-                node._special = True
+                node._mark_special()
             node._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 

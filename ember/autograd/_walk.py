@@ -87,7 +87,8 @@ def _run_chain(run, node, grad, heap):
                 nxt, grad, outs = _beside_leaf(run, edges, outs)
             else:
                 return node, outs
-            if nxt is None or grad is None or nxt._special or nxt in buffers \
+            if nxt is None or grad is None or _graph_module._any_special and nxt._special \
+                    or nxt in buffers \
                     or heap and heap[0][0] < -nxt._seq or type(nxt) is AccumulateGrad:
                 return node, outs
             # a node that shares its input node's metadata gives it a gradient of that very

@@ -233,7 +233,7 @@ def _connect(node, args, outs):
                  outputs=(shapes, dtypes))
     # User code runs in its backward and may look at leaves' .grad mid-pass: the engine runs
     # such graphs in its exact order (leaf sinks as soon as ready), as for hooks.
-    node._special = True
+    node._mark_special()
     node._ctx_versions, node._versions = node._versions, None
 
 

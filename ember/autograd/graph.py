@@ -30,6 +30,7 @@ _packed_any = False  # True once hooks were entered: _unpack then keeps torch's 
 # autograd.forward_ad's op hook while a dual level is active: every op of Node.apply is given to
 # it (and the fast paths step aside), so that its output gets a tangent; one flag check when off
 _dual = None
+_any_special = False  # True once any node was marked special (Node._mark_special); never reset
 
 
 class Untracked:
@@ -246,7 +247,8 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(fn)
-        self._special = self._after = True
+        self._mark_special()
+        self._after = True
         return _RemovableHandle(self._hooks, fn)
 
     def register_prehook(self, fn):
@@ -254,11 +256,19 @@ class Node:
         if self._pre_hooks is None:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
-        self._special = True
+        self._mark_special()
         return _RemovableHandle(self._pre_hooks, fn)
 
+    def _mark_special(self):
+        """The one way a node gets ``_special`` (a hook, a retained grad, a Function's user
+        backward): the engine then runs it in its exact walk. The first one ever also turns on
+        ``_any_special``, until when the frontier chain need not read the flag of each node
+        (a read there sees every node class: a generic lookup in CPython 3.11)."""
+        global _any_special
+        self._special = _any_special = True
+
     def _add_tensor_pre_hook(self, output_nr, fn):
-        self._special = True
+        self._mark_special()
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = []
         entry = (output_nr, fn)
