@@ -507,7 +507,7 @@ def _holds_array(value):
         return True
     if type(value) is tuple or type(value) is list:
         for item in value:
-            if _holds_array(item):
+            if type(item) is not int and _holds_array(item):  # (a shape's ints: no call)
                 return True
     return False
 
