@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _memory_format, _meta, _random_args
+from . import _dtype, _fp, _memory_format, _meta, _random_args
 from ._device import _default as _default_device
 from ._device import on_meta
 from ._tensor import Tensor
@@ -17,6 +17,9 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_numpy_dtype(dtype)
 
 
+_PY_NUMBERS = {float, int, bool, complex}
+
+
 def _infer(data, dtype=None):
     """NumPy array for Python data with torch's dtype inference (floats -> default dtype). With
     ``dtype`` (a NumPy dtype) given, Python floats go straight to it, never through float32."""
@@ -25,7 +28,9 @@ def _infer(data, dtype=None):
     if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as torch
         data = np.asarray(data)
     elif isinstance(data, (list, tuple)):
-        if any(isinstance(x, (Tensor, np.generic)) for x in _flat(data)):
+        # (a flat list of Python numbers, the common case, is told in one C pass)
+        if not set(map(type, data)) <= _PY_NUMBERS and \
+                any(isinstance(x, (Tensor, np.generic)) for x in _flat(data)):
             items = list(_flat(data))  # each item's own dtype, promoted as torch does
             with np.errstate(over="ignore"):  # past float32's range: inf, as torch
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
@@ -101,8 +106,11 @@ def _tensor_data(data, dtype):
     arr = _infer(data, npd)
     if isinstance(data, (list, tuple, int, float, complex)):
         _check_python_cast(arr, npd)
-    with np.errstate(over="ignore"):  # a double past float32's range is inf, as torch
+    token = _fp.quiet()  # a double past float32's range is inf, as torch, without a warning
+    try:
         return _dtype.via_float32(arr, npd).astype(npd, copy=True)
+    finally:
+        _fp.restore(token)
 
 
 def _check_python_cast(arr, npd):
@@ -166,12 +174,15 @@ def from_numpy(ndarray):
 
 
 def _size(size, op=None):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    elif len(size) == 1 and isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
-        raise TypeError("size must be a tuple of ints, but got bool")
-    if not all(type(s) is int and s >= 0 for s in size):  # (the common case: plain ints)
-        size = _checked_sizes(size, op)
+    if len(size) == 1:
+        if isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        elif isinstance(size[0], (bool, np.bool_)):  # torch: not a size alone
+            raise TypeError("size must be a tuple of ints, but got bool")
+    for s in size:  # (the common case: plain ints; a loop, not all() over a generator)
+        if type(s) is not int or s < 0:
+            size = _checked_sizes(size, op)
+            break
     if math.prod(size) * 8 >= 1 << 63:  # torch counts the bytes in int64
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     return tuple(size)

@@ -390,12 +390,16 @@ def via_float32(value, dtype):
     converts double -> float -> half), so a double just past a float16 halfway point rounds as in
     torch (1 + 2**-11 + 2**-40 becomes 1.0, where a direct cast gives 1.0009765625); the result
     is then already a float16 array. Anything else is returned as it is."""
-    if dtype != np.float16:
+    if dtype != _FLOAT16:  # (a dtype instance: comparing with the type converts it each time)
         return value
     if isinstance(value, np.ndarray) and value.dtype == np.float64 or isinstance(value, float):
         with np.errstate(over="ignore"):  # past the range: inf, as torch, without a warning
             return np.asarray(value, np.float32).astype(np.float16)
     return value
+
+
+_FLOAT16 = np.dtype(np.float16)
+_TOPS = {}  # a floating dtype's largest finite value (its finfo's max), for scalar_as
 
 
 def scalar_as(value, dtype, half_inf=False):
@@ -405,7 +409,7 @@ def scalar_as(value, dtype, half_inf=False):
     ``half_inf``: float16 and bfloat16 take an overflowing float as inf (torch's setitem, full,
     fill_ and one-step linspace; masked_fill refuses it)."""
     dtype = np.dtype(dtype)
-    if half_inf and (dtype == np.float16 or dtype.kind == "V") and isinstance(
+    if half_inf and (dtype == _FLOAT16 or dtype.kind == "V") and isinstance(
             value, (int, float)) and not isinstance(value, bool):
         with np.errstate(over="ignore"):
             return np.asarray(via_float32(value, dtype), dtype=dtype)
@@ -425,7 +429,9 @@ def scalar_as(value, dtype, half_inf=False):
             value = wrap_int(v, dtype)
     elif dtype.kind in "fcV" and dtype.itemsize < 8 + 8 * (dtype.kind == "c") and isinstance(
             value, (int, float, complex, np.number)) and not isinstance(value, bool):
-        top = float(finfo(from_numpy_dtype(dtype)).max)
+        top = _TOPS.get(dtype)
+        if top is None:
+            top = _TOPS[dtype] = float(finfo(from_numpy_dtype(dtype)).max)
         parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) \
             else (value,)
         if any(math.isfinite(p) and abs(p) > top for p in parts):

@@ -22,15 +22,21 @@ except (ImportError, AttributeError):  # another NumPy: the public, slower conte
     _STATE = None
 
 if _STATE is not None:  # C calls only: no Python frame per op
-    quiet = functools.partial(_STATE.set, _QUIET)
+    # ``enter(QUIET)`` is ``quiet()`` without the partial's call layer (the per-op fast paths)
+    QUIET, enter = _QUIET, _STATE.set
+    quiet = functools.partial(enter, QUIET)
     quiet.__doc__ = "Silence NumPy's floating-point warnings until ``restore(token)``."
     restore = _STATE.reset
 else:
-    def quiet():
+    QUIET = None
+
+    def enter(_):
         """Silence NumPy's floating-point warnings until ``restore(token)``."""
         state = np.errstate(all="ignore")
         state.__enter__()
         return state
+
+    quiet = functools.partial(enter, QUIET)
 
     def restore(token):
         token.__exit__(None, None, None)

@@ -68,12 +68,14 @@ def wrap_dim(dim, n):
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it for autograd."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "__dict__", "__weakref__")
+    # _output_nr (which output of _grad_fn this is) is read for every op's input edge: a slot,
+    # set wherever a tensor is made (a class default read is a generic lookup in CPython 3.11)
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "_output_nr", "__dict__",
+                 "__weakref__")
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operators
     # Rarely-set state: class defaults, stored per tensor (in __dict__) only once set, so that
-    # making an op's output costs four attribute writes.
+    # making an op's output costs five attribute writes.
     _grad = None
-    _output_nr = 0
     _retains_grad = False
     _acc = None
     _base = None  # a view's base: the tensor that owns the memory (None for non-views)
@@ -93,6 +95,7 @@ class Tensor:
         self._requires_grad = requires_grad
         self._grad_fn = grad_fn
         self._vc = _new_version()
+        self._output_nr = 0
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
@@ -102,6 +105,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._vc = _new_version()
+        t._output_nr = 0
         return t
 
     # ----- metadata -----
@@ -291,7 +295,7 @@ class Tensor:
             node = self._grad_fn
             if node._retained is None:
                 node._retained = {}
-                node._special = True
+                node._mark_special()
             node._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 

@@ -29,12 +29,7 @@ def raise_freed():
 class SavedOutput:
     """An op's own output kept for backward, stored without the tensor to avoid a cycle."""
 
-    __slots__ = ("_data", "_vc", "requires_grad")
-
-    def __init__(self, tensor):
-        self._data = tensor._data
-        self._vc = tensor._vc
-        self.requires_grad = tensor._requires_grad
+    __slots__ = ("_data", "_vc", "requires_grad")  # (set by Node._record, which makes it)
 
     def _restore(self, node):
         """The output again, as a new tensor (``node`` its grad_fn) sharing its version."""

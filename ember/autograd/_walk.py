@@ -73,26 +73,32 @@ def _run_chain(run, node, grad, heap):
     ``_pass_on`` would. Returns the last node run and its gradients not yet delivered; a failing
     node is put back on the frontier."""
     buffers, m, retain = run.buffers, run.m, run.retain_graph
+    # (attribute reads here see every node class: CPython 3.11 cannot specialize them, so each
+    # costs a generic lookup; the node's shapes are carried over from the step that chose it)
+    shapes = node._shapes
     try:
         while True:
             outs = node._run_backward(m, grad, False, retain)
             edges = node.next_functions
-            if len(edges) == 1 or len(edges) == 2 and edges[1][0] is None:
+            n = len(edges)
+            if n == 1 or n == 2 and edges[1][0] is None:
                 nxt, grad = edges[0][0], outs[0]
-            elif len(edges) == 2:
+            elif n == 2:
                 nxt, grad, outs = _beside_leaf(run, edges, outs)
             else:
                 return node, outs
-            if nxt is None or grad is None or nxt._special or nxt in buffers \
+            if nxt is None or grad is None or _graph_module._any_special and nxt._special \
+                    or nxt in buffers \
                     or heap and heap[0][0] < -nxt._seq or type(nxt) is AccumulateGrad:
                 return node, outs
             # a node that shares its input node's metadata gives it a gradient of that very
             # shape and dtype (Node._record's ``like``): only the rest need a check
-            if nxt._shapes is not node._shapes or type(grad) is not _ndarray:
-                if len(nxt._shapes) != 1:
+            next_shapes = nxt._shapes
+            if next_shapes is not shapes or type(grad) is not _ndarray:
+                if len(next_shapes) != 1:
                     return node, outs
-                grad = m.conform(grad, nxt._shapes[0], nxt._dtypes[0])
-            node = nxt
+                grad = m.conform(grad, next_shapes[0], nxt._dtypes[0])
+            node, shapes = nxt, next_shapes
     except BaseException:
         heapq.heappush(heap, (-node._seq, node))  # pending: its leaves are not filled
         raise

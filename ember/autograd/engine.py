@@ -17,7 +17,12 @@ def _make_seed(tensor, gradient):
         if tensor._data.dtype.kind not in "fV":  # "V": bfloat16
             raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
                                f"but got {tensor.dtype}")
-        return Tensor._make(np.ones_like(tensor._data))
+        data = tensor._data
+        if type(data) is not np.ndarray:  # (a meta placeholder)
+            return Tensor._make(np.ones_like(data))
+        seed = np.empty_like(data)  # np.ones_like's two steps, without its Python layers
+        seed.fill(1)
+        return Tensor._make(seed)
     if not isinstance(gradient, Tensor):
         gradient = Tensor._make(np.asarray(gradient, dtype=tensor._data.dtype))
     if gradient._data.shape != tensor._data.shape:

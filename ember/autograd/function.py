@@ -43,9 +43,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _function = None
     _materialize = True
     complex_aware = True  # the user's backward gets torch's complex gradients as they are
-    # User code runs in its backward and may look at leaves' .grad mid-pass: the engine runs
-    # such graphs in its exact order (leaf sinks as soon as ready), as for hooks.
-    _special = True
+
+    def __init__(self):
+        self._blank()  # the context exists before (and without) the graph: Function.apply
 
     @property
     def saved_tensors(self):
@@ -231,6 +231,9 @@ def _connect(node, args, outs):
     dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else np.float32 for o in outs)
     node._record(tuple(_edge(a) for a in args), tuple(node.__dict__.pop("_to_save", ())),
                  outputs=(shapes, dtypes))
+    # User code runs in its backward and may look at leaves' .grad mid-pass: the engine runs
+    # such graphs in its exact order (leaf sinks as soon as ready), as for hooks.
+    node._mark_special()
     node._ctx_versions, node._versions = node._versions, None
 
 

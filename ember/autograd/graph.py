@@ -5,6 +5,7 @@ import itertools
 import threading as _threading
 import types as _types
 
+from numpy import dtype as _np_dtype
 from numpy import ndarray as _ndarray
 
 from .. import _autograd_state as _grad_mode
@@ -29,6 +30,7 @@ _packed_any = False  # True once hooks were entered: _unpack then keeps torch's 
 # autograd.forward_ad's op hook while a dual level is active: every op of Node.apply is given to
 # it (and the fast paths step aside), so that its output gets a tangent; one flag check when off
 _dual = None
+_any_special = False  # True once any node was marked special (Node._mark_special); never reset
 
 
 class Untracked:
@@ -62,8 +64,13 @@ class Node:
     the math namespace ``m``: NumPy arrays normally, ember tensors under ``create_graph=True``.
     """
 
+    # _special: True once any hook or retain_grad is registered (the engine's slow path);
+    # _after: True when a backward does more than free the saved values (cache or hook). Both
+    # are read for every node a backward runs, so they are slots (a class default is a generic
+    # lookup in CPython 3.11). Node has no __init__ (``cls()`` is the cheapest way to make an
+    # instance): _record gives a node its state as it enters a graph, _blank one outside any.
     __slots__ = ("next_functions", "_seq", "_shapes", "_dtypes", "_saved", "_versions",
-                 "__dict__", "__weakref__")
+                 "_special", "_after", "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
     complex_aware = False  # True: backward handles complex gradients itself (see _complex)
     # rarely-set state lives in class defaults, overridden per instance only when used
@@ -71,9 +78,7 @@ class Node:
     _hooks = None
     _tensor_pre_hooks = None
     _retained = None
-    _special = False  # True once any hook or retain_grad is registered: the engine's slow path
     _cached = False  # True when forward left attributes on the node (see _record): _release
-    _after = False  # True when a backward does more than free the saved values (cache or hook)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -83,16 +88,18 @@ class Node:
             if name not in cls.__dict__:
                 setattr(cls, name, _code_copy(getattr(Node, name)))
 
-    def __init__(self):
+    def _blank(self):
+        """The fields of a node outside any graph (yet): a leaf's sink, a Function's context."""
         self.next_functions = ()
         self._seq = next(_sequence)
         self._saved = ()
         self._versions = None
+        self._special = self._after = False
 
     @classmethod
     def apply(cls, *inputs, **kwargs):
         """Run ``forward`` on the inputs; attach this node as grad_fn when a gradient is needed."""
-        node = _new(cls)  # Node.__init__ is skipped: a node without a graph needs no state
+        node = cls()  # (no __init__: a node gets its state when _record puts it in a graph)
         node._saved = ()
         token = _fp.quiet()  # NaN and inf come silently, as torch's
         args = inputs
@@ -123,6 +130,7 @@ class Node:
                     return node._attach(data, inputs)
             out = _new(_Tensor)
             out._data, out._requires_grad, out._grad_fn, out._vc = data, False, None, [0]
+            out._output_nr = 0
             return out
         return _made_without_grad(data, inputs)
 
@@ -152,11 +160,11 @@ class Node:
             else:
                 edges.append(_NO_EDGE)
         out = _new(_Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         self._record(tuple(edges), self._saved, out)
         return out
 
-    def _record(self, edges, saved, out=None, like=None, outputs=None):
+    def _record(self, edges, saved, out=None, like=None, outputs=None, saves_output=None):
         """The one way a node enters the graph (ops, fast paths, Function, module hooks).
 
         ``edges``: one (node, output_nr) per input; ``saved``: tensors (version-checked at
@@ -164,9 +172,12 @@ class Node:
         (and is saved too when ``saves_output``); its shape and dtype are taken from ``like``, an
         input's node, when the op keeps them (a fast path's cheap way), else from its data.
         ``outputs``: the (shapes, dtypes) of a node with several outputs, linked by the caller.
+        ``saves_output``: the class's ``saves_output`` when the caller holds it already (a fast
+        path: a class default read is a generic lookup in CPython 3.11).
         """
         self._seq = next(_sequence)
         self.next_functions = edges
+        self._special = self._after = False
         if out is None:
             if self.__dict__:  # forward left attributes on the node: its release looks there
                 self._cached = self._after = True
@@ -183,12 +194,13 @@ class Node:
                     self._cached = self._after = True
                 data = out._data
                 self._shapes, self._dtypes = (data.shape,), (data.dtype,)
-            if self.saves_output:
-                kept = _new(SavedOutput)
+            if self.saves_output if saves_output is None else saves_output:
+                kept = SavedOutput()
                 kept._data, kept._vc, kept.requires_grad = out._data, out._vc, True
                 if not saved:  # the output alone (a unary op's): its version, without a loop
                     self._saved = (kept,)
-                    self._versions = (out._vc[0],)
+                    version = out._vc[0]  # (a new output's 0: one shared tuple)
+                    self._versions = _VERSION_0 if version == 0 else (version,)
                     if _saved_hooks is not None:
                         _saved.pack_node(self, out, _saved_hooks.stack)
                     return
@@ -233,7 +245,8 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(fn)
-        self._special = self._after = True
+        self._mark_special()
+        self._after = True
         return _RemovableHandle(self._hooks, fn)
 
     def register_prehook(self, fn):
@@ -241,11 +254,19 @@ class Node:
         if self._pre_hooks is None:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
-        self._special = True
+        self._mark_special()
         return _RemovableHandle(self._pre_hooks, fn)
 
+    def _mark_special(self):
+        """The one way a node gets ``_special`` (a hook, a retained grad, a Function's user
+        backward): the engine then runs it in its exact walk. The first one ever also turns on
+        ``_any_special``, until when the frontier chain need not read the flag of each node
+        (a read there sees every node class: a generic lookup in CPython 3.11)."""
+        global _any_special
+        self._special = _any_special = True
+
     def _add_tensor_pre_hook(self, output_nr, fn):
-        self._special = True
+        self._mark_special()
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = []
         entry = (output_nr, fn)
@@ -267,8 +288,9 @@ class Node:
         versions = self._versions
         if _dtype.reduced_loaded and not graph_mode and _opmath.reduced_grad(grad):
             outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
-        elif (grad.dtype.kind == "c" if type(grad) is _ndarray
-              else _complex.is_complex_grad(grad)) and not self.complex_aware:
+        elif (type(grad) is not _ndarray or grad.dtype is not _FLOAT32
+              and grad.dtype is not _FLOAT64) and _complex.is_complex_grad(grad) \
+                and not self.complex_aware:  # (float32 and float64 told by identity: cheap)
             outs = _complex.backward(self, m, grad, graph_mode)  # torch's convention: conj
         elif versions is None:  # plain values only: nothing to check
             if not saved:
@@ -447,6 +469,7 @@ def _made_without_grad(data, inputs):
 
 
 _NO_EDGE = (None, 0)
+_VERSION_0 = (0,)
 
 
 def _saved_version(t):
@@ -482,7 +505,7 @@ def _holds_array(value):
         return True
     if type(value) is tuple or type(value) is list:
         for item in value:
-            if _holds_array(item):
+            if type(item) is not int and _holds_array(item):  # (a shape's ints: no call)
                 return True
     return False
 
@@ -501,7 +524,7 @@ class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient into ``variable.grad``."""
 
     def __init__(self, variable):
-        super().__init__()
+        self._blank()
         self.variable = variable
         self._shapes = (variable._data.shape,)
         self._dtypes = (variable._data.dtype,)
@@ -538,6 +561,7 @@ class _RemovableHandle:
         self.remove()
 
 
+_FLOAT32, _FLOAT64 = _np_dtype("float32"), _np_dtype("float64")  # (NumPy's one instance each)
 _VERSIONED = (_Tensor, SavedOutput)  # (a PackedTensor is made after _record reads this)
 _ARRAYS = (_ndarray, _Tensor)
 

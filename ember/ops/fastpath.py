@@ -18,13 +18,16 @@ from ..autograd import graph as _graph
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
+_enter, _QUIET, _restore = _fp.enter, _fp.QUIET, _fp.restore
 
 # A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
 # wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
 # hold the already-cast 0-d arrays; the result is bit-identical. Zero is left out (0.0 == -0.0
 # as a key, but they differ as factors), and so are values the dtype cannot hold exactly as NumPy
 # would cast them (NaN never hits a dict, huge ints overflow).
-_SCALARS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)  # (NumPy's one instance of each)
+_SCALARS = {_F32: {}, _F64: {}}
+_SCALARS_F32 = _SCALARS[_F32]
 _CACHE_LIMIT = 1024
 _LARGEST = {dt: float(np.finfo(dt).max) for dt in _SCALARS}
 
@@ -80,7 +83,7 @@ def binary_operator(cls, ufunc, saves, general=_none):
 def _binary(cls, ufunc, saves, general):
     """The operator of ``scalar_operator`` (``saves`` None: tensor operands take ``general``)
     and of ``binary_operator``, in one frame per op."""
-    saves_scalar, tensors = cls.saves_scalar, saves is not None
+    saves_scalar, tensors, saves_output = cls.saves_scalar, saves is not None, cls.saves_output
 
     def op(a, b):
         kind = type(b)
@@ -88,10 +91,11 @@ def _binary(cls, ufunc, saves, general):
             if type(a) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
                 return general(a, b)
             data = a._data
-            cache = _SCALARS.get(data.dtype)
+            dt = data.dtype
+            cache = _SCALARS_F32 if dt is _F32 else _SCALARS.get(dt)  # (no dtype hash for float32)
             other = None if cache is None else cache.get(b)
             if other is None:
-                other = scalar_array(b, data.dtype)
+                other = scalar_array(b, dt)
                 if other is None:
                     return general(a, b)
             rb, saved = False, ((None, other) if saves_scalar else ())
@@ -99,19 +103,19 @@ def _binary(cls, ufunc, saves, general):
                 and not _graph._anomaly_mode and _graph._dual is None:
             data, other = a._data, b._data
             dt = data.dtype
-            if other.dtype is not dt or dt.char not in "fd" or data.shape != other.shape:
-                # (float16 computes in float32, on the general path)
+            if other.dtype is not dt or dt is not _F32 and dt is not _F64 and dt.char not in "fd" \
+                    or data.shape != other.shape:  # (float16 computes in float32: general path)
                 return general(a, b)
             rb, saved = b._requires_grad, ((a, b) if saves else ())
         else:
             return general(a, b)
-        token = _fp.quiet()  # NaN and inf come silently, as torch's
+        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
         data = ufunc(data, other)
-        _fp.restore(token)
+        _restore(token)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (a, b))
         out = _new(Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         ra = a._requires_grad
         if not ((ra or rb) and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, b if rb else a)
@@ -125,7 +129,7 @@ def _binary(cls, ufunc, saves, general):
             eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
         else:
             eb = _NO_EDGE
-        _new(cls)._record((ea, eb), saved, out, (ea if ra else eb)[0])
+        cls()._record((ea, eb), saved, out, (ea if ra else eb)[0], None, saves_output)
         return out
     return op
 
@@ -142,25 +146,27 @@ def _unrecorded(out, a):
 def unary_function(cls, general=_none):
     """``op(input)``: ``cls.ufunc(input)`` recorded as ``cls`` for a floating tensor, else
     ``general(input)`` (by default None: the caller takes its slow path)."""
-    ufunc, saves_input = cls.ufunc, cls.saves_input
+    ufunc, saves_input, saves_output = cls.ufunc, cls.saves_input, cls.saves_output
 
     def op(input):
         if type(input) is not Tensor or _graph._anomaly_mode or _graph._dual is not None:
             return general(input)
         data = input._data
-        if data.dtype.char not in "fd":  # float16 computes in float32 (the general path)
+        dt = data.dtype
+        if dt is not _F32 and dt is not _F64 and dt.char not in "fd":  # (identity first: cheap;
+            # float16 computes in float32, on the general path)
             return general(input)
-        token = _fp.quiet()  # NaN and inf come silently, as torch's
+        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
         data = ufunc(data)
-        _fp.restore(token)
+        _restore(token)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (input,))
         out = _new(Tensor)
-        out._data, out._vc = data, [0]
+        out._data, out._vc, out._output_nr = data, [0], 0
         if not (input._requires_grad and (not _grad_mode.n_disabled or _grad_state._enabled)):
             return _unrecorded(out, input)
         fn = input._grad_fn
         edge = (fn, input._output_nr) if fn is not None else (input._accumulator(), 0)
-        _new(cls)._record((edge,), (input,) if saves_input else (), out, edge[0])
+        cls()._record((edge,), (input,) if saves_input else (), out, edge[0], None, saves_output)
         return out
     return op

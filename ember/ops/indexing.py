@@ -147,8 +147,9 @@ def _write(array, index, value):
             value = value.real
     try:
         array[index] = _dtype.via_float32(value, array.dtype)
-    except IndexError as error:
-        raise _mask_error(index, array.shape) or error from None
+    except IndexError as error:  # (NumPy's "for axis" worded as torch's, as Node.apply does)
+        raise _mask_error(index, array.shape) or _graph._translate_numpy_error(error, ()) \
+            or error from None
     except ValueError as error:
         if "broadcast" not in str(error):
             raise
@@ -203,6 +204,13 @@ def setitem(a, index, value, masked_fill=False):
             _write(x, index, v)
             a._vc[0] += 1
             return
+    if type(index) is int and not a._requires_grad and _graph._dual is None and \
+            not isinstance(value, Tensor):  # x[i] = number (a per-sample buffer), no graph:
+        value = _setitem_scalar(value, a._data.dtype)  # the steps below that an int index
+        grad_mode.check_inplace(a._vc)  # and a number take (the mask and index checks pass
+        _write(a._data, index, value)  # an int as it is)
+        a._vc[0] += 1
+        return
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)

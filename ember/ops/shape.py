@@ -20,12 +20,17 @@ def dim_of_0d(ndim, d):
     return _dim(ndim, d)
 
 
+_PLAIN_TENSOR = {Tensor}
+
+
 def tensor_list(name, tensors):
     """The tensors of a join (cat, stack, ...) as a list: torch takes a list or tuple only, and
     refuses a single tensor (iterating it would join its rows) or a generator."""
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
+    if set(map(type, tensors)) <= _PLAIN_TENSOR:  # all plain tensors: one pass in C
+        return list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             kind = type(t)
@@ -299,23 +304,49 @@ class StackBackward0(Node):
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
-        for i, a in enumerate(arrays):
-            if a.shape != arrays[0].shape:
-                raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                                   f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
-                                   f"entry {i}")
         self.dim = _dim(arrays[0].ndim + 1, dim)
-        return np.stack(arrays, self.dim, dtype=_promoted(arrays))
+        dtype = _promoted(arrays)
+        if type(arrays[0]) is not np.ndarray:  # (meta placeholders: np.stack knows them)
+            _check_equal_shapes(arrays)
+            return np.stack(arrays, self.dim, dtype=dtype)
+        # np.stack's own steps (each array viewed with the new axis, then one concatenate)
+        # without its Python passes over the list; concatenate checks the shapes in C, and
+        # torch's message is made only when they differ. Rows (a batch of 1-d samples) are
+        # concatenated as they are and seen as (n, length): the C-contiguous array np.stack
+        # makes, without a view per row.
+        rows = self.dim == 0 and arrays[0].ndim == 1
+        try:
+            if rows:
+                out = np.concatenate(arrays, 0, dtype=dtype)
+            else:
+                new_axis = (slice(None),) * self.dim + (None,)
+                return np.concatenate([a[new_axis] for a in arrays], self.dim, dtype=dtype)
+        except ValueError:
+            _check_equal_shapes(arrays)
+            raise
+        if len(set(map(len, arrays))) != 1:  # (equal total sizes of unequal rows)
+            _check_equal_shapes(arrays)
+        return out.reshape(len(arrays), arrays[0].shape[0])
 
     def backward(self, m, g):
         n = g.shape[self.dim]
         return tuple(m.index(g, (slice(None),) * self.dim + (i,)) for i in range(n))
 
 
+def _check_equal_shapes(arrays):
+    """torch's error for stack's tensors of different shapes."""
+    for i, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
+                               f"entry {i}")
+
+
 def _promoted(arrays):
     """torch's result dtype for tensors joined by cat/stack (float beats int beats bool)."""
     first = arrays[0].dtype if arrays else None
-    if first is not None and all(a.dtype == first for a in arrays):  # one dtype: itself
+    # one dtype: itself (NumPy's built-in dtypes are single instances: ``is`` is the cheap test)
+    if first is not None and all(a.dtype is first or a.dtype == first for a in arrays):
         return first
     return _dtype._result_from_operands([(a.dtype, False) for a in arrays])
 

@@ -257,3 +257,62 @@ def test_hook_order_matches_torch():
         (c.sum() + a.sum()).backward()
         logs.append(log)
     assert logs[0] == logs[1]
+
+
+_FIRST_HOOK_CODE = """
+import json, sys
+import ember
+marks = sys.argv[1]
+x = ember.arange(4.0).requires_grad_()
+y = x * 1.5
+seen = []
+z = (y + 0.5).tanh()
+if marks == "tensor_hook":
+    z.register_hook(lambda g: seen.append(g.tolist()) or g * 3)
+elif marks == "node_prehook":
+    z.grad_fn.register_prehook(lambda go: (go[0] * 3,))
+elif marks == "retain_grad":
+    z.retain_grad()
+elif marks == "function":
+    class Triple(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1.0
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+    z = Triple.apply(z)
+w = (-(z * 2.0) - 0.25).sigmoid()
+w.sum().backward()
+print(json.dumps([x.grad.tolist(), seen, z.grad.tolist() if marks == "retain_grad" else None]))
+"""
+
+
+@pytest.mark.parametrize("marks", ["tensor_hook", "node_prehook", "retain_grad", "function"])
+def test_the_first_hook_of_a_fresh_process_is_honored_by_the_frontier_chain(marks):
+    # the chain reads nodes' _special flags only once any node was marked (Node._mark_special):
+    # the first mark in a fresh process must be seen mid-chain, as torch
+    import json
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _FIRST_HOOK_CODE, marks], capture_output=True,
+                         text=True, cwd=__file__.rsplit("/tests/", 1)[0])
+    assert out.returncode == 0, out.stderr
+    grad, seen, retained = json.loads(out.stdout)
+    x = torch.arange(4.0).requires_grad_()
+    z = (x * 1.5 + 0.5).tanh()
+    hooked = []
+    if marks == "tensor_hook":
+        z.register_hook(lambda g: hooked.append(g.tolist()) or g * 3)
+    elif marks == "node_prehook":
+        z.grad_fn.register_prehook(lambda go: (go[0] * 3,))
+    elif marks == "retain_grad":
+        z.retain_grad()
+    elif marks == "function":
+        z = z * 1.0
+        z.register_hook(lambda g: g * 3)
+    (-(z * 2.0) - 0.25).sigmoid().sum().backward()
+    np.testing.assert_allclose(grad, x.grad.tolist(), rtol=1e-3, atol=1e-6)  # (tanh: ulps)
+    assert len(seen) == len(hooked)
+    if marks == "retain_grad":
+        np.testing.assert_allclose(retained, z.grad.tolist(), rtol=1e-3, atol=1e-6)

@@ -252,3 +252,33 @@ def test_range_and_empty_list_indices_as_torch():
         out.append([y.tolist(), x.grad.tolist(), z.tolist(), tuple(x[range(0)].shape),
                     tuple(x[[]].shape), x[:, range(0, 4, 2)].tolist()])
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("value", [1.5, -1, 300, 7, True, 1e6])
+def test_setitem_of_a_number_at_an_int_index_as_torch(dtype, value):
+    # x[i] = number without a graph takes a short path: values, overflow refusals, version
+    def fill(L):
+        x = L.zeros(4, 2, dtype=getattr(L, dtype))
+        before = x._version
+        x[1] = value
+        x[-1] = value
+        return x, x._version - before
+    try:
+        theirs, bumps = fill(torch)
+    except (RuntimeError, TypeError, ValueError):
+        same_error(lambda L: fill(L))
+        return
+    ours, our_bumps = fill(ember)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert our_bumps == bumps
+
+
+def test_setitem_of_a_number_refusals_as_torch():
+    same_error(lambda L: L.zeros(3).__setitem__(3, 1.0))  # out of range
+    same_error(lambda L: L.zeros(3).__setitem__(0, "a"))  # not a number
+    with torch.inference_mode():
+        t = torch.zeros(3)
+    with ember.inference_mode():
+        e = ember.zeros(3)
+    same_error(lambda L: (t if L is torch else e).__setitem__(0, 1.0))  # inference tensor

@@ -127,3 +127,28 @@ def test_narrow_start_and_length_must_be_ints_as_torch():
         for lib in (torch, ember):
             with pytest.raises(TypeError, match="narrow\\(\\) received an invalid combination"):
                 call(lib)
+
+
+@pytest.mark.parametrize("sizes", [(2, 1, 3), (2, 3), (0, 1), ((2,), (2, 1)), ((2,), ())])
+def test_stack_of_unequal_rows_refused_as_torch(sizes):
+    # stack's rows are joined by one concatenate: rows of equal total length (2 + 1 + 3 = 3 * 2)
+    # must still be refused with torch's message
+    shapes = [s if isinstance(s, tuple) else (s,) for s in sizes]
+    same_error(lambda L: L.stack([L.ones(s) for s in shapes]))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("shape", [(5,), (0,), (2, 3)])
+def test_stack_of_many_values_layout_and_grads_as_torch(shape, dim):
+    rows = [np.random.default_rng(i).standard_normal(shape).astype(np.float32) for i in range(6)]
+    ours = [ember.tensor(r, requires_grad=True) for r in rows]
+    theirs = [torch.tensor(r, requires_grad=True) for r in rows]
+    a, b = ember.stack(ours, dim), torch.stack(theirs, dim)
+    assert a.shape == b.shape
+    if b.numel():  # (an empty result's strides differ from torch's before this change too)
+        assert a.stride() == b.stride()
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    (a * ember.arange(a.numel()).reshape(a.shape)).sum().backward()
+    (b * torch.arange(b.numel()).reshape(b.shape)).sum().backward()
+    for x, y in zip(ours, theirs):
+        np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
