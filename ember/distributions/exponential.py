@@ -1,29 +1,17 @@
 """Exponential(rate): density rate * exp(-rate x) for x >= 0."""
-import numbers
-
 import ember
 
 from . import constraints
-from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .exp_family import RateFamily
 
 __all__ = ["Exponential"]
 
 
-class Exponential(ExponentialFamily):
+class Exponential(RateFamily):
     """Waiting times of mean 1 / ``rate``."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-
-    def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        shape = () if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        shape = ember.Size(batch_shape)
-        return self._expanded(shape, rate=self.rate.expand(shape))
 
     @property
     def mean(self):

@@ -1,28 +1,17 @@
 """Poisson(rate): counts k >= 0 with probability rate^k exp(-rate) / k!."""
-import numbers
-
 import ember
 
 from . import constraints
-from .exp_family import ExponentialFamily
+from .exp_family import RateFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(ExponentialFamily):
+class Poisson(RateFamily):
     """Counts of events that happen at ``rate`` per interval."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
-
-    def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        shape = () if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        shape = ember.Size(batch_shape)
-        return self._expanded(shape, rate=self.rate.expand(shape))
 
     @property
     def mean(self):
