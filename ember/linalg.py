@@ -143,9 +143,10 @@ for _name in ("vector_norm", "matrix_norm", "norm", "inv", "solve", "det", "svdv
     globals()[_name] = with_out(globals()[_name], "linalg." + _name)
 
 
-def tensorinv(A, ind=2):
-    """The inverse of A under tensordot over ``ind`` dims: A read as a square matrix
+def tensorinv(input, ind=2):
+    """The inverse of input under tensordot over ``ind`` dims: input read as a square matrix
     (the first ``ind`` dims against the rest), inverted, read back with the dims swapped."""
+    A = input
     if type(ind) is not int or ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
@@ -155,9 +156,10 @@ def tensorinv(A, ind=2):
     return api.reshape(inv(api.reshape(A, (rows, cols))), tuple(A.shape[ind:] + A.shape[:ind]))
 
 
-def tensorsolve(A, B, dims=None):
-    """X with tensordot(A, X, X.ndim) == B: ``dims`` of A moved to the end first; A read as a
-    matrix (B's elements against the rest), solved against B flattened."""
+def tensorsolve(input, other, dims=None):
+    """X with tensordot(input, X, X.ndim) == other: ``dims`` of input moved to the end first;
+    input read as a matrix (other's elements against the rest), solved against other flattened."""
+    A, B = input, other
     if dims is not None:
         moved = [d % A.ndim for d in dims]
         A = api.permute(A, *[d for d in range(A.ndim) if d not in moved], *moved)
@@ -167,6 +169,10 @@ def tensorsolve(A, B, dims=None):
                            f" == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
     x = solve(api.reshape(A, (rows, cols)), api.reshape(B, (rows,)))
     return api.reshape(x, tuple(A.shape[B.ndim:]))
+
+
+tensorinv = with_out(tensorinv, "linalg.tensorinv")
+tensorsolve = with_out(tensorsolve, "linalg.tensorsolve")
 
 
 def cross(input, other, *, dim=-1):
