@@ -85,3 +85,13 @@ def follow(out, *sources):
     if fmt is None or type(out) is not np.ndarray or out.ndim != sources[0].ndim:
         return out
     return relayout(out, fmt)
+
+
+def memory_order(array):
+    """``array`` seen with its dims ordered by stride, largest first: the order in which
+    torch's TensorIterator walks a non-contiguous tensor (random fills draw in that order, so a
+    transposed tensor's draws land in memory order); ``array`` itself when that is its order."""
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return array
+    perm = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    return array if perm == list(range(array.ndim)) else array.transpose(perm)

@@ -174,46 +174,49 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 
 def _fill_drawn(self, draw):
-    """Write ``draw()`` into the tensor in place; on the meta device nothing is drawn (torch's
-    random stream stays where it is) nor written."""
+    """Write ``draw(shape)`` into the tensor in place, drawn in memory order as torch's
+    TensorIterator walks it (a transposed tensor's draws land in memory order); on the meta
+    device nothing is drawn (torch's random stream stays where it is) nor written."""
     check_inplace(self._vc)  # an inference tensor refuses before the write
     if not self.is_meta:
-        self._data[...] = draw()
+        target = _memory_format.memory_order(self._data)
+        target[...] = draw(target.shape)
     self._vc[0] += 1
     return self
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    shape, dtype = self._data.shape, self._data.dtype
-    return _fill_drawn(self, lambda: _gen(generator).uniform(shape, dtype, a, b))
+    dtype = self._data.dtype
+    return _fill_drawn(self, lambda shape: _gen(generator).uniform(shape, dtype, a, b))
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    shape, dtype = self._data.shape, self._data.dtype
-    return _fill_drawn(self, lambda: _gen(generator).normal(shape, dtype, mean, std))
+    dtype, serial = self._data.dtype, not self._data.flags.c_contiguous  # (torch: one by one)
+    return _fill_drawn(self, lambda shape: _gen(generator).normal(shape, dtype, mean, std,
+                                                                  serial=serial))
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     """Fill with Exp(lambd) draws (torch's stream)."""
-    shape, dtype = self._data.shape, self._data.dtype
-    return _fill_drawn(self, lambda: _gen(generator).exponential(shape, dtype, lambd))
+    dtype = self._data.dtype
+    return _fill_drawn(self, lambda shape: _gen(generator).exponential(shape, dtype, lambd))
 
 
 def _random_(self, *args, to=_random_args.NO_TO, generator=None):
     """Fill with integers from [from, to): random_(to), random_(from, to); to=None: up to the
     dtype's top; no bounds: _random_args.full_range."""
     low, high = _random_args.random_args(args, to)
-    dtype, shape = self._data.dtype, self._data.shape
+    dtype = self._data.dtype
     if low is None:
         low, high = _random_args.full_range(dtype)
     elif high is None:
         bounds = _random_args.from_top(dtype, low, self._data.size)
         if bounds is None:
-            return _fill_drawn(self, lambda: _gen(generator).full64(shape))
+            return _fill_drawn(self, lambda shape: _gen(generator).full64(shape))
         low, high = bounds
     else:
         low, high = _random_args.from_to(dtype, low, high)
-    return _fill_drawn(self, lambda: _gen(generator).integers(low, high, shape))
+    return _fill_drawn(self, lambda shape: _gen(generator).integers(low, high, shape))
 
 
 def _bind():

@@ -117,21 +117,23 @@ class Generator:
                 words[_VALUE_WORD::2], np.uint32(_MASK24))
         return out
 
-    def uniform(self, shape, np_dtype, low=0.0, high=1.0):
+    def uniform(self, shape, np_dtype, low=0.0, high=1.0, out=None):
         """U(low, high) as torch's uniform_: u * (to - from) + from in float64 for u of 53 random
         bits (float64) or 24 (float32, and float16 and bfloat16, which round the float32 value),
-        with float32 bounds below float64; a value that rounds up to ``to`` becomes ``from``."""
+        with float32 bounds below float64; a value that rounds up to ``to`` becomes ``from``.
+        ``out``: a flat contiguous array of the real dtype to draw into (returned as it is)."""
         _args.uniform_bounds(np_dtype, low, high)
         n = math.prod(shape)
         np_dtype = np.dtype(np_dtype)
-        if np_dtype.kind == "c":  # torch: real and imaginary parts each U(low, high)
+        if np_dtype.kind == "c" and out is None:  # torch: real and imaginary parts each U(...)
             return _as_complex(self.uniform(tuple(shape) + (2,), _real(np_dtype), low, high))
         if np_dtype == np.float64:
             bits, lo, span, top = 53, float(low), float(high) - float(low), float(high)
         else:
             bits, lo = 24, np.float32(low)
             span, top = float(np.float32(high) - lo), np.float32(high).astype(np_dtype)
-        out = np.empty(n, np_dtype)
+        into = out is not None
+        out = np.empty(n, np_dtype) if out is None else out
         for start in range(0, n, _DRAW_BLOCK):  # x * span + lo in float64, rounded once
             x = self._fractions(min(_DRAW_BLOCK, n - start), bits)
             x *= span
@@ -141,9 +143,9 @@ class Generator:
             block = out[start:start + len(x)]
             block[...] = x.astype(np_dtype, copy=False)
             block[block == top] = np.asarray(lo).astype(np_dtype)
-        return out.reshape(shape)
+        return out if into else out.reshape(shape)
 
-    def normal(self, shape, np_dtype, mean=0.0, std=1.0):
+    def normal(self, shape, np_dtype, mean=0.0, std=1.0, serial=False):
         """N(mean, std^2) as torch's normal_: Box-Muller over blocks of 16 uniforms when there
         are at least 16 values, else one pair per two values with the second one cached."""
         _args.require_kind(np_dtype, "normal_kernel_cpu")
@@ -154,7 +156,8 @@ class Generator:
                                            std / math.sqrt(2)))
         n = math.prod(shape)
         wide = np.dtype(np_dtype) == np.float64
-        if n >= 16 and not wide:  # torch's float32 kernel (float16 and bfloat16 compute in it
+        fill = n >= 16 and not serial  # (``serial``: a non-contiguous tensor, drawn one by one)
+        if fill and not wide:  # torch's float32 kernel (float16 and bfloat16 compute in it
             values = self._normal_f32(n, np.dtype(np_dtype).itemsize == 2)  # too), ends in
             if np.float32(std) == 1:  # one fused multiply-add, float32 std and mean;
                 values = np.add(values, np.float32(mean), out=values)  # values * 1 is exact
@@ -163,7 +166,7 @@ class Generator:
                     block = values[start:start + _DRAW_BLOCK]
                     block[...] = _fma32(block, np.float32(std), np.float32(mean))
             return values.astype(np_dtype, copy=False).reshape(shape)
-        values = self._normal_fill(n) if n >= 16 else self.normal_serial(n)
+        values = self._normal_fill(n) if fill else self.normal_serial(n)
         values = _fma64(values, float(std), float(mean))  # torch: one fused multiply-add
         if not wide:  # torch's double -> float16 / bfloat16 goes through float
             values = values.astype(np.float32)

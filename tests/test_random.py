@@ -458,3 +458,24 @@ def test_bernoulli_of_bfloat16_nan_refuses_without_numpy_warning():
             warnings.simplefilter("error")
             with pytest.raises(RuntimeError):
                 lib.bernoulli(p)
+
+
+def test_fills_of_non_contiguous_tensors_draw_in_memory_order_as_torch():
+    """torch's TensorIterator walks a transposed / permuted / strided tensor in memory order, so
+    its random draws land there; normal_ of a non-contiguous tensor draws one value at a time
+    (the scalar Box-Muller with its cached second value), not in blocks of 16."""
+    fills = (lambda L, t: L.nn.init.uniform_(t, -1, 2), lambda L, t: t.uniform_(-1, 2),
+             lambda L, t: t.normal_(), lambda L, t: L.nn.init.normal_(t, 0.5, 2),
+             lambda L, t: t.exponential_(), lambda L, t: t.random_(0, 100),
+             lambda L, t: L.nn.init.xavier_normal_(t))
+    views = (lambda L: L.zeros(6, 5).t(), lambda L: L.zeros(3, 4, 5).permute(2, 0, 1),
+             lambda L: L.zeros(8, 6)[:, ::2],
+             lambda L: L.zeros(2, 3, 4, 5).to(memory_format=L.channels_last))
+    for fill in fills:
+        for view in views:
+            def draws(lib):
+                t = view(lib)
+                fill(lib, t)
+                return lib.cat([t.reshape(-1).double(), lib.rand(2, dtype=lib.float64)])
+            e, t = _both(draws, 3)
+            np.testing.assert_array_equal(e, t)

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .. import _memory_format
 from ..autograd import grad_mode
 from ..ops.inplace import OVERLAP as _OVERLAP
 from ..ops.inplace import overlaps as _overlaps
@@ -65,30 +66,39 @@ def _no_data_on_meta(init):
 
 
 def _fill(tensor, values):
-    """Write ``values`` into the tensor's memory outside autograd (bumping its version)."""
+    """Write ``values`` into the tensor's memory outside autograd (bumping its version); a
+    function of a shape is drawn in the tensor's memory order, as torch's fills walk it."""
     grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the write
     if _overlaps(tensor):  # expand()ed: torch fills it with a constant (fill_), refuses the rest
-        if np.ndim(values):
+        if callable(values) or np.ndim(values):
             raise RuntimeError(_OVERLAP)
         with grad_mode.no_grad():
             return tensor.fill_(values)
     with grad_mode.no_grad():
-        tensor._data[...] = values
+        target = _memory_format.memory_order(tensor._data) if callable(values) else tensor._data
+        target[...] = values(target.shape) if callable(values) else values
         tensor._vc[0] += 1
     return tensor
 
 
 @_no_data_on_meta
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with U(a, b)."""
-    return _fill(tensor, _gen(generator).uniform(tuple(tensor.shape), tensor._data.dtype, a, b))
+    """Fill with U(a, b) (drawn straight into a contiguous tensor's memory)."""
+    data = tensor._data
+    if data.flags.c_contiguous and data.dtype.kind in "fV" and not _overlaps(tensor):
+        grad_mode.check_inplace(tensor._vc)  # an inference tensor refuses before the draw
+        _gen(generator).uniform(data.shape, data.dtype, a, b, out=data.reshape(-1))
+        tensor._vc[0] += 1
+        return tensor
+    return _fill(tensor, lambda shape: _gen(generator).uniform(shape, data.dtype, a, b))
 
 
 @_no_data_on_meta
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _gen(generator).normal(tuple(tensor.shape), tensor._data.dtype, mean,
-                                                std))
+    dtype, serial = tensor._data.dtype, not tensor._data.flags.c_contiguous  # (one by one)
+    return _fill(tensor, lambda shape: _gen(generator).normal(shape, dtype, mean, std,
+                                                              serial=serial))
 
 
 @_no_data_on_meta

@@ -143,3 +143,21 @@ def test_seeded_initialisers_draw_torchs_values(name, kwargs, shape):
         lib.manual_seed(4)
         results.append(getattr(lib.nn.init, name)(lib.empty(*shape), **kwargs).numpy())
     np.testing.assert_allclose(results[0], results[1], rtol=2e-6, atol=2e-6)
+
+
+def test_uniform_fill_drawn_into_the_tensor_keeps_torchs_values_and_version():
+    """uniform_ draws straight into a contiguous tensor (no second copy of a large parameter):
+    the same values and stream as torch, one version bump, views and non-contiguous tensors
+    filled as before."""
+    import torch
+    out = []
+    for lib in (ember, torch):
+        lib.manual_seed(3)
+        w = lib.empty(70000, dtype=lib.bfloat16)
+        base = lib.zeros(6, 4)
+        lib.nn.init.uniform_(w, -0.2, 0.2)
+        lib.nn.init.uniform_(base.t(), -1, 2)  # non-contiguous
+        lib.nn.init.uniform_(base[1], 5, 6)  # a contiguous view: writes through
+        out.append((w.float().numpy(), base.numpy(), w._version, lib.rand(2).numpy()))
+    for e, t in zip(*out):
+        np.testing.assert_array_equal(e, t)
