@@ -91,7 +91,13 @@ def memory_order(array):
     """``array`` seen with its dims ordered by stride, largest first: the order in which
     torch's TensorIterator walks a non-contiguous tensor (random fills draw in that order, so a
     transposed tensor's draws land in memory order); ``array`` itself when that is its order."""
+    perm = memory_perm(array)
+    return array if perm is None else array.transpose(perm)
+
+
+def memory_perm(array):
+    """The dims of ``array`` by stride, largest first (see memory_order); None: as they are."""
     if array.ndim < 2 or array.flags.c_contiguous:
-        return array
+        return None
     perm = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
-    return array if perm == list(range(array.ndim)) else array.transpose(perm)
+    return None if perm == list(range(array.ndim)) else perm

@@ -77,8 +77,10 @@ def _method_polygamma(self, n):
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
     _args.require_kind(self._data.dtype, "bernoulli_scalar_cpu_", "fVbiu")
-    if isinstance(p, Tensor):
-        draws = _gen(generator).bernoulli_tensor(np.broadcast_to(p._data, self._data.shape))
+    if isinstance(p, Tensor):  # (the probabilities in the order the draws are written)
+        probs = np.broadcast_to(p._data, self._data.shape)
+        perm = _memory_format.memory_perm(self._data)
+        draws = _gen(generator).bernoulli_tensor(probs if perm is None else probs.transpose(perm))
     else:
         draws = _gen(generator).bernoulli(self._data.shape, p)
     return _fill(self, draws)
@@ -99,10 +101,12 @@ def poisson(input, generator=None):
 
 
 def _fill(self, values):
-    """Write ``values`` into self (a random fill: no history, as torch's)."""
+    """Write ``values`` (drawn in sequence) into self in memory order, as torch's fills walk a
+    tensor (a random fill: no history, as torch's)."""
     _autograd_state.check_inplace(self._vc)  # an inference tensor refuses before the write
     check_inplace(self)
-    np.copyto(self._data, values, casting="unsafe")
+    target = _memory_format.memory_order(self._data)
+    np.copyto(target, np.reshape(values, target.shape), casting="unsafe")
     self._vc[0] += 1
     return self
 

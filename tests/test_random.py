@@ -467,7 +467,9 @@ def test_fills_of_non_contiguous_tensors_draw_in_memory_order_as_torch():
     fills = (lambda L, t: L.nn.init.uniform_(t, -1, 2), lambda L, t: t.uniform_(-1, 2),
              lambda L, t: t.normal_(), lambda L, t: L.nn.init.normal_(t, 0.5, 2),
              lambda L, t: t.exponential_(), lambda L, t: t.random_(0, 100),
-             lambda L, t: L.nn.init.xavier_normal_(t))
+             lambda L, t: L.nn.init.xavier_normal_(t), lambda L, t: t.bernoulli_(0.3),
+             lambda L, t: t.bernoulli_(L.linspace(0, 1, t.shape[-1])), lambda L, t: t.cauchy_(),
+             lambda L, t: t.log_normal_(), lambda L, t: t.geometric_(0.3))
     views = (lambda L: L.zeros(6, 5).t(), lambda L: L.zeros(3, 4, 5).permute(2, 0, 1),
              lambda L: L.zeros(8, 6)[:, ::2],
              lambda L: L.zeros(2, 3, 4, 5).to(memory_format=L.channels_last))
