@@ -165,7 +165,15 @@ class Tensor:
         return _memory_format.is_laid_out(self._data, memory_format)
 
     def stride(self, dim=None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        data = self._data
+        if data.size or not data.ndim:
+            strides = tuple(s // data.itemsize for s in data.strides)
+        else:  # NumPy gives an empty array zero strides; torch a contiguous tensor's (a size 0
+            strides, step = [], 1  # counting as 1)
+            for size in reversed(data.shape):
+                strides.append(step)
+                step *= max(size, 1)
+            strides = tuple(reversed(strides))
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self):

@@ -320,3 +320,13 @@ def test_scalar_of_a_tensor_requiring_grad_warns_once_as_torch():
         finally:
             lib.set_warn_always(False)
         assert complex(lib.tensor(1 + 2j)) == 1 + 2j
+
+
+def test_strides_of_empty_tensors_are_torchs_contiguous_ones():
+    """NumPy gives an empty array zero strides; torch a contiguous tensor's, a size 0 counting
+    as 1 (stack/cat/zeros of empty shapes)."""
+    import torch
+    for make in (lambda L: L.stack([L.zeros(0, 3), L.zeros(0, 3)]), lambda L: L.zeros(2, 0, 3),
+                 lambda L: L.cat([L.zeros(0, 3), L.zeros(0, 3)]), lambda L: L.zeros(0),
+                 lambda L: L.zeros(4, 0, 1)):
+        assert make(ember).stride() == make(torch).stride()
