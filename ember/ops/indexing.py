@@ -106,6 +106,34 @@ def _item_dims(index, ndim):
 
 def getitem(a, index):
     """a[index]: basic indexing returns a view, advanced indexing a copy."""
+    try:
+        return _getitem(a, index)
+    except IndexError as error:  # NumPy's "too many indices for array" in torch's words
+        raise _too_many(index, a._data.ndim) or error from None
+
+
+def _too_many(index, ndim):
+    """torch's IndexError for an index with more dims than the tensor has (None if it fits):
+    on a 0-d tensor a lone int or slice gets its own message."""
+    items = index if type(index) is tuple else (index,)
+    used = 0
+    for item in items:
+        if item is None or item is Ellipsis or type(item) is bool:
+            continue
+        array = item._data if isinstance(item, Tensor) else item
+        used += array.ndim if isinstance(array, np.ndarray) and array.dtype == bool else 1
+    if used <= ndim:
+        return None
+    if ndim == 0 and type(index) is not tuple:
+        if type(index) is slice:
+            return IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if isinstance(index, (int, np.integer)):
+            return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    return IndexError(f"too many indices for tensor of dimension {ndim}")
+
+
+def _getitem(a, index):
     index, basic = normalize_index(index)
     if basic:
         return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
@@ -196,6 +224,13 @@ class IndexPutBackward0(CopySlices):
 def setitem(a, index, value, masked_fill=False):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed.
     ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
+    try:
+        return _setitem(a, index, value, masked_fill)
+    except IndexError as error:  # NumPy's "too many indices for array" in torch's words
+        raise _too_many(index, a._data.ndim) or error from None
+
+
+def _setitem(a, index, value, masked_fill=False):
     if type(index) is slice and type(value) is Tensor and not (
             a._requires_grad or value._requires_grad) and _graph._dual is None:
         x, v = a._data, value._data  # the common case (a dataset filling a buffer): a slice,

@@ -282,3 +282,16 @@ def test_setitem_of_a_number_refusals_as_torch():
     with ember.inference_mode():
         e = ember.zeros(3)
     same_error(lambda L: (t if L is torch else e).__setitem__(0, 1.0))  # inference tensor
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor(3.0)[0], lambda L: L.tensor(3.0)[(0,)], lambda L: L.tensor(3.0)[:],
+    lambda L: L.tensor(3.0)[L.tensor(0)], lambda L: L.tensor(3.0)[None, 0],
+    lambda L: L.zeros(3)[0, 0], lambda L: L.zeros(3)[..., 0, 0],
+    lambda L: L.zeros(3)[L.tensor([True, False, True]), 0], lambda L: L.zeros(2, 3)[0, 0, 0],
+    lambda L: L.tensor(3.0).__setitem__(0, 5), lambda L: L.tensor(3.0).__setitem__(slice(None), 5),
+    lambda L: L.zeros(3).__setitem__((0, 0), 1.0)])
+def test_too_many_indices_in_torchs_words(call):
+    """Old scripts' loss.data[0] on a 0-d loss (hunkim's PyTorchZeroToAll): torch's 'invalid
+    index of a 0-dim tensor. Use tensor.item() ...', not NumPy's 'too many indices for array'."""
+    same_error(call)
