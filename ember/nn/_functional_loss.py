@@ -171,9 +171,10 @@ def _check_class_target(input, target, weight):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.scalar_name}")
     if input.ndim == 2 and target.ndim != 1:
-        if target.ndim == 2 and target.shape[0] != input.shape[0]:
+        batch = target.shape[0] if target.ndim else 0  # (torch reads a 0-d target's as 0)
+        if batch != input.shape[0]:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                             f"batch_size ({target.shape[0]}).")
+                             f"batch_size ({batch}).")
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.ndim > 1 and target.shape[:1] != input.shape[:1]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "

@@ -322,3 +322,13 @@ def test_margin_ranking_loss_refuses_complex_as_torch(call):
     """(a complex loss was computed)"""
     from oracle import same_error
     same_error(call)
+
+
+@pytest.mark.parametrize("target", [lambda L: L.tensor(2), lambda L: L.zeros(1, 1, dtype=L.long),
+                                    lambda L: L.zeros(2, 1, dtype=L.long)])
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_class_target_shape_errors_in_torchs_order(loss, target):
+    """A 0-d target for a (1, C) input: torch's batch-size ValueError (hunkim's seq2seq); a
+    (1, 1) target: the multi-target RuntimeError."""
+    from oracle import same_error
+    same_error(lambda L: getattr(L.nn.functional, loss)(L.zeros(1, 5), target(L)))
