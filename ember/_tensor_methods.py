@@ -219,6 +219,11 @@ def _random_(self, *args, to=_random_args.NO_TO, generator=None):
     return _fill_drawn(self, lambda shape: _gen(generator).integers(low, high, shape))
 
 
+def _broadcast_to(self, size):
+    """Tensor.broadcast_to also takes a single int as the size (torch.broadcast_to does not)."""
+    return api.broadcast_to(self, (size,) if isinstance(size, numbers.Integral) else size)
+
+
 def _bind():
     methods = dict(UNARY)
     for name in ("add", "sub", "mul", "div", "pow", "neg", "clamp", "masked_fill", "maximum",
@@ -237,6 +242,7 @@ def _bind():
                  "copy_", "where"):
         methods[name] = getattr(api, name)
     methods["where"] = lambda self, condition, other: api.where(condition, self, other)
+    methods["broadcast_to"] = _broadcast_to
     for name in ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "isclose",
                  "allclose", "equal"):
         methods[name] = _tensor_other(methods[name])

@@ -130,3 +130,19 @@ def test_methods_take_numpys_argument_names_as_torch():
             t.norm(axis=1)
         with pytest.raises(TypeError):
             t.flip(axis=0)  # flip's parameter is dims: no alias
+
+
+def test_edge_calls_torch_accepts():
+    """complex div_ (ember refused every non-float dtype), topk / sort of empty rows, the
+    broadcast_to method with an int size: each as torch."""
+    import torch
+    for lib in (ember, torch):
+        a = lib.tensor([1 + 1j, 2], dtype=lib.complex64)
+        a.div_(lib.tensor([1 + 1j, 2], dtype=lib.complex64))
+        a.div_(2)
+        assert a.tolist() == [0.5 + 0j, 0.5 + 0j]
+        assert tuple(lib.zeros(0).topk(0).indices.shape) == (0,)
+        assert tuple(lib.zeros(0, 3).topk(2).values.shape) == (0, 2)
+        assert tuple(lib.zeros(1).broadcast_to(3).shape) == (3,)
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            lib.tensor([1, 2]).div_(2)

@@ -1,4 +1,6 @@
 """Sorting primitives: sort, argsort and topk (values with their int64 indices)."""
+import math
+
 import numpy as np
 
 from .. import _select
@@ -69,7 +71,7 @@ def _torch_order(x, dim, k, largest, sorted_):
     (_select)."""
     keys = np.moveaxis(sort_key(x), dim, -1)
     shape, n = keys.shape[:-1], keys.shape[-1]
-    keys = keys.reshape(-1, n)
+    keys = keys.reshape(math.prod(shape), n)  # (-1 is ambiguous for empty rows)
     m = k + 1
     if m < n // 4 and not (keys.dtype.kind == "f" and np.isnan(keys).any()):
         cand = np.argpartition(keys, n - m, axis=1)[:, n - m:] if largest else \

@@ -117,7 +117,7 @@ def _inplace_binary(name, op):
             _no_bool_sub(self, other)
         if not needs_graph(self, other) and not kwargs and _graph._observer is None and \
                 self._data.dtype.char not in "eE":  # (float16, bfloat16: the node's op math)
-            if name == "div" and self._data.dtype.kind != "f":
+            if name == "div" and self._data.dtype.kind in "biu":  # (true division: floats)
                 raise RuntimeError("result type Float can't be cast to the desired output type "
                                    f"{_dtype.of_numpy(self._data.dtype).scalar_name}")
             return fast_binary_inplace(self, ufunc, other, alpha if name in "addsub" else None)
