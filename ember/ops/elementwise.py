@@ -479,7 +479,7 @@ RsqrtBackward0.forward = _rsqrt_forward
 SinBackward0 = _unary("SinBackward0", np.sin, lambda m, g, x: g * m.cos(x))
 CosBackward0 = _unary("CosBackward0", np.cos, lambda m, g, x: -g * m.sin(x))
 TanBackward0 = _unary("TanBackward0", np.tan, lambda m, g, y: g * (1 + y * y), "output")
-TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.fma(-y, y, 1),
+TanhBackward0 = _unary("TanhBackward0", np.tanh, lambda m, g, y: g * m.one_minus_square(y),
                       "output", "y = tanh x; dx = g * (1 - y*y), 1 - y*y rounded once (an fma)")
 AbsBackward0 = _unary("AbsBackward0", np.abs, lambda m, g, x: g * m.sgn(x))
 SignBackward0 = _unary("SignBackward0", _sign, _zeros, None, "sign; 0 at NaN, as torch")
