@@ -394,12 +394,12 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
-        if self._requires_grad:
+        if self._requires_grad and _grad_state._enabled:  # (torch: not under no_grad)
             _warn.warn_once(_SCALAR_OF_GRAD)
         return float(_real_scalar(self._scalar(), "double"))
 
     def __complex__(self):
-        if self._requires_grad:
+        if self._requires_grad and _grad_state._enabled:  # (torch: not under no_grad)
             _warn.warn_once(_SCALAR_OF_GRAD)
         return complex(self._scalar())
 

@@ -6,14 +6,14 @@ import ember
 from .distribution import Distribution
 from .utils import broadcast_all
 
-__all__ = ["ExponentialFamily", "RateFamily"]
+__all__ = ["ExponentialFamily"]
 
 
 class ExponentialFamily(Distribution):
     """Marks a distribution as an exponential family (kl_divergence's fallback knows them)."""
 
 
-class RateFamily(ExponentialFamily):
+class _RateFamily(ExponentialFamily):
     """An exponential family with one parameter, ``rate`` (a number or a tensor): its batch
     shape is the rate's, and expand() expands the rate (Exponential, Poisson)."""
 

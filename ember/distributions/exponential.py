@@ -2,12 +2,12 @@
 import ember
 
 from . import constraints
-from .exp_family import RateFamily
+from .exp_family import _RateFamily
 
 __all__ = ["Exponential"]
 
 
-class Exponential(RateFamily):
+class Exponential(_RateFamily):
     """Waiting times of mean 1 / ``rate``."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative

@@ -2,13 +2,13 @@
 import ember
 
 from . import constraints
-from .exp_family import RateFamily
+from .exp_family import _RateFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(RateFamily):
+class Poisson(_RateFamily):
     """Counts of events that happen at ``rate`` per interval."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
