@@ -1,15 +1,265 @@
-"""Shared pieces of the update rules and of the optimizers' argument checks."""
+"""Shared pieces of the update rules and of the optimizers' argument checks.
+
+An update rule is written once, as torch's per-tensor ("single_tensor") step writes it: a
+sequence of tensor ops (``mul_``, ``add_``, ``addcmul_``, ``addcdiv_``, ``lerp_``, ``sqrt``...)
+taken from ``ops``. For float32 and float64 parameters those are NumPy ufuncs writing in place
+(``ArrayOps``); for bfloat16 and float16 ones they are ember's tensor ops (``TensorOps``), each of
+which computes in float32 and rounds its result once, as torch's kernel for that op does, so the
+step rounds where torch's does.
+"""
 import numpy as np
 
 from .._dtype import get_default_dtype, to_numpy_dtype
+from .._tensor import Tensor
+from ..autograd._math import sign as _sign
+
+_REDUCED = "eE"  # float16, bfloat16
 
 
-def direction(p, g, weight_decay, maximize):
-    """±g + weight_decay * p: ``g`` itself when nothing changes it, else a new array."""
-    if weight_decay != 0:
-        d = np.multiply(p, weight_decay, out=np.empty_like(p))
-        return np.subtract(d, g, out=d) if maximize else np.add(d, g, out=d)
-    return np.negative(g, out=np.empty_like(g)) if maximize else g
+class ArrayOps:
+    """torch's tensor ops on NumPy arrays, in place where torch's are (``scratch``: an array the
+    rule no longer needs, which may hold the result)."""
+
+    @staticmethod
+    def neg(a):
+        return np.negative(a, out=np.empty_like(a))
+
+    @staticmethod
+    def add(a, b, alpha):
+        """a + alpha * b, a new array."""
+        t = np.multiply(b, alpha, out=np.empty_like(b))
+        t += a
+        return t
+
+    @staticmethod
+    def add_(a, b, alpha=1):
+        if alpha == -1:
+            a -= b
+        else:
+            a += b if alpha == 1 else np.multiply(b, alpha, out=np.empty_like(b))
+        return a
+
+    @staticmethod
+    def add_scalar(a, value):
+        return np.add(a, value, out=np.empty_like(a))
+
+    @staticmethod
+    def add_scalar_(a, value):
+        a += value
+        return a
+
+    @staticmethod
+    def sub(a, b):
+        return np.subtract(a, b, out=np.empty_like(a))
+
+    @staticmethod
+    def mul(a, b):
+        return np.multiply(a, b, out=np.empty_like(a))
+
+    @staticmethod
+    def mul_(a, value):
+        a *= value
+        return a
+
+    @staticmethod
+    def div(a, value):
+        return np.divide(a, value, out=np.empty_like(a))
+
+    @staticmethod
+    def div_(a, value):
+        a /= value
+        return a
+
+    @staticmethod
+    def reciprocal_(a):
+        return np.reciprocal(a, out=a)
+
+    @staticmethod
+    def abs(a):
+        return np.abs(a, out=np.empty_like(a))
+
+    @staticmethod
+    def sign(a):
+        return _sign(a)
+
+    @staticmethod
+    def clamp_(a, low, high):
+        return np.clip(a, low, high, out=a)
+
+    @staticmethod
+    def masked_fill_(a, mask, value):
+        a[mask] = value
+        return a
+
+    @staticmethod
+    def clone(a):
+        return np.array(a, copy=True)  # (an array also where a 0-d gradient is a NumPy scalar)
+
+    @staticmethod
+    def addcmul(a, b, c, value):
+        """a + value * b * c, a new array."""
+        t = np.multiply(b, value, out=np.empty_like(b))
+        t *= c
+        return np.add(a, t, out=t)
+
+    @staticmethod
+    def addcmul_(a, b, c, value):
+        t = np.multiply(b, value, out=np.empty_like(b))
+        t *= c
+        a += t
+        return a
+
+    @staticmethod
+    def addcdiv_(a, b, c, value):
+        """a += value * b / c."""
+        t = np.multiply(b, value, out=np.empty_like(b))
+        t /= c
+        a += t
+        return a
+
+    @staticmethod
+    def lerp_(a, b, weight):
+        """a += weight * (b - a), with torch's two-sided formula (exact at weight 0 and 1)."""
+        t = np.subtract(b, a, out=np.empty_like(a))
+        if abs(weight) < 0.5:
+            t *= weight
+            a += t
+        else:
+            np.subtract(b, np.multiply(t, 1 - weight, out=t), out=a)
+        return a
+
+    @staticmethod
+    def sqrt(a, scratch=None):
+        return np.sqrt(a, out=np.empty_like(a) if scratch is None else scratch)
+
+    @staticmethod
+    def sqrt_(a):
+        return np.sqrt(a, out=a)
+
+    @staticmethod
+    def maximum_(a, b):
+        return np.maximum(a, b, out=a)
+
+    @staticmethod
+    def copy_(a, b):
+        np.copyto(a, b)
+        return a
+
+
+class TensorOps:
+    """torch's tensor ops as ember's (bfloat16 and float16 tensors: each op rounds once)."""
+
+    @staticmethod
+    def neg(a):
+        return a.neg()
+
+    @staticmethod
+    def add(a, b, alpha):
+        return a.add(b, alpha=alpha)
+
+    @staticmethod
+    def add_(a, b, alpha=1):
+        return a.add_(b, alpha=alpha)
+
+    @staticmethod
+    def add_scalar(a, value):
+        return a.add(value)
+
+    @staticmethod
+    def add_scalar_(a, value):
+        return a.add_(value)
+
+    @staticmethod
+    def sub(a, b):
+        return a.sub(b)
+
+    @staticmethod
+    def mul(a, b):
+        return a.mul(b)
+
+    @staticmethod
+    def mul_(a, value):
+        return a.mul_(value)
+
+    @staticmethod
+    def div(a, value):
+        return a.div(value)
+
+    @staticmethod
+    def div_(a, value):
+        return a.div_(value)
+
+    @staticmethod
+    def reciprocal_(a):
+        return a.reciprocal_()
+
+    @staticmethod
+    def abs(a):
+        return a.abs()
+
+    @staticmethod
+    def sign(a):
+        return a.sign()
+
+    @staticmethod
+    def clamp_(a, low, high):
+        return a.clamp_(low, high)
+
+    @staticmethod
+    def masked_fill_(a, mask, value):
+        return a.masked_fill_(mask, value)
+
+    @staticmethod
+    def clone(a):
+        return a.clone()
+
+    @staticmethod
+    def addcmul(a, b, c, value):
+        return a.addcmul(b, c, value=value)
+
+    @staticmethod
+    def addcmul_(a, b, c, value):
+        return a.addcmul_(b, c, value=value)
+
+    @staticmethod
+    def addcdiv_(a, b, c, value):
+        return a.addcdiv_(b, c, value=value)
+
+    @staticmethod
+    def lerp_(a, b, weight):
+        return a.lerp_(b, weight)
+
+    @staticmethod
+    def sqrt(a, scratch=None):
+        return a.sqrt()
+
+    @staticmethod
+    def sqrt_(a):
+        return a.sqrt_()
+
+    @staticmethod
+    def maximum_(a, b):
+        return a.copy_(a.maximum(b))
+
+    @staticmethod
+    def copy_(a, b):
+        return a.copy_(b)
+
+
+def operands(p, g, state):
+    """(ops, p, g, state) for a rule: bfloat16 and float16 arrays as ember tensors (sharing
+    their memory) with ``TensorOps``, others as they are with ``ArrayOps``."""
+    if p.dtype.char not in _REDUCED:
+        return ArrayOps, p, g, state
+    return (TensorOps, Tensor._make(p), Tensor._make(g),
+            {k: Tensor._make(v) for k, v in state.items()})
+
+
+def direction(ops, p, g, weight_decay, maximize):
+    """±g + weight_decay * p (torch: ``grad = -grad``, then ``grad.add(param, alpha=wd)``):
+    ``g`` itself when nothing changes it, else a new array."""
+    d = ops.neg(g) if maximize else g
+    return d if weight_decay == 0 else ops.add(d, p, weight_decay)
 
 
 # Every check is written ``not low <= value``, so that NaN is refused too (``nan < 0`` is False).
@@ -48,28 +298,6 @@ def as_float(x):
     return x
 
 
-def lerp_(a, b, weight):
-    """a += weight * (b - a), with torch's two-sided formula (exact at weight 0 and 1)."""
-    t = np.subtract(b, a, out=np.empty_like(a))
-    if abs(weight) < 0.5:
-        t *= weight
-        a += t
-    else:
-        np.subtract(b, np.multiply(t, 1 - weight, out=t), out=a)
-
-
-def add_square_(v, d, value):
-    """v += value * d * d (torch's addcmul order)."""
-    t = np.multiply(d, value, out=np.empty_like(d))
-    t *= d
-    v += t
-
-
-def decay_(p, lr, weight_decay):
-    """Decoupled weight decay: p *= 1 - lr * weight_decay."""
-    p *= 1 - lr * weight_decay
-
-
 def scalar_zero(value=0.0):
     """A 0-dim per-parameter counter in torch's scalar dtype (float32 unless default is 64)."""
     dtype = np.float64 if to_numpy_dtype(get_default_dtype()) == np.float64 else np.float32
@@ -81,16 +309,17 @@ def check_range(name, value, low=0.0):
         raise ValueError(f"Invalid {name} value: {value}")
 
 
-def adam_moments_(p, g, state, lr, betas, weight_decay, maximize, decoupled_weight_decay):
-    """The moment updates NAdam and RAdam share with Adam: optional decoupled decay of p, then
-    m = lerp(m, d, 1-β1) and v = β2 v + (1-β2) d² for the direction d; returns (d, m, v)."""
+def adam_moments_(ops, p, g, state, lr, betas, weight_decay, maximize, decoupled_weight_decay):
+    """The moment updates Adam, NAdam and RAdam share: optional decoupled decay of p
+    (``p.mul_(1 - lr*wd)``), then ``m.lerp_(d, 1-β1)`` and ``v.mul_(β2).addcmul_(d, d, 1-β2)``
+    for the direction d; returns (d, m, v)."""
     beta1, beta2 = betas
     if decoupled_weight_decay and weight_decay != 0:
-        decay_(p, lr, weight_decay)
+        ops.mul_(p, 1 - lr * weight_decay)
         weight_decay = 0
-    d = direction(p, g, weight_decay, maximize)
+    d = direction(ops, p, g, weight_decay, maximize)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    lerp_(exp_avg, d, 1 - beta1)
-    exp_avg_sq *= beta2
-    add_square_(exp_avg_sq, d, 1 - beta2)
+    ops.lerp_(exp_avg, d, 1 - beta1)
+    ops.mul_(exp_avg_sq, beta2)
+    ops.addcmul_(exp_avg_sq, d, d, 1 - beta2)
     return d, exp_avg, exp_avg_sq

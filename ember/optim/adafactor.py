@@ -13,12 +13,12 @@ def _second_moment(g, state, beta, eps1):
     them) R = lerp(R, mean_col g², β_t), C = lerp(C, mean_row g², β_t), v = R C / mean(R)."""
     if g.ndim <= 1:
         variance = state["variance"]
-        _common.lerp_(variance, g * g, beta)
+        _common.ArrayOps.lerp_(variance, g * g, beta)
         return variance.copy()
     row_var, col_var = state["row_var"], state["col_var"]
     square = g * g
-    _common.lerp_(row_var, square.sum(axis=-1, keepdims=True) / g.shape[-1], beta)
-    _common.lerp_(col_var, square.sum(axis=-2, keepdims=True) / g.shape[-2], beta)
+    _common.ArrayOps.lerp_(row_var, square.sum(axis=-1, keepdims=True) / g.shape[-1], beta)
+    _common.ArrayOps.lerp_(col_var, square.sum(axis=-2, keepdims=True) / g.shape[-2], beta)
     estimate = np.matmul(row_var, col_var)
     estimate /= np.maximum(row_var.mean(axis=-2, keepdims=True), eps1)
     return estimate
@@ -34,7 +34,7 @@ def adafactor_rule(p, g, state, *, step, lr, beta2_decay, eps, d, weight_decay, 
     rho = min(lr, 1 / step ** 0.5)
     alpha = max(eps2, float(np.linalg.norm(p.reshape(-1))) / p.size ** 0.5) * rho
     if weight_decay != 0:
-        _common.decay_(p, lr, weight_decay)
+        _common.ArrayOps.mul_(p, 1 - lr * weight_decay)
     update = _second_moment(g, state, step ** beta2_decay, eps1)
     np.maximum(update, eps1 * eps1, out=update)
     np.sqrt(update, out=update)

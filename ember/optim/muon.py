@@ -61,10 +61,10 @@ def muon_rule(p, g, state, *, lr, weight_decay, momentum, nesterov, ns_coefficie
     if g.ndim != 2:
         raise ValueError("Param gradient must be a 2D matrix")
     buf = state["momentum_buffer"]
-    _common.lerp_(buf, g, 1 - momentum)
+    _common.ArrayOps.lerp_(buf, g, 1 - momentum)
     if nesterov:
         update = g.copy()
-        _common.lerp_(update, buf, momentum)
+        _common.ArrayOps.lerp_(update, buf, momentum)
     else:
         update = buf
     ortho = _orthogonalised(update, ns_coefficients, ns_steps, eps)
