@@ -5,38 +5,43 @@ sequence of tensor ops (``mul_``, ``add_``, ``addcmul_``, ``addcdiv_``, ``lerp_`
 taken from ``ops``. For float32 and float64 parameters those are NumPy ufuncs writing in place
 (``ArrayOps``); for bfloat16 and float16 ones they are ember's tensor ops (``TensorOps``), each of
 which computes in float32 and rounds its result once, as torch's kernel for that op does, so the
-step rounds where torch's does.
+step rounds where torch's does. One op is Adam's whole last line (``adam_addcdiv_``): its NumPy
+kernel is fused, a pass fewer than torch's three ops.
 """
 import numpy as np
 
 from .._dtype import get_default_dtype, to_numpy_dtype
 from .._tensor import Tensor
+from ..autograd import _opmath
 from ..autograd._math import sign as _sign
-
-_REDUCED = "eE"  # float16, bfloat16
 
 
 class ArrayOps:
-    """torch's tensor ops on NumPy arrays, in place where torch's are (``scratch``: an array the
-    rule no longer needs, which may hold the result)."""
+    """torch's tensor ops on NumPy arrays, in place where torch's are."""
 
     @staticmethod
     def neg(a):
         return np.negative(a, out=np.empty_like(a))
 
     @staticmethod
-    def add(a, b, alpha):
-        """a + alpha * b, a new array."""
+    def add(a, b, alpha, free=False):
+        """a + alpha * b, a new array (``free``: ``a`` is a temporary that may hold it)."""
         t = np.multiply(b, alpha, out=np.empty_like(b))
+        if free:
+            a += t
+            return a
         t += a
         return t
 
     @staticmethod
-    def add_(a, b, alpha=1):
+    def add_(a, b, alpha=1, free=False):
+        """a += alpha * b (``free``: b is a temporary the product may overwrite)."""
         if alpha == -1:
             a -= b
+        elif alpha == 1:
+            a += b
         else:
-            a += b if alpha == 1 else np.multiply(b, alpha, out=np.empty_like(b))
+            a += np.multiply(b, alpha, out=b if free else np.empty_like(b))
         return a
 
     @staticmethod
@@ -129,8 +134,19 @@ class ArrayOps:
         return a
 
     @staticmethod
-    def sqrt(a, scratch=None):
-        return np.sqrt(a, out=np.empty_like(a) if scratch is None else scratch)
+    def sqrt(a):
+        return np.sqrt(a, out=np.empty_like(a))
+
+    @staticmethod
+    def adam_addcdiv_(p, m, v, step_size, correction2, eps, scratch=None):
+        """``TensorOps.adam_addcdiv_`` fused as (step_size*c2) * m / (sqrt(v) + eps*c2): the
+        same quantity with one pass fewer over the arrays (``scratch`` may hold sqrt(v))."""
+        denom = np.sqrt(v, out=np.empty_like(v) if scratch is None else scratch)
+        denom += eps * correction2
+        np.divide(m, denom, out=denom)
+        denom *= step_size * correction2
+        p -= denom
+        return p
 
     @staticmethod
     def sqrt_(a):
@@ -154,11 +170,11 @@ class TensorOps:
         return a.neg()
 
     @staticmethod
-    def add(a, b, alpha):
+    def add(a, b, alpha, free=False):
         return a.add(b, alpha=alpha)
 
     @staticmethod
-    def add_(a, b, alpha=1):
+    def add_(a, b, alpha=1, free=False):
         return a.add_(b, alpha=alpha)
 
     @staticmethod
@@ -230,8 +246,14 @@ class TensorOps:
         return a.lerp_(b, weight)
 
     @staticmethod
-    def sqrt(a, scratch=None):
+    def sqrt(a):
         return a.sqrt()
+
+    @staticmethod
+    def adam_addcdiv_(p, m, v, step_size, correction2, eps, scratch=None):
+        """Adam's last step as torch's ops: p.addcdiv_(m, (v.sqrt() / c2).add_(eps),
+        value=-step_size)."""
+        return p.addcdiv_(m, v.sqrt().div_(correction2).add_(eps), value=-step_size)
 
     @staticmethod
     def sqrt_(a):
@@ -249,7 +271,7 @@ class TensorOps:
 def operands(p, g, state):
     """(ops, p, g, state) for a rule: bfloat16 and float16 arrays as ember tensors (sharing
     their memory) with ``TensorOps``, others as they are with ``ArrayOps``."""
-    if p.dtype.char not in _REDUCED:
+    if p.dtype.char not in _opmath._REDUCED:
         return ArrayOps, p, g, state
     return (TensorOps, Tensor._make(p), Tensor._make(g),
             {k: Tensor._make(v) for k, v in state.items()})

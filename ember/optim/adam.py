@@ -10,18 +10,15 @@ __all__ = ["Adam", "adam_rule"]
 def adam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, amsgrad, maximize,
               decoupled_weight_decay):
     """m = lerp(m, d, 1-β1); v = β2 v + (1-β2) d²; v̂ = max(v̂, v) if amsgrad;
-    p -= lr/(1-β1^t) * m / (sqrt(v̂)/sqrt(1-β2^t) + eps), d = ±g (+ wd p unless decoupled),
-    in torch's ops: ``denom = (v.sqrt() / c2).add_(eps)``, ``p.addcdiv_(m, denom, -step_size)``."""
+    p -= lr/(1-β1^t) * m / (sqrt(v̂)/sqrt(1-β2^t) + eps), d = ±g (+ wd p unless decoupled)."""
     beta1, beta2 = betas
     ops, p, g, state = _common.operands(p, g, state)
     d, m, v = _common.adam_moments_(ops, p, g, state, lr, betas, weight_decay, maximize,
                                     decoupled_weight_decay)
     if amsgrad:
         v = ops.maximum_(state["max_exp_avg_sq"], v)
-    scratch = d if d is not g and type(d) is np.ndarray else None
-    denom = ops.div_(ops.sqrt(v, scratch), (1 - beta2 ** step) ** 0.5)
-    ops.add_scalar_(denom, eps)
-    ops.addcdiv_(p, m, denom, -(lr / (1 - beta1 ** step)))
+    ops.adam_addcdiv_(p, m, v, lr / (1 - beta1 ** step), (1 - beta2 ** step) ** 0.5, eps,
+                      scratch=d if d is not g else None)  # d: a temporary, free now
 
 
 class Adam(Optimizer):

@@ -15,6 +15,7 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
     p -= lr*d (torch's ops: ``buf.mul_(m).add_(d, alpha=1-τ)``, ``p.add_(d, alpha=-lr)``)."""
     ops, p, g, state = _common.operands(p, g, state)
     d = _common.direction(ops, p, g, weight_decay, maximize)
+    buf = None
     if momentum != 0:
         buf = state["momentum_buffer"]
         if fresh:
@@ -22,8 +23,8 @@ def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, ma
         else:
             ops.mul_(buf, momentum)
             ops.add_(buf, d, 1 - dampening)
-        d = ops.add(d, buf, momentum) if nesterov else buf
-    ops.add_(p, d, -lr)
+        d = ops.add(d, buf, momentum, free=d is not g) if nesterov else buf
+    ops.add_(p, d, -lr, free=d is not g and d is not buf)
 
 
 def sgd_sparse_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,

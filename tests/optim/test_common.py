@@ -103,6 +103,7 @@ OPS = [
     ("reciprocal_", lambda o, a, b, c: o.mul_(o.reciprocal_(o.add_scalar(c, 1e-3)), 0.7)),
     ("maximum_", lambda o, a, b, c: o.maximum_(a, o.add_scalar_(o.abs(b), 1e-8))),
     ("sub_mul", lambda o, a, b, c: o.mul_(o.sub(a, b), 0.3)),
+    ("adam_addcdiv_", lambda o, a, b, c: o.adam_addcdiv_(a, b, c, 0.0123, 0.031, 1e-3)),
     ("sign_clamp", lambda o, a, b, c: o.clamp_(o.mul_(c, o.sign(o.mul(a, b))), 0.2, 1.0)),
 ]
 
