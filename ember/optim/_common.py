@@ -10,7 +10,7 @@ kernel is fused, a pass fewer than torch's three ops.
 """
 import numpy as np
 
-from .._dtype import get_default_dtype, to_numpy_dtype
+from .._dtype import finfo, get_default_dtype, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import sign as _sign
@@ -99,6 +99,37 @@ class ArrayOps:
     @staticmethod
     def clone(a):
         return np.array(a, copy=True)  # (an array also where a 0-d gradient is a NumPy scalar)
+
+    @staticmethod
+    def square_(a):
+        return np.multiply(a, a, out=a)
+
+    @staticmethod
+    def rsqrt_(a):
+        return np.reciprocal(np.sqrt(a, out=a), out=a)
+
+    @staticmethod
+    def clamp_min_(a, low):
+        return np.maximum(a, low, out=a)
+
+    @staticmethod
+    def matmul(a, b):
+        return np.matmul(a, b)
+
+    @staticmethod
+    def mean(a, dim):
+        return a.mean(axis=dim, keepdims=True)
+
+    @staticmethod
+    def norm(a, dim=None):
+        """The 2-norm: a Python float (``dim`` None), else along ``dim`` (kept)."""
+        if dim is None:
+            return float(np.linalg.norm(np.reshape(a, -1)))
+        return np.linalg.norm(a, axis=dim, keepdims=True)
+
+    @staticmethod
+    def eps(a):
+        return float(np.finfo(a.dtype).eps)
 
     @staticmethod
     def addcmul(a, b, c, value):
@@ -228,6 +259,36 @@ class TensorOps:
     @staticmethod
     def clone(a):
         return a.clone()
+
+    @staticmethod
+    def square_(a):
+        return a.square_()
+
+    @staticmethod
+    def rsqrt_(a):
+        return a.rsqrt_()
+
+    @staticmethod
+    def clamp_min_(a, low):
+        return a.clamp_(min=low)
+
+    @staticmethod
+    def matmul(a, b):
+        return a.matmul(b)
+
+    @staticmethod
+    def mean(a, dim):
+        return a.mean(dim=dim, keepdim=True)
+
+    @staticmethod
+    def norm(a, dim=None):
+        if dim is None:
+            return a.norm(2).item()
+        return a.norm(2, dim=dim, keepdim=True)
+
+    @staticmethod
+    def eps(a):
+        return finfo(a.dtype).eps
 
     @staticmethod
     def addcmul(a, b, c, value):
