@@ -10,7 +10,7 @@ kernel is fused, a pass fewer than torch's three ops.
 """
 import numpy as np
 
-from .._dtype import finfo, get_default_dtype, to_numpy_dtype
+from .._dtype import bfloat16, finfo, get_default_dtype, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import sign as _sign
@@ -132,6 +132,15 @@ class ArrayOps:
         return float(np.finfo(a.dtype).eps)
 
     @staticmethod
+    def array(a):
+        return a
+
+    @staticmethod
+    def bfloat16(x):
+        """A float32 array of bfloat16 values, as an operand (here: as it is)."""
+        return x
+
+    @staticmethod
     def addcmul(a, b, c, value):
         """a + value * b * c, a new array."""
         t = np.multiply(b, value, out=np.empty_like(b))
@@ -163,6 +172,10 @@ class ArrayOps:
         else:
             np.subtract(b, np.multiply(t, 1 - weight, out=t), out=a)
         return a
+
+    @classmethod
+    def lerp(cls, a, b, weight):
+        return cls.lerp_(np.array(a, copy=True), b, weight)
 
     @staticmethod
     def sqrt(a):
@@ -291,6 +304,15 @@ class TensorOps:
         return finfo(a.dtype).eps
 
     @staticmethod
+    def array(a):
+        return a._data
+
+    @staticmethod
+    def bfloat16(x):
+        """A float32 array of bfloat16 values as a bfloat16 tensor."""
+        return Tensor._make(x.astype(bfloat16.np))
+
+    @staticmethod
     def addcmul(a, b, c, value):
         return a.addcmul(b, c, value=value)
 
@@ -305,6 +327,10 @@ class TensorOps:
     @staticmethod
     def lerp_(a, b, weight):
         return a.lerp_(b, weight)
+
+    @staticmethod
+    def lerp(a, b, weight):
+        return a.lerp(b, weight)
 
     @staticmethod
     def sqrt(a):

@@ -13,17 +13,17 @@ SHAPES = [(64,), (4, 16), (), (3,)]
 STEPS = 5
 
 
-def _arrays(seed):
+def _arrays(shapes, seed):
     rng = np.random.default_rng(seed)
-    params = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
-    grads = [[(rng.standard_normal(s) * 0.3).astype(np.float32) for s in SHAPES]
+    params = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[(rng.standard_normal(s) * 0.3).astype(np.float32) for s in shapes]
              for _ in range(STEPS)]
     return params, grads
 
 
-def run(lib, name, kwargs, dtype, seed=0):
+def run(lib, name, kwargs, dtype, shapes=SHAPES, seed=0):
     """The parameters and the optimizer after STEPS steps over fixed gradients."""
-    inits, grads = _arrays(seed)
+    inits, grads = _arrays(shapes, seed)
     low = getattr(lib, dtype)
     params = [lib.tensor(a).to(low).requires_grad_() for a in inits]
     opt = getattr(lib.optim, name)(params, **kwargs)
@@ -40,11 +40,11 @@ def _same(a, b, what):
     assert not differ.any(), f"{what}: {int(differ.sum())} of {a.size} elements differ"
 
 
-def check_low_precision_matches_torch(case, dtype, foreach):
+def check_low_precision_matches_torch(case, dtype, foreach, shapes=SHAPES):
     name, kwargs = case
-    kwargs = {**kwargs, "foreach": foreach}
-    e_params, e_opt = run(ember, name, kwargs, dtype)
-    t_params, t_opt = run(torch, name, kwargs, dtype)
+    kwargs = kwargs if foreach is None else {**kwargs, "foreach": foreach}
+    e_params, e_opt = run(ember, name, kwargs, dtype, shapes)
+    t_params, t_opt = run(torch, name, kwargs, dtype, shapes)
     for i, (e, t) in enumerate(zip(e_params, t_params)):
         assert str(e.dtype).split(".")[-1] == dtype
         _same(e.detach().float().numpy(), t.detach().float().numpy(), f"param {i}")
@@ -56,15 +56,17 @@ def check_low_precision_matches_torch(case, dtype, foreach):
             _same(ev.detach().float().numpy(), tv.detach().float().numpy(), f"param {i} {k}")
 
 
-def low_precision_tests(cases):
+def low_precision_tests(cases, shapes=SHAPES, foreach=(False, None),
+                        dtypes=("float16", "bfloat16")):
     """The test over ``cases`` (rows of (name, kwargs)) for a test module to bind at module
-    level: float16 and bfloat16, per tensor (foreach=False) and on the flat path (None)."""
-    @pytest.mark.parametrize("foreach", [False, None])
-    @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+    level: float16 and bfloat16, per tensor (foreach=False) and on the flat path (None: not
+    passed), over parameters of ``shapes``."""
+    @pytest.mark.parametrize("foreach", foreach)
+    @pytest.mark.parametrize("dtype", dtypes)
     @pytest.mark.parametrize("case", cases,
                              ids=lambda c: f"{c[0]}(" + ",".join(f"{k}={v}" for k, v in
                                                                   c[1].items()) + ")")
     def test_low_precision_matches_torch(case, dtype, foreach):
-        check_low_precision_matches_torch(case, dtype, foreach)
+        check_low_precision_matches_torch(case, dtype, foreach, shapes)
 
     return test_low_precision_matches_torch
