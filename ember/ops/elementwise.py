@@ -7,7 +7,7 @@ from ..autograd import _opmath
 from ..autograd._math import array_math, rsqrt
 from ..autograd._math import sign as _sign
 from ..autograd.graph import Node
-from . import _bf16_grad, _bf16_vec, _parallel
+from . import _bf16, _bf16_grad, _bf16_vec, _parallel
 
 _SCALARS = (int, float, bool, complex)
 
@@ -84,13 +84,20 @@ class AddBackward0(Node):
 def _scaled_sum(x, y, alpha, a, b, sign):
     """x + sign alpha y for add/sub/rsub: alpha fed as torch feeds it (rounded to a low result
     dtype); same-shape contiguous low-dtype operands take torch's vector lanes and scalar
-    tail."""
+    tail; where one runs in C order and the other not (a transposed operand), no order makes
+    both contiguous and torch's loop is its scalar one: alpha y rounded to the low dtype first."""
     fed = _opmath.fed_scalar(alpha, a, b)
     if fed is not alpha and isinstance(b, Tensor) and x.shape == y.shape:
         source, other = _opmath.source_array(a), _opmath.source_array(b)
-        if source is not None and other is not None and source.flags.c_contiguous and \
-                other.flags.c_contiguous:
-            return _bf16_vec.scaled_sum(x, y, fed, source, sign)
+        if source is not None and other is not None:
+            if source.flags.c_contiguous and other.flags.c_contiguous:
+                return _bf16_vec.scaled_sum(x, y, fed, source, sign)
+            if source.flags.c_contiguous != other.flags.c_contiguous and \
+                    (source.flags.forc and other.flags.forc or
+                     min(source.strides[-1], other.strides[-1]) == source.itemsize !=
+                     max(source.strides[-1], other.strides[-1])):
+                term = _bf16.rounded(fed * y)
+                return x + term if sign > 0 else x - term
     return x + fed * y if sign > 0 else x - fed * y
 
 

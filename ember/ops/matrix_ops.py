@@ -6,8 +6,9 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Size, Tensor
+from ..autograd import _opmath
 from ..autograd.graph import Node
-from . import api
+from . import _bf16_vec, api
 from . import autocast as _autocast
 from . import shape as S
 from .api import mul, reshape
@@ -188,12 +189,22 @@ def outer(input, vec2):
 
 
 # ----------------------------------------------------------------- interpolation and bounds
-def _lerp(start, end, weight):
-    """torch's two-sided formula: exact at weight 0 and 1."""
+def _lerp(start, end, weight, source=None):
+    """torch's two-sided formula: exact at weight 0 and 1. ``source``: the bfloat16 or float16
+    array float32 ``start`` was widened from; where torch's vectorized loop reaches it, the
+    kernel takes one fused multiply-add, (w or w - 1) * diff + (start or end), rounded once."""
     diff = end - start
-    if not np.ndim(weight):  # a number: one side
+    if not np.ndim(weight) and source is None:  # a number: one side
         return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
-    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+    small = np.abs(weight) < 0.5
+    out = np.where(small, start + weight * diff, end - diff * (1 - weight))
+    if source is not None:
+        lanes = _bf16_vec.vector_lanes(source, any_order=False)
+        if lanes.any():
+            coeff = np.where(small, weight, weight - np.float32(1)).astype(np.float64)
+            fused = (coeff * diff + np.where(small, start, end)).astype(np.float32)
+            out = np.where(lanes, fused, out)
+    return out
 
 
 class LerpBackward0(Node):
@@ -202,7 +213,8 @@ class LerpBackward0(Node):
     def forward(self, start, end, weight):
         self.weight = weight
         x = start._data
-        return _lerp(x, end._data, np.asarray(weight, x.dtype)).astype(x.dtype, copy=False)
+        return _lerp(x, end._data, np.asarray(weight, x.dtype),
+                     _opmath.source_array(start)).astype(x.dtype, copy=False)
 
     def backward(self, m, g):
         return g * (1 - self.weight), g * self.weight

@@ -10,20 +10,15 @@ __all__ = ["Adadelta", "adadelta_rule"]
 def adadelta_rule(p, g, state, *, lr, rho, eps, weight_decay, maximize, step=None):
     """s = ρ s + (1-ρ) d²; Δ = sqrt(u + eps)/sqrt(s + eps) · d; u = ρ u + (1-ρ) Δ²;
     p -= lr Δ, d = ±g + wd p."""
-    d = _common.direction(p, g, weight_decay, maximize)
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
     square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-    square_avg *= rho
-    _common.add_square_(square_avg, d, 1 - rho)
-    std = np.add(square_avg, eps, out=np.empty_like(square_avg))
-    np.sqrt(std, out=std)
-    delta = np.add(acc_delta, eps, out=np.empty_like(acc_delta))
-    np.sqrt(delta, out=delta)
-    delta /= std
-    delta *= d
-    acc_delta *= rho
-    _common.add_square_(acc_delta, delta, 1 - rho)
-    delta *= lr
-    p -= delta
+    ops.addcmul_(ops.mul_(square_avg, rho), d, d, 1 - rho)
+    std = ops.sqrt_(ops.add_scalar(square_avg, eps))
+    delta = ops.sqrt_(ops.add_scalar(acc_delta, eps))
+    ops.mul_(ops.div_(delta, std), d)
+    ops.addcmul_(ops.mul_(acc_delta, rho), delta, delta, 1 - rho)
+    ops.add_(p, delta, -lr)
 
 
 class Adadelta(Optimizer):

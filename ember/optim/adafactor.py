@@ -1,5 +1,7 @@
 """Adafactor: Adam-like steps with a factored (row x column) second moment and a relative,
 clipped step size."""
+import math
+
 import numpy as np
 
 from . import _common, _flat
@@ -8,40 +10,36 @@ from .optimizer import Optimizer
 __all__ = ["Adafactor", "adafactor_rule"]
 
 
-def _second_moment(g, state, beta, eps1):
+def _second_moment(ops, g, state, beta, eps1):
     """The variance estimate: v = lerp(v, g², β_t) for vectors; for matrices (and stacks of
-    them) R = lerp(R, mean_col g², β_t), C = lerp(C, mean_row g², β_t), v = R C / mean(R)."""
-    if g.ndim <= 1:
+    them) R = lerp(R, ‖g‖²_row / n, β_t), C = lerp(C, ‖g‖²_col / m, β_t), v = R C / mean(R)
+    (mean(R) at least eps1); a new tensor."""
+    if len(g.shape) <= 1:
         variance = state["variance"]
-        _common.lerp_(variance, g * g, beta)
-        return variance.copy()
+        ops.lerp_(variance, ops.mul(g, g), beta)
+        return ops.clone(variance)
     row_var, col_var = state["row_var"], state["col_var"]
-    square = g * g
-    _common.lerp_(row_var, square.sum(axis=-1, keepdims=True) / g.shape[-1], beta)
-    _common.lerp_(col_var, square.sum(axis=-2, keepdims=True) / g.shape[-2], beta)
-    estimate = np.matmul(row_var, col_var)
-    estimate /= np.maximum(row_var.mean(axis=-2, keepdims=True), eps1)
-    return estimate
+    ops.lerp_(row_var, ops.div_(ops.square_(ops.norm(g, -1)), g.shape[-1]), beta)
+    ops.lerp_(col_var, ops.div_(ops.square_(ops.norm(g, -2)), g.shape[-2]), beta)
+    return ops.div_(ops.matmul(row_var, col_var), ops.clamp_min_(ops.mean(row_var, -2), eps1))
 
 
 def adafactor_rule(p, g, state, *, step, lr, beta2_decay, eps, d, weight_decay, maximize):
     """β_t = t^beta2_decay; α = max(eps2, rms(p)) · min(lr, 1/√t); p *= 1 - lr·wd;
     u = ±g / sqrt(max(v, eps1²)) (v the factored second moment); p -= α u / max(1, rms(u)/d)."""
+    ops, p, g, state = _common.operands(p, g, state)
     eps1, eps2 = eps
     if eps1 is None:
-        eps1 = float(np.finfo(p.dtype).eps)
-    g = -g if maximize else g
+        eps1 = ops.eps(p)
+    g = ops.neg(g) if maximize else g
     rho = min(lr, 1 / step ** 0.5)
-    alpha = max(eps2, float(np.linalg.norm(p.reshape(-1))) / p.size ** 0.5) * rho
+    alpha = max(eps2, ops.norm(p) / math.prod(p.shape) ** 0.5) * rho
     if weight_decay != 0:
-        _common.decay_(p, lr, weight_decay)
-    update = _second_moment(g, state, step ** beta2_decay, eps1)
-    np.maximum(update, eps1 * eps1, out=update)
-    np.sqrt(update, out=update)
-    np.divide(g, update, out=update)
-    denom = max(1.0, float(np.linalg.norm(update.reshape(-1))) / (update.size ** 0.5 * d))
-    update *= alpha / denom
-    p -= update
+        ops.mul_(p, 1 - lr * weight_decay)
+    estimate = _second_moment(ops, g, state, step ** beta2_decay, eps1)
+    update = ops.mul_(ops.rsqrt_(ops.clamp_min_(estimate, eps1 * eps1)), g)
+    denom = max(1.0, ops.norm(update) / (math.prod(update.shape) ** 0.5 * d))
+    ops.add_(p, update, -alpha / denom)
 
 
 class Adafactor(Optimizer):

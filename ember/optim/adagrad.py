@@ -12,14 +12,13 @@ __all__ = ["Adagrad", "adagrad_rule"]
 
 def adagrad_rule(p, g, state, *, step, lr, lr_decay, eps, weight_decay, maximize):
     """s += d²; p -= lr/(1 + (t-1) lr_decay) · d / (sqrt(s) + eps), d = ±g + wd p."""
-    d = _common.direction(p, g, weight_decay, maximize)
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
     clr = lr / (1 + (step - 1) * lr_decay)
     total = state["sum"]
-    _common.add_square_(total, d, 1)
-    std = np.sqrt(total, out=np.empty_like(total))
-    std += eps
-    np.divide(np.multiply(d, clr, out=np.empty_like(d)), std, out=std)
-    p -= std
+    ops.addcmul_(total, d, d, 1)
+    std = ops.add_scalar_(ops.sqrt(total), eps)
+    ops.addcdiv_(p, d, std, -clr)
 
 
 def adagrad_sparse_rule(p, g, state, *, step, lr, lr_decay, eps, weight_decay, maximize):

@@ -12,25 +12,13 @@ def adam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, amsgrad, maxim
     """m = lerp(m, d, 1-β1); v = β2 v + (1-β2) d²; v̂ = max(v̂, v) if amsgrad;
     p -= lr/(1-β1^t) * m / (sqrt(v̂)/sqrt(1-β2^t) + eps), d = ±g (+ wd p unless decoupled)."""
     beta1, beta2 = betas
-    if decoupled_weight_decay and weight_decay != 0:
-        _common.decay_(p, lr, weight_decay)
-        weight_decay = 0
-    d = _common.direction(p, g, weight_decay, maximize)
-    m, v = state["exp_avg"], state["exp_avg_sq"]
-    _common.lerp_(m, d, 1 - beta1)
-    v *= beta2
-    _common.add_square_(v, d, 1 - beta2)
+    ops, p, g, state = _common.operands(p, g, state)
+    d, m, v = _common.adam_moments_(ops, p, g, state, lr, betas, weight_decay, maximize,
+                                    decoupled_weight_decay)
     if amsgrad:
-        np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-        v = state["max_exp_avg_sq"]
-    # step_size * m / (sqrt(v)/c2 + eps) computed as (step_size*c2) * m / (sqrt(v) + eps*c2):
-    # the same quantity with one pass fewer over the arrays
-    correction2 = (1 - beta2 ** step) ** 0.5
-    denom = np.sqrt(v, out=d if d is not g else np.empty_like(v))
-    denom += eps * correction2
-    np.divide(m, denom, out=denom)
-    denom *= lr / (1 - beta1 ** step) * correction2
-    p -= denom
+        v = ops.maximum_(state["max_exp_avg_sq"], v)
+    ops.adam_addcdiv_(p, m, v, lr / (1 - beta1 ** step), (1 - beta2 ** step) ** 0.5, eps,
+                      scratch=d if d is not g else None)  # d: a temporary, free now
 
 
 class Adam(Optimizer):

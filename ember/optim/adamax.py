@@ -11,17 +11,12 @@ __all__ = ["Adamax", "adamax_rule"]
 def adamax_rule(p, g, state, *, step, lr, betas, eps, weight_decay, maximize):
     """m = lerp(m, d, 1-β1); u = max(β2 u, |d| + eps); p -= lr/(1-β1^t) · m/u, d = ±g + wd p."""
     beta1, beta2 = betas
-    d = _common.direction(p, g, weight_decay, maximize)
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
     exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-    _common.lerp_(exp_avg, d, 1 - beta1)
-    exp_inf *= beta2
-    t = np.abs(d, out=np.empty_like(d))
-    t += eps
-    np.maximum(exp_inf, t, out=exp_inf)
-    clr = lr / (1 - beta1 ** step)
-    np.multiply(exp_avg, clr, out=t)
-    t /= exp_inf
-    p -= t
+    ops.lerp_(exp_avg, d, 1 - beta1)
+    ops.maximum_(ops.mul_(exp_inf, beta2), ops.add_scalar_(ops.abs(d), eps))
+    ops.addcdiv_(p, exp_avg, exp_inf, -(lr / (1 - beta1 ** step)))
 
 
 class Adamax(Optimizer):

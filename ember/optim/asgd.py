@@ -10,16 +10,15 @@ __all__ = ["ASGD", "asgd_rule"]
 def asgd_rule(p, g, state, *, eta, mu, lambd, weight_decay, maximize):
     """d = ±g + wd p; p *= 1 - lambd eta; p -= eta d; ax += (p - ax) mu (ax = p while mu is 1).
     eta and mu are the values before this step's update of them."""
-    d = _common.direction(p, g, weight_decay, maximize)
-    p *= 1 - lambd * eta
-    p -= np.multiply(d, eta, out=np.empty_like(d))
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
+    ops.mul_(p, 1 - lambd * eta)
+    ops.add_(p, d, -eta)
     ax = state["ax"]
     if mu != 1:
-        t = np.subtract(p, ax, out=np.empty_like(p))
-        t *= mu
-        ax += t
+        ops.add_(ax, ops.mul_(ops.sub(p, ax), mu))
     else:
-        np.copyto(ax, p)
+        ops.copy_(ax, p)
 
 
 class ASGD(Optimizer):

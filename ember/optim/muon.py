@@ -24,7 +24,8 @@ def _bf16(x):
 
 def _orthogonalised(update, ns_coefficients, ns_steps, eps):
     """Newton-Schulz: X = G/|G|, then ns_steps times X = aX + (bA + cA²)X with A = X Xᵀ, in
-    bfloat16 (each product computed in float32, rounded once), on the wide side of G."""
+    bfloat16 (each product computed in float32, rounded once), on the wide side of G.
+    Returns (the result, G/|G| in G's orientation)."""
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if update.ndim != 2:
@@ -37,11 +38,12 @@ def _orthogonalised(update, ns_coefficients, ns_steps, eps):
     x = x.T if tall else x
     norm = max(_bf16(np.linalg.norm(x)), _bf16(np.float32(eps)))
     x = _bf16(x / norm)
+    normalized = x.T if tall else x
     for _ in range(ns_steps):
         gram = _bf16(x @ x.T)
         gram = _bf16(b * gram + c * (gram @ gram))
         x = _bf16(a * x + gram @ x)
-    return x.T if tall else x
+    return (x.T if tall else x), normalized
 
 
 def _adjusted_lr(lr, adjust_lr_fn, shape):
@@ -55,21 +57,24 @@ def _adjusted_lr(lr, adjust_lr_fn, shape):
 
 def muon_rule(p, g, state, *, lr, weight_decay, momentum, nesterov, ns_coefficients, eps,
               ns_steps, adjust_lr_fn):
-    """B = lerp(B, g, 1-μ); U = lerp(g, B, μ) (nesterov) or B; O = NS(U) in bfloat16;
+    """B = lerp(B, g, 1-μ); U = lerp(g, B, μ) (nesterov) or B; O = NS(U) in bfloat16 (for a
+    bfloat16 B without nesterov, B = B/|B| as torch leaves it);
     p *= 1 - lr wd; p -= lr' O with lr' = lr sqrt(max(1, rows/cols)) ('original') or
     0.2 lr sqrt(max(rows, cols)) ('match_rms_adamw')."""
     if g.ndim != 2:
         raise ValueError("Param gradient must be a 2D matrix")
+    ops, p, g, state = _common.operands(p, g, state)
     buf = state["momentum_buffer"]
-    _common.lerp_(buf, g, 1 - momentum)
-    if nesterov:
-        update = g.copy()
-        _common.lerp_(update, buf, momentum)
-    else:
-        update = buf
-    ortho = _orthogonalised(update, ns_coefficients, ns_steps, eps)
-    p *= 1 - lr * weight_decay
-    p -= (ortho * np.float32(_adjusted_lr(lr, adjust_lr_fn, p.shape))).astype(p.dtype)
+    ops.lerp_(buf, g, 1 - momentum)
+    update = ops.lerp(g, buf, momentum) if nesterov else buf
+    ortho, normalized = _orthogonalised(ops.array(update), ns_coefficients, ns_steps, eps)
+    if update is buf and ops.array(buf).dtype == _dtype.bfloat16.np:
+        # torch's iteration starts from update.bfloat16(), the bfloat16 buffer itself, and
+        # divides it by its norm in place
+        ops.copy_(buf, ops.bfloat16(normalized))
+    ortho = ops.bfloat16(ortho)
+    ops.mul_(p, 1 - lr * weight_decay)
+    ops.add_(p, ortho, -_adjusted_lr(lr, adjust_lr_fn, p.shape))
 
 
 class Muon(Optimizer):

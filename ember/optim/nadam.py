@@ -12,18 +12,13 @@ def nadam_rule(p, g, state, *, step, mu, mu_next, mu_product, lr, betas, eps, we
                maximize, decoupled_weight_decay):
     """m = lerp(m, d, 1-β1); v = β2 v + (1-β2) d²; D = sqrt(v/(1-β2^t)) + eps;
     p -= lr(1-μ_t)/(1-Πμ) · d/D + lr μ_{t+1}/(1-Πμ·μ_{t+1}) · m/D."""
-    beta1, beta2 = betas
-    d, exp_avg, exp_avg_sq = _common.adam_moments_(p, g, state, lr, betas, weight_decay,
+    beta2 = betas[1]
+    ops, p, g, state = _common.operands(p, g, state)
+    d, exp_avg, exp_avg_sq = _common.adam_moments_(ops, p, g, state, lr, betas, weight_decay,
                                                    maximize, decoupled_weight_decay)
-    denom = np.divide(exp_avg_sq, 1 - beta2 ** step, out=np.empty_like(exp_avg_sq))
-    np.sqrt(denom, out=denom)
-    denom += eps
-    t = np.multiply(d, lr * (1.0 - mu) / (1.0 - mu_product), out=np.empty_like(d))
-    t /= denom
-    p -= t
-    np.multiply(exp_avg, lr * mu_next / (1.0 - mu_product * mu_next), out=t)
-    t /= denom
-    p -= t
+    denom = ops.add_scalar_(ops.sqrt_(ops.div(exp_avg_sq, 1 - beta2 ** step)), eps)
+    ops.addcdiv_(p, d, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
+    ops.addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product * mu_next))
 
 
 class NAdam(Optimizer):

@@ -13,24 +13,23 @@ def radam_rule(p, g, state, *, step, lr, betas, eps, weight_decay, maximize,
     """m, v as Adam; ρ_t = ρ∞ - 2tβ2^t/(1-β2^t); p -= lr m/(1-β1^t) · r_t sqrt(1-β2^t)/(sqrt(v)
     + eps) when ρ_t > 5 (r_t the rectifier), else p -= lr m/(1-β1^t)."""
     beta1, beta2 = betas
-    d, exp_avg, exp_avg_sq = _common.adam_moments_(p, g, state, lr, betas, weight_decay,
+    ops, p, g, state = _common.operands(p, g, state)
+    d, exp_avg, exp_avg_sq = _common.adam_moments_(ops, p, g, state, lr, betas, weight_decay,
                                                    maximize, decoupled_weight_decay)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
-    update = np.divide(exp_avg, bias_correction1, out=np.empty_like(exp_avg))
-    update *= lr
+    update = ops.mul_(ops.div(exp_avg, bias_correction1), lr)
     rho_inf = 2 / (1 - beta2) - 1
     rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
     if rho_t > 5.0:
         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                 / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        adaptive = np.sqrt(exp_avg_sq, out=np.empty_like(exp_avg_sq))
-        adaptive += eps
-        np.reciprocal(adaptive, out=adaptive)
-        adaptive *= bias_correction2 ** 0.5
-        update *= adaptive
-        update *= rect
-    p -= update
+        # torch: bias_correction2 ** 0.5 / (sqrt(v) + eps), a reciprocal times the number
+        adaptive = ops.reciprocal_(ops.add_scalar_(ops.sqrt(exp_avg_sq), eps))
+        ops.mul_(adaptive, bias_correction2 ** 0.5)
+        ops.mul_(update, adaptive)
+        ops.mul_(update, rect)
+    ops.add_(p, update, -1)
 
 
 class RAdam(Optimizer):

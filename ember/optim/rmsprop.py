@@ -11,28 +11,25 @@ def rmsprop_rule(p, g, state, *, lr, alpha, eps, weight_decay, momentum, centere
                  step=None):
     """s = α s + (1-α) d²; a = sqrt(s - ḡ²) (centered, ḡ = lerp(ḡ, d, 1-α)) or sqrt(s);
     b = μ b + d/(a+eps), p -= lr b (momentum) or p -= lr d/(a+eps), d = ±g + wd p."""
-    d = _common.direction(p, g, weight_decay, maximize)
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
     square_avg = state["square_avg"]
-    square_avg *= alpha
-    _common.add_square_(square_avg, d, 1 - alpha)
-    avg = np.empty_like(square_avg)
+    ops.mul_(square_avg, alpha)
+    ops.addcmul_(square_avg, d, d, 1 - alpha)
     if centered:
         grad_avg = state["grad_avg"]
-        _common.lerp_(grad_avg, d, 1 - alpha)
-        np.multiply(grad_avg, grad_avg, out=avg)
-        np.subtract(square_avg, avg, out=avg)
-        np.sqrt(avg, out=avg)
+        ops.lerp_(grad_avg, d, 1 - alpha)
+        avg = ops.sqrt_(ops.addcmul(square_avg, grad_avg, grad_avg, -1))
     else:
-        np.sqrt(square_avg, out=avg)
-    avg += eps
+        avg = ops.sqrt(square_avg)
+    ops.add_scalar_(avg, eps)
     if momentum > 0:
         buf = state["momentum_buffer"]
-        buf *= momentum
-        buf += np.divide(d, avg, out=avg)
-        np.multiply(buf, lr, out=avg)
+        ops.mul_(buf, momentum)
+        ops.addcdiv_(buf, d, avg, 1)
+        ops.add_(p, buf, -lr)
     else:
-        np.divide(np.multiply(d, lr, out=np.empty_like(d)), avg, out=avg)
-    p -= avg
+        ops.addcdiv_(p, d, avg, -lr)
 
 
 class RMSprop(Optimizer):

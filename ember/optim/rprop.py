@@ -2,7 +2,6 @@
 its sign and shrunk when it flips."""
 import numpy as np
 
-from ..autograd._math import sign as _sign
 from . import _common
 from .optimizer import Optimizer
 
@@ -14,17 +13,17 @@ def rprop_rule(p, g, state, *, step, etas, step_sizes, maximize):
     step_size = clamp(step_size * factor); d = 0 where the sign flipped; p -= sign(d) step_size;
     prev = d."""
     etaminus, etaplus = etas
-    d = np.negative(g) if maximize else np.array(g, copy=True)
+    ops, p, g, state = _common.operands(p, g, state)
+    d = ops.neg(g) if maximize else ops.clone(g)
     prev, step_size = state["prev"], state["step_size"]
-    factor = _sign(np.multiply(d, prev, out=np.empty_like(d)))  # torch's: 0 at NaN
-    factor = np.where(factor > 0, etaplus, factor)  # in torch's order: a later rule sees the
-    factor = np.where(factor < 0, etaminus, factor)  # values the earlier ones wrote
-    factor = np.where(factor == 0, 1, factor)
-    step_size *= factor
-    np.clip(step_size, step_sizes[0], step_sizes[1], out=step_size)
-    d = np.where(factor == etaminus, 0, d)
-    p -= _sign(d) * step_size
-    np.copyto(prev, d)
+    factor = ops.sign(ops.mul(d, prev))  # torch's sign: 0 at NaN
+    ops.masked_fill_(factor, factor > 0, etaplus)  # in torch's order: a later rule sees the
+    ops.masked_fill_(factor, factor < 0, etaminus)  # values the earlier ones wrote
+    ops.masked_fill_(factor, factor == 0, 1)
+    ops.clamp_(ops.mul_(step_size, factor), step_sizes[0], step_sizes[1])
+    ops.masked_fill_(d, factor == etaminus, 0)
+    ops.addcmul_(p, ops.sign(d), step_size, -1)
+    ops.copy_(prev, d)
 
 
 class Rprop(Optimizer):

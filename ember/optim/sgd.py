@@ -12,29 +12,19 @@ __all__ = ["SGD", "sgd_rule"]
 def sgd_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,
              fresh=False):
     """d = ±g + wd*p; b = d (first step) else m*b + (1-τ)*d; d = d + m*b (Nesterov) or b;
-    p -= lr*d."""
-    d = _common.direction(p, g, weight_decay, maximize)
+    p -= lr*d (torch's ops: ``buf.mul_(m).add_(d, alpha=1-τ)``, ``p.add_(d, alpha=-lr)``)."""
+    ops, p, g, state = _common.operands(p, g, state)
+    d = _common.direction(ops, p, g, weight_decay, maximize)
     buf = None
     if momentum != 0:
         buf = state["momentum_buffer"]
         if fresh:
-            np.copyto(buf, d)
+            ops.copy_(buf, d)
         else:
-            buf *= momentum
-            buf += d if dampening == 0 else d * (1 - dampening)
-        if nesterov:
-            if d is g:
-                d = np.multiply(buf, momentum, out=np.empty_like(buf))
-                d += g
-            else:  # d is already our temporary: add into it
-                d += np.multiply(buf, momentum, out=np.empty_like(buf))
-        else:
-            d = buf
-    if d is g or d is buf:
-        d = np.multiply(d, lr, out=np.empty_like(d))
-    else:
-        d *= lr
-    p -= d
+            ops.mul_(buf, momentum)
+            ops.add_(buf, d, 1 - dampening)
+        d = ops.add(d, buf, momentum, free=d is not g) if nesterov else buf
+    ops.add_(p, d, -lr, free=d is not g and d is not buf)
 
 
 def sgd_sparse_rule(p, g, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize,

@@ -187,3 +187,23 @@ def test_lerp_with_a_0d_weight_of_another_dtype_promotes_as_torch(weight):
 def test_roll_refusals_as_torch(call):
     # NumPy's AxisError and TypeError leaked; empty shifts rolled nothing
     same_error(call)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("n", [100, 4099, 70000])
+@pytest.mark.parametrize("weight", [0.05, 0.3, 0.7, 0.95])
+def test_lerp_low_precision_rounds_as_torchs_kernel(dtype, n, weight):
+    """bfloat16/float16 lerp: torch's vector lanes take one fused multiply-add in float32
+    ((w or w-1) * (end - start) + (start or end)), its scalar tail the two-sided formula; each
+    rounds once to the low dtype (up to 238 of 70000 elements differed)."""
+    rng = np.random.default_rng(n)
+    start, end = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    results = []
+    for lib in (ember, torch):
+        low = getattr(lib, dtype)
+        a, b = lib.tensor(start).to(low), lib.tensor(end).to(low)
+        out = a.lerp(b, weight)
+        a.lerp_(b, weight)
+        results.append((out.float().numpy(), a.float().numpy()))
+    for e, t in zip(*results):
+        np.testing.assert_array_equal(e, t)

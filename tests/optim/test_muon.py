@@ -1,11 +1,12 @@
 """Muon (ember/optim/muon.py) against torch 2.13: trajectories of tall and wide matrices (its
 bfloat16 Newton-Schulz reproduced), state_dict layout, save -> load -> continue, argument and
-shape errors."""
+shape errors; bfloat16 and float16 parameters bit for bit (see _low)."""
 import copy
 
 import numpy as np
 import pytest
 import torch
+from _low import low_precision_tests
 
 import ember
 
@@ -79,3 +80,20 @@ def test_too_many_newton_schulz_steps():
         p.grad = lib.ones(2, 3)
         with pytest.raises(ValueError, match="Number of steps must be less than 100"):
             lib.optim.Muon([p], ns_steps=100).step()
+
+
+# bfloat16 and float16 parameters: the momentum lerps and the final mul_/add_ round as torch's
+# ops (a bfloat16 update added to a float16 parameter computes in float32, rounds once; to a
+# bfloat16 one, transposed for a tall matrix, in torch's scalar loop); without nesterov torch's
+# Newton-Schulz divides a bfloat16 momentum buffer itself by its norm (.bfloat16() returns it)
+LOW_SHAPES = [(8, 8), (4, 16), (16, 4)]
+
+test_low_precision_matches_torch = low_precision_tests(
+    [("Muon", dict(lr=0.01))], shapes=LOW_SHAPES, foreach=(None,))
+
+# (not yet float16 here: torch adds the bfloat16 update to a float16 parameter in float32 with a
+# fused multiply-add on its vector lanes, 7 of 64 elements differ)
+test_low_precision_without_nesterov = low_precision_tests(
+    [("Muon", dict(lr=0.02, weight_decay=0.3, momentum=0.8, nesterov=False,
+                   adjust_lr_fn="match_rms_adamw"))], shapes=LOW_SHAPES, foreach=(None,),
+    dtypes=("bfloat16",))

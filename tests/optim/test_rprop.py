@@ -1,7 +1,8 @@
 """Rprop (ember/optim/rprop.py): the optimizer table's rows for it, against torch 2.13 (see
-_table.table_tests), and its argument checks."""
+_table.table_tests), and in bfloat16 and float16 bit for bit (see _low), and its argument checks."""
 import pytest
 import torch
+from _low import low_precision_tests
 from _table import table_tests
 from oracle import same_error
 
@@ -14,6 +15,14 @@ CASES = [
 
 test_trajectory_matches_torch, test_fused_equals_per_tensor, test_save_load_continue = \
     table_tests(CASES)
+
+# bfloat16 and float16: every op of the rule rounds once, as torch's per-tensor step (see _low)
+LOW_CASES = [
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.01, maximize=True)),
+]
+
+test_low_precision_matches_torch = low_precision_tests(LOW_CASES)
 
 
 @pytest.mark.parametrize("kwargs", [dict(lr=-1.0), dict(etas=(1.5, 1.2)),
