@@ -17,11 +17,7 @@ def topk_rows(keys, order, k, largest=True, sorted_=True):
     first k, with the rows where equal values reach the result (every row, unsorted) stepped
     through torch's selection."""
     head = order[:, :k + 1]
-    top = np.take_along_axis(keys, head, axis=1)
-    same = top[:, 1:] == top[:, :-1]
-    if keys.dtype.kind in "fc":
-        same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
-    rows = np.flatnonzero(same.any(axis=1)) if sorted_ else range(len(keys))
+    rows = _tied_rows(keys, head) if sorted_ else range(len(keys))
     chosen = head[:, :k]
     if len(rows) and k:
         chosen = chosen.copy()
@@ -34,17 +30,22 @@ def sort_rows(keys, order, descending):
     """torch's unstable sort (``stable=False``, its default: libstdc++'s std::sort) of each
     row of ``keys`` (2-D, NumPy-sortable) from a stable ``order`` of them: rows with equal
     values (up to 2**20 long) are sorted again by the same introsort; others are kept."""
-    top = np.take_along_axis(keys, order, axis=1)
-    same = top[:, 1:] == top[:, :-1]
-    if keys.dtype.kind in "fc":
-        same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
-    rows = np.flatnonzero(same.any(axis=1)) if keys.shape[1] <= 1 << 20 else ()
+    rows = _tied_rows(keys, order) if keys.shape[1] <= 1 << 20 else ()
     if len(rows):
         order = order.copy()
         before = _before(descending)
         for r in rows:
             order[r] = std_sort(keys[r].tolist(), before)
     return order
+
+
+def _tied_rows(keys, order):
+    """The rows of ``keys`` holding two equal neighbours in ``order`` (NaN equal to NaN)."""
+    seen = np.take_along_axis(keys, order, axis=1)
+    same = seen[:, 1:] == seen[:, :-1]
+    if keys.dtype.kind in "fc":
+        same |= np.isnan(seen[:, 1:]) & np.isnan(seen[:, :-1])
+    return np.flatnonzero(same.any(axis=1))
 
 
 def std_sort(values, less):

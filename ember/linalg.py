@@ -76,9 +76,8 @@ def _matrix_dims(A, dim, ord=None):
 def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 1, -1, inf, -inf, 2 or -2 norm of the matrices over dims ``dim``."""
     X.check_float(input._data, "linalg.matrix_norm", "fV")  # (V: bfloat16, computed as torch)
-    if ord in ("nuc", 2, -2) and input._data.dtype.itemsize == 2:  # float16, bfloat16
-        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
-                           f"{_dtype.of_numpy(input._data.dtype).scalar_name}")
+    if ord in ("nuc", 2, -2):  # (through singular values: torch refuses low precision)
+        X.refuse_low_precision(input._data, "linalg.matrix_norm", ("low",))
     A = _cast(input, dtype, "linalg.matrix_norm")
     d0, d1 = _matrix_dims(A, dim, ord)
     if ord == "fro":

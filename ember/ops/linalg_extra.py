@@ -41,9 +41,10 @@ _LOW_PRECISION = {
 }
 
 
-def refuse_low_precision(x, name):
-    """torch's error for float16 / bfloat16 input to ``name`` (see _LOW_PRECISION), if any."""
-    rule = _LOW_PRECISION.get(name.split("(")[0])
+def refuse_low_precision(x, name, rule=None):
+    """torch's error for float16 / bfloat16 input to ``name`` (its ``rule`` there, else
+    _LOW_PRECISION's), if any."""
+    rule = rule or _LOW_PRECISION.get(name.split("(")[0])
     if rule is None or not (x.dtype.kind == "V" or x.dtype == np.float16):
         return
     scalar = _dtype.of_numpy(x.dtype).scalar_name
