@@ -169,3 +169,11 @@ def gradient_bits(fn, x, g, key=None, create_graph=False, least=0.75):
     agree = ((keys[0] == keys[1]) | (np.isnan(keys[0]) & np.isnan(keys[1]))).all(0)
     assert agree.mean() > least, "the forward kernels disagree too often to compare formulas"
     return grads[0][agree], grads[1][agree]
+
+
+def assert_formula_bits(fn, key, dtype, least=0.3):
+    """fn's gradient equals torch's to the bit on wide_inputs, taken plainly and recording
+    ember's graph, where ``key``'s forward values agree (see gradient_bits)."""
+    x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)[::-1].copy()
+    for create_graph in (False, True):
+        np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=least))
