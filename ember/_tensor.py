@@ -166,10 +166,10 @@ class Tensor:
 
     def stride(self, dim=None):
         data = self._data
-        if data.size or not data.ndim:
+        if data.size or not data.ndim or any(data.strides):  # (an empty view keeps its base's)
             strides = tuple(s // data.itemsize for s in data.strides)
-        else:  # NumPy gives an empty array zero strides; torch a contiguous tensor's (a size 0
-            strides, step = [], 1  # counting as 1)
+        else:  # NumPy gives a new empty array zero strides; torch a contiguous tensor's (a size
+            strides, step = [], 1  # 0 counting as 1)
             for size in reversed(data.shape):
                 strides.append(step)
                 step *= max(size, 1)

@@ -228,6 +228,25 @@ class FlipBackward0(Node):
         return (m.flip(g, self.dims),)
 
 
+def _unsqueeze_strides(out, index, x):
+    """``out`` (= x[index]) with the dims that None inserted strided as torch strides them: torch
+    applies the items left to right and unsqueezes before the next dim of x not yet indexed,
+    taking that dim's size times its stride (one element past the last), where NumPy gives 0."""
+    wanted, d, k = list(out.strides), 0, 0  # d: dim of out; k: next dim of x
+    fill = x.ndim - sum(1 for i in index if i is not None and i is not Ellipsis)
+    for item in index:
+        if item is None:
+            wanted[d] = x.shape[k] * x.strides[k] if k < x.ndim else x.itemsize
+            d += 1
+        elif item is Ellipsis:
+            d, k = d + fill, k + fill
+        else:  # an int drops the dim, a slice keeps it
+            d, k = d + (type(item) is slice), k + 1
+    if tuple(wanted) == out.strides:
+        return out
+    return np.lib.stride_tricks.as_strided(out, strides=wanted, writeable=out.flags.writeable)
+
+
 class SliceBackward0(Node):
     """out = a[index] (basic indexing: a view);  da = zeros with g placed at index."""
 
@@ -237,6 +256,8 @@ class SliceBackward0(Node):
         out = x[index]
         if type(out) is not np.ndarray:  # an int per dim gives a NumPy scalar (a copy) ...
             out = x[(index if type(index) is tuple else (index,)) + (Ellipsis,)]  # ... not so
+        if index is None or (type(index) is tuple and None in index):
+            out = _unsqueeze_strides(out, index if type(index) is tuple else (index,), x)
         return out
 
     def backward(self, m, g):

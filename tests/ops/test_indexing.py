@@ -295,3 +295,31 @@ def test_too_many_indices_in_torchs_words(call):
     """Old scripts' loss.data[0] on a 0-d loss (hunkim's PyTorchZeroToAll): torch's 'invalid
     index of a 0-dim tensor. Use tensor.item() ...', not NumPy's 'too many indices for array'."""
     same_error(call)
+
+
+NONE_INDICES = [(None,), (None, None), (Ellipsis, None), (slice(None), None, 1),
+                (0, None, Ellipsis, None), (None, 1, None, slice(1, 3), None),
+                (Ellipsis, None, None), (None, Ellipsis, 2, None), (1, 2, 2, 2, None),
+                (None, 0, 0, 0, 0), (slice(None, None, 2), None, Ellipsis)]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided", "empty"])
+@pytest.mark.parametrize("index", NONE_INDICES, ids=str)
+def test_none_in_index_strides_as_torch(index, layout):
+    """None inserts a dim strided as torch's unsqueeze strides it (NumPy gives 0), so stride()
+    and what depends on it (is_contiguous, views of the result) agree with torch."""
+    def make(lib):
+        x = lib.arange(360.).reshape(3, 4, 5, 6)
+        return {"contiguous": x, "transposed": x.transpose(1, 3), "strided": x[:, ::2],
+                "empty": x[:, :, :, :0]}[layout]
+    try:
+        t = make(torch)[index]
+    except IndexError:  # an int past an empty dim (torch numbers the dim its own way here)
+        with pytest.raises(IndexError, match="out of bounds for dimension"):
+            make(ember)[index]
+        return
+    e = make(ember)[index]
+    assert tuple(e.shape) == tuple(t.shape)
+    assert e.stride() == t.stride()
+    assert e.is_contiguous() == t.is_contiguous()
+    close(e, t)
