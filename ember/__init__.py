@@ -93,7 +93,7 @@ def set_num_threads(n):
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
                  "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
-                 "functional")
+                 "functional", "cpu", "multiprocessing")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 

@@ -429,7 +429,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (type(self), self._data, self._requires_grad, self._grad,
+        return (_rebuild, (type(self), pickled_data(self), self._requires_grad, self._grad,
                            _user_attrs(self)))
 
     def __deepcopy__(self, memo):
@@ -443,6 +443,15 @@ class Tensor:
             new._grad = Tensor._make(self._grad._data.copy())
         memo[id(self)] = new
         return new
+
+
+def pickled_data(t):
+    """What a pickle of ``t`` holds for its array: the array (copied), or for a tensor moved to
+    shared memory (share_memory_) a reference to that memory (ember.multiprocessing)."""
+    if t.__dict__.get("_shared"):
+        from .multiprocessing._shared import SharedRef  # lazy: loads multiprocessing when used
+        return SharedRef(t._data)
+    return t._data
 
 
 def _user_attrs(t):

@@ -323,7 +323,15 @@ def range(start, end, step=1, *, dtype=None, layout=None, device=None,  # noqa: 
 
 
 def _share_memory_(self):
-    """Marks the tensor shared (ember's tensors live in one process: nothing moves)."""
+    """Moves the array into shared memory (see ember.multiprocessing): a forked child writes
+    the same memory, and a pickled tensor passes it to the process that loads it. Views made
+    before the move keep the old memory. A no-op when already shared, and on the meta device."""
+    if self.__dict__.get("_shared") or type(self._data) is not np.ndarray:
+        return self
+    from .multiprocessing import _shared  # lazy: loads multiprocessing when used
+    self._data = _shared.share_array(self._data)
+    if self._grad is not None:
+        self._grad.share_memory_()
     self.__dict__["_shared"] = True
     return self
 

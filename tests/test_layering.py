@@ -24,7 +24,7 @@ LAYERS = (
               "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
               "ember.accelerator", "ember._openblas", "ember._warn", "ember._interop",
               "ember.storage", "ember._memory_format", "ember.__future__", "ember.version",
-              "ember._select")),
+              "ember._select", "ember.multiprocessing")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),
@@ -32,7 +32,7 @@ LAYERS = (
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
                  "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
-                 "ember.fx", "ember._C")),
+                 "ember.fx", "ember._C", "ember.cpu")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

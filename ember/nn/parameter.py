@@ -1,6 +1,6 @@
 """nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers."""
 from .._creation import empty
-from .._tensor import Tensor
+from .._tensor import Tensor, pickled_data
 from ..ops import fastpath as _fastpath
 
 
@@ -27,12 +27,15 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_parameter, (self._data, self._requires_grad, self._grad))
+        return (_rebuild_parameter, (pickled_data(self), self._requires_grad, self._grad,
+                                     self.__dict__.get("_shared", False)))
 
 
-def _rebuild_parameter(data, requires_grad, grad):
+def _rebuild_parameter(data, requires_grad, grad, shared=False):
     p = Parameter._make(data, requires_grad)
     p._grad = grad
+    if shared:
+        p.__dict__["_shared"] = True
     return p
 
 

@@ -122,7 +122,10 @@ class _Layout:
 
 
 def _signature(opt, p):
-    """What parameters sharing a block must agree on; None when ``p`` can't join one."""
+    """What parameters sharing a block must agree on; None when ``p`` can't join one (a
+    tensor in shared memory stays there: other processes update the same memory)."""
+    if p.__dict__.get("_shared"):
+        return None
     state = opt.state.get(p)
     if not state:
         return (p._data.dtype, None)

@@ -249,7 +249,10 @@ class _Conversions:
         return module_to(self, "cpu")
 
     def share_memory(self):
-        """Accepted for compatibility: one process's arrays are shared already."""
+        """Every parameter and buffer (and gradient) into shared memory: see
+        Tensor.share_memory_ and ember.multiprocessing."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
         return self
 
     def compile(self, *args, **kwargs):
