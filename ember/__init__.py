@@ -31,6 +31,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
                      seed, set_rng_state)
 from ._interop import from_dlpack, frombuffer  # noqa: F401  (public)
 from ._legacy import TYPES as _LEGACY_TYPES
+from ._legacy import set_default_tensor_type  # noqa: F401  (public)
 from .ops import _parallel
 from .ops import profiler as _ops_profiler  # noqa: F401  (torch.ops.profiler)
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
@@ -309,7 +310,7 @@ newaxis = None  # torch.newaxis, as NumPy's
 from . import storage  # noqa: E402  (torch.storage; binds Tensor.storage/untyped_storage)
 from .ops.foreach import FUNCTIONS as _FOREACH  # noqa: E402
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401  (public)
-from .storage import TypedStorage, UntypedStorage  # noqa: E402, F401  (public)
+from .storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402, F401  (public)
 
 globals().update(_FOREACH)  # torch._foreach_add, _foreach_mul_, ... (one op over a tensor list)
 from .ops.control_flow import cond  # noqa: E402, F401  (torch.cond, run eagerly)

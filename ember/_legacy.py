@@ -3,6 +3,7 @@ from . import _dtype
 from ._creation import empty, tensor
 from ._device import check_device
 from ._tensor import Size, Tensor
+from ._warn import warn_once
 
 
 class _TensorType(type):
@@ -44,3 +45,25 @@ TYPES = {f"{d.scalar_name}Tensor": _legacy_type(d) for d in _dtype._ALL}
 def by_name(name):
     """The typed constructor for 'ember.FloatTensor' / 'torch.FloatTensor' / 'FloatTensor'."""
     return TYPES.get(name.rsplit(".", 1)[-1])
+
+
+def set_default_tensor_type(t):
+    """torch.set_default_tensor_type (deprecated): the default dtype from a floating typed
+    constructor (ember.DoubleTensor) or its name ('torch.DoubleTensor')."""
+
+    warn_once("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+              "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+    if isinstance(t, str):
+        if ".cuda." in t:
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        found = by_name(t)
+        if found is None:
+            module, _, name = t.rpartition(".")
+            raise AttributeError(f"module '{module or 'torch'}' has no attribute '{name}'")
+        t = found
+    if type(t) is not _TensorType:
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(t.dtype)

@@ -57,7 +57,8 @@ TORCH_INPLACE = (
     "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "lcm_", "ldexp_", "log10_",
     "log1p_", "log2_", "log_", "logit_", "neg_", "negative_", "rad2deg_", "reciprocal_",
     "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
-    "tan_", "tanh_", "trunc_", "xlogy_", "zero_")
+    "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "nan_to_num_", "conj_physical_",
+    "resize_as_", "as_strided_")
 
 
 def torch_inplace(name):
@@ -392,8 +393,37 @@ def adjoint(input):
 NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast",
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
-             "is_inference", "adjoint", "poisson",
+             "is_inference", "adjoint", "poisson", "get_device", "set_flush_denormal",
              *_COPIES)
+
+
+def get_device(input):
+    """torch.get_device: -1 for a CPU tensor (the device index of a GPU tensor in torch)."""
+    return input.get_device()
+
+
+def set_flush_denormal(mode):
+    """torch.set_flush_denormal: whether the requested mode holds. NumPy keeps subnormal
+    numbers (no flush-to-zero), so keeping them (False) holds and flushing (True) does not."""
+    return not mode
+
+
+def _conj_physical_(self):
+    """In place: the complex conjugate (a real tensor is its own conjugate: unchanged)."""
+    if self.is_complex():
+        self.copy_(self.conj_physical())
+    return self
+
+
+def _as_subclass(self, cls):
+    """The same data (an alias on the graph, as torch's AliasBackward0) as an instance of
+    ``cls``, a Tensor subclass, without calling its constructor."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    out = self[...]
+    out.__class__ = cls
+    return out
 
 
 def _bind_attributes():
@@ -418,6 +448,7 @@ def _bind_attributes():
     Tensor.mT, Tensor.mH, Tensor.H = property(_mT), property(_adjoint), property(_H)
     Tensor.adjoint = lambda self: _adjoint(self, "adjoint()")
     Tensor.share_memory_ = _share_memory_
+    Tensor.conj_physical_, Tensor.as_subclass = _conj_physical_, _as_subclass
     Tensor.is_shared = lambda self: self.__dict__.get("_shared", False)
     Tensor.is_pinned = lambda self, device=None: False  # no pinned memory off the GPU
     Tensor.split_with_sizes = split_with_sizes

@@ -364,17 +364,27 @@ __all__ += ["cond", "diagonal", "inv_ex", "lstsq", "matmul", "matrix_rank", "pin
 TORCH_FORMS.update(pinverse=pinverse, triangular_solve=triangular_solve)
 TENSOR_METHODS.update(pinverse=pinverse, triangular_solve=triangular_solve)
 
-from .ops.lu import lu, lu_factor, lu_solve, lu_unpack, torch_lu_solve  # noqa: E402
+from .ops.lu import (  # noqa: E402
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    lu_unpack,
+    torch_lu,
+    torch_lu_solve,
+)
 
-for _name in ("lu", "lu_factor", "lu_solve"):
+for _name in ("lu", "lu_factor", "lu_factor_ex", "lu_solve"):
     globals()[_name] = with_out(globals()[_name], "linalg." + _name)
-__all__ += ["lu", "lu_factor", "lu_solve"]
-TORCH_FORMS.update(lu_unpack=lu_unpack, lu_solve=torch_lu_solve)
-TENSOR_METHODS.update(lu_solve=torch_lu_solve)
+__all__ += ["lu", "lu_factor", "lu_factor_ex", "lu_solve"]
+TORCH_FORMS.update(lu_unpack=lu_unpack, lu_solve=torch_lu_solve, lu=torch_lu)
+TENSOR_METHODS.update(lu_solve=torch_lu_solve, lu=torch_lu)
 
 from .ops.cholesky_solve import cholesky_inverse, cholesky_solve  # noqa: E402
 
 TORCH_FORMS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
+vander = _composites.linalg_vander
+__all__ += ["vander"]
 TENSOR_METHODS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
 
 

@@ -137,3 +137,8 @@ def _is_set_to(self, other):
 
 
 Tensor.storage, Tensor.untyped_storage, Tensor.is_set_to = storage, untyped_storage, _is_set_to
+
+
+def is_storage(obj):
+    """torch.is_storage: True for a TypedStorage or UntypedStorage."""
+    return isinstance(obj, (TypedStorage, UntypedStorage))

@@ -1,6 +1,7 @@
 """Legacy API (ember/_legacy.py, autograd.Variable, Tensor.type) against torch 2.13."""
 import pytest
 import torch
+from oracle import same_error
 
 import ember
 
@@ -57,3 +58,26 @@ def test_variable_returns_a_tensor_honouring_requires_grad():
     assert v.grad.tolist() == [3.0, 3.0]
     with pytest.warns(UserWarning, match="volatile"):
         Variable(t, volatile=True)
+
+
+def test_set_default_tensor_type_as_torch():
+    try:
+        for lib in (torch, ember):
+            with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+                lib.set_default_tensor_type(lib.DoubleTensor)
+            assert lib.ones(1).dtype == lib.float64 and lib.get_default_dtype() == lib.float64
+            lib.set_default_tensor_type("torch.FloatTensor")
+            assert lib.tensor([1.0]).dtype == lib.float32
+    finally:
+        torch.set_default_dtype(torch.float32)
+        ember.set_default_dtype(ember.float32)
+
+
+@pytest.mark.parametrize("bad", ["Tensor", 5, "torch.Bogus", "torch.cuda.FloatTensor",
+                                 "LongTensor", "torch.LongTensor"])
+def test_set_default_tensor_type_errors_as_torch(bad):
+    def call(lib):
+        arg = getattr(lib, bad) if bad in ("Tensor", "LongTensor") else bad
+        lib.set_default_tensor_type(arg)
+    same_error(call)
+    assert ember.get_default_dtype() == ember.float32

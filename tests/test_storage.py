@@ -42,3 +42,10 @@ def test_typed_storage_warns_its_deprecation_once_as_torch():
     outs = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
                            text=True, check=True).stdout for lib in ("torch", "ember")]
     assert outs[1] == outs[0] and "TypedStorage is deprecated" in outs[0]
+
+
+def test_is_storage_as_torch():
+    for lib in (torch, ember):
+        x = lib.ones(2, 3)
+        assert lib.is_storage(x.untyped_storage()) and not lib.is_storage(x)
+        assert not lib.is_storage([1, 2])

@@ -37,7 +37,8 @@ def test_inplace_unary_methods(name):
 
 @pytest.mark.parametrize("name", [n for n in _tensor_misc.TORCH_INPLACE
                                   if n not in ("fill_", "zero_", "gcd_", "lcm_", "ldexp_",
-                                               "xlogy_", "addmv_") and "clamp" not in n
+                                               "xlogy_", "addmv_", "resize_as_", "as_strided_")
+                                  and "clamp" not in n
                                   and "clip" not in n])
 def test_torch_inplace_functions(name):
     e, t = ember.tensor(X), torch.tensor(X)
@@ -319,3 +320,38 @@ def test_inplace_arithmetic_and_log_normal_overflow_silently_as_torch():
         assert y.item() == float("inf")
     from oracle import same_error
     same_error(lambda L: L.ones(3).log_normal_(L.ones(3)))
+
+
+def test_small_torch_functions_as_torch():
+    for lib in (torch, ember):
+        x = lib.ones(2, 3)
+        assert lib.get_device(x) == -1 == x.get_device()
+        y = lib.tensor([1 + 2j, 3 - 1j])
+        assert lib.conj_physical_(y) is y and y.tolist() == [1 - 2j, 3 + 1j]
+        r = lib.ones(2)
+        assert lib.conj_physical_(r) is r and r.tolist() == [1.0, 1.0]
+        assert tuple(lib.resize_as_(lib.ones(2, 3), lib.ones(3)).shape) == (3,)
+        a = lib.arange(6.0)
+        assert lib.as_strided_(a, (2, 2), (1, 2)) is a and a.tolist() == [[0, 2], [1, 3]]
+        b = lib.tensor([float("nan"), float("inf"), 1.0])
+        assert lib.nan_to_num_(b) is b and b[0].item() == 0.0 and b[1].item() > 1e38
+    assert ember.set_flush_denormal(False) is True
+    assert ember.set_flush_denormal(True) is False  # NumPy keeps subnormals: not supported
+
+
+def test_as_subclass_as_torch():
+    results = []
+    for lib in (torch, ember):
+        class Sub(lib.Tensor):
+            pass
+        x = lib.ones(2, requires_grad=True)
+        s = (x * 2).as_subclass(Sub)
+        assert type(s) is Sub and type(s.grad_fn).__name__ == "AliasBackward0"
+        assert s.requires_grad and not x.as_subclass(Sub).is_leaf
+        s.sum().backward()
+        alias = x.detach().as_subclass(Sub)
+        alias.add_(5)  # the same memory
+        p = lib.ones(2).as_subclass(lib.nn.Parameter)
+        results.append((x.grad.tolist(), x.tolist(), type(p).__name__, p.requires_grad))
+    assert results[0] == results[1]
+    same_error(lambda lib: lib.ones(2).as_subclass(int))

@@ -16,6 +16,7 @@ from .elementwise import WhereBackward0
 from .index_ops import take
 from .inplace import apply_inplace
 from .pad_ops import ConstantPadNdBackward0
+from .scan import cumprod
 from .shape import _dim
 
 
@@ -259,11 +260,33 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    powers = range(n) if increasing else range(n - 1, -1, -1)
     x = x if x._data.dtype.kind in "fc" else api.to_dtype(x, from_numpy_dtype(np.int64))
     if n == 0:
         return _tensor(np.zeros((x.shape[0], 0), x._data.dtype))
-    return api.stack([api.pow(x, p) for p in powers], 1)
+    out = running_powers(x, n)
+    return out if increasing else api.flip(out, (1,))
+
+
+def linalg_vander(x, *, N=None):
+    """torch.linalg.vander: x**0, ..., x**(N-1) along a new last dim (N defaults to x's last
+    size)."""
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got Bool")
+    n = (x.shape[-1] if x.ndim else 1) if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    return running_powers(x, n)
+
+
+def running_powers(x, n):
+    """x**0 .. x**(n-1) along a new last dim, each the previous times x (torch's running
+    product: x*x*x, not pow's rounding); n >= 1."""
+    ones = _tensor(np.ones(tuple(x.shape) + (1,), x._data.dtype))
+    if n == 1:
+        return ones
+    repeated = api.expand(api.unsqueeze(x, -1), tuple(x.shape) + (n - 1,))
+    return api.cat([ones, cumprod(repeated, -1)], -1)
 
 
 def _at_least_2d(t):

@@ -4,6 +4,7 @@ of each column): linalg.lu (P, L, U) with its gradient (square, wide and tall), 
 import numpy as np
 
 from .._tensor import Tensor
+from .._warn import warn_once
 from . import api, matrix_ops
 from . import decompositions as D
 from .linalg_extra import LinalgSolveExBackward0, _solve, check_float, factor, is_vector_rhs
@@ -11,6 +12,7 @@ from .linalg_extra import LinalgSolveExBackward0, _solve, check_float, factor, i
 _make = Tensor._make
 PLU = D.returns("linalg_lu", ("P", "L", "U"))
 LUFactor = D.returns("linalg_lu_factor", ("LU", "pivots"))
+LUFactorEx = D.returns("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 LUUnpack = D.returns("lu_unpack", ("P", "L", "U"))
 
 
@@ -93,8 +95,41 @@ def lu(A, *, pivot=True):
 
 def lu_factor(A, *, pivot=True):
     """(LU, pivots): L below the diagonal and U on and above it; 1-based int32 row swaps."""
+    packed, piv, info = _packed(A, pivot)
+    _raise_singular(info, A.ndim, "torch.linalg.lu_factor")
+    return LUFactor((packed, piv))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """(LU, pivots, info): lu_factor's, with info (int32, per matrix) the 1-based index of the
+    first zero on U's diagonal (0 where there is none); raises only with ``check_errors``."""
+    packed, piv, info = _packed(A, pivot)
+    if check_errors:
+        _raise_singular(info, A.ndim, "torch.linalg.lu_factor_ex")
+    return LUFactorEx((packed, piv, _make(info)))
+
+
+def torch_lu(*args, **kwargs):
+    """torch.lu(A, pivot=True, get_infos=False) (deprecated): lu_factor_ex's (LU, pivots), with
+    the infos if asked; it never raises for a singular matrix."""
+    return _torch_lu(*args, **kwargs)
+
+
+def _torch_lu(A, pivot=True, get_infos=False):
+    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+              "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+              "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+              "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+              "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\n"
+              "should be replaced with\n"
+              "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+    packed, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (packed, piv, info) if get_infos else (packed, piv)
+
+
+def _packed(A, pivot):
+    """(L and U packed in one matrix, pivots, info array) of A."""
     _, lower, upper, piv = D.apply_multi(LinalgLuBackward0, A, pivot=pivot)
-    _check_nonsingular(upper._data)
     m, n = A.shape[-2:]
     strict = matrix_ops.tril(lower, -1)
     if m > n:
@@ -102,18 +137,20 @@ def lu_factor(A, *, pivot=True):
     elif n > m:
         strict = api.cat([strict, _make(np.zeros(A.shape[:-2] + (m, n - m), A._data.dtype))],
                          -1)
-    return LUFactor((strict + upper, piv))
+    zero = np.diagonal(upper._data, 0, -2, -1) == 0
+    first = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    return strict + upper, piv, first
 
 
-def _check_nonsingular(upper):
-    zero = np.diagonal(upper, 0, -2, -1) == 0
-    if zero.any():
-        flat = zero.reshape((-1, zero.shape[-1]))
-        b, j = np.argwhere(flat)[0]
-        batch = f"(Batch element {b}): " if upper.ndim > 2 else ""
-        raise RuntimeError(f"torch.linalg.lu_factor: {batch}U[{j + 1},{j + 1}] is zero and using "
-                           "it on lu_solve would result in a division by zero. If you still want "
-                           "to perform the factorization, consider calling linalg.lu(A, pivot) or "
+def _raise_singular(info, ndim, name):
+    if info.any():
+        flat = info.reshape(-1)
+        b = int(np.flatnonzero(flat)[0])
+        j = int(flat[b])
+        batch = f"(Batch element {b}): " if ndim > 2 else ""
+        raise RuntimeError(f"{name}: {batch}U[{j},{j}] is zero and using it on lu_solve would "
+                           "result in a division by zero. If you still want to perform the "
+                           "factorization, consider calling linalg.lu(A, pivot) or "
                            "linalg.lu_factor_ex(A, pivot)")
 
 

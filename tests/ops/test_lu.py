@@ -4,7 +4,7 @@ linalg.lu_solve (left, adjoint) and torch.lu_solve: values, gradients and second
 import numpy as np
 import pytest
 import torch
-from oracle import check
+from oracle import check, same_error
 
 import ember
 
@@ -81,3 +81,38 @@ def test_errors():
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="linalg.lu: Expected tensor with 2 or more"):
             lib.linalg.lu(lib.ones(3))
+
+
+SINGULAR_BATCH = np.array([[[2.0, 1, 0], [4, 3, 1], [0, 0, 0]], [[1.0, 2, 3], [4, 5, 6], [7, 8, 10]]])
+
+
+def test_lu_factor_ex_as_torch():
+    t = torch.linalg.lu_factor_ex(torch.tensor(SINGULAR_BATCH))
+    e = ember.linalg.lu_factor_ex(ember.tensor(SINGULAR_BATCH))
+    assert type(e).__name__ == type(t).__name__ == "linalg_lu_factor_ex"
+    np.testing.assert_allclose(e.LU.numpy(), t.LU.numpy(), rtol=1e-12, atol=1e-15)
+    assert e.pivots.tolist() == t.pivots.tolist() and e.info.tolist() == t.info.tolist() == [3, 0]
+    assert e.info.dtype == ember.int32
+    # (ember builds LU as a composite: its last node is an add, not LinalgLuFactorExBackward0)
+    check(lambda L, a: L.linalg.lu_factor_ex(a)[0], SINGULAR_BATCH[1], same_grad_fn=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.lu_factor_ex(L.tensor(SINGULAR_BATCH), check_errors=True),
+    lambda L: L.linalg.lu_factor(L.tensor(SINGULAR_BATCH)),
+    lambda L: L.linalg.lu_factor(L.tensor(SINGULAR_BATCH[0]))])
+def test_singular_errors_as_torch(call):
+    same_error(call)
+
+
+def test_deprecated_torch_lu_as_torch():
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="torch.lu is deprecated in favor of"):
+            lib.lu(lib.eye(2))
+    t = torch.lu(torch.tensor(SINGULAR_BATCH), get_infos=True)
+    e = ember.lu(ember.tensor(SINGULAR_BATCH), get_infos=True)
+    assert len(e) == 3 and e[2].tolist() == t[2].tolist()
+    e2, t2 = ember.tensor(SINGULAR_BATCH[1]).lu(), torch.tensor(SINGULAR_BATCH[1]).lu()
+    assert len(e2) == len(t2) == 2
+    np.testing.assert_allclose(e2[0].numpy(), t2[0].numpy(), rtol=1e-12)
+    assert e2[1].tolist() == t2[1].tolist()
