@@ -8,6 +8,7 @@ from ._autograd_state import InferenceVersion
 from ._autograd_state import _state as _grad_state
 from ._autograd_state import new_version as _new_version
 from ._device import check_device, device
+from ._handles import RemovableHandle
 from ._meta import MetaArray
 from ._tensor_str import tensor_repr
 
@@ -323,10 +324,9 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        from .autograd.graph import _RemovableHandle  # late binding up: autograd builds on Tensor
         hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return RemovableHandle(hooks, entry=hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (seed: ``gradient``)."""

@@ -24,7 +24,7 @@ LAYERS = (
               "ember.random", "ember._random_args", "ember._atomic", "ember.backends",
               "ember.accelerator", "ember._openblas", "ember._warn", "ember._interop",
               "ember.storage", "ember._memory_format", "ember.__future__", "ember.version",
-              "ember._select", "ember.multiprocessing")),
+              "ember._select", "ember.multiprocessing", "ember._handles")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),

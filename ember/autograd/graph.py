@@ -12,6 +12,7 @@ from .. import _autograd_state as _grad_mode
 from .. import _dtype, _fp, _meta
 from .._autograd_state import InferenceVersion
 from .._autograd_state import _state as _grad_state
+from .._handles import RemovableHandle
 from .._meta import settle as _settle
 from .._tensor import Tensor as _Tensor
 from . import _complex, _opmath, _saved
@@ -247,7 +248,7 @@ class Node:
         self._hooks.append(fn)
         self._mark_special()
         self._after = True
-        return _RemovableHandle(self._hooks, fn)
+        return RemovableHandle(self._hooks, entry=fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) runs before this node; may return new grad_outputs."""
@@ -255,7 +256,7 @@ class Node:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
         self._mark_special()
-        return _RemovableHandle(self._pre_hooks, fn)
+        return RemovableHandle(self._pre_hooks, entry=fn)
 
     def _mark_special(self):
         """The one way a node gets ``_special`` (a hook, a retained grad, a Function's user
@@ -271,7 +272,7 @@ class Node:
             self._tensor_pre_hooks = []
         entry = (output_nr, fn)
         self._tensor_pre_hooks.append(entry)
-        return _RemovableHandle(self._tensor_pre_hooks, entry)
+        return RemovableHandle(self._tensor_pre_hooks, entry=entry)
 
     def forward(self, *inputs):
         raise NotImplementedError
@@ -535,30 +536,6 @@ class AccumulateGrad(Node):
     def name(self):
         """torch gives the leaf sink its C++ qualified name."""
         return "torch::autograd::AccumulateGrad"
-
-
-class _RemovableHandle:
-    """Returned by register_hook; ``remove()`` unregisters the hook."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, container, entry):
-        self._container = container
-        self._entry = entry
-        self.id = next(self._next_id)
-
-    def remove(self):
-        container = self._container
-        for i, e in enumerate(container):
-            if e is self._entry:
-                del container[i]
-                return
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 _FLOAT32, _FLOAT64 = _np_dtype("float32"), _np_dtype("float64")  # (NumPy's one instance each)

@@ -4,6 +4,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import typename
+from .._handles import RemovableHandle
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd._sparse_grad import SparseGrad
@@ -25,28 +26,8 @@ _global_pre_hooks = OrderedDict()
 _global_post_hooks = OrderedDict()
 
 
-class _Handle:
-    """Returned by the register_* methods; ``remove()`` unregisters the hook."""
-
-    _next = 0
-
-    def __init__(self, hooks):
-        self._hooks = hooks
-        self.id = _Handle._next
-        _Handle._next += 1
-
-    def remove(self):
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 def _add_hook(hooks, hook):
-    handle = _Handle(hooks)
+    handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle
 

@@ -1,31 +1,11 @@
 """Running a module's hooks: forward pre/post hooks, and full backward (pre-)hooks through
 identity nodes placed on the module's inputs and outputs."""
-import itertools
 import warnings
 
+from ..._handles import RemovableHandle  # noqa: F401  (the handles the methods return)
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.graph import Node, _edge
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, *dicts):
-        self.id = next(self._ids)
-        self._dicts = dicts
-
-    def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class BackwardHookFunctionBackward(Node):
