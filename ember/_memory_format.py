@@ -32,11 +32,62 @@ def check_rank(ndim, fmt):
 
 
 def relayout(array, fmt):
-    """A copy of ``array`` laid out in ``fmt`` (preserve_format: as the source, NumPy's 'K')."""
+    """A copy of ``array`` laid out in ``fmt`` (preserve_format: see preserved_order)."""
     if fmt in _ORDERS:
         order = _ORDERS[fmt][1]
         return np.ascontiguousarray(array.transpose(order)).transpose(np.argsort(order))
-    return array.copy(order="K" if fmt is preserve_format else "C")
+    return array.copy(order=preserved_order(array) if fmt is preserve_format else "C")
+
+
+def preserved_order(array):
+    """NumPy's order for a copy of ``array`` in torch's preserve_format: 'K' (its own strides)
+    when it is dense and non-overlapping, else 'C' (contiguous: an expanded tensor's copy, a
+    slice's). NumPy's 'K' alone would give an expanded array's copy a permuted layout."""
+    if array.flags.c_contiguous:
+        return "K"
+    expected = array.itemsize
+    for stride, size in sorted(zip(array.strides, array.shape)):
+        if size != 1:
+            if stride != expected:
+                return "C"
+            expected *= size
+    return "K"
+
+
+def contiguous_result(data, inputs=()):
+    """Node.result_layout of the ops whose result torch makes contiguous whatever the inputs'
+    layout (reductions, softmax, scans, gather, index_select, ...; also called by the ops
+    without a node), where NumPy's follow the inputs' memory order. Its
+    size-1 dims get a contiguous tensor's strides too (NumPy's keepdims reduction keeps the
+    input's there: is_contiguous either way, but stride() would differ from torch's)."""
+    if not data.flags.c_contiguous:
+        return np.ascontiguousarray(data)
+    if 1 in data.shape and data.ndim > 1:
+        return data.reshape(-1).reshape(data.shape)
+    return data
+
+
+def channels_last_or_contiguous(data, inputs):
+    """Node.result_layout of the ops that keep a channels-last input's layout and otherwise
+    make a contiguous result (cat, roll, batch_norm): ``data`` as NumPy laid it out
+    (in the inputs' order) when every tensor input is channels-last, else contiguous."""
+    arrays = [t._data for t in inputs if hasattr(t, "_data")]
+    if arrays and all(suggested(a) is not None for a in arrays):
+        return data
+    return contiguous_result(data, inputs)
+
+
+def stacked(arrays, dim, dtype):
+    """An empty array for ``stack(arrays, dim)``, laid out as torch's: contiguous, but of
+    channels-last arrays (not stacked last) each array's layout with the new dim just outside
+    ``dim`` in memory."""
+    shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+    fmt = suggested(arrays[0])
+    if fmt is None or dim == arrays[0].ndim or any(suggested(a) is not fmt for a in arrays):
+        return np.empty(shape, dtype)
+    order = [d + (d >= dim) for d in _ORDERS[fmt][1]]  # (the arrays' dims, as the output's)
+    order.insert(order.index(dim + 1), dim)
+    return np.empty([shape[d] for d in order], dtype).transpose(np.argsort(order))
 
 
 def is_laid_out(array, fmt):
@@ -60,7 +111,8 @@ def lay_out(array, fmt, source=None):
     if fmt in _ORDERS:
         return relayout(array, fmt)
     if fmt in (None, preserve_format) and source is not None and type(source) is np.ndarray \
-            and not source.flags.c_contiguous and source.shape == array.shape:
+            and not source.flags.c_contiguous and source.shape == array.shape \
+            and preserved_order(source) == "K":
         out = np.empty_like(source, dtype=array.dtype)
         out[...] = array
         return out

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_result
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -519,6 +520,7 @@ def _round_through(x, dtype):
 
 class SoftmaxBackward0(Node):
     """y = exp(x - max) / sum(exp(x - max)) along dim;  dx = y * (g - sum(g * y, dim))."""
+    result_layout = contiguous_result
 
     saves_output = True
 
@@ -541,6 +543,7 @@ class SoftmaxBackward0(Node):
 
 class LogSoftmaxBackward0(Node):
     """y = x - max - log(sum(exp(x - max))) along dim;  dx = g - exp(y) * sum(g, dim)."""
+    result_layout = contiguous_result
 
     saves_output = True
 

@@ -1,7 +1,8 @@
 """Shape primitives (view, transpose, expand, cat, split, ...): views where NumPy gives them."""
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _memory_format
+from .._memory_format import channels_last_or_contiguous
 from .._tensor import Tensor
 from ..autograd.graph import Node
 
@@ -286,6 +287,7 @@ class UnbindBackward0(SliceBackward0):
 
 class CatBackward0(Node):
     """out = concatenation along dim;  each input gets its slice of g."""
+    result_layout = channels_last_or_contiguous
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
@@ -341,7 +343,8 @@ class StackBackward0(Node):
                 out = np.concatenate(arrays, 0, dtype=dtype)
             else:
                 new_axis = (slice(None),) * self.dim + (None,)
-                return np.concatenate([a[new_axis] for a in arrays], self.dim, dtype=dtype)
+                out = _memory_format.stacked(arrays, self.dim, dtype)  # (torch's layout)
+                return np.concatenate([a[new_axis] for a in arrays], self.dim, out=out)
         except ValueError:
             _check_equal_shapes(arrays)
             raise
