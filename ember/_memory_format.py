@@ -57,33 +57,41 @@ def preserved_order(array):
 def contiguous_result(data, inputs=()):
     """Node.result_layout of the ops whose result torch makes contiguous whatever the inputs'
     layout (reductions, softmax, scans, gather, index_select, ...; also called by the ops
-    without a node), where NumPy's follow the inputs' memory order. Its
-    size-1 dims get a contiguous tensor's strides too (NumPy's keepdims reduction keeps the
-    input's there: is_contiguous either way, but stride() would differ from torch's)."""
+    without a node), where NumPy's follow the inputs' memory order. Its size-1 dims get a
+    contiguous tensor's strides too (a keepdim reduction of a non-contiguous input has the
+    input's there in NumPy: is_contiguous either way, but stride() would differ from torch's)."""
     if not data.flags.c_contiguous:
         return np.ascontiguousarray(data)
-    if 1 in data.shape and data.ndim > 1:
-        return data.reshape(-1).reshape(data.shape)
+    if 1 in data.shape and data.ndim > 1:  # (a contiguous input without size-1 dims gives
+        # them already: repaired, a view, only otherwise)
+        source = getattr(inputs[0], "_data", None) if inputs else None
+        if source is None or not source.flags.c_contiguous or 1 in source.shape:
+            return data.reshape(-1).reshape(data.shape)
     return data
 
 
 def channels_last_or_contiguous(data, inputs):
     """Node.result_layout of the ops that keep a channels-last input's layout and otherwise
-    make a contiguous result (cat, roll, batch_norm): ``data`` as NumPy laid it out
-    (in the inputs' order) when every tensor input is channels-last, else contiguous."""
+    make a contiguous result (cat, stack, roll, batch_norm): ``data`` as it is when every
+    tensor input is channels-last (NumPy's order of such inputs is torch's; stack makes its
+    own, see stacked), else contiguous."""
+    if data.flags.c_contiguous:
+        return data
     arrays = [t._data for t in inputs if hasattr(t, "_data")]
     if arrays and all(suggested(a) is not None for a in arrays):
         return data
-    return contiguous_result(data, inputs)
+    return np.ascontiguousarray(data)
 
 
 def stacked(arrays, dim, dtype):
-    """An empty array for ``stack(arrays, dim)``, laid out as torch's: contiguous, but of
-    channels-last arrays (not stacked last) each array's layout with the new dim just outside
-    ``dim`` in memory."""
-    shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+    """An empty array for ``stack(arrays, dim)`` of channels-last arrays, laid out as torch's:
+    each array's layout with the new dim just outside ``dim`` in memory (stacked last:
+    contiguous); None when they are not all channels-last."""
     fmt = suggested(arrays[0])
-    if fmt is None or dim == arrays[0].ndim or any(suggested(a) is not fmt for a in arrays):
+    if fmt is None or any(suggested(a) is not fmt for a in arrays):
+        return None
+    shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+    if dim == arrays[0].ndim:
         return np.empty(shape, dtype)
     order = [d + (d >= dim) for d in _ORDERS[fmt][1]]  # (the arrays' dims, as the output's)
     order.insert(order.index(dim + 1), dim)

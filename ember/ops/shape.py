@@ -324,6 +324,7 @@ class CatBackward0(Node):
 
 class StackBackward0(Node):
     """out = inputs stacked along a new dim;  each input gets its slice of g."""
+    result_layout = channels_last_or_contiguous
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
@@ -343,7 +344,9 @@ class StackBackward0(Node):
                 out = np.concatenate(arrays, 0, dtype=dtype)
             else:
                 new_axis = (slice(None),) * self.dim + (None,)
-                out = _memory_format.stacked(arrays, self.dim, dtype)  # (torch's layout)
+                out = _memory_format.stacked(arrays, self.dim, dtype)  # (channels-last)
+                if out is None:
+                    return np.concatenate([a[new_axis] for a in arrays], self.dim, dtype=dtype)
                 return np.concatenate([a[new_axis] for a in arrays], self.dim, out=out)
         except ValueError:
             _check_equal_shapes(arrays)

@@ -197,14 +197,14 @@ def _axis(x, dim):
 
 def all(input, dim=None, keepdim=False):
     x = input._data
-    return Tensor._make(contiguous_result(np.asarray(np.all(x, axis=_axis(x, dim),
-                                                              keepdims=keepdim))))
+    out = np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim))
+    return Tensor._make(contiguous_result(out, (input,)))
 
 
 def any(input, dim=None, keepdim=False):
     x = input._data
-    return Tensor._make(contiguous_result(np.asarray(np.any(x, axis=_axis(x, dim),
-                                                              keepdims=keepdim))))
+    out = np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim))
+    return Tensor._make(contiguous_result(out, (input,)))
 
 
 def count_nonzero(input, dim=None):
