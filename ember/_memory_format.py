@@ -46,7 +46,7 @@ def preserved_order(array):
     if array.flags.c_contiguous:
         return "K"
     expected = array.itemsize
-    for stride, size in sorted(zip(array.strides, array.shape)):
+    for stride, size in sorted(zip(map(abs, array.strides), array.shape)):  # (flipped: dense)
         if size != 1:
             if stride != expected:
                 return "C"
@@ -145,6 +145,17 @@ def follow(out, *sources):
     if fmt is None or type(out) is not np.ndarray or out.ndim != sources[0].ndim:
         return out
     return relayout(out, fmt)
+
+
+def in_memory_order(fn, array):
+    """``fn(array)`` for an element-wise ``fn`` that makes a C-ordered result (it writes by
+    flat index), computed on ``array`` seen in its memory order and the result seen back: laid
+    out as ``array`` (as torch's element-wise kernels lay theirs out), at no copy. An expanded
+    array is passed as it is (torch's result is contiguous then)."""
+    perm = memory_perm(array)
+    if perm is None or 0 in array.strides:
+        return fn(array)
+    return fn(array.transpose(perm)).transpose(np.argsort(perm))
 
 
 def memory_order(array):

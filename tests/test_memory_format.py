@@ -142,7 +142,9 @@ RESULTS = {
     "rand_like": lambda x: _library(x).rand_like(x),
     "addcmul": lambda x: _library(x).addcmul(x, x, x),
     "clone_add_": lambda x: x.clone().add_(1),
-    "exp": lambda x: x.exp(), "add": lambda x: x + 1,
+    "exp": lambda x: x.exp(), "add": lambda x: x + 1, "erf": lambda x: x.erf(),
+    "gelu": lambda x: _library(x).nn.functional.gelu(x), "nan_to_num": lambda x: x.nan_to_num(),
+    "flip": lambda x: x.flip(1), "pad": lambda x: _library(x).nn.functional.pad(x, (1, 1)),
 }
 RANDOM = ("rand_like",)
 

@@ -223,7 +223,8 @@ class FlipBackward0(Node):
             raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
         if not a._data.ndim:  # a 0-d tensor's dim 0 (or -1) flips nothing
             self.dims = ()
-        return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
+        # torch's flip copies (so .view works on it), in the input's layout (a dense one)
+        return _memory_format.relayout(np.flip(a._data, self.dims), _memory_format.preserve_format)
 
     def backward(self, m, g):
         return (m.flip(g, self.dims),)
