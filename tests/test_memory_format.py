@@ -145,6 +145,8 @@ RESULTS = {
     "exp": lambda x: x.exp(), "add": lambda x: x + 1, "erf": lambda x: x.erf(),
     "gelu": lambda x: _library(x).nn.functional.gelu(x), "nan_to_num": lambda x: x.nan_to_num(),
     "flip": lambda x: x.flip(1), "pad": lambda x: _library(x).nn.functional.pad(x, (1, 1)),
+    "sort": lambda x: x.sort(1)[0], "sort_indices": lambda x: x.sort(-1, descending=True)[1],
+    "argsort": lambda x: x.argsort(2), "topk": lambda x: x.topk(1, 1)[0],
 }
 RANDOM = ("rand_like",)
 
