@@ -73,7 +73,7 @@ def _affine(xhat, w, b):
         if b is not None:
             y += b  # y is fresh: no second buffer
         return y
-    return xhat + b if b is not None else xhat.copy()
+    return xhat + b if b is not None else xhat.copy(order="K")  # (in xhat's layout, as y's)
 
 
 class _Normalize(Node):
