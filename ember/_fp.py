@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._memory_format import preserved_order
+
 try:
     from numpy._core import _ufunc_config as _config
     _STATE = _config._extobj_contextvar
@@ -64,7 +66,8 @@ def fma32(a, b, c):
     that sum's own rounding error (two-sum) decides the float32 rounding."""
     a = np.asarray(a)  # (a NumPy scalar: a 0-d array)
     if np.shape(b) in ((), a.shape):
-        s = a.astype(np.float64)  # (then in place: faster than multiply's own dtype= casts)
+        s = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
+        # multiply's own dtype= casts; in a's layout, as torch's output, not NumPy's 'K' of it)
         np.multiply(s, b, out=s)
     else:
         s = np.multiply(a, b, dtype=np.float64)

@@ -32,11 +32,70 @@ def check_rank(ndim, fmt):
 
 
 def relayout(array, fmt):
-    """A copy of ``array`` laid out in ``fmt`` (preserve_format: as the source, NumPy's 'K')."""
+    """A copy of ``array`` laid out in ``fmt`` (preserve_format: see preserved_order)."""
     if fmt in _ORDERS:
         order = _ORDERS[fmt][1]
         return np.ascontiguousarray(array.transpose(order)).transpose(np.argsort(order))
-    return array.copy(order="K" if fmt is preserve_format else "C")
+    return array.copy(order=preserved_order(array) if fmt is preserve_format else "C")
+
+
+def preserved_order(array):
+    """NumPy's order for a copy of ``array`` in torch's preserve_format: 'K' (its own strides)
+    when it is dense and non-overlapping, else 'C' (contiguous: an expanded tensor's copy, a
+    slice's). NumPy's 'K' alone would give an expanded array's copy a permuted layout."""
+    if array.flags.c_contiguous:
+        return "K"
+    expected = array.itemsize
+    for stride, size in sorted(zip(map(abs, array.strides), array.shape)):  # (flipped: dense)
+        if size != 1:
+            if stride != expected:
+                return "C"
+            expected *= size
+    return "K"
+
+
+def contiguous_result(data, inputs=()):
+    """Node.result_layout of the ops whose result torch makes contiguous whatever the inputs'
+    layout (reductions, softmax, scans, gather, index_select, ...; also called by the ops
+    without a node), where NumPy's follow the inputs' memory order. Its size-1 dims get a
+    contiguous tensor's strides too (a keepdim reduction of a non-contiguous input has the
+    input's there in NumPy: is_contiguous either way, but stride() would differ from torch's)."""
+    if not data.flags.c_contiguous:
+        return np.ascontiguousarray(data)
+    if 1 in data.shape and data.ndim > 1:  # (a contiguous input without size-1 dims gives
+        # them already: repaired, a view, only otherwise)
+        source = getattr(inputs[0], "_data", None) if inputs else None
+        if source is None or not source.flags.c_contiguous or 1 in source.shape:
+            return data.reshape(-1).reshape(data.shape)
+    return data
+
+
+def channels_last_or_contiguous(data, inputs):
+    """Node.result_layout of the ops that keep a channels-last input's layout and otherwise
+    make a contiguous result (cat, stack, roll, batch_norm): ``data`` as it is when every
+    tensor input is channels-last (NumPy's order of such inputs is torch's; stack makes its
+    own, see stacked), else contiguous."""
+    if data.flags.c_contiguous:
+        return data
+    arrays = [t._data for t in inputs if hasattr(t, "_data")]
+    if arrays and all(suggested(a) is not None for a in arrays):
+        return data
+    return np.ascontiguousarray(data)
+
+
+def stacked(arrays, dim, dtype):
+    """An empty array for ``stack(arrays, dim)`` of channels-last arrays, laid out as torch's:
+    each array's layout with the new dim just outside ``dim`` in memory (stacked last:
+    contiguous); None when they are not all channels-last."""
+    fmt = suggested(arrays[0])
+    if fmt is None or any(suggested(a) is not fmt for a in arrays):
+        return None
+    shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+    if dim == arrays[0].ndim:
+        return np.empty(shape, dtype)
+    order = [d + (d >= dim) for d in _ORDERS[fmt][1]]  # (the arrays' dims, as the output's)
+    order.insert(order.index(dim + 1), dim)
+    return np.empty([shape[d] for d in order], dtype).transpose(np.argsort(order))
 
 
 def is_laid_out(array, fmt):
@@ -60,7 +119,8 @@ def lay_out(array, fmt, source=None):
     if fmt in _ORDERS:
         return relayout(array, fmt)
     if fmt in (None, preserve_format) and source is not None and type(source) is np.ndarray \
-            and not source.flags.c_contiguous and source.shape == array.shape:
+            and not source.flags.c_contiguous and source.shape == array.shape \
+            and preserved_order(source) == "K":
         out = np.empty_like(source, dtype=array.dtype)
         out[...] = array
         return out
@@ -85,6 +145,17 @@ def follow(out, *sources):
     if fmt is None or type(out) is not np.ndarray or out.ndim != sources[0].ndim:
         return out
     return relayout(out, fmt)
+
+
+def in_memory_order(fn, array):
+    """``fn(array)`` for an element-wise ``fn`` that makes a C-ordered result (it writes by
+    flat index), computed on ``array`` seen in its memory order and the result seen back: laid
+    out as ``array`` (as torch's element-wise kernels lay theirs out), at no copy. An expanded
+    array is passed as it is (torch's result is contiguous then)."""
+    perm = memory_perm(array)
+    if perm is None or 0 in array.strides:
+        return fn(array)
+    return fn(array.transpose(perm)).transpose(np.argsort(perm))
 
 
 def memory_order(array):

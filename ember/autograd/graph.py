@@ -74,6 +74,10 @@ class Node:
                  "_special", "_after", "__dict__", "__weakref__")
     saves_output = False  # True: backward receives the op's output as its last saved value
     complex_aware = False  # True: backward handles complex gradients itself (see _complex)
+    # None: the result as NumPy lays it out (an element-wise op's: in its inputs' memory order,
+    # as torch's TensorIterator); else a function (data, inputs) -> data giving torch's layout
+    # when that differs (_memory_format.contiguous_result, ...)
+    result_layout = None
     # rarely-set state lives in class defaults, overridden per instance only when used
     _pre_hooks = None
     _hooks = None
@@ -121,6 +125,9 @@ class Node:
             data = _meta.recheck(data, inputs)
         if args is not inputs:  # bfloat16 computed in float32: rounded once, here
             data = _opmath.narrow(cls, data, inputs, kwargs)
+        if cls.result_layout is not None and type(data) is _ndarray:  # (a meta placeholder
+            # has no layout)
+            data = cls.result_layout(data, inputs)
         if _dual is not None:
             return _dual(node, data, inputs, kwargs)
         if _anomaly_mode:

@@ -151,11 +151,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     if mode == "area":  # torch's area mode is adaptive average pooling to the output size
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]
-        return pool(input, sizes[0] if dims == 1 else tuple(sizes))
+        return _as_input(pool(input, sizes[0] if dims == 1 else tuple(sizes)), input)
     if mode == "bicubic":
         matrices = [_cubic_matrix(n, o, f, bool(align_corners))
                     for n, o, f in zip(input.shape[2:], sizes, factors)]
-        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)
+        return _as_input(_nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices), input)
     # torch's linear kernels compute float16 and bfloat16 in float32, rounding the result once
     low = mode in _LINEAR and input.dtype in (ember.float16, ember.bfloat16)
     out = api.to_dtype(input, ember.float32) if low else input
@@ -164,7 +164,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             out = _linear(out, d + 2, n_out, factor, bool(align_corners))
         else:
             out = _nearest(out, d + 2, n_out, factor, mode == "nearest-exact")
-    return api.to_dtype(out, input.dtype) if low else out
+    return _as_input(api.to_dtype(out, input.dtype) if low else out, input)
+
+
+def _as_input(out, input):
+    """``out`` channels-last when ``input`` is (torch's upsampling keeps that layout; the
+    resampling steps here make contiguous results)."""
+    fmt = ember._memory_format.suggested(input._data)
+    return out if fmt is None else api.contiguous(out, memory_format=fmt)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_result, in_memory_order
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -57,9 +58,14 @@ def _np_erf(x):
     """erf, vectorised: x P(x^2) for |x| <= 2 (P in u = x^2 / 2 - 1; odd, so no sign passes),
     1 - exp(-t^2) Q(t) up to 6 (float32: 4, where erf rounds to 1), computed in float32 for
     float32 input (3x faster than float64). The polynomial runs unclamped over every element
-    (beyond 2 it may overflow: those are overwritten), the tail only on the elements beyond 2."""
+    (beyond 2 it may overflow: those are overwritten), the tail only on the elements beyond 2.
+    The result is laid out as x (computed over x in its memory order)."""
     if x.ndim == 0:  # NumPy gives scalars for 0-d results; the in-place passes need arrays
-        return _np_erf(x.reshape(1)).reshape(())
+        return _erf_in_order(x.reshape(1)).reshape(())
+    return in_memory_order(_erf_in_order, x)
+
+
+def _erf_in_order(x):
     low = x.dtype in (np.float32, np.float16)
     small_poly, large_poly, top = _erf_polys(32 if low else 64)
     dt = np.float32 if low else np.float64
@@ -519,6 +525,7 @@ def _round_through(x, dtype):
 
 class SoftmaxBackward0(Node):
     """y = exp(x - max) / sum(exp(x - max)) along dim;  dx = y * (g - sum(g * y, dim))."""
+    result_layout = contiguous_result
 
     saves_output = True
 
@@ -541,6 +548,7 @@ class SoftmaxBackward0(Node):
 
 class LogSoftmaxBackward0(Node):
     """y = x - max - log(sum(exp(x - max))) along dim;  dx = g - exp(y) * sum(g, dim)."""
+    result_layout = contiguous_result
 
     saves_output = True
 

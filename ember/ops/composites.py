@@ -159,7 +159,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy's comparisons)
         fill = np.where(np.isnan(x), nan, np.where(x > 0, top if posinf is None else posinf,
                                                    bottom if neginf is None else neginf))
-    return NanToNumBackward0.apply(_tensor(np.isfinite(x)), input, _tensor(fill.astype(x.dtype)))
+    return NanToNumBackward0.apply(Tensor._make(np.isfinite(x)), input,  # (in x's layout)
+                                   Tensor._make(fill.astype(x.dtype)))
 
 
 class NanToNumBackward0(WhereBackward0):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_result
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import array_math, rsqrt
@@ -676,6 +677,7 @@ def _operands_rev(a, b):
 
 class MaskedFillBackward0(Node):
     """out = a with a scalar ``value`` where mask;  da = g where not mask."""
+    result_layout = contiguous_result
 
     def forward(self, a, mask, value):
         self.mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _meta
+from .._memory_format import contiguous_result
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -44,6 +45,7 @@ def normalize_index(index):
 
 class IndexBackward0(Node):
     """out = a[index] with integer arrays or masks;  da = zeros with g summed at index."""
+    result_layout = contiguous_result
 
     def forward(self, a, index):
         self.shape, self.index = a._data.shape, index
@@ -331,6 +333,7 @@ def put_dtype_error(a, value):
 
 class GatherBackward0(Node):
     """out[i][j] = a[i][index[i][j]] (dim=1);  da = scatter_add of g at index."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim, index):
         x = a._data
@@ -452,6 +455,7 @@ class ScatterAddBackward0(ScatterBackward0):
 
 class IndexSelectBackward0(Node):
     """out = a.index_select(dim, index);  da = g summed back at index."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim, index):
         x = a._data

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import channels_last_or_contiguous, contiguous_result
 from .._tensor import Size, Tensor
 from ..autograd import _opmath
 from ..autograd.graph import Node
@@ -19,6 +20,7 @@ from .linalg import _check_matmul
 # ----------------------------------------------------------------- triangles
 class TrilBackward0(Node):
     """out = a with the elements above diagonal k zeroed;  da = g zeroed the same way."""
+    result_layout = contiguous_result
 
     _np = staticmethod(np.tril)
 
@@ -316,6 +318,7 @@ def clamp_max(input, max):
 # ----------------------------------------------------------------- rearrangements
 class RollBackward0(Node):
     """out = a shifted cyclically along dims (flattened when dims is None);  da = g rolled back."""
+    result_layout = channels_last_or_contiguous
 
     def forward(self, a, shifts, dims=None):
         x = a._data

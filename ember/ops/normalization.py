@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from .._memory_format import channels_last_or_contiguous
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -72,7 +73,7 @@ def _affine(xhat, w, b):
         if b is not None:
             y += b  # y is fresh: no second buffer
         return y
-    return xhat + b if b is not None else xhat.copy()
+    return xhat + b if b is not None else xhat.copy(order="K")  # (in xhat's layout, as y's)
 
 
 class _Normalize(Node):
@@ -165,6 +166,7 @@ class NativeBatchNormBackward0(_Normalize):
 
     In training, ``self.xhat`` holds x - mean, not yet scaled: invstd is folded into the
     per-channel constants of the affine map and of the backward (one full-size pass fewer)."""
+    result_layout = channels_last_or_contiguous
 
     def setup(self, shape, weight, running_mean=None, running_var=None, training=True,
               momentum=0.1):

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype
+from .._memory_format import contiguous_result
 from .._select import std_sort
 from ..autograd.graph import Node
 from . import api
@@ -25,6 +26,7 @@ def _named(name, values, indices):
 class _SelectAlong(Node):
     """out = a read at ``index`` (keepdim-shaped) along dim, the dim dropped unless keepdim;
     da = g added back at index (torch's value-selecting reduction backward)."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim, index, keepdim):
         x = a._data
@@ -86,7 +88,7 @@ def _pick(name, input, dim, keepdim, indices):
     ``name``, and the indices."""
     if input.ndim == 0:
         indices, keepdim = np.zeros((), np.int64), True
-    index = indices.astype(np.int64)
+    index = contiguous_result(indices.astype(np.int64))  # (as the values: see the node)
     values = _NODES[name].apply(input, dim=dim, index=index, keepdim=keepdim)
     return _named(name, values, _tensor(index if keepdim else np.squeeze(index, dim)))
 
@@ -279,6 +281,7 @@ class NansumBackward0(Node):
     """out = sum of a over dims, NaN read as 0;  da = g broadcast back times (a is not NaN): a
     product, as torch's, so an inf or NaN gradient gives NaN at a's NaN elements (an all-NaN
     slice of nanmean divides by a zero count: NaN there, as torch)."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim=None, keepdim=False):
         x = a._data

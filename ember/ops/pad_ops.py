@@ -1,6 +1,7 @@
 """Padding primitives: constant padding (negative pads crop) and index-based reflect/replicate."""
 import numpy as np
 
+from .. import _memory_format
 from ..autograd.graph import Node
 
 
@@ -23,7 +24,8 @@ class ConstantPadNdBackward0(Node):
                             for n, (lo, hi) in zip(x.shape, widths))
         self.dest = tuple(slice(max(lo, 0), max(lo, 0) + max(s.stop - s.start, 0))
                           for s, (lo, _) in zip(self.source, widths))
-        out = np.full(out_shape, value, dtype=x.dtype)
+        out = _memory_format.follow(np.full(out_shape, value, dtype=x.dtype), x)  # (torch's
+        # constant pad keeps a channels-last input's layout)
         out[self.dest] = x[self.source]
         return out
 

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_result
 from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
@@ -55,6 +56,7 @@ def _expand_back(m, g, shape, dims, keepdim):
 
 class SumBackward1(Node):
     """out = sum of a over dims;  da = g broadcast back."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim=None, keepdim=False, dtype=None):
         x = a._data
@@ -91,6 +93,7 @@ class SumToSizeBackward(SumBackward1):
 
 class MeanBackward1(Node):
     """out = mean of a over dims;  da = g / n broadcast back."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim=None, keepdim=False, dtype=None):
         x = a._data
@@ -118,6 +121,7 @@ class MeanBackward0(MeanBackward1):
 
 class ProdBackward1(Node):
     """out = prod of a over one dim;  da = g * (product of the other elements)."""
+    result_layout = contiguous_result
 
     saves_output = True
 
@@ -173,6 +177,7 @@ class ProdBackward0(ProdBackward1):
 
 class AmaxBackward0(Node):
     """out = max over dims; the gradient is shared evenly among tied maxima, as torch."""
+    result_layout = contiguous_result
 
     saves_output = True
     _np = staticmethod(np.amax)
@@ -255,6 +260,7 @@ class MinBackward0(MaxBackward0):
 
 class VarBackward0(Node):
     """out = sum((a - mean)^2) / (N - correction);  da = g * 2 (a - mean) / (N - correction)."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim=None, correction=1, keepdim=False):
         x = a._data
@@ -301,6 +307,7 @@ class StdBackward0(VarBackward0):
 
 class LogsumexpBackward0(Node):
     """out = log(sum(exp(a)));  da = g * exp(a - out)."""
+    result_layout = contiguous_result
 
     saves_output = True
 
@@ -329,6 +336,7 @@ class LinalgVectorNormBackward0(Node):
     """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out). p=inf:
     elements tied at the maximum share g, or each take all of it with ``each_tie`` (torch's
     cdist)."""
+    result_layout = contiguous_result
 
     saves_output = True
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import contiguous_result
 from ..autograd import _opmath
 from ..autograd.graph import Node
 from .elementwise_extra import _logaddexp
@@ -43,6 +44,7 @@ def _note_input(node, a, x, dtype):
 
 class CumsumBackward0(Node):
     """out[i] = sum of a[:i+1] along dim;  da = reverse cumulative sum of g."""
+    result_layout = contiguous_result
 
     def forward(self, a, dim, dtype=None):
         x, self.dim = _prepare(a, dim, dtype)
@@ -66,6 +68,7 @@ def _reverse_cumsum(m, x, dim, node):
 class CumprodBackward0(Node):
     """out[i] = prod of a[:i+1] along dim;  da[i] = sum_{j>=i} g[j] * out[j] / a[i], computed
     without the division where a slice holds a zero."""
+    result_layout = contiguous_result
 
     saves_output = True
 
@@ -116,6 +119,7 @@ class LogcumsumexpBackward0(Node):
     -inf entries add nothing);  da[j] = sum_{i>=j} g[i] exp(a[j] - out[i]), summed in log space
     for the positive and negative parts of g apart (torch's formula, so its NaN where a and out
     are both -inf)."""
+    result_layout = contiguous_result
 
     saves_output = True
 

@@ -1,7 +1,8 @@
 """Shape primitives (view, transpose, expand, cat, split, ...): views where NumPy gives them."""
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _memory_format
+from .._memory_format import channels_last_or_contiguous
 from .._tensor import Tensor
 from ..autograd.graph import Node
 
@@ -222,7 +223,8 @@ class FlipBackward0(Node):
             raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
         if not a._data.ndim:  # a 0-d tensor's dim 0 (or -1) flips nothing
             self.dims = ()
-        return np.flip(a._data, self.dims).copy()  # torch's flip copies (so .view works on it)
+        # torch's flip copies (so .view works on it), in the input's layout (a dense one)
+        return _memory_format.relayout(np.flip(a._data, self.dims), _memory_format.preserve_format)
 
     def backward(self, m, g):
         return (m.flip(g, self.dims),)
@@ -286,6 +288,7 @@ class UnbindBackward0(SliceBackward0):
 
 class CatBackward0(Node):
     """out = concatenation along dim;  each input gets its slice of g."""
+    result_layout = channels_last_or_contiguous
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
@@ -322,6 +325,7 @@ class CatBackward0(Node):
 
 class StackBackward0(Node):
     """out = inputs stacked along a new dim;  each input gets its slice of g."""
+    result_layout = channels_last_or_contiguous
 
     def forward(self, *tensors, dim=0):
         arrays = [t._data for t in tensors]
@@ -341,7 +345,10 @@ class StackBackward0(Node):
                 out = np.concatenate(arrays, 0, dtype=dtype)
             else:
                 new_axis = (slice(None),) * self.dim + (None,)
-                return np.concatenate([a[new_axis] for a in arrays], self.dim, dtype=dtype)
+                out = _memory_format.stacked(arrays, self.dim, dtype)  # (channels-last)
+                if out is None:
+                    return np.concatenate([a[new_axis] for a in arrays], self.dim, dtype=dtype)
+                return np.concatenate([a[new_axis] for a in arrays], self.dim, out=out)
         except ValueError:
             _check_equal_shapes(arrays)
             raise

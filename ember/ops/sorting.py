@@ -3,12 +3,22 @@ import math
 
 import numpy as np
 
-from .. import _select
+from .. import _memory_format, _select
 from .._dtype import refuse_complex, sort_key
 from .._tensor import Tensor
 from ..autograd.graph import Node, observe_untracked
 from .api.reductions import _ValuesIndices
 from .shape import _dim
+
+
+def _order_as_input(x, dim, descending, stable):
+    """``_order`` laid out as ``x`` (found over x seen in its memory order): torch's sort
+    results follow a dense input's layout, NumPy's argsort makes C-ordered ones."""
+    perm = _memory_format.memory_perm(x)
+    if perm is None or 0 in x.strides:
+        return _order(x, dim, descending, stable)
+    order = _order(x.transpose(perm), perm.index(dim), descending, stable)
+    return order.transpose(np.argsort(perm))
 
 
 def _order(x, dim, descending, stable=True):
@@ -35,9 +45,12 @@ class SortBackward0(Node):
         x = a._data
         flat = x.reshape(1) if x.ndim == 0 else x
         self.shape, self.dim = flat.shape, _dim(flat.ndim, dim)
-        order = _order(flat, self.dim, descending, stable)
-        if k is not None and x.ndim:  # torch's topk of a 0-d tensor is itself, k 0 or 1
-            order = np.take(order, np.arange(k), axis=self.dim)
+        if k is None:  # sort: laid out as the input (torch's sort keeps a dense layout)
+            order = _order_as_input(flat, self.dim, descending, stable)
+        else:
+            order = _order(flat, self.dim, descending, stable)
+            if x.ndim:  # torch's topk of a 0-d tensor is itself, k 0 or 1
+                order = np.take(order, np.arange(k), axis=self.dim)
         self.indices = order
         values = np.take_along_axis(flat, order, axis=self.dim)
         self.scalar = x.ndim == 0
@@ -117,7 +130,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     if x.ndim == 0:
         _dim(0, dim)  # torch's IndexError past 0 and -1
         return Tensor._make(np.zeros((), np.int64))
-    out = Tensor._make(_order(x, _dim(x.ndim, dim), descending, stable).astype(np.int64))
+    out = Tensor._make(_order_as_input(x, _dim(x.ndim, dim), descending, stable)
+                       .astype(np.int64))
     return observe_untracked("argsort", (input, dim, descending), out)
 
 

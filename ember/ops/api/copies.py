@@ -38,7 +38,8 @@ class ToCopyBackward0(E.Node):
     def forward(self, a, dtype, to_meta=False, memory_format=None):
         if to_meta:
             return _meta.placeholder(a._data.shape, dtype)
-        out = _dtype.via_float32(a._data, dtype).astype(dtype, copy=memory_format is None)
+        out = _dtype.via_float32(a._data, dtype).astype(
+            dtype, order=_memory_format.preserved_order(a._data), copy=memory_format is None)
         if memory_format is not None:  # Tensor.to(memory_format=): the copy in that layout
             out = _memory_format.relayout(out, memory_format)
         return out
@@ -92,7 +93,8 @@ def to_dtype(input, dtype, copy=False):
         # ("V": bfloat16); a trace (onnx export) and forward AD take the node's path
         token = _fp.quiet()  # NaN or inf cast to an integer: no NumPy warning, as torch
         try:
-            return Tensor._make(_dtype.via_float32(input._data, npd).astype(npd))
+            return Tensor._make(_dtype.via_float32(input._data, npd).astype(
+                npd, order=_memory_format.preserved_order(input._data)))
         finally:
             _fp.restore(token)
     return ToCopyBackward0.apply(input, dtype=npd)

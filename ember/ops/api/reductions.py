@@ -2,6 +2,7 @@
 import numpy as np
 
 from ... import _dtype
+from ..._memory_format import contiguous_result
 from ..._tensor import Tensor
 from ...autograd.graph import observe_untracked
 from .. import reduction as R
@@ -196,12 +197,14 @@ def _axis(x, dim):
 
 def all(input, dim=None, keepdim=False):
     x = input._data
-    return Tensor._make(np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim)))
+    out = np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim))
+    return Tensor._make(contiguous_result(out, (input,)))
 
 
 def any(input, dim=None, keepdim=False):
     x = input._data
-    return Tensor._make(np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim)))
+    out = np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim))
+    return Tensor._make(contiguous_result(out, (input,)))
 
 
 def count_nonzero(input, dim=None):
