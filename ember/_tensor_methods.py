@@ -28,7 +28,15 @@ from .ops import (
 )
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
-from .ops.inplace import OVERLAP, OVERLAP_ALLOWED, apply_inplace, overlaps, write_through_overlap
+from .ops.inplace import (
+    CHECKS_INPUT_OVERLAP,
+    OVERLAP,
+    OVERLAP_ALLOWED,
+    apply_inplace,
+    overlaps,
+    refuse_partial_overlap,
+    write_through_overlap,
+)
 from .random import _gen
 
 
@@ -431,8 +439,12 @@ def _refusing_overlap(method, name):
     memory (an expand()ed one) instead of NumPy's read-only ValueError, or, for the methods
     torch allows there, writing through to the shared memory; costs nothing else."""
     allowed = name in OVERLAP_ALLOWED
+    checked = name in CHECKS_INPUT_OVERLAP
+    setitem = name == "__setitem__"
 
     def inplace(self, *args, **kwargs):
+        if checked:
+            _check_input_overlap(self, args, kwargs, setitem)
         if allowed and overlaps(self):
             key = args[0] if name == "__setitem__" else None
             return write_through_overlap(self, lambda t: method(t, *args, **kwargs), key)
@@ -445,6 +457,26 @@ def _refusing_overlap(method, name):
     inplace.__name__, inplace.__doc__ = method.__name__, method.__doc__
     inplace.__wrapped__ = method
     return inplace
+
+
+def _check_input_overlap(self, args, kwargs, setitem):
+    """torch's refusal of an input that partly overlaps the tensor an in-place op writes (for
+    an item assignment: the indexed part, when the index is basic)."""
+    values = [a._data for a in args if isinstance(a, Tensor)]
+    values += [v._data for v in kwargs.values() if isinstance(v, Tensor)]
+    if not values:
+        return
+    target = self._data
+    if setitem:
+        values = values[-1:]  # the value (the key's tensors are indices)
+        if not np.may_share_memory(target, values[0]):
+            return
+        key = args[0]
+        items = key if type(key) is tuple else (key,)
+        if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in items):
+            return  # advanced indexing: index_put_ copies its values first
+        target = target[key]
+    refuse_partial_overlap(target, values)
 
 
 def take_numpy_names():
@@ -477,3 +509,12 @@ def guard_inplace_methods():
         if callable(method) and not hasattr(method, "__wrapped__"):
             setattr(Tensor, name, _refusing_overlap(method, name))
     Tensor.__setitem__ = _refusing_overlap(Tensor.__setitem__, "__setitem__")
+    for dunder, name in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                         ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"),
+                         ("__imod__", "remainder_"), ("__ipow__", "pow_"),
+                         ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
+                         ("__ixor__", "bitwise_xor_"), ("__ilshift__", "bitwise_left_shift_"),
+                         ("__irshift__", "bitwise_right_shift_")):
+        guarded = getattr(Tensor, name, None)  # x += y: the method's guards too
+        if getattr(guarded, "__wrapped__", None) is getattr(Tensor, dunder, None):
+            setattr(Tensor, dunder, guarded)

@@ -169,6 +169,50 @@ OVERLAP_ALLOWED = frozenset({"fill_", "zero_", "__setitem__", "index_put_", "mas
                              "index_fill_", "fill_diagonal_", "tril_", "triu_"})
 
 
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
+                   "tensor refer to a single memory location. Please clone() the tensor before "
+                   "performing the operation.")
+
+# In-place methods whose kernels (torch's TensorIterator ones, index_add_/copy_, scatter_, put_)
+# refuse an input that partly overlaps the tensor written to; masked_scatter_ and the fills
+# (whose value is one element) run there.
+CHECKS_INPUT_OVERLAP = frozenset(
+    "add_ sub_ subtract_ mul_ multiply_ div_ divide_ true_divide_ floor_divide_ pow_ "
+    "float_power_ lerp_ addcmul_ addcdiv_ atan2_ arctan2_ hypot_ fmod_ remainder_ copysign_ "
+    "clamp_ clip_ clamp_min_ clamp_max_ eq_ ne_ not_equal_ lt_ less_ le_ less_equal_ gt_ "
+    "greater_ ge_ greater_equal_ logical_and_ logical_or_ logical_xor_ bitwise_and_ "
+    "bitwise_or_ bitwise_xor_ bitwise_left_shift_ bitwise_right_shift_ xlogy_ ldexp_ "
+    "nextafter_ heaviside_ gcd_ lcm_ copy_ index_add_ index_copy_ scatter_ scatter_add_ "
+    "scatter_reduce_ put_ index_reduce_ __setitem__".split())
+
+
+def refuse_partial_overlap(target, values):
+    """torch's check that no input of an in-place op partly overlaps the array it writes
+    (``target``, an ndarray): both dense and non-overlapping, in one memory, their byte ranges
+    overlapping but not the very same elements. Arrays torch cannot judge cheaply (a strided
+    slice) pass, as there; an input identical to the target (x.add_(x)) passes."""
+    for value in values:
+        if type(value) is not np.ndarray or value is target or \
+                not np.may_share_memory(target, value):
+            continue
+        if not (target.size and value.size and _dense(target) and _dense(value)):
+            continue
+        if target.__array_interface__["data"][0] == value.__array_interface__["data"][0] \
+                and target.nbytes == value.nbytes and target.strides == value.strides:
+            continue  # the same elements: a full overlap
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _dense(array):
+    """Non-overlapping and dense (a permutation of a contiguous layout), as torch judges."""
+    expected = array.itemsize
+    for stride, n in sorted((s, n) for n, s in zip(array.shape, array.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
 def write_through_overlap(a, run, key=None):
     """``run(t)`` (an in-place method of OVERLAP_ALLOWED) for an expand()ed ``a``: run on a
     compact copy, then each element it wrote written into the shared memory in C order, so

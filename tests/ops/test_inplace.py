@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from oracle import close
+from oracle import close, same_error
 
 import ember
 
@@ -127,3 +127,63 @@ def test_writes_torch_allows_into_an_expanded_tensor_match_torch(name):
         got.append((base.numpy().copy(), view.numpy().copy(), view._version))
     for e, t in zip(got[1], got[0]):
         np.testing.assert_array_equal(e, t)
+
+
+PARTIAL = {
+    "add_": lambda a, b: a.add_(b), "mul_": lambda a, b: a.mul_(b), "div_": lambda a, b: a.div_(b),
+    "copy_": lambda a, b: a.copy_(b), "pow_": lambda a, b: a.pow_(b),
+    "lerp_": lambda a, b: a.lerp_(b, 0.5), "addcmul_": lambda a, b: a.addcmul_(b, b),
+    "clamp_": lambda a, b: a.clamp_(min=b), "lt_": lambda a, b: a.lt_(b),
+    "iadd": lambda a, b: a.__iadd__(b), "itruediv": lambda a, b: a.__itruediv__(b),
+    "index_add_": lambda a, b: a.index_add_(0, a.new_tensor([0, 1]).long(), b[:2]),
+    "scatter_": lambda a, b: a.scatter_(0, a.new_tensor([0, 1]).long(), b[:2]),
+    "put_": lambda a, b: a.put_(a.new_tensor([0, 1]).long(), b[:2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARTIAL))
+def test_partly_overlapping_input_refused_as_torch(name):
+    """x[1:].op_(x[:-1]): torch refuses an input that partly overlaps the tensor written (the
+    result would depend on the order of the writes); ember computed NumPy's buffered result."""
+    def call(lib):
+        x = lib.arange(1.0, 7.0)
+        PARTIAL[name](x[1:], x[:-1])
+    same_error(call)
+
+
+def test_item_assignment_and_transposed_copy_refused_as_torch():
+    def shift(lib):
+        x = lib.arange(6.0)
+        x[1:] = x[:-1]
+
+    def transposed(lib):
+        x = lib.arange(9.0).view(3, 3)
+        x.copy_(x.t())
+
+    def transposed_mul(lib):
+        x = lib.arange(9.0).view(3, 3)
+        x.t().mul_(x)
+    for call in (shift, transposed, transposed_mul):
+        same_error(call)
+
+
+def test_full_disjoint_and_strided_overlaps_run_as_torch():
+    """The same elements (x.add_(x)), disjoint halves, strided slices (torch does not judge
+    those), fills with one element of the tensor, item assignment across a row and a column:
+    all run, with torch's values."""
+    def run(lib):
+        out = []
+        x = lib.arange(6.0)
+        x.add_(x)
+        x[:3].add_(x[3:])
+        y = lib.arange(6.0)
+        y[::2].add_(y[1::2])
+        z = lib.arange(6.0)
+        z.fill_(z[2])
+        w = lib.arange(9.0).view(3, 3)
+        w[:, 0] = w[0]
+        v = lib.arange(4.0)
+        v.copy_(v.view(2, 2).view(4))
+        out += [x.tolist(), y.tolist(), z.tolist(), w.tolist(), v.tolist()]
+        return out
+    assert run(ember) == run(torch)
