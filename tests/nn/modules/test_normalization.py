@@ -17,6 +17,10 @@ import ember
     ("BatchNorm2d", dict(bias=False), (4, 3, 2, 2)),
     ("BatchNorm3d", {}, (4, 3, 2, 3, 2)),
     ("BatchNorm3d", dict(momentum=None, affine=False), (2, 3, 2, 2, 2)),
+    # 8+ samples of 128+ positions: the per-channel operands laid out a sample long (_spread)
+    ("BatchNorm2d", {}, (8, 3, 12, 11)),
+    ("BatchNorm2d", dict(affine=False), (9, 3, 16, 8)),
+    ("BatchNorm1d", dict(bias=False), (8, 3, 130)),
     ("InstanceNorm1d", dict(affine=True, track_running_stats=True), (4, 3, 5)),
     ("InstanceNorm2d", dict(track_running_stats=True, momentum=None), (2, 3, 4, 2)),
     ("InstanceNorm3d", dict(affine=True, track_running_stats=True), (2, 3, 2, 3, 4)),
