@@ -195,7 +195,7 @@ def conv_forward(x, w, geom, cols=None, bias=None):
     if g == 1 and not flip and _per_sample(out_hw):
         y = np.matmul(wg[0], _sample_major(cols[0], n))  # (N, O, OH*OW): already in place
         if bias is not None:
-            y += _spread(bias.reshape(1, o, 1), y.shape)
+            y += _spread(bias.reshape(1, o, 1), y)
         y = y.reshape((n, o) + tuple(out_hw))
     elif positions:
         y = np.matmul(cols[0], _weight_positions(w))[None]  # (1, N*OH*OW, O)

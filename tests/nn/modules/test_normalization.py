@@ -159,3 +159,19 @@ def test_swa_update_bn_leaves_tracked_instance_norm_alone():
         got.append([b.numpy().copy() for b in model.buffers()])
     for e, t in zip(got[1], got[0]):
         np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (8, 3, 16, 16)])
+def test_batch_norm_of_a_channels_last_input_keeps_torch_layouts(shape):
+    """The output's and the input gradient's strides as torch's for a channels-last input, also
+    with 8+ samples of 128+ positions (where C-contiguous passes lay the per-channel operands
+    out a sample long)."""
+    x0 = rand(*shape, dtype=np.float32)
+    g0 = rand(*shape, seed=3, dtype=np.float32)
+    strides = []
+    for lib in (torch, ember):
+        x = lib.tensor(x0).contiguous(memory_format=lib.channels_last).requires_grad_()
+        y = lib.nn.BatchNorm2d(shape[1])(x)
+        y.backward(lib.tensor(g0).contiguous(memory_format=lib.channels_last))
+        strides.append((y.stride(), x.grad.stride()))
+    assert strides[1] == strides[0]
