@@ -535,7 +535,9 @@ SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * m.on
                           "output",
                           "y = 1/(1+e^-x); dx = g*(1-y)*y")
 def _relu_kernel(x):
-    return _against(_maximum, _zero_of(x), x)  # keeps NaN and -0.0 as torch
+    if x.size < _AGAINST_MIN:  # (small arrays: no second call)
+        return _maximum(_zero_of(x), x)  # keeps NaN and -0.0 as torch
+    return _against(_maximum, _zero_of(x), x)
 
 
 def _relu_grad_kernel(y, g):
@@ -557,6 +559,7 @@ def _zero_of(x):
 
 
 _BLOCK = 4096  # elements of a cached block of one value (16 KiB of float32: stays in L1)
+_AGAINST_MIN = 2 * _BLOCK  # below, the blocks' set-up costs what they save
 _BLOCKS = {}
 
 
@@ -566,7 +569,7 @@ def _against(ufunc, value, x):
     minimum against a 0-d operand run a loop 3-4x slower than against an array (1M float32:
     0.43 ms against 0.13 ms a call; ReLU's forward was 2.5% of the CIFAR step)."""
     size = x.size
-    if size < 2 * _BLOCK or type(x) is not np.ndarray or type(value) is not np.ndarray or \
+    if size < _AGAINST_MIN or type(x) is not np.ndarray or type(value) is not np.ndarray or \
             value.dtype != x.dtype or not x.flags.c_contiguous:
         return ufunc(value, x)
     key = (x.dtype, value.tobytes())
