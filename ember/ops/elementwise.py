@@ -536,7 +536,9 @@ SigmoidBackward0 = _unary("SigmoidBackward0", _sigmoid, lambda m, g, y: g * m.on
                           "output",
                           "y = 1/(1+e^-x); dx = g*(1-y)*y")
 def _relu_kernel(x):
-    return _maximum(_zero_of(x), x)  # keeps NaN and -0.0 as torch
+    if x.size < _AGAINST_MIN:  # (small arrays: no second call)
+        return _maximum(_zero_of(x), x)  # keeps NaN and -0.0 as torch
+    return _against(_maximum, _zero_of(x), x)
 
 
 def _relu_grad_kernel(y, g):
@@ -555,6 +557,32 @@ def _zero_of(x):
     if zero is None:
         zero = _ZEROS[x.dtype] = np.zeros((), x.dtype) if x.dtype.kind in "fiu" else 0
     return zero
+
+
+_BLOCK = 4096  # elements of a cached block of one value (16 KiB of float32: stays in L1)
+_AGAINST_MIN = 2 * _BLOCK  # below, the blocks' set-up costs what they save
+_BLOCKS = {}
+
+
+def _against(ufunc, value, x):
+    """ufunc(value, x) for a 0-d ``value`` of x's dtype, the same bits: on a large C-contiguous x
+    run as x's rows of _BLOCK elements against a cached block of ``value``. NumPy's maximum and
+    minimum against a 0-d operand run a loop 3-4x slower than against an array (1M float32:
+    0.43 ms against 0.13 ms a call; ReLU's forward was 2.5% of the CIFAR step)."""
+    size = x.size
+    if size < _AGAINST_MIN or type(x) is not np.ndarray or type(value) is not np.ndarray or \
+            value.dtype != x.dtype or not x.flags.c_contiguous:
+        return ufunc(value, x)
+    key = (x.dtype, value.tobytes())
+    block = _BLOCKS.get(key)
+    if block is None:
+        block = _BLOCKS[key] = np.full(_BLOCK, value, dtype=x.dtype)
+    out = np.empty(x.shape, dtype=x.dtype)
+    flat, flat_out, whole = x.reshape(-1), out.reshape(-1), size - size % _BLOCK
+    ufunc(block, flat[:whole].reshape(-1, _BLOCK), out=flat_out[:whole].reshape(-1, _BLOCK))
+    if whole < size:
+        ufunc(value, flat[whole:], out=flat_out[whole:])
+    return out
 
 
 _SPLIT_MIN = _parallel.MIN_ELEMENTS

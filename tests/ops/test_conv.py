@@ -29,6 +29,9 @@ CASES = {
     # output planes of >= 512 positions run one GEMM per sample (forward, weight gradient)
     "conv2d_large_plane": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding=1),
                            (3, 2, 23, 24), (4, 2, 3, 3), (4,)),
+    # 8+ samples: the bias added against a per-channel operand a sample long (_spread)
+    "conv2d_large_plane_batch": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding=1),
+                                 (8, 2, 23, 24), (3, 2, 3, 3), (3,)),
     "conv2d_large_plane_stride_dilation": (
         lambda L, x, w: _f(L).conv2d(x, w, stride=(1, 2), dilation=(2, 1), padding=(2, 0)),
         (2, 1, 40, 50), (3, 1, 5, 4)),

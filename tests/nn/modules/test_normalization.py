@@ -17,6 +17,10 @@ import ember
     ("BatchNorm2d", dict(bias=False), (4, 3, 2, 2)),
     ("BatchNorm3d", {}, (4, 3, 2, 3, 2)),
     ("BatchNorm3d", dict(momentum=None, affine=False), (2, 3, 2, 2, 2)),
+    # 8+ samples of 128+ positions: the per-channel operands laid out a sample long (_spread)
+    ("BatchNorm2d", {}, (8, 3, 12, 11)),
+    ("BatchNorm2d", dict(affine=False), (9, 3, 16, 8)),
+    ("BatchNorm1d", dict(bias=False), (8, 3, 130)),
     ("InstanceNorm1d", dict(affine=True, track_running_stats=True), (4, 3, 5)),
     ("InstanceNorm2d", dict(track_running_stats=True, momentum=None), (2, 3, 4, 2)),
     ("InstanceNorm3d", dict(affine=True, track_running_stats=True), (2, 3, 2, 3, 4)),
@@ -155,3 +159,19 @@ def test_swa_update_bn_leaves_tracked_instance_norm_alone():
         got.append([b.numpy().copy() for b in model.buffers()])
     for e, t in zip(got[1], got[0]):
         np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (8, 3, 16, 16)])
+def test_batch_norm_of_a_channels_last_input_keeps_torch_layouts(shape):
+    """The output's and the input gradient's strides as torch's for a channels-last input, also
+    with 8+ samples of 128+ positions (where C-contiguous passes lay the per-channel operands
+    out a sample long)."""
+    x0 = rand(*shape, dtype=np.float32)
+    g0 = rand(*shape, seed=3, dtype=np.float32)
+    strides = []
+    for lib in (torch, ember):
+        x = lib.tensor(x0).contiguous(memory_format=lib.channels_last).requires_grad_()
+        y = lib.nn.BatchNorm2d(shape[1])(x)
+        y.backward(lib.tensor(g0).contiguous(memory_format=lib.channels_last))
+        strides.append((y.stride(), x.grad.stride()))
+    assert strides[1] == strides[0]
