@@ -75,22 +75,31 @@ def fma32(a, b, c):
     halfway = np.equal(bits, _HALF_FLOAT32)
     if halfway.any():
         tie = np.flatnonzero(halfway)
-        p = np.multiply(np.broadcast_to(a, out.shape).flat[tie], np.broadcast_to(b, out.shape)
-                        .flat[tie], dtype=np.float64)
-        c = np.broadcast_to(c, out.shape).flat[tie].astype(np.float64)
+        p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie),
+                        dtype=np.float64)
+        c = _flat_at(c, out.shape, tie).astype(np.float64)
         st = p + c  # s's own value there
         back = st - p
         err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
         inner = (st.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
         outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-        fixed = np.where(err == 0, out.flat[tie], np.where((err > 0) == (st > 0), outer, inner))
-        out.flat[tie] = fixed
+        flat = out.reshape(-1)  # (a view: out is fresh and contiguous)
+        flat[tie] = np.where(err == 0, flat[tie], np.where((err > 0) == (st > 0), outer, inner))
     return out
+
+
+def _flat_at(v, shape, positions):
+    """v broadcast to ``shape``, at flat ``positions`` (without a broadcast view where v has
+    that shape already: the ties of a small array are a good part of its cost)."""
+    if type(v) is np.ndarray and v.shape == shape and v.flags.c_contiguous:
+        return v.reshape(-1)[positions]
+    return np.broadcast_to(v, shape).flat[positions]
 
 
 def fma64(a, b, c):
     """float64 a * b + c rounded once (a fused multiply-add): a * b split exactly into p + e
-    (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded; where that lands
+    (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded (a zero with the
+    sign of s where that is 0: a sum of zeros, -0 for -0 + -0); where that lands
     within a hair of a rounding tie (where the inner sum's own rounding could decide it, rare),
     the exact sum of rationals decides. Where a step overflows (|a * b| near float64's limit)
     or meets inf or NaN, a * b + c rounded twice."""
@@ -113,6 +122,9 @@ def fma64(a, b, c):
     near_tie = (np.abs(rest - half) <= half * 1e-6) | (np.abs(rest - half / 2) <= half * 5e-7)
     near = np.flatnonzero(near_tie & finite)
     if near.size:  # only where t + e itself rounded can s + u be off: exact rationals decide
+        sn = np.broadcast_to(s, out.shape).flat[near]  # (a zero result is among them: where
+        zeros = near[(out.flat[near] == 0) & (sn == 0)]  # s is 0, its sign is the sum's,
+        out.flat[zeros] = np.broadcast_to(s, out.shape).flat[zeros]  # -0 for -0 + -0)
         tn, en = (np.broadcast_to(v, out.shape).flat[near] for v in (t, e))
         un = tn + en
         back = un - tn

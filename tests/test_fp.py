@@ -57,3 +57,16 @@ def test_overflow_and_special_values_as_twice_rounded():
     c = np.array([1.0, -1.0, 0.0, -np.inf, 1.0])
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(_fp.fma(a, b, c), a * b + c)
+
+
+def test_zero_results_keep_the_sign_of_a_sum_of_zeros():
+    """-0 only where a * b and c are both -0 (+0 for an exact cancellation): float64 gave +0
+    for every zero (the error terms, +0, added last)."""
+    a = np.array([1.0, -0.0, 0.0, 2.0, 1.0, 3.0])
+    b = np.array([-0.0, 5.0, 5.0, 0.5, 0.0, 0.25])
+    c = np.array([-0.0, -0.0, -0.0, -1.0, 0.0, -0.75])
+    for dtype in (np.float32, np.float64):
+        got = _fp.fma(a.astype(dtype), b.astype(dtype), c.astype(dtype))
+        want = [-0.0, -0.0, 0.0, 0.0, 0.0, 0.0]
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+        np.testing.assert_array_equal(got, want)
