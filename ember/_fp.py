@@ -96,6 +96,20 @@ def _flat_at(v, shape, positions):
     return np.broadcast_to(v, shape).flat[positions]
 
 
+def fma_at(a, b, index, c):
+    """a * b + C rounded once, C zero but for ``c`` at ``index`` (distinct places; ``b``
+    broadcasting to ``a``'s shape; ``a`` a fresh array, spent): ``fma`` there, elsewhere the
+    product alone, which is that one rounding but where the exact product is 0 (a or b 0),
+    where the fused step gives +0."""
+    at = fma(np.asarray(a[index]), np.broadcast_to(b, a.shape)[index], c)
+    zero = None if a.all() and np.all(b) else (a == 0) | (b == 0)
+    out = np.multiply(a, b, out=a)
+    if zero is not None:
+        out[zero & (out == 0)] = 0  # (0 * inf stays NaN)
+    out[index] = at
+    return out
+
+
 def fma64(a, b, c):
     """float64 a * b + c rounded once (a fused multiply-add): a * b split exactly into p + e
     (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded (a zero with the
