@@ -320,7 +320,7 @@ class DivBackward1(Node):
         return a._data / np.asarray(s, a._data.dtype)
 
     def backward(self, m, g):
-        return (g * (1.0 / self.s),)
+        return (g / self.s,)  # (torch's division: g * (1 / s) rounds twice)
 
 
 class ClampMinBackward0(Node):

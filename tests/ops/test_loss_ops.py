@@ -173,6 +173,10 @@ XENT_FORMULAS = {  # (loss of the flat inputs, its logits' shape, their class di
     "ce_3d": (lambda L, x, red: L.nn.functional.cross_entropy(
         x.reshape(1000, 10, 10), L.tensor(_XENT_IGNORED.reshape(1000, 10)), reduction=red),
         (1000, 10, 10), 1),
+    # class probabilities, one-hot (log_softmax's sums exact): the mean's g / count
+    "ce_probs": (lambda L, x, red: L.nn.functional.cross_entropy(
+        x.reshape(10_000, 10), L.tensor(np.eye(10)[_XENT_TARGETS], dtype=x.dtype),
+        weight=L.tensor(_XENT_WEIGHT + 0.5, dtype=x.dtype), reduction=red), (10_000, 10), 1),
     "log_softmax_nll": (lambda L, x, red: L.nn.functional.nll_loss(
         L.nn.functional.log_softmax(x.reshape(10_000, 10), 1), L.tensor(_XENT_IGNORED),
         weight=L.tensor(_XENT_WEIGHT, dtype=x.dtype), reduction=red), (10_000, 10), 1),
