@@ -32,41 +32,53 @@ def _ceil_log2(n):
     return max(int(n) - 1, 0).bit_length()
 
 
-def _segment_sums(values, ends):
+def _segment_sums(values, ends, round_):
     """Each run of ``values`` up to and including an ``ends`` position (and the open run after
-    the last one) summed left to right in bfloat16 from 0: (closed sums, open sum or None)."""
+    the last one) summed left to right from 0, each step ``round_``ed: (closed sums, open sum
+    or None)."""
     starts = np.flatnonzero(np.concatenate(([True], ends[:-1])))
     lengths = np.diff(np.append(starts, values.size))
-    grid = np.zeros((starts.size, int(lengths.max())), _F32)
-    grid[np.repeat(np.arange(starts.size), lengths),
-         np.arange(values.size) - np.repeat(starts, lengths)] = values
-    sums = np.zeros(starts.size, _F32)
-    for column in grid.T:
-        sums = rounded(sums + column)
+    width = int(lengths.max())
+    grid = np.zeros((starts.size, width), values.dtype)  # a run a row, zeros after it (or,
+    if (lengths[1:-1] == width).all():  # with all runs but the ends full, before the first)
+        flat = grid.reshape(-1)
+        flat[width - lengths[0]:width - lengths[0] + values.size] = values
+    else:
+        grid[np.repeat(np.arange(starts.size), lengths),
+             np.arange(values.size) - np.repeat(starts, lengths)] = values
+    if round_ is np.asarray:  # unrounded steps: a running sum along each row, 0 + v first
+        sums = np.cumsum(grid, axis=1)[:, -1]
+    else:
+        sums = np.zeros(starts.size, values.dtype)
+        for column in grid.T:
+            sums = round_(sums + column)
     if ends[-1]:
         return sums, None
     return sums[:-1], sums[-1]
 
 
-def cascade_sum(values, positions, count):
-    """The sum of ``values`` as torch's nll kernels take it in bfloat16: each value joins a
-    bfloat16 partial sum; at a position whose low ``p`` bits are 0 (p = max(4, ceil(log2(count))
-    / 8)) the partial joins the next level's, and so on up 8 levels; the partials are then added
-    in order. ``positions``: each value's index in the kernel's loop (ignored targets skipped)."""
+def cascade_sum(values, positions, count, round_=rounded):
+    """The sum of ``values`` as torch's nll kernels take it (their total weight and loss): each
+    value joins a partial sum; at a position whose low ``p`` bits are 0 (p = max(4,
+    ceil(log2(count)) / 8)) the partial joins the next level's, and so on up 8 levels; the
+    partials are then added in order. ``positions``: each value's index in the kernel's loop
+    (ignored targets skipped). Each step ``round_``ed: to bfloat16 (the low dtype's kernel),
+    or ``np.asarray`` for float32 and float64 values, summed in their own dtype."""
     power = max(4, _ceil_log2(count) // _LEVELS)
     partials = []
     for level in range(_LEVELS):
-        if not values.size:
+        if values.size <= 1:  # (one value left: it is the last partial, wherever it rests)
+            partials.append(values[0] if values.size else None)
             break
         mask = ((1 << power) - 1) << (level * power)
         ends = (positions & mask) == 0 if level + 1 < _LEVELS else np.zeros(values.size, bool)
-        sums, open_sum = _segment_sums(values, ends)
+        sums, open_sum = _segment_sums(values, ends, round_)
         partials.append(open_sum)
         values, positions = sums, positions[ends]
-    total = _F32(0)
+    total = np.zeros((), values.dtype)
     for partial in partials:
         if partial is not None:
-            total = rounded(total + partial)
+            total = round_(total + partial)
     return total
 
 

@@ -234,7 +234,9 @@ class NllLossBackward0(Node):
         x = input._data
         self.reduction, self.from_logits = reduction, from_logits
         self.class_dim, self.shape = (1 if x.ndim > 1 else 0), x.shape
-        safe, w, denom, ignored = _nll_targets(x, target._data, weight, ignore_index)
+        safe, w, ignored = _nll_targets(x, target._data, weight, ignore_index)
+        self.divisor = denom = _total_weight(w if weight is not None else None, ignored,
+                                             safe.size) if reduction == "mean" else None
         self.index = index = _class_index(x, safe)
         if from_logits:
             self.save(input)
@@ -244,7 +246,6 @@ class NllLossBackward0(Node):
             picked = x[index]
         losses = -picked if w is None else -(picked * w)
         self.weights = np.ones(safe.shape, x.dtype) if w is None else w
-        self.divisor = denom if reduction == "mean" else None
         self.ignored = ignored
         if reduction == "none":
             return losses
@@ -283,8 +284,8 @@ class NllLoss2DBackward0(NllLossBackward0):
 
 
 def _nll_targets(x, t, weight, ignore_index):
-    """Targets made safe for indexing, each element's weight (None: all 1, nothing ignored),
-    the weights' sum (the 'mean' divisor) and where targets are ignored (None: nowhere)."""
+    """Targets made safe for indexing, each element's weight (None: all 1, nothing ignored;
+    0 where ignored) and where targets are ignored (None: nowhere)."""
     classes = x.shape[1] if x.ndim > 1 else x.shape[0]
     ignored = t == ignore_index
     any_ignored = bool(ignored.any())
@@ -294,12 +295,23 @@ def _nll_targets(x, t, weight, ignore_index):
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     safe = np.where(ignored, 0, t) if any_ignored else t
     if weight is None and not any_ignored:
-        return safe, None, float(t.size), None
+        return safe, None, None
     w = weight._data[safe].astype(x.dtype, copy=True) if weight is not None \
         else np.ones(safe.shape, x.dtype)
     if any_ignored:
         w[ignored] = 0
-    return safe, w, w.sum(), (ignored if any_ignored else None)
+    return safe, w, (ignored if any_ignored else None)
+
+
+def _total_weight(w, ignored, count):
+    """'mean''s divisor: the weights of the kept targets summed in torch's kernel's cascade
+    (``w`` None: all weights 1, the count of kept targets)."""
+    if w is None:
+        return float(count - (int(np.count_nonzero(ignored)) if ignored is not None else 0))
+    positions = np.arange(count) if ignored is None else np.flatnonzero(~ignored.reshape(-1))
+    if not positions.size:
+        return 0.0
+    return _bf16.cascade_sum(w.reshape(-1)[positions], positions, count, np.asarray)
 
 
 def _class_index(x, t):
