@@ -251,7 +251,7 @@ class NllLossBackward0(Node):
             return losses
         if _opmath.source(input) is not None:  # torch's bfloat16 kernel sums in bfloat16
             return self._bf16_reduce(x, target._data, picked, w, weight is None, ignore_index)
-        total = losses.sum()
+        total = _kept_sum(losses, ignored)
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
@@ -296,22 +296,29 @@ def _nll_targets(x, t, weight, ignore_index):
     safe = np.where(ignored, 0, t) if any_ignored else t
     if weight is None and not any_ignored:
         return safe, None, None
-    w = weight._data[safe].astype(x.dtype, copy=True) if weight is not None \
-        else np.ones(safe.shape, x.dtype)
+    w = np.array(weight._data[safe], x.dtype) if weight is not None \
+        else np.ones(safe.shape, x.dtype)  # (an array also for one 0-d target)
     if any_ignored:
         w[ignored] = 0
     return safe, w, (ignored if any_ignored else None)
 
 
 def _total_weight(w, ignored, count):
-    """'mean''s divisor: the weights of the kept targets summed in torch's kernel's cascade
-    (``w`` None: all weights 1, the count of kept targets)."""
+    """'mean''s divisor: the kept targets' weights, summed as torch's kernel (``w`` None: all
+    weights 1, the count of kept targets)."""
     if w is None:
         return float(count - (int(np.count_nonzero(ignored)) if ignored is not None else 0))
-    positions = np.arange(count) if ignored is None else np.flatnonzero(~ignored.reshape(-1))
-    if not positions.size:
-        return 0.0
-    return _bf16.cascade_sum(w.reshape(-1)[positions], positions, count, np.asarray)
+    return _kept_sum(w, ignored)
+
+
+def _kept_sum(values, ignored):
+    """The sum of ``values`` (one per target) over the kept targets in torch's nll kernel's
+    order: its cascade of partial sums, ignored targets skipped."""
+    values = values.reshape(-1)
+    if ignored is None:
+        return _bf16.cascade_sum(values, None, values.size, np.asarray)
+    positions = np.flatnonzero(~ignored.reshape(-1))
+    return _bf16.cascade_sum(values[positions], positions, values.size, np.asarray)
 
 
 def _class_index(x, t):
