@@ -149,3 +149,41 @@ def fma64(a, b, c):
     if not finite.all():
         out = np.where(finite, out, s)
     return out
+
+
+# torch's vectorized row reductions (vec::reduce_all) on an AVX2 CPU: the lanes one vector
+# holds, and whether its last step folds them pairwise (float32's SIMD reduction: 4 + 4, 2 + 2,
+# 1 + 1) or adds them left to right (float64's generic one)
+_VECTOR = {_F32: (8, True), _F64: (4, False)}
+
+
+def vector_sum(a):
+    """sum(a, -1), kept, in the order of torch's vectorized row reduction (``reduce_all``, as an
+    AVX2 CPU runs it; log_softmax's backward): lane sums over whole vectors, a short tail added
+    to the first lanes, then the lanes folded (float32) or added in order (float64); a row
+    shorter than a vector left to right. Other dtypes: NumPy's sum."""
+    lanes, fold = _VECTOR.get(a.dtype, (0, False))
+    n = a.shape[-1] if a.ndim else 0
+    if not lanes or not n:
+        return np.sum(a, axis=-1, keepdims=True)
+    if n < lanes:
+        return np.cumsum(a, axis=-1)[..., -1:]  # (a running sum: left to right)
+    full = n - n % lanes
+    if full <= 16 * lanes:  # vector after vector, lane by lane
+        acc = a[..., :lanes].copy()
+        for start in range(lanes, full, lanes):
+            acc += a[..., start:start + lanes]
+    else:  # (many: the vectors first in memory, then added in order along that axis)
+        vectors = a[..., :full].reshape(a.shape[:-1] + (full // lanes, lanes))
+        acc = np.add.reduce(np.ascontiguousarray(np.moveaxis(vectors, -2, 0)), axis=0)
+    if full < n:
+        acc[..., :n - full] += a[..., full:]
+    if fold:
+        while acc.shape[-1] > 1:
+            half = acc.shape[-1] // 2
+            acc = acc[..., :half] + acc[..., half:]
+        return acc
+    total = acc[..., :1].copy()
+    for k in range(1, lanes):
+        total += acc[..., k:k + 1]
+    return total

@@ -489,13 +489,16 @@ def _softmax_grad(dim, g, y, m=array_math):
 
 
 def _log_softmax_grad(dim, g, y, m=array_math, at=None):
-    """g - exp(y) * sum(g, dim), rounded once: torch's kernel (a fused multiply-add).
+    """g - exp(y) * sum(g, dim), rounded once: torch's kernel (a fused multiply-add), the sum
+    over the last dim in its vectors' order (``vector_sum``), over another one left to right.
 
     ``at``: g given by its values at that index alone, one place a row along dim (nll's
     gradient, zero elsewhere: the fused cross-entropy), so that each row's sum is its value
     (+0 for a -0 beside the row's zeros), and away from ``at`` the step is a product."""
     if at is None:
-        return m.fma(m.exp(y), -_dim_sum(m, g, dim), g)
+        last = dim % max(m.data(g).ndim, 1) == m.data(g).ndim - 1  # (torch's last-dim kernel
+        total = m.vector_sum(g) if last else m.sum(g, dim, keepdim=True)  # sums by vectors)
+        return m.fma(m.exp(y), -total, g)
     total = m.unsqueeze(g, dim)
     if m.data(y).shape[dim] > 1:
         total = total + 0.0
