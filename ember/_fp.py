@@ -78,22 +78,45 @@ def fma32(a, b, c):
     halfway = np.equal(bits, _HALF_FLOAT32)
     if halfway.any():
         tie = np.flatnonzero(halfway)
-        p = np.multiply(np.broadcast_to(a, out.shape).flat[tie], np.broadcast_to(b, out.shape)
-                        .flat[tie], dtype=np.float64)
-        c = np.broadcast_to(c, out.shape).flat[tie].astype(np.float64)
+        p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie),
+                        dtype=np.float64)
+        c = _flat_at(c, out.shape, tie).astype(np.float64)
         st = p + c  # s's own value there
         back = st - p
         err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
         inner = (st.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
         outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-        fixed = np.where(err == 0, out.flat[tie], np.where((err > 0) == (st > 0), outer, inner))
-        out.flat[tie] = fixed
+        flat = out.reshape(-1)  # (a view: out is fresh and contiguous)
+        flat[tie] = np.where(err == 0, flat[tie], np.where((err > 0) == (st > 0), outer, inner))
+    return out
+
+
+def _flat_at(v, shape, positions):
+    """v broadcast to ``shape``, at flat ``positions`` (without a broadcast view where v has
+    that shape already: the ties of a small array are a good part of its cost)."""
+    if type(v) is np.ndarray and v.shape == shape and v.flags.c_contiguous:
+        return v.reshape(-1)[positions]
+    return np.broadcast_to(v, shape).flat[positions]
+
+
+def fma_at(a, b, index, c):
+    """a * b + C rounded once, C zero but for ``c`` at ``index`` (distinct places; ``b``
+    broadcasting to ``a``'s shape; ``a`` a fresh array, spent): ``fma`` there, elsewhere the
+    product alone, which is that one rounding but where the exact product is 0 (a or b 0),
+    where the fused step gives +0."""
+    at = fma(np.asarray(a[index]), np.broadcast_to(b, a.shape)[index], c)
+    zero = None if a.all() and np.all(b) else (a == 0) | (b == 0)
+    out = np.multiply(a, b, out=a)
+    if zero is not None:
+        out[zero & (out == 0)] = 0  # (0 * inf stays NaN)
+    out[index] = at
     return out
 
 
 def fma64(a, b, c):
     """float64 a * b + c rounded once (a fused multiply-add): a * b split exactly into p + e
-    (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded; where that lands
+    (Dekker's product), p + c into s + t (two-sum), then s + (t + e) rounded (a zero with the
+    sign of s where that is 0: a sum of zeros, -0 for -0 + -0); where that lands
     within a hair of a rounding tie (where the inner sum's own rounding could decide it, rare),
     the exact sum of rationals decides. Where a step overflows (|a * b| near float64's limit)
     or meets inf or NaN, a * b + c rounded twice."""
@@ -116,6 +139,9 @@ def fma64(a, b, c):
     near_tie = (np.abs(rest - half) <= half * 1e-6) | (np.abs(rest - half / 2) <= half * 5e-7)
     near = np.flatnonzero(near_tie & finite)
     if near.size:  # only where t + e itself rounded can s + u be off: exact rationals decide
+        sn = np.broadcast_to(s, out.shape).flat[near]  # (a zero result is among them: where
+        zeros = near[(out.flat[near] == 0) & (sn == 0)]  # s is 0, its sign is the sum's,
+        out.flat[zeros] = np.broadcast_to(s, out.shape).flat[zeros]  # -0 for -0 + -0)
         tn, en = (np.broadcast_to(v, out.shape).flat[near] for v in (t, e))
         un = tn + en
         back = un - tn
@@ -126,3 +152,41 @@ def fma64(a, b, c):
     if not finite.all():
         out = np.where(finite, out, s)
     return out
+
+
+# torch's vectorized row reductions (vec::reduce_all) on an AVX2 CPU: the lanes one vector
+# holds, and whether its last step folds them pairwise (float32's SIMD reduction: 4 + 4, 2 + 2,
+# 1 + 1) or adds them left to right (float64's generic one)
+_VECTOR = {_F32: (8, True), _F64: (4, False)}
+
+
+def vector_sum(a):
+    """sum(a, -1), kept, in the order of torch's vectorized row reduction (``reduce_all``, as an
+    AVX2 CPU runs it; log_softmax's backward): lane sums over whole vectors, a short tail added
+    to the first lanes, then the lanes folded (float32) or added in order (float64); a row
+    shorter than a vector left to right. Other dtypes: NumPy's sum."""
+    lanes, fold = _VECTOR.get(a.dtype, (0, False))
+    n = a.shape[-1] if a.ndim else 0
+    if not lanes or not n:
+        return np.sum(a, axis=-1, keepdims=True)
+    if n < lanes:
+        return np.cumsum(a, axis=-1)[..., -1:]  # (a running sum: left to right)
+    full = n - n % lanes
+    if full <= 16 * lanes:  # vector after vector, lane by lane
+        acc = a[..., :lanes].copy()
+        for start in range(lanes, full, lanes):
+            acc += a[..., start:start + lanes]
+    else:  # (many: the vectors first in memory, then added in order along that axis)
+        vectors = a[..., :full].reshape(a.shape[:-1] + (full // lanes, lanes))
+        acc = np.add.reduce(np.ascontiguousarray(np.moveaxis(vectors, -2, 0)), axis=0)
+    if full < n:
+        acc[..., :n - full] += a[..., full:]
+    if fold:
+        while acc.shape[-1] > 1:
+            half = acc.shape[-1] // 2
+            acc = acc[..., :half] + acc[..., half:]
+        return acc
+    total = acc[..., :1].copy()
+    for k in range(1, lanes):
+        total += acc[..., k:k + 1]
+    return total

@@ -57,3 +57,53 @@ def test_overflow_and_special_values_as_twice_rounded():
     c = np.array([1.0, -1.0, 0.0, -np.inf, 1.0])
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(_fp.fma(a, b, c), a * b + c)
+
+
+def test_zero_results_keep_the_sign_of_a_sum_of_zeros():
+    """-0 only where a * b and c are both -0 (+0 for an exact cancellation): float64 gave +0
+    for every zero (the error terms, +0, added last)."""
+    a = np.array([1.0, -0.0, 0.0, 2.0, 1.0, 3.0])
+    b = np.array([-0.0, 5.0, 5.0, 0.5, 0.0, 0.25])
+    c = np.array([-0.0, -0.0, -0.0, -1.0, 0.0, -0.75])
+    for dtype in (np.float32, np.float64):
+        got = _fp.fma(a.astype(dtype), b.astype(dtype), c.astype(dtype))
+        want = [-0.0, -0.0, 0.0, 0.0, 0.0, 0.0]
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+        np.testing.assert_array_equal(got, want)
+
+
+def _vector_order_sum(row, lanes, fold):
+    """One row's sum as torch's vectorized reduce_all adds it, scalar by scalar."""
+    row = [row.dtype.type(v) for v in row]
+    if len(row) < lanes:
+        total = row[0]
+        for v in row[1:]:
+            total = total + v
+        return total
+    acc = row[:lanes]
+    full = len(row) - len(row) % lanes
+    for start in range(lanes, full, lanes):
+        acc = [a + v for a, v in zip(acc, row[start:start + lanes])]
+    for k, v in enumerate(row[full:]):
+        acc[k] = acc[k] + v
+    if not fold:
+        total = acc[0]
+        for v in acc[1:]:
+            total = total + v
+        return total
+    while len(acc) > 1:
+        half = len(acc) // 2
+        acc = [a + b for a, b in zip(acc[:half], acc[half:])]
+    return acc[0]
+
+
+def test_vector_sum_adds_in_torchs_avx2_vector_order():
+    rng = np.random.default_rng(3)
+    for dtype, lanes, fold in ((np.float32, 8, True), (np.float64, 4, False)):
+        for n in (1, 3, 4, 7, 8, 9, 17, 64, 65, 131, 300):
+            a = (rng.standard_normal((6, n)) * 10.0 ** rng.integers(-3, 4, (6, n))).astype(dtype)
+            got = _fp.vector_sum(a)
+            assert got.shape == (6, 1) and got.dtype == dtype
+            want = [_vector_order_sum(row, lanes, fold) for row in a]
+            np.testing.assert_array_equal(got[:, 0], want)
+    assert _fp.vector_sum(np.zeros((2, 0), np.float32)).tolist() == [[0.0], [0.0]]

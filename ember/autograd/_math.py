@@ -115,6 +115,7 @@ class array_math:
         return value
 
     fma, rsqrt = staticmethod(fma), staticmethod(rsqrt)
+    vector_sum = staticmethod(_fp.vector_sum)
 
     @staticmethod
     def one_minus(x):
@@ -274,6 +275,14 @@ class _TensorMath:
     @staticmethod
     def one_minus_square(y):
         return _TensorMath.fma(-y, y, 1)
+
+    @staticmethod
+    def vector_sum(x):
+        """sum(x, -1), kept, in the graph, its value the array math's (torch's vectorized row
+        reduction's order)."""
+        out = x.sum(-1, keepdim=True)
+        out._data = _fp.vector_sum(x._data).astype(out._data.dtype, copy=False)
+        return out
 
     @staticmethod
     def fma(a, b, c):

@@ -32,41 +32,80 @@ def _ceil_log2(n):
     return max(int(n) - 1, 0).bit_length()
 
 
-def _segment_sums(values, ends):
+def _segment_sums(values, ends, round_):
     """Each run of ``values`` up to and including an ``ends`` position (and the open run after
-    the last one) summed left to right in bfloat16 from 0: (closed sums, open sum or None)."""
+    the last one) summed left to right from 0, each step ``round_``ed: (closed sums, open sum
+    or None)."""
     starts = np.flatnonzero(np.concatenate(([True], ends[:-1])))
     lengths = np.diff(np.append(starts, values.size))
-    grid = np.zeros((starts.size, int(lengths.max())), _F32)
+    grid = np.zeros((starts.size, int(lengths.max())), values.dtype)  # a run a row, then 0s
     grid[np.repeat(np.arange(starts.size), lengths),
          np.arange(values.size) - np.repeat(starts, lengths)] = values
-    sums = np.zeros(starts.size, _F32)
-    for column in grid.T:
-        sums = rounded(sums + column)
+    sums = _row_sums(grid, round_)
     if ends[-1]:
         return sums, None
     return sums[:-1], sums[-1]
 
 
-def cascade_sum(values, positions, count):
-    """The sum of ``values`` as torch's nll kernels take it in bfloat16: each value joins a
-    bfloat16 partial sum; at a position whose low ``p`` bits are 0 (p = max(4, ceil(log2(count))
-    / 8)) the partial joins the next level's, and so on up 8 levels; the partials are then added
-    in order. ``positions``: each value's index in the kernel's loop (ignored targets skipped)."""
+def _row_sums(grid, round_):
+    """Each row summed left to right from 0, each step ``round_``ed (``np.asarray``: not
+    rounded, a running sum)."""
+    if round_ is np.asarray:
+        return np.cumsum(grid, axis=1)[:, -1]
+    sums = np.zeros(grid.shape[0], grid.dtype)
+    for column in grid.T:
+        sums = round_(sums + column)
+    return sums
+
+
+def cascade_sum(values, positions, count, round_=rounded):
+    """The sum of ``values`` as torch's nll kernels take it (their total weight and loss): each
+    value joins a partial sum; at a position whose low ``p`` bits are 0 (p = max(4,
+    ceil(log2(count)) / 8)) the partial joins the next level's, and so on up 8 levels; the
+    partials are then added in order. ``positions``: each value's index in the kernel's loop
+    (ignored targets skipped; None: 0, 1, 2...). Each step ``round_``ed: to bfloat16 (the low
+    dtype's kernel), or ``np.asarray`` for float32 and float64 values, in their own dtype."""
     power = max(4, _ceil_log2(count) // _LEVELS)
+    if (positions is None or positions.size > 1 and positions[-1] == positions.size - 1) and \
+            count <= 1 << (power * _LEVELS):  # none skipped: every level's runs alike
+        return _in_order(_regular_partials(values, 1 << power, round_), round_, values.dtype)
     partials = []
     for level in range(_LEVELS):
-        if not values.size:
+        if values.size <= 1:  # (one value left: it is the last partial, wherever it rests)
+            partials.append(values[0] if values.size else None)
             break
         mask = ((1 << power) - 1) << (level * power)
         ends = (positions & mask) == 0 if level + 1 < _LEVELS else np.zeros(values.size, bool)
-        sums, open_sum = _segment_sums(values, ends)
+        sums, open_sum = _segment_sums(values, ends, round_)
         partials.append(open_sum)
         values, positions = sums, positions[ends]
-    total = _F32(0)
+    return _in_order(partials, round_, values.dtype)
+
+
+def _regular_partials(values, width, round_):
+    """The cascade's partials for values at positions 0, 1, 2...: on every level the runs are
+    the first value alone, then ``width`` at a time (a row each, after ``width - 1`` zeros), the
+    last one open unless it ends on a multiple of ``width``; the closed sums are the next
+    level's values, alike."""
+    partials = []
+    while values.size > 1:
+        rows = (values.size + 2 * width - 2) // width
+        grid = np.zeros((rows, width), values.dtype)
+        grid.reshape(-1)[width - 1:width - 1 + values.size] = values
+        sums = _row_sums(grid, round_)
+        closed = (values.size - 1) % width == 0
+        partials.append(None if closed else sums[-1])
+        values = sums if closed else sums[:-1]
+    partials.append(values[0] if values.size else None)
+    return partials
+
+
+def _in_order(partials, round_, dtype):
+    """The partial sums (None: empty) added from 0 in order, each step ``round_``ed."""
+    total = np.zeros((), dtype)
     for partial in partials:
         if partial is not None:
-            total = rounded(total + partial)
+            total = round_(total + partial)
     return total
 
 

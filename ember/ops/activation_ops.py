@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _fp
 from .._memory_format import contiguous_result, in_memory_order
 from ..autograd import _opmath
 from ..autograd._math import array_math
@@ -494,8 +494,23 @@ def _softmax_grad(dim, g, y, m=array_math):
     return out
 
 
-def _log_softmax_grad(dim, g, y, m=array_math):
-    return g - m.exp(y) * _dim_sum(m, g, dim)
+def _log_softmax_grad(dim, g, y, m=array_math, at=None):
+    """g - exp(y) * sum(g, dim), rounded once: torch's kernel (a fused multiply-add), the sum
+    over the last dim in its vectors' order (``vector_sum``), over another one left to right.
+
+    ``at``: g given by its values at that index alone, one place a row along dim (nll's
+    gradient, zero elsewhere: the fused cross-entropy), so that each row's sum is its value
+    (+0 for a -0 beside the row's zeros), and away from ``at`` the step is a product."""
+    if at is None:
+        last = dim % max(m.data(g).ndim, 1) == m.data(g).ndim - 1  # (torch's last-dim kernel
+        total = m.vector_sum(g) if last else m.sum(g, dim, keepdim=True)  # sums by vectors)
+        return m.fma(m.exp(y), -total, g)
+    total = m.unsqueeze(g, dim)
+    if m.data(y).shape[dim] > 1:
+        total = total + 0.0
+    if m.is_graph:
+        return m.fma(m.exp(y), -total, m.index_into_zeros(g, tuple(y.shape), at, False))
+    return _fp.fma_at(np.exp(y), -total, at, g)
 
 
 def _dim_sum(m, a, dim):
@@ -516,6 +531,11 @@ def _log_softmax_np(dim, x, rounded=None):
         return shifted
     shifted -= np.log(total, out=total)
     return shifted
+
+
+def log_softmax_values(x, dim):
+    """log_softmax of a float32 or float64 array along dim (rows split over threads)."""
+    return _rowwise(_log_softmax_np, dim, x)
 
 
 def _round_through(x, dtype):
@@ -547,7 +567,8 @@ class SoftmaxBackward0(Node):
 
 
 class LogSoftmaxBackward0(Node):
-    """y = x - max - log(sum(exp(x - max))) along dim;  dx = g - exp(y) * sum(g, dim)."""
+    """y = x - max - log(sum(exp(x - max))) along dim;  dx = g - exp(y) * sum(g, dim), rounded
+    once (torch's fused multiply-add)."""
     result_layout = contiguous_result
 
     saves_output = True
@@ -560,7 +581,7 @@ class LogSoftmaxBackward0(Node):
         rounded = _opmath.source(a)
         if rounded is not None:
             return _log_softmax_np(dim, x, rounded)
-        return _rowwise(_log_softmax_np, dim, x)
+        return log_softmax_values(x, dim)
 
     def backward(self, m, g, y):
         if m.data(y).ndim == 0:

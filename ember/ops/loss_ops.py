@@ -12,7 +12,7 @@ from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _bf16, _bf16_grad
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
-from .activation_ops import _row_max, _sigmoid, _softplus_np
+from .activation_ops import _log_softmax_grad, _sigmoid, _softplus_np, log_softmax_values
 from .elementwise import _operands
 
 
@@ -221,12 +221,12 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 class NllLossBackward0(Node):
     """l_n = -w[t_n] x[n, t_n] (0 where t_n == ignore_index); 'mean' divides by sum w[t_n];
-    dx = G, the one-hot weights -w[t_n] / divisor at each target, times g.
+    dx = G, zero but at each target: -(g / divisor) w[t_n] in torch's steps (-g w for 'sum'
+    and 'none'), +0 at ignored ones.
 
-    With ``from_logits`` it is the fused cross-entropy: log_softmax is taken inside (one node;
-    the forward's exponentials are kept, so backward takes no exp) and
-    dx = G - softmax(x) rowsum(G). G has one entry a row, so rowsum(G) is that entry and
-    backward is one pass over x.
+    With ``from_logits`` it is the fused cross-entropy, one node for speed: log_softmax's forward
+    inside (its output kept) and log_softmax's backward for G (``_log_softmax_grad`` given G's
+    one entry a row, whose row sum that entry is): torch's two kernels' values, no G built.
     """
 
     def forward(self, input, target, weight=None, reduction="mean", ignore_index=-100,
@@ -234,20 +234,24 @@ class NllLossBackward0(Node):
         x = input._data
         self.reduction, self.from_logits = reduction, from_logits
         self.class_dim, self.shape = (1 if x.ndim > 1 else 0), x.shape
-        safe, w, denom = _nll_targets(x, target._data, weight, ignore_index)
+        safe, w, ignored = _nll_targets(x, target._data, weight, ignore_index)
+        self.divisor = denom = _total_weight(w if weight is not None else None, ignored,
+                                             safe.size) if reduction == "mean" else None
         self.index = index = _class_index(x, safe)
         if from_logits:
             self.save(input)
-            picked, self.exps, self.total = _picked_log_softmax(x, self.class_dim, index)
+            self.log_probs = log_softmax_values(x, self.class_dim)
+            picked = self.log_probs[index]
         else:
             picked = x[index]
         losses = -picked if w is None else -(picked * w)
-        self.onehot = _onehot_values(x, safe, w, denom if reduction == "mean" else 1.0)
+        self.weights = np.ones(safe.shape, x.dtype) if w is None else w
+        self.ignored = ignored
         if reduction == "none":
             return losses
         if _opmath.source(input) is not None:  # torch's bfloat16 kernel sums in bfloat16
             return self._bf16_reduce(x, target._data, picked, w, weight is None, ignore_index)
-        total = losses.sum()
+        total = _kept_sum(losses, ignored)
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
@@ -264,37 +268,15 @@ class NllLossBackward0(Node):
     def backward(self, m, g, *saved):
         bf16_mean = self.__dict__.get("bf16_mean")
         if bf16_mean is not None and not m.is_graph:
-            self.onehot = _bf16.nll_grad_entries(g, *bf16_mean)
-            g = 1.0
-        entries = g * self.onehot  # G's one entry a row (g: a scalar, or per row for 'none')
+            entries = _bf16.nll_grad_entries(g, *bf16_mean)
+        else:  # G's one entry a row (g: a scalar, or per element for 'none')
+            entries = -(g / self.divisor if self.divisor is not None else g) * self.weights
+            if self.ignored is not None:
+                entries = m.keep(~self.ignored, entries)
         if not self.from_logits:
             return (m.index_into_zeros(entries, self.shape, self.index, False), None)
-        minus_rowsum = -m.unsqueeze(entries, self.class_dim)
-        if m.is_graph:
-            dx = m.exp(_LogSoftmax.apply(saved[0], self.class_dim)) * minus_rowsum
-        else:  # softmax(x) = exps / total: the division joins the per-row factor
-            dx = self.exps * (minus_rowsum / self.total)
-        return (_plus_at(m, dx, self.index, entries), None)
-
-
-def _picked_log_softmax(x, dim, index):
-    """log_softmax(x)[index], and softmax(x) as exps / total (exps = exp(x - max), total their
-    sum along dim), from one exp pass."""
-    shifted = np.subtract(x, _row_max(x, dim))
-    picked = shifted[index]
-    exps = np.exp(shifted, out=shifted)
-    total = np.sum(exps, axis=dim, keepdims=True)
-    picked -= np.log(np.squeeze(total, dim))
-    return picked, exps, total
-
-
-def _plus_at(m, dx, index, entries):
-    """dx + G, G zero but for ``entries`` at ``index`` (distinct places): added in place to
-    the fresh array dx, or (graph) as a tensor."""
-    if m.is_graph:
-        return dx + m.index_into_zeros(entries, tuple(dx.shape), index, False)
-    dx[index] += entries
-    return dx
+        y = _LogSoftmax.apply(saved[0], self.class_dim) if m.is_graph else self.log_probs
+        return (_log_softmax_grad(self.class_dim, entries, y, m, at=self.index), None)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -302,8 +284,8 @@ class NllLoss2DBackward0(NllLossBackward0):
 
 
 def _nll_targets(x, t, weight, ignore_index):
-    """Targets made safe for indexing, each element's weight (None: all 1, nothing ignored),
-    and the weights' sum (the 'mean' divisor)."""
+    """Targets made safe for indexing, each element's weight (None: all 1, nothing ignored;
+    0 where ignored) and where targets are ignored (None: nowhere)."""
     classes = x.shape[1] if x.ndim > 1 else x.shape[0]
     ignored = t == ignore_index
     any_ignored = bool(ignored.any())
@@ -313,12 +295,30 @@ def _nll_targets(x, t, weight, ignore_index):
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     safe = np.where(ignored, 0, t) if any_ignored else t
     if weight is None and not any_ignored:
-        return safe, None, float(t.size)
-    w = weight._data[safe].astype(x.dtype, copy=True) if weight is not None \
-        else np.ones(safe.shape, x.dtype)
+        return safe, None, None
+    w = np.array(weight._data[safe], x.dtype) if weight is not None \
+        else np.ones(safe.shape, x.dtype)  # (an array also for one 0-d target)
     if any_ignored:
         w[ignored] = 0
-    return safe, w, w.sum()
+    return safe, w, (ignored if any_ignored else None)
+
+
+def _total_weight(w, ignored, count):
+    """'mean''s divisor: the kept targets' weights, summed as torch's kernel (``w`` None: all
+    weights 1, the count of kept targets)."""
+    if w is None:
+        return float(count - (int(np.count_nonzero(ignored)) if ignored is not None else 0))
+    return _kept_sum(w, ignored)
+
+
+def _kept_sum(values, ignored):
+    """The sum of ``values`` (one per target) over the kept targets in torch's nll kernel's
+    order: its cascade of partial sums, ignored targets skipped."""
+    values = values.reshape(-1)
+    if ignored is None:
+        return _bf16.cascade_sum(values, None, values.size, np.asarray)
+    positions = np.flatnonzero(~ignored.reshape(-1))
+    return _bf16.cascade_sum(values[positions], positions, values.size, np.asarray)
 
 
 def _class_index(x, t):
@@ -331,14 +331,6 @@ def _class_index(x, t):
     return tuple(grids[:1] + [t] + grids[1:])
 
 
-def _onehot_values(x, t, w, denom):
-    """G's entry of each element (target ``t``): -w / denom, 0 where w is 0."""
-    if w is None:  # (denom 0: no targets at all, an empty batch)
-        return np.full(t.shape, -1.0 / denom if denom else np.nan, x.dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: zero gradient
-        return np.where(w == 0, np.zeros((), x.dtype), -w / denom).astype(x.dtype, copy=False)
-
-
 class DivBackward1(Node):
     """out = a / s for a Python number s;  da = g / s."""
 
@@ -347,7 +339,7 @@ class DivBackward1(Node):
         return a._data / np.asarray(s, a._data.dtype)
 
     def backward(self, m, g):
-        return (g * (1.0 / self.s),)
+        return (g / self.s,)  # (torch's division: g * (1 / s) rounds twice)
 
 
 class ClampMinBackward0(Node):
