@@ -153,7 +153,7 @@ _install_out(globals(), (
     "gather", "index_select", "masked_select", "nonzero", "erf", "normal", "bernoulli",
     "multinomial", *[n for n in _UNARY if n != "negative"]), factories=(
     "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn",
-    "randint", "randperm"))
+    "randint", "randperm"), elementwise=_UNARY)
 
 from . import _tensor_misc  # noqa: E402  (binds the extra math, in-place forms, misc attributes)
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from .inplace import OVERLAP, _check_cast, overlaps
+from .inplace import OVERLAP, _check_cast, overlaps, refuse_partial_overlap
 
 
 def _tensors(values):
@@ -72,11 +72,35 @@ def rename_numpy_keywords(kwargs, accepted):
             kwargs[_NUMPY_NAMES[key]] = kwargs.pop(key)
 
 
-def with_out(fn, name=None, factory=False):
+# out= forms whose torch kernels (TensorIterator's, cat's) refuse an input that partly
+# overlaps ``out`` (reductions, scans, sorting and the matrix products do not check)
+CHECKS_INPUT_OVERLAP = frozenset(
+    "add sub subtract mul multiply div divide true_divide floor_divide remainder pow neg "
+    "negative clamp clip clamp_min clamp_max where maximum minimum eq ne lt le gt ge greater "
+    "greater_equal less less_equal not_equal logical_and logical_or logical_xor logical_not "
+    "bitwise_and bitwise_or bitwise_xor bitwise_not lerp cat concat concatenate erf atan2 "
+    "arctan2 hypot fmod copysign xlogy ldexp nextafter heaviside gcd lcm addcmul addcdiv "
+    "logaddexp logaddexp2 float_power fmax fmin".split())
+
+
+def _tensor_inputs(args, kwargs):
+    """The arrays of the tensors among ``args`` and ``kwargs`` (in lists and tuples too)."""
+    found = []
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, (list, tuple)):
+            found += [v._data for v in value if isinstance(v, Tensor)]
+        elif isinstance(value, Tensor):
+            found.append(value._data)
+    return found
+
+
+def with_out(fn, name=None, factory=False, checks_overlap=None):
     """``fn`` with a keyword-only ``out``: a tensor (or a tuple for (values, indices) results)
     that receives the result and is returned. NumPy's keyword names (axis, keepdims, x) are
     taken as torch takes them."""
     name = name or fn.__name__
+    if checks_overlap is None:
+        checks_overlap = name in CHECKS_INPUT_OVERLAP
     try:
         signature = inspect.signature(fn)  # read once at import: names, and help()'s out=
     except (TypeError, ValueError):
@@ -89,12 +113,7 @@ def with_out(fn, name=None, factory=False):
             rename_numpy_keywords(kwargs, accepted)
         if out is None:
             return fn(*args, **kwargs)
-        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-        for o in outs:
-            if not isinstance(o, Tensor):
-                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
-                                f"{type(o).__name__}")
-        _check_autograd(name, args, kwargs, outs)
+        outs = _checked_outs(name, out, args, kwargs, checks_overlap)
         if factory:
             _factory_dtype(name, kwargs, outs[0])
         result = fn(*args, **kwargs)
@@ -113,6 +132,21 @@ def with_out(fn, name=None, factory=False):
     return wrapper
 
 
+def _checked_outs(name, out, args, kwargs, checks_overlap):
+    """``out`` as a tuple of tensors, after torch's checks: tensors, autograd's rules, and
+    (``checks_overlap``) no input partly overlapping one."""
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
+    _check_autograd(name, args, kwargs, outs)
+    if checks_overlap:
+        inputs = _tensor_inputs(args, kwargs)
+        for o in outs:
+            refuse_partial_overlap(o._data, inputs)
+    return outs
+
+
 def _signature_with_out(sig):
     """The signature with a keyword-only ``out=None`` (for help() and inspect)."""
     params = [p for p in sig.parameters.values() if p.name != "out"]
@@ -121,9 +155,11 @@ def _signature_with_out(sig):
     return sig.replace(parameters=params[:at] + [out_param] + params[at:])
 
 
-def install(namespace, names, factories=()):
-    """Replace each named function in ``namespace`` by its out= form."""
+def install(namespace, names, factories=(), elementwise=()):
+    """Replace each named function in ``namespace`` by its out= form (``elementwise``: more
+    names whose out= refuses a partly overlapping input, with CHECKS_INPUT_OVERLAP's)."""
     for n in names:
-        namespace[n] = with_out(namespace[n], n)
+        namespace[n] = with_out(namespace[n], n,
+                                checks_overlap=n in CHECKS_INPUT_OVERLAP or n in elementwise)
     for n in factories:
         namespace[n] = with_out(namespace[n], n, factory=True)

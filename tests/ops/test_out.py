@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from oracle import close
+from oracle import close, same_error
 
 import ember
 
@@ -121,3 +121,25 @@ def test_out_with_grad_is_allowed_under_no_grad_and_factories_take_outs_dtype():
 def test_signature_shows_out():
     assert "out" in inspect.signature(ember.add).parameters
     assert inspect.signature(ember.exp).parameters["out"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, a, b: L.add(a, b, out=a), lambda L, a, b: L.mul(b, 2, out=a),
+    lambda L, a, b: L.exp(b, out=a), lambda L, a, b: L.sigmoid(b, out=a),
+    lambda L, a, b: L.where(a > 2, a, b, out=a), lambda L, a, b: L.maximum(a, b, out=a),
+    lambda L, a, b: L.cat([b[:2], b[2:]], out=a)], ids=range(7))
+def test_out_partly_overlapping_an_input_refused_as_torch(call):
+    def run(lib):
+        x = lib.arange(1.0, 7.0)
+        call(lib, x[1:], x[:-1])
+    same_error(run)
+
+
+def test_out_overlaps_torch_allows_run():
+    """out= the input itself (torch.add(x, 1, out=x)), and a reduction's out (torch does not
+    check there)."""
+    for lib in (torch, ember):
+        x = lib.arange(1.0, 7.0)
+        lib.add(x, 1, out=x)
+        assert x.tolist() == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+        lib.sum(x[1:].view(1, 5), 0, out=x[:5])  # (the values are then torch's own matter)
