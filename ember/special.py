@@ -1,6 +1,7 @@
 """torch.special: the special functions under torch's names. Most are the top-level ops under
 another name (expit is sigmoid, gammaln is lgamma, ...); ndtr, entr, xlog1py and i1 are built
-here from those ops, so their gradients come from the ops' own backward formulas."""
+here from those ops, so their gradients come from the ops' own backward formulas; ndtri,
+log_ndtr, erfcx, i0e, i1e, zeta and gammainc/gammaincc are nodes of ops/special_ops.py."""
 import math
 
 import numpy as np
@@ -9,10 +10,14 @@ import ember as _ember
 
 from .autograd.graph import Node
 from .ops import elementwise_extra as _X
+from .ops import pointwise as _pointwise
+from .ops import special_ops as _ops
+from .ops.out import with_out as _with_out
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
-           "i0", "i1", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
 
 digamma = psi = _ember.digamma
 erf, erfc, erfinv = _ember.erf, _ember.erfc, _ember.erfinv
@@ -80,3 +85,48 @@ def xlog1py(input, other):
 def i1(input):
     """The modified Bessel function of the first kind, order 1."""
     return _X.SpecialI1Backward0.apply(input)
+
+
+def _unary(name, node, kernel, reduced=True):
+    """torch.special.<name>(input, *, out=None) over a unary node; ``kernel`` names torch's,
+    which refuses complex (and, with ``reduced``, float16 and bfloat16) inputs."""
+    def fn(input):
+        _ops.refuse_dtype(kernel, input.dtype, reduced)
+        return node.apply(input)
+    fn.__name__, fn.__doc__ = name, node.__doc__
+    return _with_out(fn, name)
+
+
+ndtri = _unary("ndtri", _ops.SpecialNdtriBackward0, "ndtri_cpu")
+log_ndtr = _unary("log_ndtr", _ops.SpecialLogNdtrBackward0, "log_ndtr_cpu")
+erfcx = _unary("erfcx", _ops.SpecialErfcxBackward0, "erfcx_cpu")
+i0e = _unary("i0e", _ops.SpecialI0EBackward0, "i0e_cpu", reduced=False)
+i1e = _unary("i1e", _ops.SpecialI1EBackward0, "i1e_cpu", reduced=False)
+
+
+def _gamma(name, node, kernel):
+    fn = _pointwise._float_kernel("special_" + name, node, kernel)
+    fn.__name__ = name
+    return _with_out(fn, name)
+
+
+gammainc = _gamma("gammainc", _ops.IgammaBackward0, "igamma_cpu")
+gammaincc = _gamma("gammaincc", _ops.IgammacBackward0, "igammac_cpu")
+
+
+def zeta(input, other):
+    """The Hurwitz zeta function sum_k (other + k)^-input (either argument may be a number)."""
+    tensors = [isinstance(v, _ember.Tensor) for v in (input, other)]
+    if not any(tensors):
+        raise TypeError(f"special_zeta() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one "
+                        "of: (Tensor input, Tensor other), (Number self, Tensor other), "
+                        "(Tensor self, Number other)")
+    _ops.refuse_operands("zeta_cpu", input, other)
+    if not tensors[0]:  # (a number input: torch's wrapped number)
+        return _ops.SpecialZetaBackward1.apply(_pointwise._as_tensor(input), other)
+    return (_ops.SpecialZetaBackward0 if tensors[1] else _ops.SpecialZetaBackward2).apply(
+        input, other)
+
+
+zeta = _with_out(zeta, "zeta")
