@@ -10,6 +10,7 @@ import ember as _ember
 
 from .autograd.graph import Node
 from .ops import elementwise_extra as _X
+from .ops import orthogonal_polynomials as _poly
 from .ops import pointwise as _pointwise
 from .ops import special_ops as _ops
 from .ops.out import with_out as _with_out
@@ -17,7 +18,11 @@ from .ops.out import with_out as _with_out
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
            "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
-           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta",
+           *(f"{shift}chebyshev_polynomial_{kind}" for shift in ("", "shifted_")
+             for kind in "tuvw"),
+           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+           "legendre_polynomial_p"]
 
 digamma = psi = _ember.digamma
 erf, erfc, erfinv = _ember.erf, _ember.erfc, _ember.erfinv
@@ -130,3 +135,22 @@ def zeta(input, other):
 
 
 zeta = _with_out(zeta, "zeta")
+
+
+def _polynomial(name, compute):
+    """torch.special.<name>(input, n, *, out=None): no derivative (as torch)."""
+    def fn(input, n):
+        return _ops.without_derivative(name, compute, input, n)
+    fn.__name__, fn.__doc__ = name, compute.__doc__
+    return _with_out(fn, name)
+
+
+for _kind in "tuvw":
+    for _shifted in (False, True):
+        _name = f"{'shifted_' * _shifted}chebyshev_polynomial_{_kind}"
+        globals()[_name] = _polynomial(_name, lambda x, n, k=_kind, s=_shifted: _poly.chebyshev(
+            k, x, n, s))
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", _poly.hermite_h)
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", _poly.hermite_he)
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _poly.laguerre_l)
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", _poly.legendre_p)

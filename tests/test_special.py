@@ -220,3 +220,59 @@ def test_binary_special_dtypes_broadcasting_and_forms_as_torch(call):
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
     assert tuple(ours.shape) == tuple(theirs.shape)
     _assert_close(ours, theirs, 1e-6)
+
+
+# ---------------------------------------------------------------- orthogonal polynomials
+POLYNOMIALS = [f"{shift}chebyshev_polynomial_{kind}" for shift in ("", "shifted_")
+               for kind in "tuvw"] + ["hermite_polynomial_h", "hermite_polynomial_he",
+                                      "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_orthogonal_polynomials_as_torch(name):
+    # (no NaN x: torch's u, w, Laguerre and Legendre kernels return uninitialised values there)
+    xs = np.r_[np.linspace(-3, 3, 241), -1.0, 1.0, 0.0, 0.5, INF, -INF, 1e10, -1e10]
+    ns = np.r_[-3, -1, -0.5, 0, 1, 2, 2.7, 3, 6, 7, 8, 9, 10, 15, 30, 60, NAN, INF, -INF, 1e30]
+    x, n = (v.ravel() for v in np.meshgrid(xs, ns, indexing="ij"))
+    ours = getattr(ember.special, name)(ember.tensor(x), ember.tensor(n))
+    theirs = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n))
+    _assert_close(ours, theirs, 1e-9, 1e-12)
+    narrow = xs[np.abs(xs) != 1e10].astype(np.float32)  # (torch's float32 overflows midway)
+    ours = getattr(ember.special, name)(ember.tensor(narrow), 7)
+    theirs = getattr(torch.special, name)(torch.tensor(narrow), 7)
+    _assert_close(ours, theirs, 1e-4, 1e-4)  # (torch's float32 recurrence rounds each step)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.special.chebyshev_polynomial_t(L.tensor([0.5, 1.5], requires_grad=True), 3),
+    lambda L: L.special.hermite_polynomial_h(3, L.tensor([0.5, 1.5])),
+    lambda L: L.special.legendre_polynomial_p(L.tensor([1, 2]), L.tensor([2, 3])),
+    lambda L: L.special.laguerre_polynomial_l(L.tensor(1.5, dtype=L.float64),
+                                              L.tensor([2.0, 3.0])),
+    lambda L: L.special.shifted_chebyshev_polynomial_u(L.tensor([[0.3], [0.6]]),
+                                                       L.tensor([1, 2, 3])),
+    lambda L: L.special.hermite_polynomial_he(True, L.tensor([1, 2])),
+    lambda L: L.special.shifted_chebyshev_polynomial_w(L.tensor([0.3], dtype=L.float64),
+                                                       L.tensor([4]), out=L.empty(1)),
+    lambda L: L.special.chebyshev_polynomial_v(L.zeros(0), 3),
+    lambda L: L.special.chebyshev_polynomial_t(L.tensor(0.5), L.tensor([3, 4, 5]))])
+def test_orthogonal_polynomial_forms_as_torch(call):
+    ours, theirs = call(ember), call(torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.requires_grad is theirs.requires_grad is False
+    _assert_close(ours, theirs, 1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.special.chebyshev_polynomial_u(2.5, 3),
+    lambda L: L.special.chebyshev_polynomial_w(L.tensor([1.0], dtype=L.float16), 2),
+    lambda L: L.special.legendre_polynomial_p(L.tensor([1.0], dtype=L.bfloat16), 2),
+    lambda L: L.special.chebyshev_polynomial_v(L.tensor([1j]), 2),
+    lambda L: L.special.laguerre_polynomial_l(L.zeros(2), L.zeros(3))])
+def test_orthogonal_polynomial_refusals_as_torch(call):
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(ember)
+    assert str(ours.value).split(" - ")[0] == str(theirs.value).split(" - ")[0]

@@ -7,6 +7,9 @@ import math
 import numpy as np
 
 from .. import _dtype
+from .._creation import tensor
+from .._tensor import Tensor
+from ..autograd.graph import broadcast_message
 from . import elementwise as E
 from . import elementwise_extra as X
 from . import special as S
@@ -108,3 +111,24 @@ def refuse_operands(kernel, *operands, reduced=True):
                  for t in operands]
     refuse_dtype(kernel, _dtype.from_numpy_dtype(_dtype._result_from_operands(described)),
                  reduced)
+
+
+def without_derivative(name, compute, input, other):
+    """torch.special.<name>(input, other) for a binary kernel torch gives no derivative (the
+    result never requires grad): either argument may be a number, not both."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"special_{name}() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one "
+                        "of: (Tensor input, Tensor n), (Number x, Tensor n), "
+                        "(Tensor x, Number n)")
+    refuse_operands(name + "_cpu", input, other)
+    if not isinstance(input, Tensor):
+        input = tensor(input)  # (torch's wrapped number: the lowest priority in promotion)
+    x, y = E._operands(input, other)
+    mismatch = broadcast_message(np.shape(x), np.shape(y))
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    dt = np.result_type(x, y)
+    if dt.kind != "f":
+        dt = _dtype.get_default_dtype().np
+    return Tensor._make(np.asarray(compute(x, y)).astype(dt, copy=False))
