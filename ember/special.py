@@ -9,6 +9,7 @@ import numpy as np
 import ember as _ember
 
 from .autograd.graph import Node
+from .ops import bessel as _bessel
 from .ops import elementwise_extra as _X
 from .ops import orthogonal_polynomials as _poly
 from .ops import pointwise as _pointwise
@@ -22,7 +23,10 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit",
            *(f"{shift}chebyshev_polynomial_{kind}" for shift in ("", "shifted_")
              for kind in "tuvw"),
            "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-           "legendre_polynomial_p"]
+           "legendre_polynomial_p", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0",
+           "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "spherical_bessel_j0"]
 
 digamma = psi = _ember.digamma
 erf, erfc, erfinv = _ember.erf, _ember.erfc, _ember.erfinv
@@ -154,3 +158,25 @@ hermite_polynomial_h = _polynomial("hermite_polynomial_h", _poly.hermite_h)
 hermite_polynomial_he = _polynomial("hermite_polynomial_he", _poly.hermite_he)
 laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _poly.laguerre_l)
 legendre_polynomial_p = _polynomial("legendre_polynomial_p", _poly.legendre_p)
+
+
+def _without_derivative(name, compute):
+    """torch.special.<name>(input, *, out=None): no derivative (as torch)."""
+    def fn(input):
+        return _ops.unary_without_derivative(name, compute, input)
+    fn.__name__, fn.__doc__ = name, compute.__doc__
+    return _with_out(fn, name)
+
+
+airy_ai = _without_derivative("airy_ai", _bessel.airy_ai)
+bessel_j0 = _without_derivative("bessel_j0", _bessel.j0)
+bessel_j1 = _without_derivative("bessel_j1", _bessel.j1)
+bessel_y0 = _without_derivative("bessel_y0", _bessel.y0)
+bessel_y1 = _without_derivative("bessel_y1", _bessel.y1)
+modified_bessel_i0 = _without_derivative("modified_bessel_i0", _bessel.modified_i0)
+modified_bessel_i1 = _without_derivative("modified_bessel_i1", _bessel.modified_i1)
+modified_bessel_k0 = _without_derivative("modified_bessel_k0", _bessel.k0)
+modified_bessel_k1 = _without_derivative("modified_bessel_k1", _bessel.k1)
+scaled_modified_bessel_k0 = _without_derivative("scaled_modified_bessel_k0", _bessel.k0e)
+scaled_modified_bessel_k1 = _without_derivative("scaled_modified_bessel_k1", _bessel.k1e)
+spherical_bessel_j0 = _without_derivative("spherical_bessel_j0", _bessel.spherical_j0)

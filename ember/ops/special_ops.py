@@ -132,3 +132,12 @@ def without_derivative(name, compute, input, other):
     if dt.kind != "f":
         dt = _dtype.get_default_dtype().np
     return Tensor._make(np.asarray(compute(x, y)).astype(dt, copy=False))
+
+
+def unary_without_derivative(name, compute, input):
+    """torch.special.<name>(input) for a float64 kernel torch gives no derivative (the result
+    never requires grad; integer and bool inputs give the default float dtype)."""
+    refuse_dtype(name + "_cpu", input.dtype)
+    data = input._data
+    dt = data.dtype if data.dtype.kind == "f" else _dtype.get_default_dtype().np
+    return Tensor._make(np.asarray(compute(data)).astype(dt, copy=False))
