@@ -180,3 +180,7 @@ modified_bessel_k1 = _without_derivative("modified_bessel_k1", _bessel.k1)
 scaled_modified_bessel_k0 = _without_derivative("scaled_modified_bessel_k0", _bessel.k0e)
 scaled_modified_bessel_k1 = _without_derivative("scaled_modified_bessel_k1", _bessel.k1e)
 spherical_bessel_j0 = _without_derivative("spherical_bessel_j0", _bessel.spherical_j0)
+
+
+# torch's out= forms of the functions defined above
+ndtr, entr, xlog1py, i1 = (_with_out(fn, fn.__name__) for fn in (ndtr, entr, xlog1py, i1))

@@ -347,3 +347,15 @@ def test_bessel_functions_have_no_derivative_and_torch_dtypes(name):
                                                                  dtype=torch.float64)), 1e-9)
     assert getattr(ember.special, name)(ember.tensor(0.5)).shape == ()
     assert getattr(ember.special, name)(ember.zeros(0, 3)).shape == (0, 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, out: L.special.ndtr(L.tensor([0.5, -1.0]), out=out),
+    lambda L, out: L.special.entr(L.tensor([0.5, 0.0]), out=out),
+    lambda L, out: L.special.i1(L.tensor([0.5, -1.0]), out=out),
+    lambda L, out: L.special.xlog1py(L.tensor([0.5, 0.0]), L.tensor([2.0, 3.0]), out=out)])
+def test_out_forms_of_the_older_special_functions(call):
+    # (ember's ndtr, entr, i1 and xlog1py took no out=)
+    out = ember.empty(2)
+    assert call(ember, out) is out
+    _assert_close(out, call(torch, torch.empty(2)), 1e-6)
