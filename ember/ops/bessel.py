@@ -32,11 +32,17 @@ def _quiet(fn):
     return wrapper
 
 
+_CHUNK = 4096  # elements per call: the integrals hold (elements x nodes) arrays
+
+
 def _on(mask, x, fn, fill=np.nan):
-    """fn(x) where ``mask`` holds (computed on those elements only), ``fill`` elsewhere."""
+    """fn(x) where ``mask`` holds (computed on those elements only, a chunk at a time),
+    ``fill`` elsewhere."""
     out = np.full(x.shape, fill)
     if mask.any():
-        out[mask] = fn(x[mask])
+        chosen = x[mask]
+        out[mask] = np.concatenate([fn(chosen[i:i + _CHUNK])
+                                    for i in range(0, chosen.size, _CHUNK)])
     return out
 
 
