@@ -9,14 +9,13 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor
 from .._tensor import Tensor
-from ..autograd.graph import broadcast_message
+from ..autograd.graph import Node, broadcast_message
 from . import elementwise as E
 from . import elementwise_extra as X
 from . import special as S
 from . import special_cdf as C
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
-_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _through = X._through
 
@@ -27,12 +26,6 @@ def refuse_dtype(kernel, dtype, reduced=True):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.scalar_name}\'')
 
 
-def _log_ndtr_grad(m, g, x):
-    """d log ndtr(x) / dx = pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt 2) (no
-    underflow on either side)."""
-    return g * _SQRT_2_OVER_PI / _through(m, SpecialErfcxBackward0, S.erfcx)(-x / math.sqrt(2))
-
-
 def _i0e_grad(m, g, x):
     """d i0e / dx = i1e(x) - sgn(x) i0e(x)."""
     return g * (_through(m, SpecialI1EBackward0, S.i1e)(x)
@@ -40,12 +33,26 @@ def _i0e_grad(m, g, x):
 
 
 def _i1e_grad(m, g, x):
-    """d i1e / dx = i0e(x) - i1e(x) (sgn(x) + 1 / x), 1/2 at 0."""
-    zero = m.data(x) == 0
-    safe = m.where(zero, 1.0, x)
+    """d i1e / dx = i0e(x) - i1e(x) (sgn(x) + 1 / x); 1/2 where |x| <= eps (and NaN), as
+    torch."""
+    tiny, safe = X.tiny_and_safe(m, x)
     slope = (_through(m, SpecialI0EBackward0, S.i0e)(safe)
              - _through(m, SpecialI1EBackward0, S.i1e)(safe) * (m.sgn(safe) + 1 / safe))
-    return g * m.where(zero, 0.5, slope)
+    return g * m.where(tiny, 0.5, slope)
+
+
+class SpecialLogNdtrBackward0(Node):
+    """y = log ndtr(x);  dx = g exp(-(y + x^2 / 2)) / sqrt(2 pi) (torch's formula, from the
+    output: its values at the extremes, inf at -1e10 and NaN at -inf, included)."""
+
+    saves_output = True
+
+    def forward(self, a):
+        self.save(a)
+        return S._in_float64(C.log_ndtr)(X._float(a))
+
+    def backward(self, m, g, x, y):
+        return (g / _SQRT_2PI * m.exp(-(y + x * x / 2)),)
 
 
 _u = E._unary
@@ -53,16 +60,14 @@ SpecialNdtriBackward0 = _u(
     "SpecialNdtriBackward0", S._in_float64(C.ndtri),
     lambda m, g, y: g * _SQRT_2PI * m.exp(y * y / 2), "output",
     "the standard normal quantile; dx = g sqrt(2 pi) exp(y^2 / 2)")
-SpecialLogNdtrBackward0 = _u("SpecialLogNdtrBackward0", S._in_float64(C.log_ndtr),
-                             _log_ndtr_grad, doc="log of the standard normal CDF")
 SpecialErfcxBackward0 = _u(
     "SpecialErfcxBackward0", S.erfcx, lambda m, g, x: g * (
         2 * x * _through(m, SpecialErfcxBackward0, S.erfcx)(x) - _TWO_OVER_SQRT_PI),
     doc="exp(x^2) erfc(x); dx = g (2 x erfcx(x) - 2 / sqrt(pi))")
 SpecialI0EBackward0 = _u("SpecialI0EBackward0", S.i0e, _i0e_grad, doc="exp(-|x|) I0(x)")
 SpecialI1EBackward0 = _u("SpecialI1EBackward0", S.i1e, _i1e_grad, doc="exp(-|x|) I1(x)")
-for _cls in (SpecialNdtriBackward0, SpecialLogNdtrBackward0, SpecialErfcxBackward0,
-             SpecialI0EBackward0, SpecialI1EBackward0):
+for _cls in (SpecialNdtriBackward0, SpecialErfcxBackward0, SpecialI0EBackward0,
+             SpecialI1EBackward0):
     _cls.__module__ = __name__
 
 
