@@ -1,7 +1,9 @@
 """torch.special: the special functions under torch's names. Most are the top-level ops under
 another name (expit is sigmoid, gammaln is lgamma, ...); ndtr, entr, xlog1py and i1 are built
 here from those ops, so their gradients come from the ops' own backward formulas; ndtri,
-log_ndtr, erfcx, i0e, i1e, zeta and gammainc/gammaincc are nodes of ops/special_ops.py."""
+log_ndtr, erfcx, i0e, i1e, zeta and gammainc/gammaincc are nodes of ops/special_ops.py; the
+orthogonal polynomials (ops/orthogonal_polynomials.py) and the Bessel and Airy functions
+(ops/bessel.py) have no derivative in torch, and none here."""
 import math
 
 import numpy as np
