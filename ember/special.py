@@ -105,7 +105,7 @@ def _unary(name, node, kernel, reduced=True):
         _ops.refuse_dtype(kernel, input.dtype, reduced)
         return node.apply(input)
     fn.__name__, fn.__doc__ = name, node.__doc__
-    return _with_out(fn, name)
+    return _with_out(fn, "special_" + name)
 
 
 ndtri = _unary("ndtri", _ops.SpecialNdtriBackward0, "ndtri_cpu")
@@ -118,7 +118,7 @@ i1e = _unary("i1e", _ops.SpecialI1EBackward0, "i1e_cpu", reduced=False)
 def _gamma(name, node, kernel):
     fn = _pointwise._float_kernel("special_" + name, node, kernel)
     fn.__name__ = name
-    return _with_out(fn, name)
+    return _with_out(fn, kernel[:-len("_cpu")])  # (torch's out= error names igamma/igammac)
 
 
 gammainc = _gamma("gammainc", _ops.IgammaBackward0, "igamma_cpu")
@@ -140,7 +140,7 @@ def zeta(input, other):
         input, other)
 
 
-zeta = _with_out(zeta, "zeta")
+zeta = _with_out(zeta, "special_zeta")
 
 
 def _polynomial(name, compute):
@@ -148,7 +148,7 @@ def _polynomial(name, compute):
     def fn(input, n):
         return _ops.without_derivative(name, compute, input, n)
     fn.__name__, fn.__doc__ = name, compute.__doc__
-    return _with_out(fn, name)
+    return _with_out(fn, "special_" + name, differentiable=False)
 
 
 for _kind in "tuvw":
@@ -167,7 +167,7 @@ def _without_derivative(name, compute):
     def fn(input):
         return _ops.unary_without_derivative(name, compute, input)
     fn.__name__, fn.__doc__ = name, compute.__doc__
-    return _with_out(fn, name)
+    return _with_out(fn, "special_" + name, differentiable=False)
 
 
 airy_ai = _without_derivative("airy_ai", _bessel.airy_ai)
@@ -185,4 +185,5 @@ spherical_bessel_j0 = _without_derivative("spherical_bessel_j0", _bessel.spheric
 
 
 # torch's out= forms of the functions defined above
-ndtr, entr, xlog1py, i1 = (_with_out(fn, fn.__name__) for fn in (ndtr, entr, xlog1py, i1))
+ndtr, entr, xlog1py, i1 = (_with_out(fn, "special_" + fn.__name__)
+                           for fn in (ndtr, entr, xlog1py, i1))

@@ -72,10 +72,11 @@ def rename_numpy_keywords(kwargs, accepted):
             kwargs[_NUMPY_NAMES[key]] = kwargs.pop(key)
 
 
-def with_out(fn, name=None, factory=False):
+def with_out(fn, name=None, factory=False, differentiable=True):
     """``fn`` with a keyword-only ``out``: a tensor (or a tuple for (values, indices) results)
     that receives the result and is returned. NumPy's keyword names (axis, keepdims, x) are
-    taken as torch takes them."""
+    taken as torch takes them. ``differentiable=False``: an op torch gives no derivative, whose
+    out= takes inputs that require grad."""
     name = name or fn.__name__
     try:
         signature = inspect.signature(fn)  # read once at import: names, and help()'s out=
@@ -94,7 +95,8 @@ def with_out(fn, name=None, factory=False):
             if not isinstance(o, Tensor):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                                 f"{type(o).__name__}")
-        _check_autograd(name, args, kwargs, outs)
+        if differentiable:
+            _check_autograd(name, args, kwargs, outs)
         if factory:
             _factory_dtype(name, kwargs, outs[0])
         result = fn(*args, **kwargs)
