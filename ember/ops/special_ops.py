@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor
 from .._tensor import Tensor
-from ..autograd.graph import Node, broadcast_message
+from ..autograd.graph import Node, broadcast_message, observe_untracked
 from . import elementwise as E
 from . import elementwise_extra as X
 from . import special as S
@@ -136,7 +136,8 @@ def without_derivative(name, compute, input, other):
     dt = np.result_type(x, y)
     if dt.kind != "f":
         dt = _dtype.get_default_dtype().np
-    return Tensor._make(np.asarray(compute(x, y)).astype(dt, copy=False))
+    out = Tensor._make(np.asarray(compute(x, y)).astype(dt, copy=False))
+    return observe_untracked(name, (input, other), out)
 
 
 def unary_without_derivative(name, compute, input):
@@ -145,4 +146,5 @@ def unary_without_derivative(name, compute, input):
     refuse_dtype(name + "_cpu", input.dtype)
     data = input._data
     dt = data.dtype if data.dtype.kind == "f" else _dtype.get_default_dtype().np
-    return Tensor._make(np.asarray(compute(data)).astype(dt, copy=False))
+    out = Tensor._make(np.asarray(compute(data)).astype(dt, copy=False))
+    return observe_untracked(name, (input,), out)
