@@ -402,3 +402,10 @@ def test_out_with_inputs_that_require_grad_as_torch(call):
         np.testing.assert_allclose(outcomes[0], outcomes[1], rtol=1e-6)
     else:
         assert outcomes[0] == outcomes[1]
+
+
+def test_ops_without_derivative_keep_meta_tensors_meta():
+    x = ember.empty(3, 1, device="meta")
+    assert ember.special.bessel_y1(x).device.type == "meta"
+    out = ember.special.legendre_polynomial_p(x, ember.empty(4, device="meta"))
+    assert out.device.type == "meta" and tuple(out.shape) == (3, 4)

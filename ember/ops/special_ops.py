@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _meta
 from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd.graph import Node, broadcast_message, observe_untracked
@@ -136,8 +136,7 @@ def without_derivative(name, compute, input, other):
     dt = np.result_type(x, y)
     if dt.kind != "f":
         dt = _dtype.get_default_dtype().np
-    out = Tensor._make(np.asarray(compute(x, y)).astype(dt, copy=False))
-    return observe_untracked(name, (input, other), out)
+    return _untracked(name, np.asarray(compute(x, y)).astype(dt, copy=False), input, other)
 
 
 def unary_without_derivative(name, compute, input):
@@ -146,5 +145,11 @@ def unary_without_derivative(name, compute, input):
     refuse_dtype(name + "_cpu", input.dtype)
     data = input._data
     dt = data.dtype if data.dtype.kind == "f" else _dtype.get_default_dtype().np
-    out = Tensor._make(np.asarray(compute(data)).astype(dt, copy=False))
-    return observe_untracked(name, (input,), out)
+    return _untracked(name, np.asarray(compute(data)).astype(dt, copy=False), input)
+
+
+def _untracked(name, data, *inputs):
+    """The result tensor of an op without a node (meta when an input is)."""
+    if _meta.in_use:
+        data = _meta.recheck(data, inputs)
+    return observe_untracked(name, inputs, Tensor._make(data))
