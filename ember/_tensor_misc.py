@@ -33,13 +33,14 @@ FUNCTIONS = {name: getattr(module, name) for module, names in (
                  "logaddexp2", "xlogy", "ldexp", "nextafter", "gcd", "lcm", "heaviside",
                  "bitwise_left_shift", "bitwise_right_shift", "float_power", "logit",
                  "mvlgamma", "positive", "signbit", "isposinf", "isneginf", "isreal",
-                 "is_nonzero", "frexp", "polygamma")),
+                 "is_nonzero", "frexp", "polygamma", "igamma", "igammac")),
     (fused_products, ("addcmul", "addcdiv", "addmv", "addr", "addbmm")),
     (scatter_reduce, ("scatter_reduce", "index_reduce"))) for name in names}
 FUNCTIONS.update(UNARY_EXTRA)
 
 # Tensor methods that get an in-place ``_`` form here (when Tensor has none yet)
 _INPLACE = (*UNARY_EXTRA, "atan2", "arctan2", "hypot", "fmod", "copysign", "xlogy", "ldexp",
+            "igamma", "igammac",
             "nextafter", "gcd", "lcm", "heaviside", "bitwise_left_shift", "bitwise_right_shift",
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logit", "mvlgamma",
             "polygamma", "addcmul", "addcdiv", "addmv", "addr", "addbmm", "absolute", "tan",

@@ -95,19 +95,27 @@ AsinhBackward1 = _inplace_without_derivative(AsinhBackward0, "asinh")
 AtanhBackward1 = _inplace_without_derivative(AtanhBackward0, "atanh")
 
 
+def tiny_and_safe(m, x):
+    """(|x| <= eps or NaN, x with those replaced by eps): torch's I1 and I1e derivatives take
+    1/2 there (their formulas divide by x)."""
+    data = m.data(x)
+    eps = float(np.finfo(data.dtype).eps)
+    tiny = ~(np.abs(data) > eps)
+    return tiny, m.where(tiny, eps, x)
+
+
 class SpecialI1Backward0(Node):
-    """y = I1(x);  dx = g * (I0(x) - I1(x) / x), 1/2 at 0."""
+    """y = I1(x);  dx = g * (I0(x) - I1(x) / x), 1/2 where |x| <= eps (and NaN), as torch."""
 
     def forward(self, a):
         self.save(a)
         return special.i1(_float(a))
 
     def backward(self, m, g, x):
-        zero = m.data(x) == 0
-        safe = m.where(zero, 1.0, x)
+        tiny, safe = tiny_and_safe(m, x)
         i0 = _through(m, I0Backward0, special.i0)(safe)
         i1 = _through(m, SpecialI1Backward0, special.i1)(safe)
-        return (g * m.where(zero, 0.5, i0 - i1 / safe),)
+        return (g * m.where(tiny, 0.5, i0 - i1 / safe),)
 
 
 def _float(a):

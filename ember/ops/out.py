@@ -94,10 +94,11 @@ def _tensor_inputs(args, kwargs):
     return found
 
 
-def with_out(fn, name=None, factory=False, checks_overlap=None):
+def with_out(fn, name=None, factory=False, checks_overlap=None, differentiable=True):
     """``fn`` with a keyword-only ``out``: a tensor (or a tuple for (values, indices) results)
     that receives the result and is returned. NumPy's keyword names (axis, keepdims, x) are
-    taken as torch takes them."""
+    taken as torch takes them. ``differentiable=False``: an op torch gives no derivative, whose
+    out= takes inputs that require grad."""
     name = name or fn.__name__
     if checks_overlap is None:
         checks_overlap = name in CHECKS_INPUT_OVERLAP
@@ -113,7 +114,7 @@ def with_out(fn, name=None, factory=False, checks_overlap=None):
             rename_numpy_keywords(kwargs, accepted)
         if out is None:
             return fn(*args, **kwargs)
-        outs = _checked_outs(name, out, args, kwargs, checks_overlap)
+        outs = _checked_outs(name, out, args, kwargs, checks_overlap, differentiable)
         if factory:
             _factory_dtype(name, kwargs, outs[0])
         result = fn(*args, **kwargs)
@@ -132,14 +133,15 @@ def with_out(fn, name=None, factory=False, checks_overlap=None):
     return wrapper
 
 
-def _checked_outs(name, out, args, kwargs, checks_overlap):
-    """``out`` as a tuple of tensors, after torch's checks: tensors, autograd's rules, and
-    (``checks_overlap``) no input partly overlapping one."""
+def _checked_outs(name, out, args, kwargs, checks_overlap, differentiable):
+    """``out`` as a tuple of tensors, after torch's checks: tensors, autograd's rules (for a
+    ``differentiable`` op), and (``checks_overlap``) no input partly overlapping one."""
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     for o in outs:
         if not isinstance(o, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
-    _check_autograd(name, args, kwargs, outs)
+    if differentiable:
+        _check_autograd(name, args, kwargs, outs)
     if checks_overlap:
         inputs = _tensor_inputs(args, kwargs)
         for o in outs:

@@ -6,7 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor
 from .._tensor import Tensor
-from . import api
+from . import api, special_ops
 from . import elementwise_extra as X
 from .inplace import apply_inplace
 
@@ -58,6 +58,21 @@ lcm = _binary("lcm", X.LcmBackward0)
 bitwise_left_shift = _binary("bitwise_left_shift", X.LshiftBackward0, scalars=True)
 bitwise_right_shift = _binary("bitwise_right_shift", X.RshiftBackward0, scalars=True)
 arctan2 = atan2
+
+
+def _float_kernel(name, cls, kernel):
+    """torch.<name>(input, other) of two tensors whose kernel takes real floating dtypes."""
+    def fn(input, other):
+        _need_tensor(name, input, "input", 1)
+        _need_tensor(name, other)
+        special_ops.refuse_operands(kernel, input, other, reduced=False)
+        return cls.apply(input, other)
+    fn.__name__, fn.__doc__ = name, cls.__doc__
+    return fn
+
+
+igamma = _float_kernel("igamma", special_ops.IgammaBackward0, "igamma_cpu")
+igammac = _float_kernel("igammac", special_ops.IgammacBackward0, "igammac_cpu")
 
 
 def heaviside(input, values):

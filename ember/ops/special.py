@@ -81,25 +81,53 @@ def digamma(x):
 
 
 def _hurwitz_zeta(s, q):
-    """zeta(s, q) = sum_k (q + k)^-s for an integer s >= 2 (Euler-Maclaurin past q + k >= 10);
-    inf at q = 0, -1, ...; q below -1e4 gives NaN (the shifted sum would be too long)."""
+    """zeta(s, q) = sum_k (q + k)^-s for s > 1 (Euler-Maclaurin past q + k >= 10; s and q
+    broadcast); inf at q = 0, -1, ...; q below -1e4 gives NaN (the shifted sum would be too
+    long)."""
+    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
     q = np.where(q < -1e4, np.nan, q)
     acc = np.zeros_like(q)
     a = q.copy()
+    # the tail's terms shrink as ((s + 2k) / (2 pi a))^2: summed directly up to a >= 0.8 s,
+    # which stops early where the terms no longer reach the sum (large s)
+    done = np.zeros(q.shape, bool)
     while True:
-        small = a < 10  # NaN compares False: it leaves the loop
+        small = ~done & (a < np.maximum(10, 0.8 * s))  # NaN compares False: it leaves
         if not small.any():
             break
-        acc += np.where(small, a ** -s, 0)
+        term = np.where(small, a ** -s, 0)
+        acc += term
         a = np.where(small, a + 1, a)
-    tail, rising, power = 0.0, float(s), a ** (-s - 1)
+        done |= small & (a > 0) & (np.abs(term) < 1e-18 * np.abs(acc))
+    tail, rising, power = 0.0, s * 1.0, a ** (-s - 1)
     inv2 = 1 / (a * a)
     for k, b in enumerate(_BERNOULLI):  # B_2k / (2k)! * s (s+1) ... (s+2k-2) a^(-s-2k+1)
         tail = tail + b / math.factorial(2 * k + 2) * rising * power
-        rising *= (s + 2 * k + 1) * (s + 2 * k + 2)
+        rising = rising * (s + 2 * k + 1) * (s + 2 * k + 2)
         power = power * inv2
-    out = acc + a ** (1 - s) / (s - 1) + 0.5 * a ** -s + tail
+    out = np.where(done, acc, acc + a ** (1 - s) / (s - 1) + 0.5 * a ** -s + tail)
     return np.where((q <= 0) & (q == np.floor(q)), np.inf, out)
+
+
+def _zeta_special(x, q):
+    """torch's (Cephes') answers outside the series' domain, NaN where the series applies."""
+    pole = (q <= 0) & (q == np.floor(q))
+    conditions = [x == 1, x < 1, pole, (q <= 0) & (x != np.floor(x)),
+                  np.isnan(x) | np.isnan(q), (x == np.inf) & (q == 1),
+                  (x == np.inf) & (q < 1), (x == np.inf) | (q == np.inf)]
+    values = [np.inf, np.nan, np.inf, np.nan, np.nan, 1.0, np.inf, np.nan]
+    return np.select(conditions, values, np.nan), np.any(conditions, axis=0)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_k (q + k)^-x, in float64 (with torch's special values)."""
+    x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    with np.errstate(all="ignore"):
+        special, taken = _zeta_special(x, q)
+        if taken.all():
+            return special
+        general = _hurwitz_zeta(np.where(taken, 2.0, x), np.where(taken, 1.0, q))
+        return np.where(taken, special, general)
 
 
 @_in_float64
@@ -110,13 +138,13 @@ def polygamma(x, n):
     return (-1.0) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(n + 1, x)
 
 
-def _erfc_fraction(x):
-    """erfc(x) for x >= 2: exp(-x^2) / sqrt(pi) over the continued fraction
+def _erfcx_fraction(x):
+    """exp(x^2) erfc(x) for x >= 2: 1 / sqrt(pi) over the continued fraction
     x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))), evaluated from 80 terms back."""
     f = x.copy()
     for k in range(80, 0, -1):
         f = x + (k / 2) / f
-    return np.exp(-x * x) / (math.sqrt(math.pi) * f)
+    return 1 / (math.sqrt(math.pi) * f)
 
 
 @_in_float64
@@ -125,8 +153,20 @@ def erfc(x):
     large = x >= 2
     out = 1 - _np_erf(x)
     if large.any():
-        out[large] = _erfc_fraction(x[large])
+        out[large] = np.exp(-x[large] ** 2) * _erfcx_fraction(x[large])
     return out
+
+
+@_in_float64
+def erfcx(x):
+    """exp(x^2) erfc(x), the scaled complement: 2 exp(x^2) - erfcx(-x) below 0 (inf past
+    -26.7, as torch), the continued fraction from 2 on."""
+    a = np.abs(x)
+    large = a >= 2
+    positive = np.asarray(np.exp(a * a) * (1 - _np_erf(a)))
+    if large.any():
+        positive[large] = _erfcx_fraction(a[large])
+    return np.where(x < 0, 2 * np.exp(a * a) - positive, positive)
 
 
 def _erfinv_guess(x):
@@ -161,8 +201,9 @@ def erfinv(x):
     return np.where(a > 1, np.nan, out)
 
 
-def _bessel_i(order, x):
-    """I_order(|x|) for order 0 or 1: the power series up to 15, the asymptotic one beyond."""
+def _bessel_i(order, x, scaled=False):
+    """I_order(|x|) for order 0 or 1 (times exp(-|x|) when ``scaled``): the power series up to
+    15, the asymptotic one beyond."""
     a = np.abs(x)
     quarter = a * a / 4
     term = np.ones_like(a) if order == 0 else a / 2
@@ -176,8 +217,10 @@ def _bessel_i(order, x):
     for k in range(1, 25):
         coefficient = coefficient * -(mu - (2 * k - 1) ** 2) / (k * 8 * big)
         asymptotic += coefficient
-    asymptotic *= np.exp(big) / np.sqrt(2 * np.pi * big)
-    return np.where(a > 15, asymptotic, series)
+    asymptotic /= np.sqrt(2 * np.pi * big)
+    if scaled:
+        return np.where(a > 15, asymptotic, series * np.exp(-a))
+    return np.where(a > 15, asymptotic * np.exp(big), series)
 
 
 @_in_float64
@@ -190,3 +233,15 @@ def i0(x):
 def i1(x):
     """The modified Bessel function of the first kind, order 1 (odd)."""
     return np.copysign(_bessel_i(1, x), x)
+
+
+@_in_float64
+def i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled I0."""
+    return _bessel_i(0, x, scaled=True)
+
+
+@_in_float64
+def i1e(x):
+    """exp(-|x|) I1(x), the exponentially scaled I1 (odd)."""
+    return np.copysign(_bessel_i(1, x, scaled=True), x)
