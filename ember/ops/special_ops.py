@@ -124,8 +124,9 @@ def without_derivative(name, compute, input, other):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"special_{name}() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__}), but expected one "
-                        "of: (Tensor input, Tensor n), (Number x, Tensor n), "
-                        "(Tensor x, Number n)")
+                        "of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n"
+                        " * (Number x, Tensor n, *, Tensor out = None)\n"
+                        " * (Tensor x, Number n, *, Tensor out = None)\n")
     refuse_operands(name + "_cpu", input, other)
     if not isinstance(input, Tensor):
         input = tensor(input)  # (torch's wrapped number: the lowest priority in promotion)
