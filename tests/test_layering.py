@@ -32,7 +32,7 @@ LAYERS = (
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
                  "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
-                 "ember.fx", "ember._C", "ember.cpu")),
+                 "ember.fx", "ember._C", "ember.cpu", "ember._dynamo")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 

@@ -93,7 +93,11 @@ def _padded_sizes(input, dims):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """x / max(||x||_p along dim, eps)."""
     norm = api.norm(input, p, dim, keepdim=True)
-    return api.div(input, api.expand(L.ClampMinBackward0.apply(norm, eps), *input.shape))
+    denominator = api.expand(L.ClampMinBackward0.apply(norm, eps), *input.shape)
+    if out is not None:  # torch divides into out (its out= rules: no autograd there)
+        from .. import div  # lazy: the namespace sits above nn's functional helpers
+        return div(input, denominator, out=out)
+    return api.div(input, denominator)
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -184,6 +184,21 @@ def _attention_bias(attn_mask, is_causal, length, source, dtype):
     return bias
 
 
+def _grouped_keys(query, key, value):
+    """Grouped-query attention (enable_gqa): each key and value head repeated for the run of
+    query heads it serves (heads: dim -3), as torch's kernels read them."""
+    if query.dim() < 3 or key.dim() < 3 or value.dim() < 3:
+        return key, value
+    heads = query.shape[-3]
+    if heads % key.shape[-3] or heads % value.shape[-3]:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if key.shape[-3] != heads:
+        key = ember.repeat_interleave(key, heads // key.shape[-3], -3)
+    if value.shape[-3] != heads:
+        value = ember.repeat_interleave(value, heads // value.shape[-3], -3)
+    return key, value
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v over (..., L, E) queries and (..., S, E) keys."""
@@ -196,6 +211,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"Expected query and key to have the same embedding dimension, but "
                            f"got {_shape(query)} and {_shape(key)}")
+    if enable_gqa:
+        key, value = _grouped_keys(query, key, value)
     dtype = query._data.dtype
     length, source = query.shape[-2], key.shape[-2]
     bias = _attention_bias(attn_mask, is_causal, length, source, dtype)

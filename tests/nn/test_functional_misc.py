@@ -133,3 +133,12 @@ def test_pairwise_distance_of_order_zero_and_below_as_torch(p):
     assert name == want_name and np.allclose(out, want, rtol=1e-5, atol=0)
     assert (grad is None) == (want_grad is None)
     assert grad is None or np.allclose(grad, want_grad, rtol=1e-5, atol=1e-9)
+
+
+def test_normalize_out_as_torch():
+    for lib in (torch, ember):
+        x, o = lib.tensor([3.0, 4.0]), lib.empty(2)
+        assert lib.nn.functional.normalize(x, dim=0, out=o) is o
+        assert o.tolist() == [0.6000000238418579, 0.800000011920929]
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            lib.nn.functional.normalize(lib.ones(2, requires_grad=True), dim=0, out=lib.empty(2))

@@ -217,3 +217,18 @@ def test_norms_of_integer_and_bool_inputs_raise_as_torch(call):
     """(group_norm computed float64 results from int/bool input)"""
     from oracle import same_error
     same_error(call)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_grouped_query_attention_as_torch(causal):
+    """enable_gqa: each key/value head serves a run of query heads (Llama-style attention)."""
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in
+               ((2, 4, 5, 8), (2, 2, 5, 8), (2, 1, 5, 8)))
+    check(lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=causal, enable_gqa=True), q, k, v, rtol=1e-4, atol=1e-5,
+        same_grad_fn=False, second=False)
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="Number of heads in key and value must divide"):
+            lib.nn.functional.scaled_dot_product_attention(
+                lib.ones(1, 6, 2, 4), lib.ones(1, 4, 2, 4), lib.ones(1, 4, 2, 4), enable_gqa=True)

@@ -3,6 +3,7 @@ outputs, gradients of g and v, removal; and the hook-based weight_norm on a 1-D 
 import numpy as np
 import pytest
 import torch
+from oracle import same_error
 
 import ember
 
@@ -39,3 +40,40 @@ def test_hook_weight_norm_of_a_1d_bias_as_torch():
             m = lib.nn.utils.weight_norm(lib.nn.Linear(2, 3), name="bias")
         outs.append(sorted(n for n, _ in m.named_parameters()))
     assert outs[0] == outs[1]
+
+
+def _spectral(lib, make, n_power_iterations=1):
+    lib.manual_seed(0)
+    m = lib.nn.utils.parametrizations.spectral_norm(make(lib), n_power_iterations=n_power_iterations)
+    lib.manual_seed(1)
+    x = lib.randn(2, 5) if isinstance(m, lib.nn.Linear) else lib.randn(1, 2, 5, 5)
+    y = m(x)
+    y.pow(2).sum().backward()
+    p = m.parametrizations.weight
+    m.eval()
+    return {"params": sorted(n for n, _ in m.named_parameters()),
+            "buffers": sorted(n for n, _ in m.named_buffers()),
+            "u": p[0]._u.detach().numpy().copy(), "v": p[0]._v.detach().numpy().copy(),
+            "y": y.detach().numpy(), "grad": p.original.grad.numpy(),
+            "eval": m(x).detach().numpy()}
+
+
+@pytest.mark.parametrize("make", [lambda L: L.nn.Linear(5, 3), lambda L: L.nn.Conv2d(2, 4, 3),
+                                  lambda L: L.nn.ConvTranspose2d(2, 4, 3)], ids=["linear", "conv",
+                                                                                  "convT"])
+@pytest.mark.parametrize("iterations", [1, 3])
+def test_spectral_norm_as_torch(make, iterations):
+    """u, v drawn as torch (its stream), 15 power steps at construction and one (or more) per
+    training forward, w / sigma's values and gradients; eval mode stops the iteration."""
+    e, t = _spectral(ember, make, iterations), _spectral(torch, make, iterations)
+    assert e["params"] == t["params"] and e["buffers"] == t["buffers"]
+    for key in ("u", "v", "y", "grad", "eval"):
+        np.testing.assert_allclose(e[key], t[key], rtol=2e-5, atol=2e-5, err_msg=key)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), n_power_iterations=0),
+    lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), dim=3),
+    lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), name="nope")])
+def test_spectral_norm_errors_as_torch(call):
+    same_error(call)
