@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from . import _dtype, _module_io
+from . import _dtype, _module_io, _torch_zip
 from ._atomic import atomic_write
 from ._checkpoint_file import (
     CODE_OF,
@@ -187,13 +187,34 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         f.write(data)
 
 
+def _peek(f):
+    """(the first 4 bytes, the name) of a path or a seekable binary file (left where it was)."""
+    if isinstance(f, (str, os.PathLike)):
+        name = os.fspath(f)
+        if not os.path.isfile(name):
+            return b"", name
+        with open(name, "rb") as fh:
+            return fh.read(4), name
+    name = getattr(f, "name", "<file object>")
+    if not (hasattr(f, "seekable") and f.seekable()):
+        return b"", name
+    where = f.tell()
+    head = f.read(4)
+    f.seek(where)
+    return head, name
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load what ``save`` wrote; a foreign safetensors file loads as {name: tensor}.
 
     Only the header is read before it is checked (size bound, then JSON, dtypes, file size); then
     the safetensors package parses the file; dtypes resolve through ember's own dtype table;
-    nothing is ever unpickled."""
+    nothing is ever unpickled. A zip checkpoint written by torch.save is read as data (see
+    ember._torch_zip): tensors, parameters and plain containers load; pickled classes do not."""
+    head, name = _peek(f)
+    if _torch_zip.is_torch_zip(head):
+        return _torch_zip.load(f, name, weights_only)
     arrays, metadata, name = read(f)
     decoder = _Decoder(arrays, name, weights_only)
     if _FORMAT not in metadata:

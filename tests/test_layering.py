@@ -30,6 +30,7 @@ LAYERS = (
     ("namespace", ("ember", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),
     ("library", ("ember._compile", "ember.compiler", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
+                 "ember._torch_zip",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
                  "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
                  "ember.fx", "ember._C", "ember.cpu", "ember._dynamo")),

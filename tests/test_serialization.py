@@ -116,7 +116,7 @@ def _bad_file(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind,match", [
-    ("torch", "pickle/zip checkpoint"), ("pickle", "pickle/zip checkpoint"),
+    ("pickle", "pickle/zip checkpoint"),
     ("legacy", "pickle/zip checkpoint"), ("truncated", "truncated or corrupt"),
     ("empty", "truncated or not a checkpoint"), ("short", "truncated or not a checkpoint"),
     ("header_cut", "truncated or not a safetensors file"),
@@ -126,6 +126,11 @@ def test_bad_files_give_clear_errors(tmp_path, kind, match):
     with pytest.raises(RuntimeError, match=match) as info:
         ember.load(path)
     assert str(path) in str(info.value)
+
+
+def test_torch_zip_checkpoint_loads_as_data(tmp_path):
+    """torch.save's zip format is read without unpickling (tests/test_torch_zip.py)."""
+    assert ember.load(_bad_file(tmp_path, "torch"))["w"].tolist() == [1.0, 1.0]
 
 
 def test_header_length_like_a_pickle_or_zip_magic_still_loads(tmp_path):
