@@ -1,22 +1,48 @@
 """torch.distributions: parametrized probability distributions (sampling with torch's random
-streams, log_prob, entropy, moments) and kl_divergence. Normal, MultivariateNormal,
-Uniform, Bernoulli, Categorical, OneHotCategorical,
-Exponential, Laplace, Poisson and Independent so far."""
-from . import constraints
+streams, log_prob, entropy, moments), transforms, TransformedDistribution and kl_divergence."""
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+           AbsTransform,
+           AffineTransform,
+           ComposeTransform,
+           ExpTransform,
+           PowerTransform,
+           SigmoidTransform,
+           SoftmaxTransform,
+           TanhTransform,
+           Transform,
+           identity_transform,
+)
 from .uniform import Uniform
+from .weibull import Weibull
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
-           "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy",
+           "ComposeTransform", "Distribution", "ExpTransform",
+           "Exponential", "ExponentialFamily", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "MultivariateNormal",
+           "Normal", "OneHotCategorical", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
+           "SoftmaxTransform", "TanhTransform", "Transform", "TransformedDistribution",
+           "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence",
+           "register_kl", "transforms"]

@@ -2,7 +2,8 @@
 is a bool tensor), named as torch prints them."""
 import ember
 
-__all__ = ["Constraint", "boolean", "dependent", "greater_than", "independent", "integer_interval",
+__all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq", "independent",
+           "integer_interval",
            "interval", "lower_cholesky", "positive_definite", "real_vector",
            "is_dependent", "less_than", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "real",
@@ -181,5 +182,6 @@ lower_cholesky = _LowerCholesky()
 one_hot = _OneHot()
 positive_definite = _PositiveDefinite()
 nonnegative_integer = _IntegerGreaterThan(0)
-greater_than, less_than, independent = _GreaterThan, _LessThan, _IndependentConstraint
+greater_than, greater_than_eq = _GreaterThan, _GreaterThanEq
+less_than, independent = _LessThan, _IndependentConstraint
 interval, integer_interval = _Interval, _IntegerInterval

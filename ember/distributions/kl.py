@@ -7,13 +7,18 @@ from ember.nn import functional as F
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gumbel import _EULER, Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -170,3 +175,139 @@ def _kl_laplace_laplace(p, q):
     t2 = loc_abs_diff / q.scale
     t3 = scale_ratio * ember.exp(-loc_abs_diff / p.scale)
     return t1 + t2 + t3 - 1
+
+
+def _register_infinite(pairs, parameter):
+    """KL = inf for each pair (p's support reaches where q has no density), shaped like p's
+    ``parameter``."""
+    def infinite(p, q):
+        return ember.full_like(getattr(p, parameter), math.inf)
+    for pair in pairs:
+        register_kl(*pair)(infinite)
+
+
+_register_infinite([(Exponential, Pareto), (Exponential, Uniform)], "rate")
+_register_infinite([(Gumbel, Exponential), (Gumbel, Pareto), (Gumbel, Uniform),
+                    (Laplace, Exponential), (Laplace, Pareto), (Laplace, Uniform),
+                    (Normal, Exponential), (Normal, Pareto)], "loc")
+_register_infinite([(Pareto, Uniform)], "scale")
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    """The bases' KL when both push through equal transforms to equal event shapes."""
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    """log(((s_p + s_q)^2 + (m_p - m_q)^2) / (4 s_p s_q)) (Chyzak and Nielsen, 2019)."""
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - \
+        (4 * p.scale * q.scale).log()
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    """-log r + (m_p - m_q) / s_q + r gamma + exp((m_q - m_p) / s_q + lgamma(1 + r)) - 1 - gamma,
+    r = s_p / s_q."""
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return -ratio.log() + shift + ratio * _EULER + \
+        ember.exp((1 + ratio).lgamma() - shift) - (1 + _EULER)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    """-log(r / sqrt(2 pi)) + (pi r / 2)^2 / 3 + ((mean_p - m_q) / s_q)^2 / 2 - gamma - 1."""
+    ratio = p.scale / q.scale
+    return -(ratio / math.sqrt(2 * math.pi)).log() + (math.pi * ratio * 0.5).pow(2) / 3 + \
+        ((p.mean - q.loc) / q.scale).pow(2) * 0.5 - (_EULER + 1)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    """log(rate s) - 1 - m / s + exp(m / s) rate s / (rate s + 1) + 1 / (rate s)."""
+    product = p.rate * q.scale
+    shift = q.loc / q.scale
+    return product.log() - 1 - shift + ember.exp(shift) * product / (product + 1) + \
+        product.reciprocal()
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    """-log(s_p / s_q) + (m_p - m_q) / s_q + exp(-(m_p - m_q) / s_q + r^2 / 2) - log(2 pi e) / 2,
+    r = s_p / s_q."""
+    shift = (p.loc - q.loc) / q.scale
+    ratio2 = (p.scale / q.scale).pow(2)
+    return -ratio2.log() * 0.5 + shift + ember.exp(-shift + 0.5 * ratio2) - \
+        0.5 * (1 + math.log(2 * math.pi))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    """-log(s_p / b) + E_p|x - m_q| / b - (1 + log(pi / 2)) / 2."""
+    diff = p.loc - q.loc
+    absolute = math.sqrt(2 / math.pi) * p.scale * ember.exp(-0.5 * (diff / p.scale).pow(2)) + \
+        diff * ember.erf(math.sqrt(0.5) * diff / p.scale)
+    return -(p.scale / q.scale).log() + absolute / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    ratio = q.scale / (p.high - p.low)
+    high, low = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    return ratio.log() + 0.5 * (high + low) - ratio * (ember.exp(-high) - ember.exp(-low))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    """alpha_q log(s_p / s_q) - log r + r - 1, r = alpha_q / alpha_p; inf if s_p < s_q."""
+    ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - ratio.log() + ratio - 1
+    result[p.scale < q.scale] = math.inf
+    return result
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    """log(alpha / (s rate)) - 1 / alpha + alpha s rate / (alpha - 1) - 1; inf for alpha <= 1."""
+    product = p.scale * q.rate
+    result = (p.alpha / product).log() - p.alpha.reciprocal() + \
+        p.alpha * product / (p.alpha - 1) - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    """-entropy(p) + E_p[-log q] from p's moments; inf for alpha <= 2."""
+    two_var = 2 * q.scale.pow(2)
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / two_var - 1
+    result[p.alpha <= 2] = math.inf
+    return result
+
+
+def _x_log_x(x):
+    return x * x.log()
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    """-log(w) + E_p[-log q], w = high - low; inf if low < q.scale."""
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.scale] = math.inf
+    return result

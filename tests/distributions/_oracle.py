@@ -35,3 +35,44 @@ def raises_as_torch(bad):
             bad(lib, lib.distributions)
         caught.append((type(info.value), str(info.value).replace("ember.", "torch.")))
     assert caught[0] == caught[1]
+
+
+def _grads(value, params):
+    for p in params:
+        p.grad = None
+    value.sum().backward(retain_graph=True)
+    return [p.grad for p in params]
+
+
+def _maybe(compute):
+    """compute(), or the name of the exception it raises (NotImplementedError: no such method)."""
+    try:
+        return compute()
+    except Exception as error:  # compared by type name between ember and torch
+        return type(error).__name__
+
+
+def profile(m, d, params, value=None, n=3):
+    """Everything a distribution answers, for comparing ember with torch: shapes and flags, samples
+    (the stream after them too), rsample and its gradients, log_prob at ``value`` (default: the
+    samples) and its gradients, moments, entropy, cdf/icdf, expand."""
+    out = [tuple(d.batch_shape), tuple(d.event_shape), d.has_rsample,
+           repr(d.support).replace("ember.", "torch."),
+           d.sample((n,))]
+    if d.has_rsample:
+        r = d.rsample((n,))
+        out += [r, _grads(r, params)]
+    if value is None:
+        value = d.sample((n,))
+    lp = d.log_prob(value)
+    out += [lp, _grads(lp, params)]
+    for name in ("mean", "mode", "variance", "stddev"):
+        out.append(_maybe(lambda: getattr(d, name).detach()))
+    out.append(_maybe(lambda: d.entropy().detach()))
+    out.append(_maybe(lambda: d.cdf(value).detach()))
+    if not d.event_shape:
+        probs = m.rand(value.shape, dtype=value.dtype)
+        out.append(_maybe(lambda: d.icdf(probs).detach()))
+    e = d.expand((2,) + tuple(d.batch_shape))
+    out += [type(e).__name__, tuple(e.batch_shape), e.sample(), m.rand(2)]
+    return out
