@@ -15,6 +15,7 @@ from ._warn import warn_once
 from .ops import api, as_strided, fused_products, histogram, index_ops, pointwise, scatter_reduce
 from .ops import elementwise as E
 from .ops import elementwise_extra as X
+from .ops import special
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
 
@@ -100,6 +101,29 @@ def poisson(input, generator=None):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     counts = _gen(generator).poisson(rates).astype(x.dtype)
     return E.PoissonBackward0.apply(input, Tensor._make(counts))
+
+
+def _concentrations(input, kernel):
+    x = input._data
+    if x.dtype.kind != "f" or x.dtype == np.float16:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
+    return x
+
+
+def _standard_gamma(input, generator=None):
+    """Gamma(alpha, 1) draws for each alpha in ``input`` (torch's CPU stream), at least the
+    dtype's smallest normal; differentiable in alpha (see standard_gamma_grad)."""
+    x = _concentrations(input, "gamma_cpu")
+    draws = _gen(generator).standard_gamma(x.astype(np.float64), x.dtype == np.float32)
+    draws = np.maximum(draws.astype(x.dtype), np.finfo(x.dtype).tiny)
+    return X.StandardGammaBackward0.apply(input, Tensor._make(draws))
+
+
+def _standard_gamma_grad(input, output):
+    """d output / d alpha of Gamma(alpha, 1) draws, exact (torch's kernel approximates it to
+    ~1e-4 relative)."""
+    return Tensor._make(special.standard_gamma_grad(input._data, output._data))
 
 
 def _fill(self, values):
@@ -395,6 +419,7 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
              "is_inference", "adjoint", "poisson", "get_device", "set_flush_denormal",
+             "_standard_gamma", "_standard_gamma_grad",
              *_COPIES)
 
 

@@ -277,6 +277,21 @@ class Generator:
                 _poisson_product(rate, uniform) if rate > 0 else 0.0
         return out.reshape(rates.shape)
 
+    def standard_gamma(self, alphas, single=False):
+        """Gamma(alpha, 1) draws for float64 ``alphas`` as torch's CPU kernel, element by element
+        in order: Marsaglia and Tsang's rejection from normals (the cached Box-Muller pairs of
+        the scalar path) and 53-bit uniforms; alpha < 1 is boosted to alpha + 1 and scaled by
+        u^(1/alpha). ``single``: the float32 kernel, which rounds 1/alpha, alpha + 1 and d to
+        float32. Returned in float64, before torch's clamp to the dtype's smallest normal."""
+        out = np.empty(alphas.size)
+        uniform = self._uniform_stream()
+
+        def normal():
+            return float(self.normal_serial(1)[0])
+        for i, alpha in enumerate(alphas.reshape(-1).tolist()):
+            out[i] = _gamma_marsaglia(alpha, uniform, normal, single)
+        return out.reshape(alphas.shape)
+
     def _uniform_stream(self):
         """A function drawing one 53-bit uniform at a time (for rejection samplers)."""
         bits = self._bits
@@ -334,6 +349,35 @@ class Generator:
         if n % 2:
             self._normal_cache = float(values[-1])
         return np.concatenate([head, values[:n]])
+
+
+_THIRD_F32 = float(np.float32(1 / 3))  # torch writes the constants as float literals
+_SQUEEZE_F32 = float(np.float32(0.0331))
+
+
+def _gamma_marsaglia(alpha, uniform, normal, single):
+    """One Gamma(alpha, 1) draw (torch's constants and order of draws and tests)."""
+    rounded = (lambda v: float(np.float32(v))) if single else float
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale = (1 - uniform()) ** rounded(1.0 / alpha)
+        alpha = rounded(alpha + 1.0)
+    d = rounded(alpha - _THIRD_F32)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        y = 0.0
+        while y <= 0:
+            x = normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1 - uniform()
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F32 * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
 
 
 def _poisson_product(rate, uniform):

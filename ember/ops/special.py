@@ -245,3 +245,26 @@ def i0e(x):
 def i1e(x):
     """exp(-|x|) I1(x), the exponentially scaled I1 (odd)."""
     return np.copysign(_bessel_i(1, x, scaled=True), x)
+
+
+def _gamma_cdf_alpha_derivative(alpha, x):
+    """dP(alpha, x)/dalpha for the regularized lower incomplete gamma P, by its series
+    sum_n t_n (log x - digamma(alpha + n + 1)), t_n = x^(alpha+n) e^-x / Gamma(alpha + n + 1),
+    summed until the terms past the peak (n ~ x) are negligible."""
+    log_x = np.log(x)
+    total = np.zeros_like(x)
+    n_max = int(np.max(x + 12 * np.sqrt(x) + 40)) if x.size else 0
+    for n in range(n_max):
+        shifted = alpha + n + 1
+        term = np.exp((alpha + n) * log_x - x - lgamma(shifted))
+        total += term * (log_x - digamma(shifted))
+    return total
+
+
+@_in_float64
+def standard_gamma_grad(alpha, x):
+    """d x / d alpha of a Gamma(alpha, 1) draw x held at its quantile (implicit
+    reparameterization): -(dP/dalpha) / density(x)."""
+    x = np.maximum(x, np.finfo(np.float64).tiny)
+    log_density = (alpha - 1) * np.log(x) - x - lgamma(alpha)
+    return -_gamma_cdf_alpha_derivative(alpha, x) / np.exp(log_density)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from ember.ops import special
+from ember.ops import special, special_cdf
 
 R = np.random.default_rng(0)
 WIDE = np.concatenate([R.uniform(-30, 30, 3000), R.uniform(0, 3, 1000), R.uniform(-3, 0, 500),
@@ -58,3 +58,22 @@ def test_pole_and_infinity_values():
     x = np.array([0.0, -0.0, -1.0, -7.0, np.inf, -np.inf, np.nan])
     for name in ("lgamma", "digamma"):
         _compare(getattr(special, name)(x), getattr(torch, name)(torch.tensor(x)).numpy(), 1e-12)
+
+
+def test_standard_gamma_grad_is_the_implicit_derivative():
+    """dx/da at a fixed quantile P(a, x) = p, against central differences
+    (x(a + h) - x(a - h)) / 2h of x(a) solving P(a, x) = p (bisection on gammainc)."""
+    a = np.array([0.05, 0.3, 1.0, 2.5, 7.0, 40.0])
+    x = np.array([0.01, 0.2, 0.7, 3.0, 5.0, 45.0])
+    p = special_cdf.gammainc(a, x)
+    h = 1e-5
+
+    def quantile(alpha):
+        low, high = np.zeros_like(x), np.full_like(x, 200.0)
+        for _ in range(200):  # bisection on the increasing P(alpha, .)
+            mid = (low + high) / 2
+            below = special_cdf.gammainc(alpha, mid) < p
+            low, high = np.where(below, mid, low), np.where(below, high, mid)
+        return (low + high) / 2
+    numeric = (quantile(a + h) - quantile(a - h)) / (2 * h)
+    np.testing.assert_allclose(special.standard_gamma_grad(a, x), numeric, rtol=1e-5)
