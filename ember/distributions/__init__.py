@@ -2,11 +2,15 @@
 streams, log_prob, entropy, moments), transforms, TransformedDistribution and kl_divergence."""
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
@@ -21,6 +25,7 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .student_t import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
            AbsTransform,
@@ -37,12 +42,12 @@ from .transforms import (
 from .uniform import Uniform
 from .weibull import Weibull
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy",
-           "ComposeTransform", "Distribution", "ExpTransform",
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2",
+           "ComposeTransform", "Dirichlet", "Distribution", "Gamma", "ExpTransform",
            "Exponential", "ExponentialFamily", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "Laplace", "LogNormal", "MultivariateNormal",
            "Normal", "OneHotCategorical", "Pareto", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
-           "SoftmaxTransform", "TanhTransform", "Transform", "TransformedDistribution",
+           "SoftmaxTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
            "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence",
            "register_kl", "transforms"]

@@ -6,10 +6,13 @@ import ember
 from ember.nn import functional as F
 
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
 from .gumbel import _EULER, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
@@ -311,3 +314,36 @@ def _kl_uniform_pareto(p, q):
     result = t2 * (q.alpha + 1) - t1
     result[p.low < q.scale] = math.inf
     return result
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    """a_q log(r_p / r_q) + lgamma(a_q) - lgamma(a_p) + (a_p - a_q) digamma(a_p)
+    + (r_q - r_p) a_p / r_p."""
+    return (q.concentration * (p.rate / q.rate).log() + ember.lgamma(q.concentration) -
+            ember.lgamma(p.concentration) +
+            (p.concentration - q.concentration) * ember.digamma(p.concentration) +
+            (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    """-entropy(p) - log(rate_q) + rate_q E_p[x]."""
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    """lgamma(sum a_p) - lgamma(sum a_q) - sum(lgamma a_p - lgamma a_q)
+    + sum (a_p - a_q)(digamma a_p - digamma(sum a_p))."""
+    total_p, total_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t4 = p.concentration.digamma() - total_p.digamma().unsqueeze(-1)
+    return total_p.lgamma() - total_q.lgamma() - t2 + \
+        ((p.concentration - q.concentration) * t4).sum(-1)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    """The KL of the two-part Dirichlets."""
+    return _kl_dirichlet_dirichlet(p._dirichlet, q._dirichlet)

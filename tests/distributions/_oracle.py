@@ -52,7 +52,7 @@ def _maybe(compute):
         return type(error).__name__
 
 
-def profile(m, d, params, value=None, n=3):
+def profile(m, d, params, value=None, n=3, rsample_params=None):
     """Everything a distribution answers, for comparing ember with torch: shapes and flags, samples
     (the stream after them too), rsample and its gradients, log_prob at ``value`` (default: the
     samples) and its gradients, moments, entropy, cdf/icdf, expand."""
@@ -61,7 +61,7 @@ def profile(m, d, params, value=None, n=3):
            d.sample((n,))]
     if d.has_rsample:
         r = d.rsample((n,))
-        out += [r, _grads(r, params)]
+        out += [r, _grads(r, params if rsample_params is None else rsample_params)]
     if value is None:
         value = d.sample((n,))
     lp = d.log_prob(value)
