@@ -12,10 +12,18 @@ from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from ._warn import warn_once
-from .ops import api, as_strided, fused_products, histogram, index_ops, pointwise, scatter_reduce
+from .ops import (
+    api,
+    as_strided,
+    fused_products,
+    histogram,
+    index_ops,
+    pointwise,
+    scatter_reduce,
+    special,
+)
 from .ops import elementwise as E
 from .ops import elementwise_extra as X
-from .ops import special
 from .ops.inplace import apply_inplace, check_inplace
 from .random import _gen
 
@@ -118,6 +126,22 @@ def _standard_gamma(input, generator=None):
     draws = _gen(generator).standard_gamma(x.astype(np.float64), x.dtype == np.float32)
     draws = np.maximum(draws.astype(x.dtype), np.finfo(x.dtype).tiny)
     return X.StandardGammaBackward0.apply(input, Tensor._make(draws))
+
+
+def binomial(count, prob, generator=None):
+    """Successes in ``count`` trials of probability ``prob`` (torch's CPU stream), in count's
+    dtype; no gradient, as torch."""
+    c, p = count._data, prob._data
+    if c.dtype.kind not in "fV":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_dtype.of_numpy(c.dtype).scalar_name}")
+    if p.dtype != c.dtype:
+        raise RuntimeError(f"Found dtype {_dtype.of_numpy(p.dtype).scalar_name} but expected "
+                           f"{_dtype.of_numpy(c.dtype).scalar_name}")
+    _concentrations(count, "binomial_cpu")
+    c, p = np.broadcast_arrays(c.astype(np.float64), p.astype(np.float64))
+    draws = _gen(generator).binomial(c, p, count._data.dtype == np.float32)
+    return X.BinomialBackward.apply(count, prob, Tensor._make(draws.astype(count._data.dtype)))
 
 
 def _standard_gamma_grad(input, output):
@@ -419,7 +443,7 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
              "is_inference", "adjoint", "poisson", "get_device", "set_flush_denormal",
-             "_standard_gamma", "_standard_gamma_grad",
+             "binomial", "_standard_gamma", "_standard_gamma_grad",
              *_COPIES)
 
 

@@ -433,3 +433,17 @@ class StandardGammaBackward0(Node):
         if m.is_graph:
             raise RuntimeError("derivative for _standard_gamma_grad is not implemented")
         return g * special.standard_gamma_grad(alpha, draws), None
+
+
+class BinomialBackward(Node):
+    """torch.binomial: the draws (made before the node records) pass through; torch has no
+    derivative."""
+
+    def forward(self, count, prob, draws):
+        return draws._data
+
+    def backward(self, m, g):
+        raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+BinomialBackward.__name__ = BinomialBackward.__qualname__ = "NotImplemented"  # torch's name
