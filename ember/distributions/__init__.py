@@ -3,6 +3,7 @@ streams, log_prob, entropy, moments), transforms, TransformedDistribution and kl
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
@@ -11,6 +12,7 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
@@ -18,6 +20,8 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -42,12 +46,12 @@ from .transforms import (
 from .uniform import Uniform
 from .weibull import Weibull
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "Dirichlet", "Distribution", "Gamma", "ExpTransform",
-           "Exponential", "ExponentialFamily", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "Laplace", "LogNormal", "MultivariateNormal",
-           "Normal", "OneHotCategorical", "Pareto", "Poisson", "PowerTransform",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
-           "SoftmaxTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence",
-           "register_kl", "transforms"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
+           "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Pareto",
+           "Poisson", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "SigmoidTransform", "SoftmaxTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transforms"]

@@ -2,12 +2,11 @@
 is a bool tensor), named as torch prints them."""
 import ember
 
-__all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq", "independent",
-           "integer_interval",
-           "interval", "lower_cholesky", "positive_definite", "real_vector",
-           "is_dependent", "less_than", "nonnegative",
-           "nonnegative_integer", "one_hot", "positive", "real",
-           "simplex", "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "greater_than",
+           "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "multinomial", "nonnegative", "nonnegative_integer",
+           "one_hot", "positive", "positive_definite", "real", "real_vector", "simplex",
+           "unit_interval"]
 
 
 class Constraint:
@@ -148,6 +147,47 @@ class _OneHot(Constraint):
         return boolean & value.sum(-1).eq(1)
 
 
+class _Multinomial(Constraint):
+    """Non-negative count vectors summing to at most ``upper_bound`` (torch's weaker check)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The components' constraint, checked with the mixture dim added back and all-reduced
+    over the event dims."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(result.shape[:keep] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 class _LowerCholesky(Constraint):
     """Lower-triangular square matrices with a positive diagonal."""
     event_dim = 2
@@ -185,3 +225,4 @@ nonnegative_integer = _IntegerGreaterThan(0)
 greater_than, greater_than_eq = _GreaterThan, _GreaterThanEq
 less_than, independent = _LessThan, _IndependentConstraint
 interval, integer_interval = _Interval, _IntegerInterval
+multinomial = _Multinomial

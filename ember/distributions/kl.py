@@ -7,12 +7,14 @@ from ember.nn import functional as F
 
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import _EULER, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
@@ -21,6 +23,7 @@ from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
@@ -347,3 +350,24 @@ def _kl_dirichlet_dirichlet(p, q):
 def _kl_beta_beta(p, q):
     """The KL of the two-part Dirichlets."""
     return _kl_dirichlet_dirichlet(p._dirichlet, q._dirichlet)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    """n (p log(p/q) + (1-p) log((1-p)/(1-q))); inf where p's count exceeds q's."""
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() -
+                          (-q.probs).log1p())
+    kl[p.total_count > q.total_count] = math.inf
+    return kl
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    """-H(p) - log(1 - q) E_p[k] - log q, E_p[k] + 1 = 1 / p."""
+    return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
+
+
+_register_infinite([(Poisson, Bernoulli), (Poisson, Binomial)], "rate")
