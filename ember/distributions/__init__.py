@@ -1,6 +1,10 @@
 """torch.distributions: parametrized probability distributions (sampling with torch's random
 streams, log_prob, entropy, moments), transforms, TransformedDistribution and kl_divergence."""
-from . import constraints, transforms
+from . import (
+           _kl_cross,  # noqa: F401  (registers the KL pairs of different families)
+           constraints,
+           transforms,
+)
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

@@ -23,7 +23,6 @@ from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
-from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
@@ -97,43 +96,6 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
-_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
-
-
-def _normal_cross_entropy(q, second_moment_about_loc):
-    """E_p[-log q] for q Normal, from p's mean-square distance to q.loc."""
-    return _HALF_LOG_2PI + q.scale.log() + second_moment_about_loc / (2 * q.scale.pow(2))
-
-
-@register_kl(Normal, Uniform)
-def _kl_normal_uniform(p, q):
-    """inf: a normal puts mass outside any interval."""
-    shape = ember.broadcast_shapes(p.batch_shape, q.batch_shape)
-    return ember.full(shape, math.inf, dtype=p.loc.dtype)
-
-
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    """-log(b - a) + E_p[-log q], E_p[(x - mu)^2] = (b - a)^2 / 12 + ((a + b) / 2 - mu)^2."""
-    width = p.high - p.low
-    spread = width.pow(2) / 12 + ((p.high + p.low) / 2 - q.loc).pow(2)
-    return -width.log() + _normal_cross_entropy(q, spread)
-
-
-@register_kl(Exponential, Normal)
-def _kl_exponential_normal(p, q):
-    """log rate - 1 + E_p[-log q], E_p[(x - mu)^2] = 2 / rate^2 - 2 mu / rate + mu^2."""
-    spread = 2 / p.rate.pow(2) - 2 * q.loc / p.rate + q.loc.pow(2)
-    return p.rate.log() - 1 + _normal_cross_entropy(q, spread)
-
-
-@register_kl(Laplace, Normal)
-def _kl_laplace_normal(p, q):
-    """-log(2 b) - 1 + E_p[-log q], E_p[(x - mu)^2] = 2 b^2 + (m - mu)^2."""
-    spread = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
-    return -(2 * p.scale).log() - 1 + _normal_cross_entropy(q, spread)
-
-
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
     """(tr(Sq^-1 Sp) + |Lq^-1 (mu_q - mu_p)|^2 - k) / 2 + log|Lq| - log|Lp|, with S = L L^T."""
@@ -183,22 +145,6 @@ def _kl_laplace_laplace(p, q):
     return t1 + t2 + t3 - 1
 
 
-def _register_infinite(pairs, parameter):
-    """KL = inf for each pair (p's support reaches where q has no density), shaped like p's
-    ``parameter``."""
-    def infinite(p, q):
-        return ember.full_like(getattr(p, parameter), math.inf)
-    for pair in pairs:
-        register_kl(*pair)(infinite)
-
-
-_register_infinite([(Exponential, Pareto), (Exponential, Uniform)], "rate")
-_register_infinite([(Gumbel, Exponential), (Gumbel, Pareto), (Gumbel, Uniform),
-                    (Laplace, Exponential), (Laplace, Pareto), (Laplace, Uniform),
-                    (Normal, Exponential), (Normal, Pareto)], "loc")
-_register_infinite([(Pareto, Uniform)], "scale")
-
-
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
     """The bases' KL when both push through equal transforms to equal event shapes."""
@@ -229,93 +175,12 @@ def _kl_gumbel_gumbel(p, q):
         ember.exp((1 + ratio).lgamma() - shift) - (1 + _EULER)
 
 
-@register_kl(Gumbel, Normal)
-def _kl_gumbel_normal(p, q):
-    """-log(r / sqrt(2 pi)) + (pi r / 2)^2 / 3 + ((mean_p - m_q) / s_q)^2 / 2 - gamma - 1."""
-    ratio = p.scale / q.scale
-    return -(ratio / math.sqrt(2 * math.pi)).log() + (math.pi * ratio * 0.5).pow(2) / 3 + \
-        ((p.mean - q.loc) / q.scale).pow(2) * 0.5 - (_EULER + 1)
-
-
-@register_kl(Exponential, Gumbel)
-def _kl_exponential_gumbel(p, q):
-    """log(rate s) - 1 - m / s + exp(m / s) rate s / (rate s + 1) + 1 / (rate s)."""
-    product = p.rate * q.scale
-    shift = q.loc / q.scale
-    return product.log() - 1 - shift + ember.exp(shift) * product / (product + 1) + \
-        product.reciprocal()
-
-
-@register_kl(Normal, Gumbel)
-def _kl_normal_gumbel(p, q):
-    """-log(s_p / s_q) + (m_p - m_q) / s_q + exp(-(m_p - m_q) / s_q + r^2 / 2) - log(2 pi e) / 2,
-    r = s_p / s_q."""
-    shift = (p.loc - q.loc) / q.scale
-    ratio2 = (p.scale / q.scale).pow(2)
-    return -ratio2.log() * 0.5 + shift + ember.exp(-shift + 0.5 * ratio2) - \
-        0.5 * (1 + math.log(2 * math.pi))
-
-
-@register_kl(Normal, Laplace)
-def _kl_normal_laplace(p, q):
-    """-log(s_p / b) + E_p|x - m_q| / b - (1 + log(pi / 2)) / 2."""
-    diff = p.loc - q.loc
-    absolute = math.sqrt(2 / math.pi) * p.scale * ember.exp(-0.5 * (diff / p.scale).pow(2)) + \
-        diff * ember.erf(math.sqrt(0.5) * diff / p.scale)
-    return -(p.scale / q.scale).log() + absolute / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
-
-
-@register_kl(Uniform, Gumbel)
-def _kl_uniform_gumbel(p, q):
-    ratio = q.scale / (p.high - p.low)
-    high, low = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
-    return ratio.log() + 0.5 * (high + low) - ratio * (ember.exp(-high) - ember.exp(-low))
-
-
 @register_kl(Pareto, Pareto)
 def _kl_pareto_pareto(p, q):
     """alpha_q log(s_p / s_q) - log r + r - 1, r = alpha_q / alpha_p; inf if s_p < s_q."""
     ratio = q.alpha / p.alpha
     result = q.alpha * (p.scale / q.scale).log() - ratio.log() + ratio - 1
     result[p.scale < q.scale] = math.inf
-    return result
-
-
-@register_kl(Pareto, Exponential)
-def _kl_pareto_exponential(p, q):
-    """log(alpha / (s rate)) - 1 / alpha + alpha s rate / (alpha - 1) - 1; inf for alpha <= 1."""
-    product = p.scale * q.rate
-    result = (p.alpha / product).log() - p.alpha.reciprocal() + \
-        p.alpha * product / (p.alpha - 1) - 1
-    result[p.alpha <= 1] = math.inf
-    return result
-
-
-@register_kl(Pareto, Normal)
-def _kl_pareto_normal(p, q):
-    """-entropy(p) + E_p[-log q] from p's moments; inf for alpha <= 2."""
-    two_var = 2 * q.scale.pow(2)
-    common = p.scale / (p.alpha - 1)
-    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
-    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
-    t4 = (p.alpha * common - q.loc).pow(2)
-    result = t1 - p.alpha.reciprocal() + (t3 + t4) / two_var - 1
-    result[p.alpha <= 2] = math.inf
-    return result
-
-
-def _x_log_x(x):
-    return x * x.log()
-
-
-@register_kl(Uniform, Pareto)
-def _kl_uniform_pareto(p, q):
-    """-log(w) + E_p[-log q], w = high - low; inf if low < q.scale."""
-    width = p.high - p.low
-    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
-    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
-    result = t2 * (q.alpha + 1) - t1
-    result[p.low < q.scale] = math.inf
     return result
 
 
@@ -327,12 +192,6 @@ def _kl_gamma_gamma(p, q):
             ember.lgamma(p.concentration) +
             (p.concentration - q.concentration) * ember.digamma(p.concentration) +
             (q.rate - p.rate) * (p.concentration / p.rate))
-
-
-@register_kl(Gamma, Exponential)
-def _kl_gamma_exponential(p, q):
-    """-entropy(p) - log(rate_q) + rate_q E_p[x]."""
-    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
 
 
 @register_kl(Dirichlet, Dirichlet)
@@ -368,6 +227,3 @@ def _kl_binomial_binomial(p, q):
 def _kl_geometric_geometric(p, q):
     """-H(p) - log(1 - q) E_p[k] - log q, E_p[k] + 1 = 1 / p."""
     return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
-
-
-_register_infinite([(Poisson, Bernoulli), (Poisson, Binomial)], "rate")
