@@ -144,6 +144,23 @@ def binomial(count, prob, generator=None):
     return X.BinomialBackward.apply(count, prob, Tensor._make(draws.astype(count._data.dtype)))
 
 
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet draws over the last dim as torch's CPU kernel: float64 gammas (torch's
+    stream) over their sum, kept within [smallest normal, 1) of the dtype; no gradient."""
+    x = _concentrations(input, "dirichlet")
+    gammas = np.maximum(_gen(generator).standard_gamma(x.astype(np.float64)),
+                        np.finfo(np.float64).tiny)
+    draws = np.clip(gammas / gammas.sum(-1, keepdims=True), np.finfo(x.dtype).tiny,
+                    np.nextafter(x.dtype.type(1), x.dtype.type(0)))
+    return Tensor._make(draws.astype(x.dtype))
+
+
+def _dirichlet_grad(x, alpha, total):
+    """d x / d alpha of Dirichlet draws x through their Beta(alpha, total - alpha) marginals,
+    over (1 - x) (torch's _dirichlet_grad; exact where torch's kernel approximates)."""
+    return Tensor._make(special.dirichlet_grad(x._data, alpha._data, total._data))
+
+
 def _standard_gamma_grad(input, output):
     """d output / d alpha of Gamma(alpha, 1) draws, exact (torch's kernel approximates it to
     ~1e-4 relative)."""
@@ -443,7 +460,8 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
              "is_inference", "adjoint", "poisson", "get_device", "set_flush_denormal",
-             "binomial", "_standard_gamma", "_standard_gamma_grad",
+             "binomial", "_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet",
+             "_dirichlet_grad",
              *_COPIES)
 
 

@@ -1,5 +1,6 @@
 """Dirichlet(concentration): points of the simplex with density prod x_i^(a_i - 1) / B(a)."""
 import ember
+from ember.autograd.function import Function, once_differentiable
 from ember.nn import functional as F
 
 from . import constraints
@@ -8,10 +9,28 @@ from .exp_family import ExponentialFamily
 __all__ = ["Dirichlet"]
 
 
+class _Dirichlet(Function):
+    """torch._sample_dirichlet with the implicit reparameterization gradient: dx_j/da_i from
+    each coordinate's Beta marginal, projected so the draws stay on the simplex."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = ember._sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        total = concentration.sum(-1, True).expand_as(concentration)
+        grad = ember._dirichlet_grad(x, concentration, total)
+        return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
 class Dirichlet(ExponentialFamily):
     """Probability vectors over the last dim of ``concentration``. Samples are torch's (float64
-    gammas normalized); rsample's gradient flows through the normalized gammas (an unbiased
-    reparameterization, not torch's per-sample implicit one)."""
+    gammas normalized); rsample's gradient is torch's implicit one (exact)."""
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
@@ -29,13 +48,8 @@ class Dirichlet(ExponentialFamily):
             shape + self._event_shape))
 
     def rsample(self, sample_shape=()):
-        """Gamma(a_i, 1) draws in float64, over their sum, within [tiny, 1) of the dtype."""
         shape = self._extended_shape(sample_shape)
-        concentration = self.concentration.expand(shape)
-        gammas = ember._standard_gamma(concentration.double())
-        draws = (gammas / gammas.sum(-1, keepdim=True)).to(concentration.dtype)
-        finfo = ember.finfo(draws.dtype)
-        return draws.clamp(min=finfo.tiny, max=1 - finfo.eps / 2)
+        return _Dirichlet.apply(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -76,3 +76,18 @@ def profile(m, d, params, value=None, n=3, rsample_params=None):
     e = d.expand((2,) + tuple(d.batch_shape))
     out += [type(e).__name__, tuple(e.batch_shape), e.sample(), m.rand(2)]
     return out
+
+
+def rsample_grads_close_to_torch(build, rtol, atol):
+    """The gradients of ``build(m, D)``'s rsample (it returns the draws and the leaves) agree
+    with torch's within rtol/atol: for samplers whose gradient torch approximates (its gamma
+    and Dirichlet kernels) while ember computes it exactly. The draws themselves are equal."""
+    results = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        draws, leaves = build(lib, lib.distributions)
+        draws.sum().backward()
+        results.append((draws.detach().numpy(), [leaf.grad.numpy() for leaf in leaves]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    for mine, theirs in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(mine, theirs, rtol=rtol, atol=atol)

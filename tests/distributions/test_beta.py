@@ -3,7 +3,7 @@ gradients, entropy, moments, expand, KL and the errors, compared with torch 2.13
 gradient is a different unbiased estimator: not compared)."""
 import pytest
 
-from ._oracle import profile, raises_as_torch, same_as_torch
+from ._oracle import profile, raises_as_torch, rsample_grads_close_to_torch, same_as_torch
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -25,3 +25,12 @@ def test_beta_matches_torch(dtype):
 ], ids=["concentration", "support"])
 def test_beta_errors_as_torch(bad):
     raises_as_torch(bad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_beta_rsample_gradient_close_to_torch(dtype):
+    def build(m, D):
+        a = (m.rand(4, dtype=getattr(m, dtype)) * 3 + 0.3).requires_grad_()
+        b = (m.rand(4, dtype=a.dtype) * 3 + 0.3).requires_grad_()
+        return D.Beta(a, b).rsample((5,)), [a, b]
+    rsample_grads_close_to_torch(build, rtol=2e-2, atol=5e-3)

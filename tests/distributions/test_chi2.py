@@ -2,7 +2,7 @@
 gradient, entropy, moments, df, expand and the errors, compared with torch 2.13."""
 import pytest
 
-from ._oracle import profile, raises_as_torch, same_as_torch
+from ._oracle import profile, raises_as_torch, rsample_grads_close_to_torch, same_as_torch
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -16,3 +16,10 @@ def test_chi2_matches_torch(dtype):
 
 def test_chi2_df_error_as_torch():
     raises_as_torch(lambda m, D: D.Chi2(-m.ones(1)))
+
+
+def test_chi2_rsample_gradient_close_to_torch():
+    def build(m, D):
+        df = (m.rand(6, dtype=m.float64) * 5 + 0.5).requires_grad_()
+        return D.Chi2(df).rsample((4,)), [df]
+    rsample_grads_close_to_torch(build, rtol=2e-3, atol=1e-5)

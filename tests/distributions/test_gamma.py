@@ -8,7 +8,7 @@ import torch
 
 import ember
 
-from ._oracle import profile, raises_as_torch, same_as_torch
+from ._oracle import profile, raises_as_torch, rsample_grads_close_to_torch, same_as_torch
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -50,3 +50,12 @@ def test_standard_gamma_stream_and_gradient_as_torch(dtype):
 ], ids=["rate", "support", "integer"])
 def test_gamma_errors_as_torch(bad):
     raises_as_torch(bad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gamma_rsample_gradient_close_to_torch(dtype):
+    def build(m, D):
+        a = (m.rand(6, dtype=getattr(m, dtype)) * 5 + 0.1).requires_grad_()
+        rate = (m.rand(6, dtype=a.dtype) + 0.5).requires_grad_()
+        return D.Gamma(a, rate).rsample((4,)), [a, rate]
+    rsample_grads_close_to_torch(build, rtol=2e-3, atol=1e-5)

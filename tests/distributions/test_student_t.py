@@ -3,7 +3,7 @@ torch draws them), rsample gradients in loc and scale, log_prob and its gradient
 moments by df, expand and the errors, compared with torch 2.13."""
 import pytest
 
-from ._oracle import profile, raises_as_torch, same_as_torch
+from ._oracle import profile, raises_as_torch, rsample_grads_close_to_torch, same_as_torch
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -20,3 +20,10 @@ def test_student_t_matches_torch(dtype):
 
 def test_student_t_df_error_as_torch():
     raises_as_torch(lambda m, D: D.StudentT(m.zeros(1)))
+
+
+def test_student_t_df_gradient_close_to_torch():
+    def build(m, D):
+        df = (m.rand(6, dtype=m.float64) * 5 + 0.5).requires_grad_()
+        return D.StudentT(df, 0.5, 2.0).rsample((4,)), [df]
+    rsample_grads_close_to_torch(build, rtol=2e-3, atol=1e-5)
