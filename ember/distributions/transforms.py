@@ -70,7 +70,6 @@ class Transform:
     def __ne__(self, other):
         return not self.__eq__(other)
 
-    __hash__ = object.__hash__
 
     def __call__(self, x):
         if not self._cache_size:
@@ -145,7 +144,6 @@ class _InverseTransform(Transform):
     def __eq__(self, other):
         return isinstance(other, _InverseTransform) and self._inv == other._inv
 
-    __hash__ = object.__hash__
 
     def __repr__(self):
         return f"{self.__class__.__name__}({self._inv!r})"
@@ -176,7 +174,6 @@ class ComposeTransform(Transform):
     def __eq__(self, other):
         return isinstance(other, ComposeTransform) and self.parts == other.parts
 
-    __hash__ = object.__hash__
 
     @property
     def domain(self):
@@ -266,17 +263,20 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
+class _Parameterless(Transform):
+    """A transform without parameters: every instance equals every other (torch's ==)."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+
+class ExpTransform(_Parameterless):
     """y = exp(x); log|dy/dx| = x."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -310,7 +310,6 @@ class PowerTransform(Transform):
     def __eq__(self, other):
         return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
 
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.pow(self.exponent)
@@ -328,17 +327,13 @@ class PowerTransform(Transform):
         return ember.broadcast_shapes(shape, self.exponent.shape)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Parameterless):
     """y = sigmoid(x), kept within [tiny, 1 - eps] of the dtype so the inverse stays finite."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         finfo = ember.finfo(x.dtype)
@@ -354,7 +349,7 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Parameterless):
     """y = tanh(x); log|dy/dx| = 2 (log 2 - x - softplus(-2x)), stable for large |x|. The
     inverse is atanh, not clamped (torch's choice: clamping biases SAC-style algorithms)."""
     domain = constraints.real
@@ -362,10 +357,6 @@ class TanhTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -377,15 +368,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Parameterless):
     """y = |x| (not bijective: the inverse picks the non-negative root)."""
     domain = constraints.real
     codomain = constraints.positive
 
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -424,7 +411,6 @@ class AffineTransform(Transform):
             return False
         return _same_parameter(self.loc, other.loc) and _same_parameter(self.scale, other.scale)
 
-    __hash__ = object.__hash__
 
     @property
     def sign(self):
@@ -468,16 +454,12 @@ def _same_parameter(a, b):
     return bool((a == b).all())
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_Parameterless):
     """y = softmax(x) over the last dim (not bijective: the inverse gives log y, one of the
     logits)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
 
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()

@@ -67,6 +67,10 @@ def test_cache_and_with_cache_as_torch():
         assert T.identity_transform(x) is x
         assert T.ComposeTransform([]).log_abs_det_jacobian(x, x).tolist() == [0.0] * 3
         assert T.ExpTransform().event_dim == 0 and T.SoftmaxTransform().domain.event_dim == 1
+        assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform() != T.TanhTransform()
+        assert T.ExpTransform().inv == T.ExpTransform().inv
+        with pytest.raises(TypeError):  # torch's transforms define == and so are unhashable
+            hash(T.ExpTransform())
 
 
 @pytest.mark.parametrize("bad", [
