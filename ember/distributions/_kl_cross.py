@@ -279,3 +279,9 @@ def _kl_gamma_gumbel(p, q):
     shift = q.loc / q.scale
     return (-p.entropy() + q.scale.log() + p.concentration / product - shift +
             ember.exp(shift) * (1 + product.reciprocal()).pow(-p.concentration))
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    """-H(p) + E_p[-log q] = -H(p) - (p log rate - rate) (log 0! = log 1! = 0)."""
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)

@@ -23,6 +23,7 @@ from .multivariate_normal import MultivariateNormal, _mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
@@ -227,3 +228,9 @@ def _kl_binomial_binomial(p, q):
 def _kl_geometric_geometric(p, q):
     """-H(p) - log(1 - q) E_p[k] - log q, E_p[k] + 1 = 1 / p."""
     return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    """r_p log(r_p / r_q) - (r_p - r_q)."""
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)

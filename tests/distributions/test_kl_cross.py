@@ -42,7 +42,7 @@ _PAIRS = [("Normal", "Gumbel"), ("Normal", "Laplace"), ("Normal", "Beta"), ("Nor
           ("Pareto", "Beta"), ("Pareto", "Uniform"),
           ("Uniform", "Normal"), ("Uniform", "Gumbel"), ("Uniform", "Gamma"),
           ("Uniform", "Beta"), ("Uniform", "Exponential"), ("Uniform", "Pareto"),
-          ("Poisson", "Bernoulli"), ("Poisson", "Binomial")]
+          ("Poisson", "Bernoulli"), ("Poisson", "Binomial"), ("Bernoulli", "Poisson")]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
