@@ -33,7 +33,7 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
-from .student_t import StudentT
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
            AbsTransform,

@@ -1,4 +1,4 @@
-"""StudentT (ember/distributions/student_t.py): samples (normals, then chi-squared gammas, as
+"""StudentT (ember/distributions/studentT.py): samples (normals, then chi-squared gammas, as
 torch draws them), rsample gradients in loc and scale, log_prob and its gradients, entropy,
 moments by df, expand and the errors, compared with torch 2.13."""
 import pytest
