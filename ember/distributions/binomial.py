@@ -2,9 +2,10 @@
 import ember
 
 from . import constraints
+from .bernoulli import _BinaryParameters
 from .categorical import _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -14,45 +15,36 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class _CountedTrials(_BinaryParameters):
+    """For the distributions of a ``total_count`` of trials and a success probability given as
+    ``probs`` or ``logits`` (Binomial, NegativeBinomial): the count broadcast with the
+    probability and taking its dtype."""
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        _one_of(probs, logits)
+        total_count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = total_count.type_as(param)
+        super().__init__(param if probs is not None else None,
+                         param if logits is not None else None, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = super().expand(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        return new
+
+
+class Binomial(_CountedTrials, Distribution):
     """Counts 0..total_count of successes of probability ``probs`` (or sigmoid(logits))."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        total_count, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = total_count.type_as(param)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(param.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        shape = ember.Size(batch_shape)
-        given = {k: self.__dict__[k].expand(shape) for k in ("probs", "logits")
-                 if k in self.__dict__}
-        return self._expanded(shape, total_count=self.total_count.expand(shape),
-                              _param=self._param.expand(shape), **given)
+        super().__init__(total_count, probs, logits, validate_args=validate_args)
 
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

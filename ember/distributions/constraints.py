@@ -3,10 +3,10 @@ is a bool tensor), named as torch prints them."""
 import ember
 
 __all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
-           "less_than", "lower_cholesky", "multinomial", "nonnegative", "nonnegative_integer",
-           "one_hot", "positive", "positive_definite", "real", "real_vector", "simplex",
-           "unit_interval"]
+           "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
+           "is_dependent", "less_than", "lower_cholesky", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "real",
+           "real_vector", "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -83,6 +83,14 @@ class _Interval(Constraint):
 
     def __repr__(self):
         return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+    def __repr__(self):
+        return f"HalfOpenInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _IntegerInterval(_Interval):
@@ -224,5 +232,5 @@ positive_definite = _PositiveDefinite()
 nonnegative_integer = _IntegerGreaterThan(0)
 greater_than, greater_than_eq = _GreaterThan, _GreaterThanEq
 less_than, independent = _LessThan, _IndependentConstraint
-interval, integer_interval = _Interval, _IntegerInterval
+interval, integer_interval, half_open_interval = _Interval, _IntegerInterval, _HalfOpenInterval
 multinomial = _Multinomial
