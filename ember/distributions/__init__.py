@@ -11,6 +11,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -43,10 +44,16 @@ from .transforms import (
            AbsTransform,
            AffineTransform,
            ComposeTransform,
+           CumulativeDistributionTransform,
            ExpTransform,
+           IndependentTransform,
+           LowerCholeskyTransform,
            PowerTransform,
+           ReshapeTransform,
            SigmoidTransform,
            SoftmaxTransform,
+           SoftplusTransform,
+           StickBreakingTransform,
            TanhTransform,
            Transform,
            identity_transform,
@@ -55,12 +62,14 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-           "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
-           "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "Cauchy", "Chi2", "ComposeTransform", "CumulativeDistributionTransform", "Dirichlet",
+           "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor",
+           "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
+           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
            "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
-           "SoftmaxTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "constraints", "identity_transform",
-           "kl_divergence", "register_kl", "transforms"]
+           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+           "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+           "register_kl", "transform_to", "transforms"]

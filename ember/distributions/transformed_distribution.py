@@ -3,9 +3,9 @@
 import ember
 
 from . import constraints
+from ._transform import ComposeTransform, Transform
 from .distribution import Distribution
 from .independent import Independent, _sum_rightmost
-from .transforms import ComposeTransform, Transform
 
 __all__ = ["TransformedDistribution"]
 

@@ -1,273 +1,27 @@
-"""Transforms: invertible maps y = f(x) with log|det df/dx| (for TransformedDistribution), their
-inverses, compositions, and the elementwise ones torch names (exp, affine, sigmoid, tanh, ...)."""
+"""Transforms: invertible maps y = f(x) with log|det df/dx| (for TransformedDistribution). The
+machinery (Transform, inverses, compositions, IndependentTransform, ReshapeTransform) lives in
+_transform.py and is re-exported here; the elementwise and vector transforms are defined here."""
 import math
 import numbers
-import operator
-import weakref
-from functools import reduce
 
 import ember
 from ember.nn import functional as F
 
 from . import constraints
-from .independent import _sum_rightmost
+from ._transform import (
+    ComposeTransform,
+    IndependentTransform,
+    ReshapeTransform,
+    Transform,
+    _Parameterless,
+    identity_transform,
+)
 from .utils import broadcast_all
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "TanhTransform",
-           "Transform", "identity_transform"]
-
-
-class Transform:
-    """y = f(x) from ``domain`` to ``codomain``; ``cache_size=1`` remembers the last (x, y) pair
-    so that inverting a value just produced returns its x exactly."""
-    bijective = False
-    domain = constraints.real
-    codomain = constraints.real
-
-    def __init__(self, cache_size=0):
-        if cache_size not in (0, 1):
-            raise ValueError("cache_size must be 0 or 1")
-        self._cache_size = cache_size
-        self._cached_x_y = None, None
-        self._inv = None
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_inv"] = None
-        return state
-
-    @property
-    def event_dim(self):
-        if self.domain.event_dim == self.codomain.event_dim:
-            return self.domain.event_dim
-        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
-
-    @property
-    def inv(self):
-        """The inverse transform (one object, held weakly, while this one lives)."""
-        inv = self._inv() if self._inv is not None else None
-        if inv is None:
-            inv = _InverseTransform(self)
-            self._inv = weakref.ref(inv)
-        return inv
-
-    @property
-    def sign(self):
-        """+1 or -1: whether the (monotone) map increases or decreases."""
-        raise NotImplementedError
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        if type(self).__init__ is Transform.__init__:
-            return type(self)(cache_size=cache_size)
-        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-
-    def __call__(self, x):
-        if not self._cache_size:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
-
-    def _inv_call(self, y):
-        if not self._cache_size:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
-
-    def _call(self, x):
-        raise NotImplementedError
-
-    def _inverse(self, y):
-        raise NotImplementedError
-
-    def log_abs_det_jacobian(self, x, y):
-        """log |dy/dx| at the pair (x, y = f(x))."""
-        raise NotImplementedError
-
-    def __repr__(self):
-        return self.__class__.__name__ + "()"
-
-    def forward_shape(self, shape):
-        return shape
-
-    def inverse_shape(self, shape):
-        return shape
-
-
-class _InverseTransform(Transform):
-    """f^-1 of a transform f, sharing f's cache."""
-
-    def __init__(self, transform):
-        super().__init__(cache_size=transform._cache_size)
-        self._inv = transform
-
-    @property
-    def domain(self):
-        return self._inv.codomain
-
-    @property
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
-
-    @property
-    def inv(self):
-        return self._inv
-
-    def with_cache(self, cache_size=1):
-        return self.inv.with_cache(cache_size).inv
-
-    def __eq__(self, other):
-        return isinstance(other, _InverseTransform) and self._inv == other._inv
-
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}({self._inv!r})"
-
-    def __call__(self, x):
-        return self._inv._inv_call(x)
-
-    def log_abs_det_jacobian(self, x, y):
-        return -self._inv.log_abs_det_jacobian(y, x)
-
-    def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)
-
-    def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)
-
-
-class ComposeTransform(Transform):
-    """``parts`` applied in order; the log-Jacobians summed over the dims each part treats as
-    one event."""
-
-    def __init__(self, parts, cache_size=0):
-        if cache_size:
-            parts = [part.with_cache(cache_size) for part in parts]
-        super().__init__(cache_size=cache_size)
-        self.parts = parts
-
-    def __eq__(self, other):
-        return isinstance(other, ComposeTransform) and self.parts == other.parts
-
-
-    @property
-    def domain(self):
-        if not self.parts:
-            return constraints.real
-        domain = self.parts[0].domain
-        event_dim = self.parts[-1].codomain.event_dim  # walk back: the dims each part needs
-        for part in reversed(self.parts):
-            event_dim += part.domain.event_dim - part.codomain.event_dim
-            event_dim = max(event_dim, part.domain.event_dim)
-        if event_dim > domain.event_dim:
-            domain = constraints.independent(domain, event_dim - domain.event_dim)
-        return domain
-
-    @property
-    def codomain(self):
-        if not self.parts:
-            return constraints.real
-        codomain = self.parts[-1].codomain
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim += part.codomain.event_dim - part.domain.event_dim
-            event_dim = max(event_dim, part.codomain.event_dim)
-        if event_dim > codomain.event_dim:
-            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
-        return codomain
-
-    @property
-    def bijective(self):
-        return all(p.bijective for p in self.parts)
-
-    @property
-    def sign(self):
-        sign = 1
-        for part in self.parts:
-            sign = sign * part.sign
-        return sign
-
-    @property
-    def inv(self):
-        inv = self._inv() if self._inv is not None else None
-        if inv is None:
-            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-            self._inv = weakref.ref(inv)
-            inv._inv = weakref.ref(self)
-        return inv
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return ComposeTransform(self.parts, cache_size=cache_size)
-
-    def __call__(self, x):
-        for part in self.parts:
-            x = part(x)
-        return x
-
-    def log_abs_det_jacobian(self, x, y):
-        if not self.parts:
-            return ember.zeros_like(x)
-        xs = [x]
-        for part in self.parts[:-1]:
-            xs.append(part(xs[-1]))
-        xs.append(y)
-        terms, event_dim = [], self.domain.event_dim
-        for part, a, b in zip(self.parts, xs[:-1], xs[1:]):
-            terms.append(_sum_rightmost(part.log_abs_det_jacobian(a, b),
-                                        event_dim - part.domain.event_dim))
-            event_dim += part.codomain.event_dim - part.domain.event_dim
-        return reduce(operator.add, terms)
-
-    def forward_shape(self, shape):
-        for part in self.parts:
-            shape = part.forward_shape(shape)
-        return shape
-
-    def inverse_shape(self, shape):
-        for part in reversed(self.parts):
-            shape = part.inverse_shape(shape)
-        return shape
-
-    def __repr__(self):
-        return self.__class__.__name__ + "(\n    " + ",\n    ".join(
-            repr(p) for p in self.parts) + "\n)"
-
-
-identity_transform = ComposeTransform([])
-
-
-class _Parameterless(Transform):
-    """A transform without parameters: every instance equals every other (torch's ==)."""
-
-    def __eq__(self, other):
-        return isinstance(other, type(self))
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 class ExpTransform(_Parameterless):
@@ -327,6 +81,12 @@ class PowerTransform(Transform):
         return ember.broadcast_shapes(shape, self.exponent.shape)
 
 
+def _clipped_sigmoid(x):
+    """sigmoid(x) kept within [tiny, 1 - eps] of the dtype, so that its logit stays finite."""
+    finfo = ember.finfo(x.dtype)
+    return ember.clamp(ember.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+
+
 class SigmoidTransform(_Parameterless):
     """y = sigmoid(x), kept within [tiny, 1 - eps] of the dtype so the inverse stays finite."""
     domain = constraints.real
@@ -336,8 +96,7 @@ class SigmoidTransform(_Parameterless):
 
 
     def _call(self, x):
-        finfo = ember.finfo(x.dtype)
-        return ember.clamp(ember.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y):
         finfo = ember.finfo(y.dtype)
@@ -347,6 +106,23 @@ class SigmoidTransform(_Parameterless):
     def log_abs_det_jacobian(self, x, y):
         """log sigmoid'(x) = -softplus(-x) - softplus(x)."""
         return -F.softplus(-x) - F.softplus(x)
+
+
+class SoftplusTransform(_Parameterless):
+    """y = softplus(x) = log(1 + e^x); log|dy/dx| = -softplus(-x)."""
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x)
 
 
 class TanhTransform(_Parameterless):
@@ -474,3 +250,82 @@ class SoftmaxTransform(_Parameterless):
         return shape
 
     inverse_shape = forward_shape
+
+
+class StickBreakingTransform(_Parameterless):
+    """K - 1 reals to a point of the K-simplex: each coordinate takes the fraction
+    sigmoid(x_i - log(K - 1 - i)) of the stick that is left."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def _call(self, x):
+        z = _clipped_sigmoid(x - _stick_offset(x, x.shape[-1] + 1).log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return F.pad(z, [0, 1], value=1) * F.pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        left = ember.clamp(1 - y_crop.cumsum(-1), min=ember.finfo(y.dtype).tiny)
+        return y_crop.log() - left.log() + _stick_offset(y_crop, y.shape[-1]).log()
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - _stick_offset(x, x.shape[-1] + 1).log()
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+def _stick_offset(like, k):
+    """K - 1, K - 2, ..., 1 for a vector of K - 1 sticks (in like's dtype)."""
+    return k - like.new_ones(like.shape[-1]).cumsum(-1)
+
+
+class LowerCholeskyTransform(_Parameterless):
+    """Square matrices to lower-triangular ones with a positive diagonal: the strict lower part
+    kept, the diagonal exponentiated (not bijective: the upper part is dropped)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), onto the unit interval; log|dy/dx| = log_prob(x)."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

@@ -91,3 +91,26 @@ def rsample_grads_close_to_torch(build, rtol, atol):
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     for mine, theirs in zip(results[0][1], results[1][1]):
         np.testing.assert_allclose(mine, theirs, rtol=rtol, atol=atol)
+
+
+def check_transform(make, dtype, shape=(2, 3), positive=False, jacobian=True, grad=True):
+    """A transform ``make(m, T, x)`` against torch's at x of ``shape`` (positive when asked):
+    y, the inverse, domains, bijectivity, shapes, ==, and (when it has one) log|det J| with its
+    gradient, the inverse's log|det J| and the sign."""
+    def build(m, D):
+        x = m.randn(*shape, dtype=getattr(m, dtype))
+        if positive:
+            x = x.abs() + 0.1
+        x.requires_grad_()
+        t = make(m, D.transforms, x)
+        y = t(x)
+        out = [y, t.inv(y), repr(t.domain), repr(t.codomain), t.bijective,
+               t == make(m, D.transforms, x), t.inv.inv is t]
+        if jacobian:
+            jac = t.log_abs_det_jacobian(x, y)
+            out += [jac, t.inv.log_abs_det_jacobian(y, x), _maybe(lambda: t.sign)]
+            if grad:
+                (jac.sum() + y.sum()).backward()
+                out.append(x.grad)
+        return out
+    same_as_torch(build)
