@@ -19,7 +19,8 @@ from .gumbel import _EULER, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
-from .multivariate_normal import MultivariateNormal, _mahalanobis
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
@@ -97,21 +98,31 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
+def _kl_gaussians(p, q, names):
+    """(tr(Sq^-1 Sp) + (mu_q - mu_p)^T Sq^-1 (mu_q - mu_p) - n) / 2 + (log|Sq| - log|Sp|) / 2,
+    from each side's Gaussian interface (log-determinant, Mahalanobis distance, a square root
+    of the covariance and the trace of the whitened one)."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {names} with" + " " * 26 +
+                         "different event shapes cannot be computed")  # (torch's spacing)
+    return q._half_log_det() - p._half_log_det() + 0.5 * (
+        q._whitened_trace(p._root()) + q._mahalanobis(q.loc - p.loc) - p.event_shape[0])
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
-    """(tr(Sq^-1 Sp) + |Lq^-1 (mu_q - mu_p)|^2 - k) / 2 + log|Lq| - log|Lp|, with S = L L^T."""
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26 +
-                         "different event shapes cannot be computed")  # (torch's spacing)
-    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    log_det = (lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-               - lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    shape = ember.broadcast_shapes(lp.shape[:-2], lq.shape[:-2])
-    n = p.event_shape[0]
-    ratio = ember.linalg.solve_triangular(lq.expand(shape + (n, n)), lp.expand(shape + (n, n)),
-                                          upper=False)
-    trace = ratio.pow(2).sum((-2, -1))
-    return log_det + 0.5 * (trace + _mahalanobis(lq, q.loc - p.loc) - n)
+    return _kl_gaussians(p, q, "Multivariate Normals")
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    return _kl_gaussians(p, q, "Low Rank Multivariate Normals")
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p, q):
+    return _kl_gaussians(p, q, "(Low Rank) Multivariate Normals")
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)

@@ -117,11 +117,28 @@ class MultivariateNormal(Distribution):
     def _half_log_det(self):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
+    # the Gaussian interface kl_divergence uses (LowRankMultivariateNormal has the same)
+    def _mahalanobis(self, x):
+        return _mahalanobis(self._unbroadcasted_scale_tril, x)
+
+    def _root(self):
+        """A matrix S with S S^T = the covariance: L."""
+        return self._unbroadcasted_scale_tril
+
+    def _whitened_trace(self, root):
+        """tr(Sigma^-1 S S^T) = |L^-1 S|^2 (L and S broadcast over their batches)."""
+        tril = self._unbroadcasted_scale_tril
+        shape = ember.broadcast_shapes(tril.shape[:-2], root.shape[:-2])
+        solved = ember.linalg.solve_triangular(tril.expand(shape + tril.shape[-2:]),
+                                               root.expand(shape + root.shape[-2:]),
+                                               upper=False)
+        return solved.pow(2).sum((-2, -1))
+
     def log_prob(self, value):
         """-(k log(2 pi) + |L^-1 (x - loc)|^2) / 2 - sum log diag(L)."""
         if self._validate_args:
             self._validate_sample(value)
-        distance = _mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
+        distance = self._mahalanobis(value - self.loc)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + distance) - \
             self._half_log_det()
 
