@@ -61,6 +61,7 @@ from .transforms import (
            identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
@@ -73,6 +74,6 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "OneHotCategorical", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform",
-           "Transform", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+           "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
            "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
            "transforms"]
