@@ -7,6 +7,7 @@ import ember
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
+from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import _EULER, Gumbel
@@ -285,3 +286,46 @@ def _kl_gamma_gumbel(p, q):
 def _kl_bernoulli_poisson(p, q):
     """-H(p) + E_p[-log q] = -H(p) - (p log rate - rate) (log 0! = log 1! = 0)."""
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+_register_infinite([(ContinuousBernoulli, Pareto)], "probs")
+_register_infinite([(Exponential, ContinuousBernoulli)], "rate")
+_register_infinite([(Gamma, ContinuousBernoulli)], "concentration")
+_register_infinite([(Gumbel, ContinuousBernoulli), (Laplace, ContinuousBernoulli),
+                    (Normal, ContinuousBernoulli)], "loc")
+_register_infinite([(Pareto, ContinuousBernoulli)], "scale")
+
+
+def _continuous_bernoulli_cross_entropy(q, mean):
+    """E_p[-log q] for q ContinuousBernoulli, from p's mean (log q is linear in x)."""
+    return -mean * q.logits - ember.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _continuous_bernoulli_cross_entropy(q, p.mean)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    """inf where [low, high] reaches 0 or 1 (torch's test, bounds included)."""
+    result = -p.entropy() + _continuous_bernoulli_cross_entropy(q, p.mean)
+    return ember.where((p.high >= 1) | (p.low <= 0), ember.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - ember.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    """E_p[(x - mu)^2] = Var + (E[x] - mu)^2."""
+    return -p.entropy() + _normal_cross_entropy(q, p.variance + (p.mean - q.loc).pow(2))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    """inf unless q's interval strictly contains [0, 1] (torch's test, bounds included)."""
+    result = -p.entropy() + (q.high - q.low).log()
+    return ember.where((q.low >= 0) | (q.high <= 1), ember.ones_like(result) * math.inf, result)

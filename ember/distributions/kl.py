@@ -10,6 +10,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -245,3 +246,10 @@ def _kl_geometric_geometric(p, q):
 def _kl_poisson_poisson(p, q):
     """r_p log(r_p / r_q) - (r_p - r_q)."""
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    """E_p[x] (logit p - logit q) + log C(p) + log(1 - p) - log C(q) - log(1 - q)."""
+    return (p.mean * (p.logits - q.logits) + p._cont_bern_log_norm() + ember.log1p(-p.probs) -
+            q._cont_bern_log_norm() - ember.log1p(-q.probs))
