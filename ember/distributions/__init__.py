@@ -37,7 +37,7 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
@@ -74,9 +74,9 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform",
-           "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
-           "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
-           "transforms"]
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+           "VonMises", "Weibull", "biject_to", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to", "transforms"]
