@@ -33,12 +33,13 @@ def test_registry_matches_torch(name, registry):
     same_as_torch(build)
 
 
-def test_lower_cholesky_only_has_a_transform_to_as_torch():
+@pytest.mark.parametrize("name", ["lower_cholesky", "positive_definite", "positive_semidefinite"])
+def test_matrix_constraints_only_have_a_transform_to_as_torch(name):
     def build(m, D):
-        t = D.transform_to(D.constraints.lower_cholesky)
+        t = D.transform_to(getattr(D.constraints, name))
         return [repr(t), t(m.randn(2, 3, 3))]
     same_as_torch(build)
-    raises_as_torch(lambda m, D: D.biject_to(D.constraints.lower_cholesky))
+    raises_as_torch(lambda m, D: D.biject_to(getattr(D.constraints, name)))
 
 
 def test_register_as_torch():

@@ -20,17 +20,18 @@ _TRANSFORMS = {
     "softplus": lambda m, T, x: T.SoftplusTransform(),
     "stick-breaking": lambda m, T, x: T.StickBreakingTransform(),
     "lower-cholesky": lambda m, T, x: T.LowerCholeskyTransform(),
+    "positive-definite": lambda m, T, x: T.PositiveDefiniteTransform(),
     "cdf": lambda m, T, x: T.CumulativeDistributionTransform(
         m.distributions.Normal(m.zeros(3, dtype=x.dtype), 2 * m.ones(3, dtype=x.dtype))),
 }
 _POSITIVE_DOMAIN = ("power",)
-_NO_JACOBIAN = ("softmax", "abs", "lower-cholesky")
+_NO_JACOBIAN = ("softmax", "abs", "lower-cholesky", "positive-definite")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", list(_TRANSFORMS))
 def test_transform_matches_torch(name, dtype):
-    shape = (2, 3, 3) if name == "lower-cholesky" else (2, 3)
+    shape = (2, 3, 3) if name in ("lower-cholesky", "positive-definite") else (2, 3)
     check_transform(_TRANSFORMS[name], dtype, shape, positive=name in _POSITIVE_DOMAIN,
                     jacobian=name not in _NO_JACOBIAN)
 
