@@ -111,3 +111,8 @@ def _transform_to_lower_cholesky(constraint):
 @transform_to.register(constraints.positive_semidefinite)
 def _transform_to_positive_definite(constraint):
     return transforms.PositiveDefiniteTransform()
+
+
+@_register_both(constraints.corr_cholesky)
+def _to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()

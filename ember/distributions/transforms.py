@@ -16,9 +16,9 @@ from ._transform import (
     _Parameterless,
     identity_transform,
 )
-from .utils import broadcast_all
+from .utils import broadcast_all, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
@@ -314,6 +314,49 @@ class PositiveDefiniteTransform(_Parameterless):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """D (D - 1) / 2 reals to the Cholesky factor of a D x D correlation matrix: row by row,
+    tanh into (-1, 1), then a signed stick breaking that gives each row unit length. (No ==:
+    torch compares these by identity.)"""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = ember.finfo(x.dtype).eps
+        r = vec_to_tril_matrix(ember.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        left = (1 - r ** 2).sqrt().cumprod(-1)  # the length each row has left
+        r = r + ember.eye(r.shape[-1], dtype=r.dtype)
+        return r * F.pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        left = F.pad((1 - ember.cumsum(y * y, dim=-1))[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2  # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        """The stick breaking's (1/2) sum log(1 - |y_row[:j]|^2) plus tanh's."""
+        left = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
+        tanh_part = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return 0.5 * left.log().sum(-1) + tanh_part
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        return shape[:-2] + (shape[-1] * (shape[-1] - 1) // 2,)
 
 
 class CumulativeDistributionTransform(Transform):

@@ -16,6 +16,7 @@ _CONSTRAINTS = {
     "half-open": lambda C: C.half_open_interval(0.0, 1.0), "simplex": lambda C: C.simplex,
     "real-vector": lambda C: C.real_vector,
     "independent": lambda C: C.independent(C.positive, 1),
+    "corr-cholesky": lambda C: C.corr_cholesky,
 }
 
 
@@ -24,7 +25,7 @@ _CONSTRAINTS = {
 def test_registry_matches_torch(name, registry):
     def build(m, D):
         t = getattr(D, registry)(_CONSTRAINTS[name](D.constraints))
-        x = m.randn(2, 3, dtype=m.float64)
+        x = m.randn(2, 3, dtype=m.float64)  # (for corr_cholesky: 3 = the 3 x 3 lower part)
         y = t(x)
         out = [repr(t), y, bool(_CONSTRAINTS[name](D.constraints).check(y).all())]
         if registry == "biject_to":

@@ -21,6 +21,7 @@ _TRANSFORMS = {
     "stick-breaking": lambda m, T, x: T.StickBreakingTransform(),
     "lower-cholesky": lambda m, T, x: T.LowerCholeskyTransform(),
     "positive-definite": lambda m, T, x: T.PositiveDefiniteTransform(),
+    "corr-cholesky": lambda m, T, x: T.CorrCholeskyTransform(),
     "cdf": lambda m, T, x: T.CumulativeDistributionTransform(
         m.distributions.Normal(m.zeros(3, dtype=x.dtype), 2 * m.ones(3, dtype=x.dtype))),
 }
@@ -42,7 +43,9 @@ def test_shapes_as_torch():
         return [tuple(t.forward_shape(m.Size([4, 3]))) + tuple(t.inverse_shape(m.Size([4, 3])))
                 for t in (T.ExpTransform(), T.AffineTransform(0.0, m.ones(2, 1, 3)),
                           T.PowerTransform(m.ones(4, 1)), T.StickBreakingTransform(),
-                          T.SoftmaxTransform())]
+                          T.SoftmaxTransform())] + [
+            tuple(T.CorrCholeskyTransform().forward_shape(m.Size([2, 6]))),
+            tuple(T.CorrCholeskyTransform().inverse_shape(m.Size([2, 4, 4])))]
     same_as_torch(build)
 
 
@@ -55,7 +58,9 @@ def test_shapes_as_torch():
     lambda m, D: D.transforms.SoftmaxTransform().forward_shape(m.Size([])),
     lambda m, D: D.transforms.StickBreakingTransform().inverse_shape(m.Size([])),
     lambda m, D: D.transforms.LowerCholeskyTransform().sign,
+    lambda m, D: D.transforms.CorrCholeskyTransform().forward_shape(m.Size([4])),
+    lambda m, D: D.transforms.CorrCholeskyTransform().inverse_shape(m.Size([3, 2])),
 ], ids=["cache-size", "call", "sign", "abs-sign", "jacobian", "softmax-shape", "stick-shape",
-        "cholesky-sign"])
+        "cholesky-sign", "corr-not-triangular", "corr-not-square"])
 def test_transform_errors_as_torch(bad):
     raises_as_torch(bad)
