@@ -1,5 +1,6 @@
 """kl_divergence(p, q) = E_p[log p - log q], by the closed form registered for the pair of
-types (register_kl adds one)."""
+types (register_kl adds one): the registry and the forms within one family (or between the
+Gaussians); those between different families are in _kl_cross.py."""
 import math
 
 import ember

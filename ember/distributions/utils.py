@@ -1,5 +1,6 @@
-"""Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, and
-the lazily computed attribute (``probs`` from ``logits`` or the other way round)."""
+"""Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, lower
+triangles <-> vectors, and the lazily computed attribute (``probs`` from ``logits`` or the other
+way round)."""
 import numbers
 
 import ember
