@@ -1,6 +1,6 @@
 """The transform machinery: Transform (y = f(x) with log|det J|, the inverse, caching), the
-inverse of a transform, compositions, and the transforms that regroup dims (IndependentTransform,
-ReshapeTransform). The elementwise and vector transforms are in transforms.py."""
+inverse of a transform and compositions. The transforms that regroup dims are in
+_regroup_transforms.py, the elementwise and vector ones in transforms.py."""
 import operator
 import weakref
 from functools import reduce
@@ -10,8 +10,7 @@ import ember
 from . import constraints
 from .independent import _sum_rightmost
 
-__all__ = ["ComposeTransform", "IndependentTransform", "ReshapeTransform", "Transform",
-           "identity_transform"]
+__all__ = ["ComposeTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -264,108 +263,3 @@ class _Parameterless(Transform):
 
     def __eq__(self, other):
         return isinstance(other, type(self))
-
-
-class IndependentTransform(Transform):
-    """``base_transform`` with ``reinterpreted_batch_ndims`` more rightmost dims taken as one
-    event (its log|det J| summed over them)."""
-
-    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.base_transform = base_transform.with_cache(cache_size)
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
-                                    cache_size=cache_size)
-
-    @property
-    def domain(self):
-        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
-
-    @property
-    def codomain(self):
-        return constraints.independent(self.base_transform.codomain,
-                                       self.reinterpreted_batch_ndims)
-
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
-
-    def _call(self, x):
-        if x.dim() < self.domain.event_dim:
-            raise ValueError("Too few dimensions on input")
-        return self.base_transform(x)
-
-    def _inverse(self, y):
-        if y.dim() < self.codomain.event_dim:
-            raise ValueError("Too few dimensions on input")
-        return self.base_transform.inv(y)
-
-    def log_abs_det_jacobian(self, x, y):
-        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
-                              self.reinterpreted_batch_ndims)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}({self.base_transform!r}, " \
-            f"{self.reinterpreted_batch_ndims})"
-
-    def forward_shape(self, shape):
-        return self.base_transform.forward_shape(shape)
-
-    def inverse_shape(self, shape):
-        return self.base_transform.inverse_shape(shape)
-
-
-class ReshapeTransform(Transform):
-    """The rightmost dims of ``in_shape`` reshaped to ``out_shape`` (log|det J| = 0)."""
-    bijective = True
-
-    def __init__(self, in_shape, out_shape, cache_size=0):
-        self.in_shape, self.out_shape = ember.Size(in_shape), ember.Size(out_shape)
-        if self.in_shape.numel() != self.out_shape.numel():
-            raise ValueError("in_shape, out_shape have different numbers of elements")
-        super().__init__(cache_size=cache_size)
-
-    @property
-    def domain(self):
-        return constraints.independent(constraints.real, len(self.in_shape))
-
-    @property
-    def codomain(self):
-        return constraints.independent(constraints.real, len(self.out_shape))
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
-
-    def _call(self, x):
-        return x.reshape(x.shape[:x.dim() - len(self.in_shape)] + self.out_shape)
-
-    def _inverse(self, y):
-        return y.reshape(y.shape[:y.dim() - len(self.out_shape)] + self.in_shape)
-
-    def log_abs_det_jacobian(self, x, y):
-        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
-
-    def forward_shape(self, shape):
-        return _replace_tail(shape, self.in_shape, self.out_shape)
-
-    def inverse_shape(self, shape):
-        return _replace_tail(shape, self.out_shape, self.in_shape)
-
-
-def _replace_tail(shape, tail, new_tail):
-    if len(shape) < len(tail):
-        raise ValueError("Too few dimensions on input")
-    cut = len(shape) - len(tail)
-    if shape[cut:] != tail:
-        raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {tail}")
-    return shape[:cut] + new_tail

@@ -2,13 +2,13 @@
 is a bool tensor), named as torch prints them."""
 import ember
 
-__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "corr_cholesky", "dependent",
-           "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
-           "independent", "integer_interval", "interval", "is_dependent", "less_than",
-           "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+           "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric",
-           "unit_interval"]
+           "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
+           "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -172,6 +172,64 @@ class _IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+def _check_dim(dim, value, what="value"):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.dim()} dimensions")
+
+
+class _Cat(Constraint):
+    """Constraints ``cseq`` applied to consecutive slices of ``lengths`` along ``dim``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return ember.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraints ``cseq`` applied to the successive slices along ``dim``."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq, self.dim = list(cseq), dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return ember.stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 class _Simplex(Constraint):
     """Non-negative vectors along the last dim that sum to 1 (within 1e-6)."""
     event_dim = 1
@@ -317,3 +375,4 @@ greater_than, greater_than_eq = _GreaterThan, _GreaterThanEq
 less_than, independent = _LessThan, _IndependentConstraint
 interval, integer_interval, half_open_interval = _Interval, _IntegerInterval, _HalfOpenInterval
 multinomial = _Multinomial
+cat, stack = _Cat, _Stack

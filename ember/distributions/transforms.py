@@ -1,6 +1,7 @@
 """Transforms: invertible maps y = f(x) with log|det df/dx| (for TransformedDistribution). The
-machinery (Transform, inverses, compositions, IndependentTransform, ReshapeTransform) lives in
-_transform.py and is re-exported here; the elementwise and vector transforms are defined here."""
+machinery (Transform, inverses, compositions) lives in _transform.py and the transforms that
+regroup dims in _regroup_transforms.py, both re-exported here; the elementwise and vector
+transforms are defined here."""
 import math
 import numbers
 
@@ -8,21 +9,21 @@ import ember
 from ember.nn import functional as F
 
 from . import constraints
-from ._transform import (
-    ComposeTransform,
+from ._regroup_transforms import (
+    CatTransform,
     IndependentTransform,
     ReshapeTransform,
-    Transform,
-    _Parameterless,
-    identity_transform,
+    StackTransform,
 )
+from ._transform import ComposeTransform, Transform, _Parameterless, identity_transform
 from .utils import broadcast_all, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class ExpTransform(_Parameterless):
