@@ -49,6 +49,7 @@ from .transforms import *  # noqa: F403  (every transform: transforms.__all__, a
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ContinuousBernoulli", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily",
@@ -58,5 +59,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl",
-           "transform_to", "transforms"] + transforms.__all__
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence",
+           "register_kl", "transform_to", "transforms"] + transforms.__all__

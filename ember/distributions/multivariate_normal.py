@@ -28,7 +28,36 @@ def _mahalanobis(scale_tril, x):
     return solved.squeeze(-1).pow(2).sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class _ScaleTrilMatrices:
+    """For the distributions of a covariance given by its lower Cholesky factor L
+    (``_unbroadcasted_scale_tril``; MultivariateNormal, Wishart): scale_tril, covariance_matrix
+    and precision_matrix computed from L on first use, expanded to ``_matrix_shape()``."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        tril = self._unbroadcasted_scale_tril
+        return ember.matmul(tril, tril.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+            self._matrix_shape())
+
+
+def _scale_tril_of(covariance_matrix, precision_matrix, scale_tril):
+    """L from whichever of the three matrices is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return ember.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
+class MultivariateNormal(_ScaleTrilMatrices, Distribution):
     """Vectors of mean ``loc``; exactly one of the covariance, its inverse or its lower Cholesky
     factor is given."""
     arg_constraints = {"loc": constraints.real_vector,
@@ -62,12 +91,8 @@ class MultivariateNormal(Distribution):
             self.precision_matrix = expanded
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix,
+                                                        scale_tril)
 
     def expand(self, batch_shape, _instance=None):
         shape = ember.Size(batch_shape)
@@ -79,20 +104,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        tril = self._unbroadcasted_scale_tril
-        return ember.matmul(tril, tril.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
-            self._matrix_shape())
 
     @property
     def mean(self):
