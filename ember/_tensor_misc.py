@@ -12,7 +12,16 @@ from . import _random_args as _args
 from ._tensor import Tensor
 from ._tensor_methods import _inplace_unary, _unary
 from ._warn import warn_once
-from .ops import api, as_strided, fused_products, histogram, index_ops, pointwise, scatter_reduce
+from .ops import (
+    api,
+    as_strided,
+    fused_products,
+    histogram,
+    index_ops,
+    pointwise,
+    scatter_reduce,
+    special,
+)
 from .ops import elementwise as E
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
@@ -100,6 +109,62 @@ def poisson(input, generator=None):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     counts = _gen(generator).poisson(rates).astype(x.dtype)
     return E.PoissonBackward0.apply(input, Tensor._make(counts))
+
+
+def _concentrations(input, kernel):
+    x = input._data
+    if x.dtype.kind != "f" or x.dtype == np.float16:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.of_numpy(x.dtype).scalar_name}'")
+    return x
+
+
+def _standard_gamma(input, generator=None):
+    """Gamma(alpha, 1) draws for each alpha in ``input`` (torch's CPU stream), at least the
+    dtype's smallest normal; differentiable in alpha (see standard_gamma_grad)."""
+    x = _concentrations(input, "gamma_cpu")
+    draws = _gen(generator).standard_gamma(x.astype(np.float64), x.dtype == np.float32)
+    draws = np.maximum(draws.astype(x.dtype), np.finfo(x.dtype).tiny)
+    return X.StandardGammaBackward0.apply(input, Tensor._make(draws))
+
+
+def binomial(count, prob, generator=None):
+    """Successes in ``count`` trials of probability ``prob`` (torch's CPU stream), in count's
+    dtype; no gradient, as torch."""
+    c, p = count._data, prob._data
+    if c.dtype.kind not in "fV":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_dtype.of_numpy(c.dtype).scalar_name}")
+    if p.dtype != c.dtype:
+        raise RuntimeError(f"Found dtype {_dtype.of_numpy(p.dtype).scalar_name} but expected "
+                           f"{_dtype.of_numpy(c.dtype).scalar_name}")
+    _concentrations(count, "binomial_cpu")
+    c, p = np.broadcast_arrays(c.astype(np.float64), p.astype(np.float64))
+    draws = _gen(generator).binomial(c, p, count._data.dtype == np.float32)
+    return X.BinomialBackward.apply(count, prob, Tensor._make(draws.astype(count._data.dtype)))
+
+
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet draws over the last dim as torch's CPU kernel: float64 gammas (torch's
+    stream) over their sum, kept within [smallest normal, 1) of the dtype; no gradient."""
+    x = _concentrations(input, "dirichlet")
+    gammas = np.maximum(_gen(generator).standard_gamma(x.astype(np.float64)),
+                        np.finfo(np.float64).tiny)
+    draws = np.clip(gammas / gammas.sum(-1, keepdims=True), np.finfo(x.dtype).tiny,
+                    np.nextafter(x.dtype.type(1), x.dtype.type(0)))
+    return Tensor._make(draws.astype(x.dtype))
+
+
+def _dirichlet_grad(x, alpha, total):
+    """d x / d alpha of Dirichlet draws x through their Beta(alpha, total - alpha) marginals,
+    over (1 - x) (torch's _dirichlet_grad; exact where torch's kernel approximates)."""
+    return Tensor._make(special.dirichlet_grad(x._data, alpha._data, total._data))
+
+
+def _standard_gamma_grad(input, output):
+    """d output / d alpha of Gamma(alpha, 1) draws, exact (torch's kernel approximates it to
+    ~1e-4 relative)."""
+    return Tensor._make(special.standard_gamma_grad(input._data, output._data))
 
 
 def _fill(self, values):
@@ -395,6 +460,8 @@ NAMESPACE = ("is_complex", "is_signed", "is_same_size", "result_type", "can_cast
              "scalar_tensor", "empty_strided", "range", "detach", "detach_", "fill",
              "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
              "is_inference", "adjoint", "poisson", "get_device", "set_flush_denormal",
+             "binomial", "_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet",
+             "_dirichlet_grad",
              *_COPIES)
 
 

@@ -277,6 +277,33 @@ class Generator:
                 _poisson_product(rate, uniform) if rate > 0 else 0.0
         return out.reshape(rates.shape)
 
+    def standard_gamma(self, alphas, single=False):
+        """Gamma(alpha, 1) draws for float64 ``alphas`` as torch's CPU kernel, element by element
+        in order: Marsaglia and Tsang's rejection from normals (the cached Box-Muller pairs of
+        the scalar path) and 53-bit uniforms; alpha < 1 is boosted to alpha + 1 and scaled by
+        u^(1/alpha). ``single``: the float32 kernel, which rounds 1/alpha, alpha + 1 and d to
+        float32. Returned in float64, before torch's clamp to the dtype's smallest normal."""
+        out = np.empty(alphas.size)
+        uniform = self._uniform_stream()
+
+        def normal():
+            return float(self.normal_serial(1)[0])
+        for i, alpha in enumerate(alphas.reshape(-1).tolist()):
+            out[i] = _gamma_marsaglia(alpha, uniform, normal, single)
+        return out.reshape(alphas.shape)
+
+    def binomial(self, counts, probs, single=False):
+        """Binomial(count, prob) draws for float64 ``counts`` and ``probs`` as torch's CPU
+        kernel, element by element in order: the successes of the rarer outcome by inversion
+        (geometric waiting times) when count * p < 10, else Hormann's BTRS; 53-bit uniforms.
+        ``single``: the float32 kernel's float32 roundings."""
+        out = np.empty(counts.size)
+        uniform = self._uniform_stream()
+        rounded = (lambda v: float(np.float32(v))) if single else float
+        for i, (n, p) in enumerate(zip(counts.reshape(-1).tolist(), probs.reshape(-1).tolist())):
+            out[i] = _binomial(n, p, uniform, rounded)
+        return out.reshape(counts.shape)
+
     def _uniform_stream(self):
         """A function drawing one 53-bit uniform at a time (for rejection samplers)."""
         bits = self._bits
@@ -334,6 +361,100 @@ class Generator:
         if n % 2:
             self._normal_cache = float(values[-1])
         return np.concatenate([head, values[:n]])
+
+
+_THIRD_F32 = float(np.float32(1 / 3))  # torch writes the constants as float literals
+_SQUEEZE_F32 = float(np.float32(0.0331))
+
+
+def _gamma_marsaglia(alpha, uniform, normal, single):
+    """One Gamma(alpha, 1) draw (torch's constants and order of draws and tests)."""
+    rounded = (lambda v: float(np.float32(v))) if single else float
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale = (1 - uniform()) ** rounded(1.0 / alpha)
+        alpha = rounded(alpha + 1.0)
+    d = rounded(alpha - _THIRD_F32)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        y = 0.0
+        while y <= 0:
+            x = normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1 - uniform()
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F32 * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _binomial(count, prob, uniform, rounded):
+    """One Binomial(count, prob) draw (torch's branches and order of draws)."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob != prob:
+        return math.nan
+    flipped = prob > 0.5
+    p = rounded(1.0 - prob) if flipped else prob
+    k = _binomial_btrs(count, p, uniform, rounded) if rounded(count * p) >= 10.0 else \
+        _binomial_inversion(count, p, uniform, rounded)
+    return count - k if flipped else k
+
+
+def _binomial_inversion(count, prob, uniform, rounded):
+    """The number of geometric waiting times (ceil(log u / log(1 - p))) that fit in count."""
+    log_q = rounded(math.log1p(-prob))
+    total, successes = 0.0, 0.0
+    while True:
+        u = uniform()
+        total += math.ceil(math.log(u) / log_q) if u > 0 else math.inf
+        if total > count:
+            return successes
+        successes += 1
+
+
+def _stirling_tail(k):
+    """log k! - ((k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2)."""
+    if k <= 9:
+        return math.lgamma(k + 1.0) - ((k + 0.5) * math.log(k + 1.0) - (k + 1.0) +
+                                       0.5 * math.log(2 * math.pi))
+    kp1sq = (k + 1.0) * (k + 1.0)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_btrs(count, prob, uniform, rounded):
+    """Hormann's BTRS (transformed rejection with squeeze) for count * prob >= 10."""
+    stddev = rounded(math.sqrt(rounded(rounded(count * prob) * rounded(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = rounded(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = rounded(prob / rounded(1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(rounded(rounded(count + 1) * prob))
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = rounded(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1))) +
+                 (count + 1) * math.log((count - m + 1) / (count - k + 1)) +
+                 (k + 0.5) * math.log(r * (count - k + 1) / (k + 1)) +
+                 _stirling_tail(m) + _stirling_tail(count - m) -
+                 _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
 
 
 def _poisson_product(rate, uniform):

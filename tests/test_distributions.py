@@ -20,6 +20,8 @@ def test_exported_names_are_torchs(name):
                  and not b.__name__.startswith("_")]  # (ember's private mixins)
         torch_bases = [b.__name__ for b in t.__mro__[1:] if b.__module__.startswith("torch")]
         assert bases == torch_bases
+        if not issubclass(t, torch.distributions.Distribution):
+            return  # (transforms, the constraint registry)
         for flag in ("has_rsample", "has_enumerate_support"):  # Independent's are properties
             assert isinstance(getattr(e, flag), property) == isinstance(getattr(t, flag), property)
             if not isinstance(getattr(t, flag), property):
@@ -37,6 +39,13 @@ def test_submodules_importable_as_torchs():
     import ember.distributions.constraints as EC
     import ember.distributions.kl as EK
     import ember.distributions.utils as EU
+    from ember.distributions.constraint_registry import biject_to
+    from ember.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+    from ember.distributions.relaxed_categorical import ExpRelaxedCategorical
+    from ember.distributions.studentT import StudentT
+    from ember.distributions.transforms import StickBreakingTransform
+    assert biject_to is ember.distributions.biject_to and StudentT is ember.distributions.StudentT
+    assert LogitRelaxedBernoulli and ExpRelaxedCategorical and StickBreakingTransform
     assert EC is ember.distributions.constraints
     assert EK.kl_divergence is ember.distributions.kl_divergence
     assert EU.broadcast_all(1.0, 2.0)[0].dtype == ember.get_default_dtype()

@@ -12,11 +12,11 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
-    """0/1 outcomes with success probability ``probs`` (or ``sigmoid(logits)``)."""
+class _BinaryParameters:
+    """For the distributions of one success probability, given as ``probs`` or as ``logits``
+    (Bernoulli, LogitRelaxedBernoulli): the broadcast parameter, the other one computed on
+    first use, the batch shape and expand."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _one_of(probs, logits)
@@ -47,6 +47,12 @@ class Bernoulli(ExponentialFamily):
     @property
     def param_shape(self):
         return self._param.size()
+
+
+class Bernoulli(_BinaryParameters, ExponentialFamily):
+    """0/1 outcomes with success probability ``probs`` (or ``sigmoid(logits)``)."""
+    support = constraints.boolean
+    has_enumerate_support = True
 
     @property
     def mean(self):

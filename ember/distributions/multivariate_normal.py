@@ -28,7 +28,36 @@ def _mahalanobis(scale_tril, x):
     return solved.squeeze(-1).pow(2).sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class _ScaleTrilMatrices:
+    """For the distributions of a covariance given by its lower Cholesky factor L
+    (``_unbroadcasted_scale_tril``; MultivariateNormal, Wishart): scale_tril, covariance_matrix
+    and precision_matrix computed from L on first use, expanded to ``_matrix_shape()``."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        tril = self._unbroadcasted_scale_tril
+        return ember.matmul(tril, tril.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+            self._matrix_shape())
+
+
+def _scale_tril_of(covariance_matrix, precision_matrix, scale_tril):
+    """L from whichever of the three matrices is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return ember.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
+class MultivariateNormal(_ScaleTrilMatrices, Distribution):
     """Vectors of mean ``loc``; exactly one of the covariance, its inverse or its lower Cholesky
     factor is given."""
     arg_constraints = {"loc": constraints.real_vector,
@@ -62,12 +91,8 @@ class MultivariateNormal(Distribution):
             self.precision_matrix = expanded
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix,
+                                                        scale_tril)
 
     def expand(self, batch_shape, _instance=None):
         shape = ember.Size(batch_shape)
@@ -79,20 +104,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        tril = self._unbroadcasted_scale_tril
-        return ember.matmul(tril, tril.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
-            self._matrix_shape())
 
     @property
     def mean(self):
@@ -117,11 +128,28 @@ class MultivariateNormal(Distribution):
     def _half_log_det(self):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
+    # the Gaussian interface kl_divergence uses (LowRankMultivariateNormal has the same)
+    def _mahalanobis(self, x):
+        return _mahalanobis(self._unbroadcasted_scale_tril, x)
+
+    def _root(self):
+        """A matrix S with S S^T = the covariance: L."""
+        return self._unbroadcasted_scale_tril
+
+    def _whitened_trace(self, root):
+        """tr(Sigma^-1 S S^T) = |L^-1 S|^2 (L and S broadcast over their batches)."""
+        tril = self._unbroadcasted_scale_tril
+        shape = ember.broadcast_shapes(tril.shape[:-2], root.shape[:-2])
+        solved = ember.linalg.solve_triangular(tril.expand(shape + tril.shape[-2:]),
+                                               root.expand(shape + root.shape[-2:]),
+                                               upper=False)
+        return solved.pow(2).sum((-2, -1))
+
     def log_prob(self, value):
         """-(k log(2 pi) + |L^-1 (x - loc)|^2) / 2 - sum log diag(L)."""
         if self._validate_args:
             self._validate_sample(value)
-        distance = _mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
+        distance = self._mahalanobis(value - self.loc)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + distance) - \
             self._half_log_det()
 

@@ -1,4 +1,5 @@
-"""OneHotCategorical(probs | logits): Categorical's class drawn as a one-hot vector."""
+"""OneHotCategorical(probs | logits): Categorical's class drawn as a one-hot vector (and its
+straight-through variant)."""
 import ember
 from ember.nn import functional as F
 
@@ -6,7 +7,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -70,3 +71,14 @@ class OneHotCategorical(Distribution):
         values = values.to(self._categorical._param).view((n,) + (1,) * len(self.batch_shape)
                                                             + (n,))
         return values.expand((n,) + tuple(self.batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose rsample passes gradients straight through: the one-hot draw in
+    the forward pass, the gradient of ``probs`` in the backward one (Bengio et al., 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -1,11 +1,13 @@
-"""Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, and
-the lazily computed attribute (``probs`` from ``logits`` or the other way round)."""
+"""Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, lower
+triangles <-> vectors, and the lazily computed attribute (``probs`` from ``logits`` or the other
+way round)."""
 import numbers
 
 import ember
 from ember.nn import functional as F
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
+           "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values):
@@ -37,6 +39,35 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return ember.log(clamped) - ember.log1p(-clamped)
     return ember.log(clamped)
+
+
+def _tril_mask(n, diag):
+    """The n x n mask of the entries on or below diagonal ``diag``, read in row order."""
+    arange = ember.arange(n)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of ``mat`` on or below diagonal ``diag``, in row order, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The D x D lower-triangular matrix (from diagonal ``diag``) whose entries, in row order,
+    are ``vec`` (D from the length: the positive root of D^2 + (1 + 2 diag) D - |diag| (diag +
+    1) - 2 len = 0)."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] +
+                            4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > ember.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         f"expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
 
 
 class lazy_property:

@@ -418,3 +418,32 @@ class HeavisideBackward0(Node):
 
 
 HeavisideBackward0.__name__ = HeavisideBackward0.__qualname__ = "NotImplemented"  # torch's name
+
+
+class StandardGammaBackward0(Node):
+    """torch._standard_gamma: the draws (made before the node records) pass through;
+    dalpha = g * dx/dalpha at the draw (implicit reparameterization, not differentiable again,
+    as torch's)."""
+
+    def forward(self, alpha, draws):
+        self.save(alpha, draws)
+        return draws._data
+
+    def backward(self, m, g, alpha, draws):
+        if m.is_graph:
+            raise RuntimeError("derivative for _standard_gamma_grad is not implemented")
+        return g * special.standard_gamma_grad(alpha, draws), None
+
+
+class BinomialBackward(Node):
+    """torch.binomial: the draws (made before the node records) pass through; torch has no
+    derivative."""
+
+    def forward(self, count, prob, draws):
+        return draws._data
+
+    def backward(self, m, g):
+        raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+BinomialBackward.__name__ = BinomialBackward.__qualname__ = "NotImplemented"  # torch's name

@@ -297,3 +297,17 @@ def _poisson(L):
 
 
 EXTRA.update({"poisson": _poisson})
+
+
+def _gamma_family(L):
+    """torch._standard_gamma's node (its implicit gradient), igamma/igammac (the gradient in
+    x) and the scaled Bessel functions (second order: each one's derivative uses the other)."""
+    L.manual_seed(0)
+    alpha = _t(L, P)
+    x = _t(L, P + 0.5)
+    (g,) = L.autograd.grad((L.special.i0e(x) + L.special.i1e(x)).sum(), x, create_graph=True)
+    a = _t(L, P, grad=False)
+    return (L._standard_gamma(alpha) + L.igamma(a, x) + L.igammac(a, x)).sum() + (g * g).sum()
+
+
+EXTRA.update({"gamma_family": _gamma_family})

@@ -15,7 +15,8 @@ def _kl(m, D):
     u = D.Uniform(m.tensor([0.0, 1.0]), m.tensor([2.0, 3.0]))
     return [D.kl_divergence(n, D.Normal(m.zeros(3), m.ones(3))),
             D.kl_divergence(c, D.Categorical(logits=m.zeros(2, 4))), D.kl_divergence(b, b2),
-            D.kl_divergence(u, D.Uniform(m.tensor([-1.0, 1.5]), m.tensor([3.0, 4.0])))]
+            D.kl_divergence(u, D.Uniform(m.tensor([-1.0, 1.5]), m.tensor([3.0, 4.0]))),
+            D.kl_divergence(D.Poisson(m.tensor([0.5, 3.0])), D.Poisson(m.tensor([2.0, 1.0])))]
 
 
 def test_kl_matches_torch():

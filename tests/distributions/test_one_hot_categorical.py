@@ -1,5 +1,7 @@
-"""OneHotCategorical (ember/distributions/one_hot_categorical.py): one-hot samples, log_prob,
-entropy, moments, enumerate_support, repr and the support error, compared with torch 2.13."""
+"""OneHotCategorical and OneHotCategoricalStraightThrough
+(ember/distributions/one_hot_categorical.py): one-hot samples, log_prob, entropy, moments,
+enumerate_support, repr, the straight-through gradient and the support error, compared with
+torch 2.13."""
 from ._oracle import raises_as_torch, same_as_torch
 
 
@@ -19,3 +21,13 @@ def test_one_hot_categorical_matches_torch():
 def test_one_hot_support_error_as_torch():
     raises_as_torch(lambda m, D: D.OneHotCategorical(probs=m.tensor([0.5, 0.5]))
                     .log_prob(m.tensor([1., 1.])))
+
+
+def test_straight_through_gradient_as_torch():
+    def build(m, D):
+        logits = m.randn(2, 4, requires_grad=True)
+        d = D.OneHotCategoricalStraightThrough(logits=logits)
+        x = d.rsample((3,))
+        (x * m.arange(4.0)).sum().backward()
+        return [x, logits.grad, d.has_rsample, type(d).__mro__[1].__name__]
+    same_as_torch(build)

@@ -8,6 +8,8 @@ import torch.distributions.utils as TU
 import ember
 import ember.distributions.utils as EU
 
+from ._oracle import raises_as_torch, same_as_torch
+
 
 def _same(e, t):
     assert len(e) == len(t)
@@ -82,3 +84,16 @@ def test_lazy_property_computes_with_grad_enabled_as_torch():
         with m.no_grad():
             y = Holder().doubled
         assert y.requires_grad
+
+
+def test_tril_matrix_and_vector_as_torch():
+    def build(m, D):
+        U = D.utils
+        mat = m.randn(2, 4, 4)
+        vec = m.randn(2, 6)
+        return [U.tril_matrix_to_vec(mat), U.tril_matrix_to_vec(mat, diag=-1),
+                U.tril_matrix_to_vec(mat, diag=1), U.vec_to_tril_matrix(vec),
+                U.vec_to_tril_matrix(vec, diag=-1), U.vec_to_tril_matrix(m.randn(4), diag=1)]
+    same_as_torch(build)
+    raises_as_torch(lambda m, D: D.utils.tril_matrix_to_vec(m.zeros(3, 3), diag=3))
+    raises_as_torch(lambda m, D: D.utils.vec_to_tril_matrix(m.zeros(4)))
