@@ -311,3 +311,18 @@ def _gamma_family(L):
 
 
 EXTRA.update({"gamma_family": _gamma_family})
+
+
+def _special_family(L):
+    """torch.special's erfcx, log_ndtr, ndtri and zeta nodes (zeta's gradient in q; in x
+    torch has none, so x enters as a tensor without grad or as a number)."""
+    x = _t(L, M)
+    p = _t(L, R.uniform(0.05, 0.95, (3, 4)))
+    q = _t(L, P + 1.0)
+    s = _t(L, P + 2.0, grad=False)
+    return (L.special.erfcx(x) + L.special.log_ndtr(x) + L.special.ndtri(p)
+            + L.special.zeta(s, q) + L.special.zeta(3.0, q)).sum()
+
+
+
+EXTRA.update({"special_family": _special_family})
