@@ -73,11 +73,12 @@ def contiguous_result(data, inputs=()):
 def channels_last_or_contiguous(data, inputs):
     """Node.result_layout of the ops that keep a channels-last input's layout and otherwise
     make a contiguous result (cat, stack, roll, batch_norm): ``data`` as it is when every
-    tensor input is channels-last (NumPy's order of such inputs is torch's; stack makes its
-    own, see stacked), else contiguous."""
+    tensor input of rank 2 or more is channels-last (NumPy's order of such inputs is
+    torch's; stack makes its own, see stacked; batch norm's per-channel weight, bias and
+    running statistics do not count), else contiguous."""
     if data.flags.c_contiguous:
         return data
-    arrays = [t._data for t in inputs if hasattr(t, "_data")]
+    arrays = [t._data for t in inputs if hasattr(t, "_data") and t._data.ndim > 1]
     if arrays and all(suggested(a) is not None for a in arrays):
         return data
     return np.ascontiguousarray(data)

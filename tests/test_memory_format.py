@@ -130,6 +130,12 @@ RESULTS = {
     "batch_norm": lambda x: _library(x).nn.functional.batch_norm(x, None, None, training=True),
     "batch_norm_eval": lambda x: _library(x).nn.functional.batch_norm(
         x, _library(x).zeros(x.shape[1]), _library(x).ones(x.shape[1])),
+    "batch_norm_affine": lambda x: _library(x).nn.functional.batch_norm(
+        x, None, None, _library(x).ones(x.shape[1]), _library(x).zeros(x.shape[1]),
+        training=True),
+    "layer_norm": lambda x: _library(x).nn.functional.layer_norm(x, (x.shape[-1],)),
+    "layer_norm_affine": lambda x: _library(x).nn.functional.layer_norm(
+        x, (x.shape[-1],), _library(x).ones(x.shape[-1]), _library(x).zeros(x.shape[-1])),
     "cat": lambda x: _library(x).cat([x, x]), "stack": lambda x: _library(x).stack([x, x]),
     "stack_last": lambda x: _library(x).stack([x, x], -1),
     "stack_middle": lambda x: _library(x).stack([x, x], 2),

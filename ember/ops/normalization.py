@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from .._memory_format import channels_last_or_contiguous
+from .._memory_format import channels_last_or_contiguous, contiguous_result
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -286,7 +286,9 @@ class NativeBatchNormBackward0(_Normalize):
 
 
 class NativeLayerNormBackward0(_Normalize):
-    """Layer norm over the trailing ``len(normalized_shape)`` dims."""
+    """Layer norm over the trailing ``len(normalized_shape)`` dims (a contiguous result, as
+    torch's kernel, which reads its input made contiguous)."""
+    result_layout = contiguous_result
 
     def setup(self, shape, weight, normalized_ndim=1):
         lead = len(shape) - normalized_ndim
