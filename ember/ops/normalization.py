@@ -113,7 +113,8 @@ class _Normalize(Node):
 
         def rows(part):  # rows of x normalized independently: split over threads
             xhat, invstd = self.normalize(part)
-            return xhat, invstd, self.affine(xhat.reshape((-1,) + self.x_shape[1:]), w, b)
+            return xhat, invstd, self.affine(xhat.reshape((part.shape[0],) + self.x_shape[1:]), w,
+                                             b)
         self.xhat, self.invstd, y = _parallel.compute(rows, (xs,), rowwise=True)
         return y.reshape(self.x_shape)
 
