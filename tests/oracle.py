@@ -177,3 +177,57 @@ def assert_formula_bits(fn, key, dtype, least=0.3):
     x, g = wide_inputs(dtype), wide_inputs(dtype, seed=1)[::-1].copy()
     for create_graph in (False, True):
         np.testing.assert_array_equal(*gradient_bits(fn, x, g, key, create_graph, least=least))
+
+
+def special_inputs(dtype, n=3 * 4096 + 77, seed=0):
+    """n values of ``dtype``: half of them IEEE edge values (zeros of both signs, NaNs with
+    payloads, infinities, subnormals, +-0.5, +-1, +-6, -100), shuffled among normal draws (x4):
+    for element-wise ops whose large arrays run in blocks (ember.ops.elementwise._against)."""
+    edges = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 1e-45, -1e-45,
+                      0.5, -0.5, 6.0, -6.0, 3.0, -3.0, 20.0, -100.0], np.float32)
+    payloads = np.array([0x7fc00001, 0xffc12345], np.uint32).view(np.float32)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n).astype(np.float32) * 4
+    x[:n // 2] = np.resize(np.concatenate([edges, payloads]), n // 2)
+    rng.shuffle(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(dtype)
+
+
+def _blocks_run(lib, fn, x, layout="contiguous", grad=False):
+    """fn(lib, t) for x laid out as ``layout``, and with ``grad`` its gradient for 0.75s."""
+    t = lib.tensor(x, requires_grad=grad)
+    if layout == "transposed":
+        t = t.reshape(-1, 16).t().contiguous().t()
+    elif layout == "channels_last":
+        t = t.reshape(-1, 4, 2, 2).contiguous(memory_format=lib.channels_last)
+    y = fn(lib, t)
+    if not grad:
+        return y.detach(), None
+    (g,) = lib.autograd.grad(y, t, lib.full_like(y, 0.75))
+    return y.detach(), g
+
+
+def assert_blocks_bits(fn, dtype, layout="contiguous", rtol=0.0, atol=0.0, nan_bits=True,
+                       x=None, grad=False):
+    """fn(lib, t) (and with ``grad`` its gradient) over a large array, x or special_inputs (the
+    block path), has the bits ember gives on slices below the block threshold (NaN payloads and
+    zeros' signs included); its value is laid out as torch's and has torch's values (to ``rtol``,
+    ``atol``; NaN where torch's is; zeros' signs and NaN payloads apart: known gaps of clamp,
+    maximum and softshrink, the same on any size). ``nan_bits`` False: NaN only as NaN (a
+    formula adding two NaNs gets either's bits, as NumPy runs its loops, on any path)."""
+    x = special_inputs(dtype, n=3 * 4096 + 80) if x is None else x
+    ours, theirs = (_blocks_run(lib, fn, x, layout, grad) for lib in (ember, torch))
+    assert ours[0].stride() == theirs[0].stride()
+    parts = [_blocks_run(ember, fn, x[i:i + 1000], grad=grad) for i in range(0, x.size, 1000)]
+    for k, (got, want) in enumerate(zip(ours, theirs)):
+        if got is None:
+            continue
+        got, want = got.contiguous().numpy().reshape(-1), want.contiguous().numpy().reshape(-1)
+        small = np.concatenate([part[k].numpy().reshape(-1) for part in parts])
+        if not nan_bits:
+            got, small = (np.where(np.isnan(a), np.nan, a).astype(a.dtype) for a in (got, small))
+        bits = np.dtype(f"u{got.dtype.itemsize}")
+        np.testing.assert_array_equal(got.view(bits), small.view(bits))
+        if k == 0:  # (the gradients' formulas are checked against torch's elsewhere)
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)

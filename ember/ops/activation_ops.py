@@ -120,7 +120,7 @@ def _erf(m, x):
 
 def _softplus_np(x):
     # log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)
-    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+    return E._against(np.maximum, x, E._zero_of(x)) + np.log1p(np.exp(-np.abs(x)))
 
 
 def _softplus(m, x):
@@ -358,7 +358,7 @@ class LogSigmoidBackward0(Node):
         x = _float(a, "log_sigmoid_cpu")
         self.save(a)
         # min(x, 0) - log1p(e^-|x|) = -softplus(-x), with +0.0 (not -0.0) at x = inf as torch
-        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+        return E._against(np.minimum, x, E._zero_of(x)) - np.log1p(np.exp(-np.abs(x)))
 
     def backward(self, m, g, x):
         return (g * _sigmoid(m, -x),)
@@ -416,7 +416,9 @@ class SoftshrinkBackward0(HardshrinkBackward0):
         self.lambd = lambd
         lam = np.asarray(lambd, x.dtype)
         # torch: x * 0 inside [-lambd, lambd] (-0.0 for negative x), NaN stays NaN
-        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x * 0))
+        # (array_math.where: branch-free, np.where mispredicts on a mixed mask)
+        where = array_math.where
+        return where(x > lam, x - lam, where(x < -lam, x + lam, x * 0))
 
 
 class GluBackward0(Node):

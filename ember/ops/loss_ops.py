@@ -13,7 +13,7 @@ from ..autograd.graph import Node
 from . import _bf16, _bf16_grad
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _log_softmax_grad, _sigmoid, _softplus_np, log_softmax_values
-from .elementwise import _operands
+from .elementwise import _against, _operands
 
 
 def reduce_array(loss, reduction):
@@ -161,8 +161,9 @@ class BinaryCrossEntropyBackward0(Node):
             raise RuntimeError("all elements of target should be between 0 and 1")
         self.save(input, target)
         self.weight, self.reduction, self.count = weight, reduction, max(x.size, 1)
-        log_x = np.maximum(np.log(x), -100)
-        log_1mx = np.maximum(np.log1p(-x), -100)
+        floor = np.asarray(-100, x.dtype)  # (a 0-d operand: in blocks)
+        log_x = _against(np.maximum, np.log(x), floor)
+        log_1mx = _against(np.maximum, np.log1p(-x), floor)
         loss = -(y * log_x + (1 - y) * log_1mx)
         if weight is not None:
             loss = loss * weight._data
@@ -173,7 +174,8 @@ class BinaryCrossEntropyBackward0(Node):
         w = self.weight._data if self.weight is not None else 1.0
         dx = dy = None
         if _needs(self, 0):
-            denom = m.maximum(x * (1 - x), _EPS) if m.is_graph else np.maximum(x * (1 - x), _EPS)
+            denom = m.maximum(x * (1 - x), _EPS) if m.is_graph else \
+                _against(np.maximum, x * (1 - x), np.asarray(_EPS, x.dtype))
             dx = (x - y) / denom * w * g
         if _needs(self, 1):
             dy = (m.maximum(m.log(1 - x), -100.0) - m.maximum(m.log(x), -100.0)) * w * g
@@ -348,7 +350,7 @@ class ClampMinBackward0(Node):
     def forward(self, a, lo):
         self.save(a)
         self.lo = lo
-        return np.maximum(a._data, np.asarray(lo, a._data.dtype))
+        return _against(np.maximum, a._data, np.asarray(lo, a._data.dtype))
 
     def backward(self, m, g, a):
         return (m.keep(m.data(a) >= self.lo, g),)

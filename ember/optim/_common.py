@@ -14,6 +14,7 @@ from .._dtype import bfloat16, finfo, get_default_dtype, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import sign as _sign
+from ..ops.elementwise import _against
 
 
 class ArrayOps:
@@ -110,7 +111,7 @@ class ArrayOps:
 
     @staticmethod
     def clamp_min_(a, low):
-        return np.maximum(a, low, out=a)
+        return _against(np.maximum, a, np.asarray(low, a.dtype), out=a)  # (0-d: in blocks)
 
     @staticmethod
     def matmul(a, b):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from oracle import assert_formula_bits, check, close, same_error
+from oracle import assert_blocks_bits, assert_formula_bits, check, close, same_error
 
 import ember
 
@@ -311,3 +311,43 @@ def test_add_alpha_with_a_transposed_low_precision_operand(dtype, shape):
         results.append([o.float().numpy() for o in outs])
     for e, t in zip(*results):
         np.testing.assert_array_equal(e, t)
+
+
+AGAINST_A_NUMBER = {  # ops whose large arrays run against a block of their number (_against)
+    "clamp_min": lambda L, t: L.clamp(t, min=0.0),
+    "clamp_max": lambda L, t: L.clamp(t, max=-0.0),
+    "clamp": lambda L, t: L.clamp(t, -0.5, 0.5),
+    "clamp_crossed": lambda L, t: L.clamp(t, 1.0, -1.0),
+    "clamp_nan": lambda L, t: L.clamp(t, min=float("nan")),
+    "clamp_min_fn": lambda L, t: L.clamp_min(t, 0.5),
+    "clamp_max_fn": lambda L, t: L.clamp_max(t, 0.5),
+    "clip_inplace": lambda L, t: t.clone().clip_(-6.0, 6.0),
+    "maximum": lambda L, t: L.maximum(t, L.zeros((), dtype=t.dtype)),
+    "maximum_left": lambda L, t: L.maximum(L.zeros((), dtype=t.dtype), t),
+    "minimum": lambda L, t: L.minimum(t, L.tensor(-0.0, dtype=t.dtype)),
+    "minimum_left": lambda L, t: L.minimum(L.tensor(0.5, dtype=t.dtype), t),
+    # a number branch: a 0-d array of the tensor's dtype (array_math.where, branch-free)
+    "where_number": lambda L, t: L.where(t > 0, t, 0.0),
+    "where_number_left": lambda L, t: L.where(t < 0.5, -0.0, t),
+    "where_nan": lambda L, t: L.where(t > 1, t, float("nan")),
+    # two tensors: the gradient's ties halved (array_math.where, branch-free)
+    "maximum_ties": lambda L, t: L.maximum(t, t.detach().round()),
+    "minimum_ties": lambda L, t: L.minimum(t.detach().abs(), t),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "channels_last"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+@pytest.mark.parametrize("name", sorted(AGAINST_A_NUMBER))
+def test_extrema_against_a_number_of_large_arrays_bit_exact(name, dtype, layout):
+    """clamp / maximum / minimum against a number run a large array in blocks against a cached
+    block of it (NumPy's loop against a 0-d operand is 2-3x slower): the bits of the plain
+    loop (NaN payloads, signed zeros, the operands' order), torch's values, gradients and
+    layout."""
+    if dtype == "int32" and name in ("clamp_nan", "clamp_max", "minimum", "clip_inplace",
+                                     "maximum_ties", "minimum_ties", "where_number",
+                                     "where_number_left", "where_nan"):
+        pytest.skip("a float bound")
+    # (a known gap: float16's in-place clamp_ of a clone says its input was modified)
+    grad = dtype != "int32" and not (dtype == "float16" and name == "clip_inplace")
+    assert_blocks_bits(AGAINST_A_NUMBER[name], dtype, layout, grad=grad)

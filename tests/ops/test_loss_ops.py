@@ -5,7 +5,7 @@ and grad_fn names; out-of-range targets raise as torch."""
 import numpy as np
 import pytest
 import torch
-from oracle import check, gradient_bits, wide_inputs
+from oracle import assert_blocks_bits, check, gradient_bits, wide_inputs
 
 import ember
 
@@ -364,3 +364,32 @@ def test_log_softmax_gradient_sums_rows_as_torchs_vectors(name, dtype, torch_avx
         agree = ((e_keys == t_keys) | (np.isnan(e_keys) & np.isnan(t_keys))).all(0)
         assert agree.mean() > 0.3
         _assert_same_bits(e_grad[agree], t_grad[agree])
+
+
+def _probabilities(dtype, n=3 * 4096 + 80):
+    """Large probabilities with 0 and 1 (log's -100 floor), tiny ones and exact halves."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, n)
+    x[:n // 2] = np.resize([0.0, 1.0, 1e-45, 1e-300, 0.5, 1 - 1e-7, 1e-7, 1e-30, 0.25], n // 2)
+    rng.shuffle(x)
+    return x.astype(dtype)
+
+
+LARGE = {  # a max against a number in blocks (_against)
+    "binary_cross_entropy": (lambda L, t: L.nn.functional.binary_cross_entropy(
+        t, (t > 0.3).to(t.dtype), reduction="none"), _probabilities, 1e-6),
+    "hinge_embedding_loss": (lambda L, t: L.nn.functional.hinge_embedding_loss(
+        t, L.where(t > 0, 1.0, -1.0).to(t.dtype), reduction="none"), None, 0.0),
+    "margin_ranking_loss": (lambda L, t: L.nn.functional.margin_ranking_loss(
+        t, t * 0.5, L.ones_like(t), margin=0.5, reduction="none"), None, 0.0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_large_arrays_bit_exact(name, dtype):
+    """Over large arrays (their clamps in blocks) the losses and gradients have the bits of
+    small arrays', and torch's values."""
+    fn, inputs, rtol = LARGE[name]
+    x = inputs(dtype) if inputs is not None else None
+    assert_blocks_bits(fn, dtype, rtol=rtol, x=x, grad=True)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from oracle import special_inputs
 
 import ember
 from ember.optim import _common as C
@@ -143,3 +144,18 @@ def test_operands_wraps_only_low_precision_arrays():
     ops, p, g, st = C.operands(low, low, {"m": low})
     assert ops is C.TensorOps
     assert p._data is low and st["m"]._data is low  # in-place ops write the arrays themselves
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3 * 4096 + 80,), (80, 3 * 4096 // 16 + 5)])
+@pytest.mark.parametrize("low", [1e-30, 0.0, -0.5])
+def test_clamp_min_in_place_of_a_large_array(shape, dtype, low):
+    """ArrayOps.clamp_min_ (Adafactor's bound on its estimate) runs a large array in place in
+    blocks against its bound: the bits of NumPy's plain loop (NaN payloads, signed zeros),
+    torch's clamp_min_'s values, the array itself returned."""
+    values = special_inputs(dtype, n=math.prod(shape)).reshape(shape)
+    a = values.copy()
+    assert C.ArrayOps.clamp_min_(a, low) is a
+    bits = np.dtype(f"u{a.itemsize}")
+    np.testing.assert_array_equal(a.view(bits), np.maximum(values, low).view(bits))
+    np.testing.assert_array_equal(a, torch.tensor(values).clamp_min_(low).numpy())
