@@ -670,10 +670,11 @@ class ClampBackward1(Node):
         dt = _dtype._result_from_operands([(x.dtype, x.ndim == 0)] + bounds)
         x = x.astype(dt, copy=False)
         for bound, fn in ((min, np.maximum), (max, np.minimum)):
-            if bound is not None:
+            if bound is not None:  # the bound first: NumPy then keeps x where they are equal,
+                # as torch (clamp(-0.0, min=0.0) is -0.0)
                 v = bound._data if isinstance(bound, Tensor) else bound
-                x = _against(fn, x, v.astype(dt, copy=False) if isinstance(v, np.ndarray)
-                             else _dtype.scalar_as(v, dt))
+                x = _against(fn, v.astype(dt, copy=False) if isinstance(v, np.ndarray)
+                             else _dtype.scalar_as(v, dt), x)
         return x
 
     def backward(self, m, g, a):
@@ -733,7 +734,8 @@ def _branch(value, other):
     element of a mixed mask: 3.8 ms against 0.33 ms on 1M float32)."""
     if (type(value) is float or type(value) is int) and type(other) is np.ndarray and \
             other.dtype.kind == "f":
-        return np.asarray(value, other.dtype)
+        with np.errstate(over="ignore"):  # (past float16's range: inf, as torch, no warning)
+            return np.asarray(value, other.dtype)
     return value
 
 

@@ -133,9 +133,16 @@ def apply_inplace(a, op, *args, **kwargs):
         old._data, old._vc = old._data.copy(), [old._vc[0]]  # the write, as the copy below
     new = op(old, *args, **kwargs)
     node = new._grad_fn
-    if node is not None and any(s is old for s in node._saved):
-        old._data = old._data.copy()  # the backward needs the values from before the write
-        old._vc = [old._vc[0]]
+    if node is not None:
+        for s in node._saved:
+            if s is old:
+                old._data = old._data.copy()  # the backward needs the values from before
+                old._vc = [old._vc[0]]  # the write
+            elif type(s) is Tensor and s._vc is old._vc:  # a tensor made from old (float16's
+                # float32 widening, a view): its own values and counter from before the write
+                if np.shares_memory(s._data, old._data):
+                    s._data = s._data.copy()
+                s._vc = [s._vc[0]]
     return commit_inplace(a, new)
 
 

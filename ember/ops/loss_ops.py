@@ -10,7 +10,7 @@ from .. import _dtype
 from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from . import _bf16, _bf16_grad
+from . import _bf16, _bf16_grad, matrix_ops
 from .activation_ops import LogSoftmaxBackward0 as _LogSoftmax
 from .activation_ops import _log_softmax_grad, _sigmoid, _softplus_np, log_softmax_values
 from .elementwise import _against, _operands
@@ -344,13 +344,4 @@ class DivBackward1(Node):
         return (g / self.s,)  # (torch's division: g * (1 / s) rounds twice)
 
 
-class ClampMinBackward0(Node):
-    """out = max(a, lo);  da = g where a >= lo."""
-
-    def forward(self, a, lo):
-        self.save(a)
-        self.lo = lo
-        return _against(np.maximum, a._data, np.asarray(lo, a._data.dtype))
-
-    def backward(self, m, g, a):
-        return (m.keep(m.data(a) >= self.lo, g),)
+ClampMinBackward0 = matrix_ops.ClampMinBackward0  # (max(a, lo) for a number lo: one node)

@@ -1,4 +1,6 @@
 """Element-wise ops (ember/ops/elementwise.py): values, gradients, second derivatives vs torch."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -351,3 +353,24 @@ def test_extrema_against_a_number_of_large_arrays_bit_exact(name, dtype, layout)
     # (a known gap: float16's in-place clamp_ of a clone says its input was modified)
     grad = dtype != "int32" and not (dtype == "float16" and name == "clip_inplace")
     assert_blocks_bits(AGAINST_A_NUMBER[name], dtype, layout, grad=grad)
+
+
+def test_clamp_keeps_x_where_it_equals_the_bound_as_torch():
+    """clamp(-0.0, min=0.0) is -0.0 and clamp(0.0, max=-0.0) is 0.0 in torch (x is kept on a
+    tie; NumPy's maximum returns its second operand there)."""
+    for call in (lambda L, x: L.clamp(x, min=0.0), lambda L, x: L.clamp(-x, max=-0.0),
+                 lambda L, x: x.clamp_min(0.0), lambda L, x: x.clamp_max(-0.0),
+                 lambda L, x: L.clamp(x, min=L.zeros(4))):
+        e = call(ember, ember.tensor([-0.0, 0.0, -1.0, 2.0]))
+        t = call(torch, torch.tensor([-0.0, 0.0, -1.0, 2.0]))
+        assert np.signbit(e.numpy()).tolist() == np.signbit(t.numpy()).tolist()
+        assert e.tolist() == t.tolist()
+
+
+def test_float16_results_past_the_range_are_inf_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for lib in (torch, ember):
+            x = lib.tensor([12.0, 1.0], dtype=lib.float16)
+            assert x.exp().tolist()[0] == float("inf")
+            assert lib.where(lib.tensor([False]), x[:1], 1e5).tolist() == [float("inf")]

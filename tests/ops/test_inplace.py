@@ -187,3 +187,19 @@ def test_full_disjoint_and_strided_overlaps_run_as_torch():
         out += [x.tolist(), y.tolist(), z.tolist(), w.tolist(), v.tolist()]
         return out
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_in_place_clamp_of_low_precision_backward_as_torch(dtype):
+    """float16/bfloat16 clamp_ saves its float32 widening of the input: the in-place write no
+    longer counts as modifying it (the backward raised a version error; float32 worked)."""
+    grads = []
+    for lib in (torch, ember):
+        a = lib.ones(3, dtype=getattr(lib, dtype), requires_grad=True)
+        b = a.clone() * lib.tensor([1.0, 0.3, -2.0]).to(getattr(lib, dtype))
+        b.clamp_(0, 0.5)
+        c = a.clone()
+        c.clamp_min_(0.2)
+        (b.sum() + c.mul_(3).sum()).backward()
+        grads.append(a.grad.float().tolist())
+    assert grads[0] == grads[1]
