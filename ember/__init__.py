@@ -94,7 +94,7 @@ def set_num_threads(n):
 _LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
                  "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
-                 "functional", "cpu", "multiprocessing", "_dynamo")
+                 "functional", "cpu", "multiprocessing", "_dynamo", "hub")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
                "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
 

@@ -33,7 +33,7 @@ LAYERS = (
                  "ember._torch_zip",
                  "ember.onnx", "ember.viz", "ember.cuda", "ember.func", "ember._functorch",
                  "ember.distributions", "ember.testing", "ember.jit", "ember.profiler",
-                 "ember.fx", "ember._C", "ember.cpu", "ember._dynamo")),
+                 "ember.fx", "ember._C", "ember.cpu", "ember._dynamo", "ember.hub")),
     ("application", ("ember.cli", "ember.__main__")),
 )
 
