@@ -91,7 +91,8 @@ def set_num_threads(n):
 
 # Sub-packages load on first use, so `import ember` stays fast (nn, optim, data are not needed
 # to build tensors). `ember.nn` works without `import ember.nn`, as `torch.nn` does.
-_LAZY_MODULES = ("nn", "optim", "utils", "distributed", "viz", "serialization", "cli", "cuda",
+_LAZY_MODULES = ("overrides", "nn", "optim", "utils", "distributed", "viz", "serialization",
+                 "cli", "cuda",
                  "backends", "accelerator", "onnx", "func", "fft", "special", "distributions",
                  "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
                  "functional", "cpu", "multiprocessing", "_dynamo", "hub")

@@ -3,7 +3,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _memory_format, _warn
+from . import _dtype, _memory_format, _torch_function, _warn
 from ._autograd_state import InferenceVersion
 from ._autograd_state import _state as _grad_state
 from ._autograd_state import new_version as _new_version
@@ -74,6 +74,14 @@ class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "_output_nr", "__dict__",
                  "__weakref__")
     __array_priority__ = 1000  # ndarray (op) Tensor defers to Tensor's reflected operators
+    # the __torch_function__ protocol (ember/_torch_function.py): Tensor's own runs the function
+    # and returns tensors as the subclass; defining a subclass outside ember turns it on
+    __torch_function__ = classmethod(_torch_function.default)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.split(".")[0] != "ember":
+            _torch_function.activate()
     # Rarely-set state: class defaults, stored per tensor (in __dict__) only once set, so that
     # making an op's output costs five attribute writes.
     _grad = None
@@ -482,3 +490,6 @@ def _real_scalar(value, c_type):
             raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
         return value.real
     return value
+
+
+_torch_function.Tensor = Tensor
