@@ -155,7 +155,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "bicubic":
         matrices = [_cubic_matrix(n, o, f, bool(align_corners))
                     for n, o, f in zip(input.shape[2:], sizes, factors)]
-        return _as_input(_nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices), input)
+        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)  # (in input's layout)
     # torch's linear kernels compute float16 and bfloat16 in float32, rounding the result once
     low = mode in _LINEAR and input.dtype in (ember.float16, ember.bfloat16)
     out = api.to_dtype(input, ember.float32) if low else input

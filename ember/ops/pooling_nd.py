@@ -12,6 +12,7 @@ Its output is then the input gathered at those positions, and its gradient the s
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from .._memory_format import contiguous_result, follow_or_contiguous
 from .._tensor import Tensor
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -86,6 +87,16 @@ class _Separable(Node):
 
     kernel = None  # torch's kernel name, in its error for integer inputs
 
+    @staticmethod
+    def _layout(out, source):
+        """The layout of torch's result (and gradient): the pools' are contiguous (the
+        contraction here leaves the axes transposed in memory)."""
+        return contiguous_result(out)
+
+    @classmethod
+    def result_layout(cls, data, inputs):
+        return cls._layout(data, inputs[0]._data)
+
     def forward(self, x, matrices, scale=None):
         data = x._data
         if data.dtype.kind not in "fc":  # int matrices would hold zeros: refuse, as torch
@@ -101,6 +112,8 @@ class _Separable(Node):
         if m.is_graph:
             mats = [Tensor._make(mat) for mat in mats]
         grad = _contract(m, g, mats)
+        if not m.is_graph:
+            grad = self._layout(grad, g)
         return (grad if self.scale is None else grad * self.scale,)
 
 
@@ -116,10 +129,18 @@ class AdaptiveAvgPool3DBackward0(_Separable):
     kernel = "adaptive_avg_pool3d_cpu"
 
 
-class UpsampleBicubic2DBackward0(_Separable):
+class _Resampling(_Separable):
+    """Resampling of (H, W): torch's keeps a channels-last input's layout, and lays the
+    gradient out as grad_output."""
+
+    _layout = staticmethod(follow_or_contiguous)
+
+
+class UpsampleBicubic2DBackward0(_Resampling):
     """Bicubic resampling of (H, W): one cubic-convolution matrix per axis."""
 
     kernel = "compute_indices_weights_cubic"
+
 
 
 # ------------------------------------------------------------------ max pools

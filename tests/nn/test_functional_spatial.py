@@ -83,6 +83,13 @@ def test_errors_as_torch(call, error):
     assert messages[1] == messages[0]
 
 
+def test_separable_results_are_contiguous_as_torch():
+    x = R.standard_normal((2, 3, 5, 4))
+    for lib in (torch, ember):
+        y = _f(lib).interpolate(lib.tensor(x), size=(3, 7), mode="bicubic")
+        assert y.is_contiguous() and y.stride() == (63, 21, 7, 1)
+
+
 def test_antialias_is_refused_not_ignored():
     with pytest.raises(NotImplementedError, match="antialias"):
         _f(ember).interpolate(ember.ones(1, 1, 8, 8), size=3, mode="bilinear", antialias=True)
