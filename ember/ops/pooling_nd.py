@@ -1,6 +1,6 @@
 """Pools over the last 1-3 dims written once for any number of dims, axis by axis: 3-D max and
-average pooling, adaptive max/average pooling, max unpooling (the scatter back), and the node of
-bicubic resampling (linear and separable like an average pool).
+average pooling, adaptive max/average pooling, max unpooling (the scatter back), and the nodes of
+bicubic and anti-aliased resampling (linear and separable like an average pool).
 
 Both kinds are separable. An average pool is a linear map with one averaging matrix per axis (the
 divisor of a window is the product of its per-axis extents, counted as torch counts them), so
@@ -141,6 +141,23 @@ class UpsampleBicubic2DBackward0(_Resampling):
 
     kernel = "compute_indices_weights_cubic"
 
+
+class _AntialiasSeparable(_Resampling):
+    """Anti-aliased resampling of (H, W): one normalized filter matrix per axis."""
+
+    kernel = "compute_index_ranges_weights"
+
+
+class UpsampleBilinear2DAaBackward0(_AntialiasSeparable):
+    """Anti-aliased bilinear resampling (a triangle filter widened when downsampling)."""
+
+
+class UpsampleBicubic2DAaBackward0(_AntialiasSeparable):
+    """Anti-aliased bicubic resampling (Keys' cubic, A = -0.5, widened when downsampling)."""
+
+
+class UpsampleLanczos2DAaBackward0(_AntialiasSeparable):
+    """Lanczos-3 resampling (a windowed sinc, widened when downsampling)."""
 
 
 # ------------------------------------------------------------------ max pools

@@ -83,6 +83,38 @@ def test_errors_as_torch(call, error):
     assert messages[1] == messages[0]
 
 
+XA = R.standard_normal((2, 3, 10, 11))
+ANTIALIAS = [dict(scale_factor=0.5), dict(scale_factor=1 / 3.3), dict(size=(4, 7)),
+             dict(scale_factor=1.5), dict(scale_factor=(0.3, 1.7)), dict(size=(1, 20)),
+             dict(scale_factor=0.33, recompute_scale_factor=True), dict(size=(10, 5))]
+
+
+@pytest.mark.parametrize("mode, align_corners", [
+    ("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True),
+    ("lanczos", False)])
+@pytest.mark.parametrize("kw", ANTIALIAS)
+def test_antialias_matches_torch(mode, align_corners, kw):
+    def fn(L, x):
+        return _f(L).interpolate(x, mode=mode, align_corners=align_corners, antialias=True, **kw)
+    check(fn, XA)
+    check(fn, XA.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_keeps_channels_last(mode):
+    grads, outs = [], []
+    for lib in (torch, ember):
+        x = lib.tensor(XA, requires_grad=True)
+        y = _f(lib).interpolate(x.contiguous(memory_format=lib.channels_last), size=(4, 7),
+                                mode=mode, antialias=True)
+        y.backward(lib.tensor(R.standard_normal((2, 3, 4, 7))))
+        outs.append(y)
+        grads.append(x.grad)
+    assert outs[1].stride() == outs[0].stride()
+    assert grads[1].stride() == grads[0].stride()
+    np.testing.assert_allclose(outs[1].detach().numpy(), outs[0].detach().numpy(), atol=1e-12)
+
+
 def test_separable_results_are_contiguous_as_torch():
     x = R.standard_normal((2, 3, 5, 4))
     for lib in (torch, ember):
@@ -90,6 +122,29 @@ def test_separable_results_are_contiguous_as_torch():
         assert y.is_contiguous() and y.stride() == (63, 21, 7, 1)
 
 
-def test_antialias_is_refused_not_ignored():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        _f(ember).interpolate(ember.ones(1, 1, 8, 8), size=3, mode="bilinear", antialias=True)
+@pytest.mark.parametrize("call, error", [
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="area", antialias=True),
+     ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 8, 8), size=3, mode="bilinear", antialias=True),
+     ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 2, 8, 8), size=3, mode="bicubic",
+                                 antialias=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="lanczos"), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="lanczos", antialias=True,
+                                 align_corners=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8), size=3, mode="lanczos"), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.float16), size=3, mode="bilinear",
+                                 antialias=True), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.int64), size=3, mode="bicubic",
+                                 antialias=True), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.complex64), size=3,
+                                 mode="lanczos", antialias=True), NotImplementedError),
+])
+def test_antialias_errors_as_torch(call, error):
+    test_errors_as_torch(call, error)
+
+
+def test_antialias_uint8_is_refused_not_approximated():
+    with pytest.raises(NotImplementedError, match="uint8"):
+        _f(ember).interpolate(ember.ones(1, 1, 8, 8, dtype=ember.uint8), size=3,
+                              mode="bilinear", antialias=True)
