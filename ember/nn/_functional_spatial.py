@@ -216,6 +216,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         # for complex too; the anti-aliased kernels refuse complex in _antialias)
         ember._dtype.refuse_complex(input._data.dtype, _complex_kernel(mode, dims))
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if mode != "area" and input.shape[1] == 0:  # (an empty batch is fine, no channels is not)
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor "
+                           f"with sizes {list(input.shape)}")
     if antialias or mode == "lanczos":
         return _antialias(input, sizes, factors, mode, align_corners, antialias)
     if mode == "area":  # torch's area mode is adaptive average pooling to the output size
