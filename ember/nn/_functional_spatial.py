@@ -141,15 +141,28 @@ def _antialias(input, sizes, factors, mode, align_corners, antialias):
         raise ValueError("Lanczos mode does not support align_corners=True")
     if mode == "lanczos" and not antialias:
         raise ValueError("Lanczos mode requires antialias=True")
-    if input.dtype not in (ember.float32, ember.float64):
-        if input.dtype == ember.uint8:  # torch rounds in fixed point there; not reproduced
-            raise NotImplementedError("interpolate(antialias=True) of uint8 input is not "
-                                      "supported by ember yet (float32 and float64 are)")
+    if input.dtype not in (ember.float32, ember.float64, ember.uint8):
         raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
                                   f"'{input.dtype.scalar_name}'")
     matrices = [_antialias_matrix(n, o, f, bool(align_corners), mode)
                 for n, o, f in zip(input.shape[2:], sizes, factors)]
+    if input.dtype == ember.uint8:  # (no gradient: no node) W first, then H, as torch's
+        data = _fixed_point(_fixed_point(input._data, matrices[1], 3), matrices[0], 2)
+        layout = ember._memory_format.follow_or_contiguous
+        return ember.Tensor._make(layout(data.astype(np.uint8), input._data))
     return _ANTIALIAS[mode][2].apply(input, matrices=matrices)  # (in input's layout)
+
+
+def _fixed_point(data, matrix, axis):
+    """uint8 resampling along ``axis`` as torch's (PIL's): the weights in fixed point with as
+    many fraction bits as keep the largest under 2**15, each sum rounded and clipped to a byte
+    (so the second pass reads rounded values)."""
+    bits = 0
+    while bits < 22 and int(0.5 + matrix.max() * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    weights = np.trunc(matrix * (1 << bits) + np.where(matrix < 0, -0.5, 0.5)).astype(np.int64)
+    total = np.moveaxis(np.moveaxis(data.astype(np.int64), axis, -1) @ weights.T, -1, axis)
+    return np.clip((total + (1 << (bits - 1))) >> bits, 0, 255)
 
 
 def _nearest(x, dim, n_out, factor, exact):

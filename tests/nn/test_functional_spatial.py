@@ -150,7 +150,35 @@ def test_antialias_errors_as_torch(call, error):
     test_errors_as_torch(call, error)
 
 
-def test_antialias_uint8_is_refused_not_approximated():
-    with pytest.raises(NotImplementedError, match="uint8"):
-        _f(ember).interpolate(ember.ones(1, 1, 8, 8, dtype=ember.uint8), size=3,
-                              mode="bilinear", antialias=True)
+@pytest.mark.parametrize("mode, align_corners", [
+    ("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True),
+    ("lanczos", False)])
+@pytest.mark.parametrize("kw", ANTIALIAS + [dict(size=(33, 29))])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_antialias_uint8_is_torch_exactly(mode, align_corners, kw, channels_last):
+    """torch resamples uint8 in fixed point, rounding after each axis: ember must agree to the
+    last bit, and keep the layout."""
+    x = R.integers(0, 256, (2, 3, 10, 11), dtype=np.uint8)
+    outs = []
+    for lib in (torch, ember):
+        t = lib.tensor(x)
+        t = t.contiguous(memory_format=lib.channels_last) if channels_last else t
+        outs.append(_f(lib).interpolate(t, mode=mode, align_corners=align_corners,
+                                        antialias=True, **kw))
+    assert outs[1].dtype == ember.uint8 and outs[1].stride() == outs[0].stride()
+    np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_to_one_column_resamples_each_row(mode):
+    """torch 2.13's float kernels repeat the first row when the output is one column wide and
+    the height changes (its uint8 kernel does not); ember resamples each row, as torch does on
+    two equal columns."""
+    x = R.standard_normal((1, 2, 6, 11))
+
+    def resample(lib, t, size):
+        return _f(lib).interpolate(t, size=size, mode=mode, antialias=True)
+    column = resample(torch, torch.tensor(x), (6, 1))
+    expected = resample(torch, column.repeat(1, 1, 1, 2), (12, 2))[..., :1]
+    got = resample(ember, ember.tensor(x), (12, 1))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
