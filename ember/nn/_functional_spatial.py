@@ -112,25 +112,26 @@ _ANTIALIAS = {"bilinear": (1, _triangle, _nd.UpsampleBilinear2DAaBackward0),
               "lanczos": (3, _lanczos, _nd.UpsampleLanczos2DAaBackward0)}
 
 
-def _antialias_matrix(n_in, n_out, factor, align_corners, mode):
+def _antialias_matrix(n_in, n_out, factor, align_corners, mode, dtype):
     """(n_out, n_in) matrix of anti-aliased resampling along one axis: output i weighs the
-    inputs j around the source center c = step * (i + 0.5) by filter((j + 0.5 - c) / stretch),
-    normalized to sum 1; downsampling (step > 1) stretches the filter by the step."""
+    inputs j around the source center c = step * (i + 0.5) by filter((j - c + 0.5) / stretch),
+    normalized to sum 1; downsampling (step > 1) stretches the filter by the step. Computed in
+    ``dtype`` (float32 for float32 inputs, as torch's weights are)."""
     if n_in == n_out:  # torch leaves such an axis as it is, whatever the scale factor says
-        return np.eye(n_in)
+        return np.eye(n_in, dtype=dtype)
     radius, kernel = _ANTIALIAS[mode][:2]
-    step = _scale(n_in, n_out, factor, align_corners)
-    stretch = max(step, 1.0)
-    center = step * (np.arange(n_out) + 0.5)
+    step = dtype(_scale(n_in, n_out, factor, align_corners))
+    stretch = max(step, dtype(1))
+    center = step * (np.arange(n_out, dtype=dtype) + dtype(0.5))
     # the taps as torch truncates them: [int(c - support + 0.5), int(c + support + 0.5))
-    first = np.maximum(np.trunc(center - radius * stretch + 0.5), 0).astype(np.int64)
-    stop = np.minimum(np.trunc(center + radius * stretch + 0.5), n_in).astype(np.int64)
+    first = np.maximum(np.trunc(center - radius * stretch + dtype(0.5)), 0).astype(np.int64)
+    stop = np.minimum(np.trunc(center + radius * stretch + dtype(0.5)), n_in).astype(np.int64)
     taps = first[:, None] + np.arange(max(int((stop - first).max()), 1))
-    weights = np.where(taps < stop[:, None],
-                       kernel((taps + 0.5 - center[:, None]) / stretch), 0.0)
+    offsets = (taps.astype(dtype) - center[:, None] + dtype(0.5)) * (dtype(1) / stretch)
+    weights = np.where(taps < stop[:, None], kernel(offsets), dtype(0)).astype(dtype)
     total = weights.sum(axis=1, keepdims=True)
-    weights = weights / np.where(total == 0, 1.0, total)
-    matrix = np.zeros((n_out, n_in))
+    weights = weights / np.where(total == 0, dtype(1), total)
+    matrix = np.zeros((n_out, n_in), dtype)
     np.add.at(matrix, (np.arange(n_out)[:, None], np.minimum(taps, n_in - 1)), weights)
     return matrix
 
@@ -144,7 +145,8 @@ def _antialias(input, sizes, factors, mode, align_corners, antialias):
     if input.dtype not in (ember.float32, ember.float64, ember.uint8):
         raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
                                   f"'{input.dtype.scalar_name}'")
-    matrices = [_antialias_matrix(n, o, f, bool(align_corners), mode)
+    dtype = np.float32 if input.dtype == ember.float32 else np.float64  # (uint8's: double)
+    matrices = [_antialias_matrix(n, o, f, bool(align_corners), mode, dtype)
                 for n, o, f in zip(input.shape[2:], sizes, factors)]
     if input.dtype == ember.uint8:  # (no gradient: no node) W first, then H, as torch's
         data = _fixed_point(_fixed_point(input._data, matrices[1], 3), matrices[0], 2)
