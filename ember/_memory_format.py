@@ -148,6 +148,14 @@ def follow(out, *sources):
     return relayout(out, fmt)
 
 
+def follow_or_contiguous(out, source):
+    """``out`` channels-last when ``source`` is laid out so, else C-contiguous (torch's
+    resampling kernels make their results, and gradients, in the suggested memory format)."""
+    fmt = suggested(source)
+    return np.ascontiguousarray(out) if fmt is None else relayout(out, fmt)  # (no copy when
+    # it is laid out so: the strides of its size-1 dims are then torch's)
+
+
 def in_memory_order(fn, array):
     """``fn(array)`` for an element-wise ``fn`` that makes a C-ordered result (it writes by
     flat index), computed on ``array`` seen in its memory order and the result seen back: laid

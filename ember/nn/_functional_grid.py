@@ -207,17 +207,21 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     return out.reshape((n, c) + out_shape)
 
 
+def _keys_near(x, a):
+    """Keys' cubic convolution kernel at a distance |x| <= 1 (parameter ``a``)."""
+    return ((a + 2) * x - (a + 3)) * x * x + 1
+
+
+def _keys_far(x, a):
+    """Keys' cubic convolution kernel at a distance 1 < |x| < 2 (parameter ``a``)."""
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+
 def _cubic_weights(t):
     """The four weights of Keys' cubic convolution (A = -0.75, torch's) at the fractional
     offset t, for the taps at -1, 0, 1, 2."""
     a = -0.75
-
-    def near(x):  # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):  # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    return [_keys_far(t + 1, a), _keys_near(t, a), _keys_near(1 - t, a), _keys_far(2 - t, a)]
 
 
 def _tap(position, size, padding_mode, align_corners):

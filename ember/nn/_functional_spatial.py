@@ -1,9 +1,12 @@
 """nn.functional for resampling and rearranging images: interpolate (nearest, nearest-exact,
-linear, bilinear, trilinear, bicubic, area), pixel_shuffle/pixel_unshuffle, unfold/fold.
+linear, bilinear, trilinear, bicubic, area; anti-aliased bilinear, bicubic and lanczos),
+pixel_shuffle/pixel_unshuffle, unfold/fold.
 
 All are built from existing primitives, which give the gradients: interpolation is gathers
-(index_select) and weighted sums per spatial dim; unfold is a grouped convolution whose kernel
-copies each window position into its own channel, and fold is the transposed one (its adjoint).
+(index_select) and weighted sums per spatial dim, or for bicubic and the anti-aliased modes one
+separable node with a resampling matrix per axis (its gradient the transposed matrices); unfold
+is a grouped convolution whose kernel copies each window position into its own channel, and fold
+is the transposed one (its adjoint).
 """
 import math
 
@@ -13,7 +16,7 @@ import ember
 from ember.ops import api
 from ember.ops import pooling_nd as _nd
 
-from ._functional_grid import _cubic_weights
+from ._functional_grid import _cubic_weights, _keys_far, _keys_near
 from ._functional_layers import (
     _tuple,
     adaptive_avg_pool1d,
@@ -90,6 +93,80 @@ def _cubic_matrix(n_in, n_out, factor, align_corners):
     return matrix
 
 
+def _triangle(x):
+    return np.maximum(1.0 - np.abs(x), 0.0)
+
+
+def _keys(x):  # torch's anti-aliased bicubic takes PIL's A = -0.5, not its plain -0.75
+    x = np.abs(x)
+    return np.where(x < 1, _keys_near(x, -0.5), np.where(x < 2, _keys_far(x, -0.5), 0.0))
+
+
+def _lanczos(x):  # Lanczos-3: sinc(x) sinc(x / 3) inside |x| < 3
+    return np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+
+
+# mode -> (filter radius at scale 1, filter, the node)
+_ANTIALIAS = {"bilinear": (1, _triangle, _nd.UpsampleBilinear2DAaBackward0),
+              "bicubic": (2, _keys, _nd.UpsampleBicubic2DAaBackward0),
+              "lanczos": (3, _lanczos, _nd.UpsampleLanczos2DAaBackward0)}
+
+
+def _antialias_matrix(n_in, n_out, factor, align_corners, mode, dtype):
+    """(n_out, n_in) matrix of anti-aliased resampling along one axis: output i weighs the
+    inputs j around the source center c = step * (i + 0.5) by filter((j - c + 0.5) / stretch),
+    normalized to sum 1; downsampling (step > 1) stretches the filter by the step. Computed in
+    ``dtype`` (float32 for float32 inputs, as torch's weights are)."""
+    if n_in == n_out:  # torch leaves such an axis as it is, whatever the scale factor says
+        return np.eye(n_in, dtype=dtype)
+    radius, kernel = _ANTIALIAS[mode][:2]
+    step = dtype(_scale(n_in, n_out, factor, align_corners))
+    stretch = max(step, dtype(1))
+    center = step * (np.arange(n_out, dtype=dtype) + dtype(0.5))
+    # the taps as torch truncates them: [int(c - support + 0.5), int(c + support + 0.5))
+    first = np.maximum(np.trunc(center - radius * stretch + dtype(0.5)), 0).astype(np.int64)
+    stop = np.minimum(np.trunc(center + radius * stretch + dtype(0.5)), n_in).astype(np.int64)
+    taps = first[:, None] + np.arange(max(int((stop - first).max()), 1))
+    offsets = (taps.astype(dtype) - center[:, None] + dtype(0.5)) * (dtype(1) / stretch)
+    weights = np.where(taps < stop[:, None], kernel(offsets), dtype(0)).astype(dtype)
+    total = weights.sum(axis=1, keepdims=True)
+    weights = weights / np.where(total == 0, dtype(1), total)
+    matrix = np.zeros((n_out, n_in), dtype)
+    np.add.at(matrix, (np.arange(n_out)[:, None], np.minimum(taps, n_in - 1)), weights)
+    return matrix
+
+
+def _antialias(input, sizes, factors, mode, align_corners, antialias):
+    """Anti-aliased bilinear, bicubic or Lanczos-3 resampling of (N, C, H, W)."""
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
+    if input.dtype not in (ember.float32, ember.float64, ember.uint8):
+        raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    dtype = np.float32 if input.dtype == ember.float32 else np.float64  # (uint8's: double)
+    matrices = [_antialias_matrix(n, o, f, bool(align_corners), mode, dtype)
+                for n, o, f in zip(input.shape[2:], sizes, factors)]
+    if input.dtype == ember.uint8:  # (no gradient: no node) W first, then H, as torch's
+        data = _fixed_point(_fixed_point(input._data, matrices[1], 3), matrices[0], 2)
+        layout = ember._memory_format.follow_or_contiguous
+        return ember.Tensor._make(layout(data.astype(np.uint8), input._data))
+    return _ANTIALIAS[mode][2].apply(input, matrices=matrices)  # (in input's layout)
+
+
+def _fixed_point(data, matrix, axis):
+    """uint8 resampling along ``axis`` as torch's (PIL's): the weights in fixed point with as
+    many fraction bits as keep the largest under 2**15, each sum rounded and clipped to a byte
+    (so the second pass reads rounded values)."""
+    bits = 0
+    while bits < 22 and int(0.5 + matrix.max() * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    weights = np.trunc(matrix * (1 << bits) + np.where(matrix < 0, -0.5, 0.5)).astype(np.int64)
+    total = np.moveaxis(np.moveaxis(data.astype(np.int64), axis, -1) @ weights.T, -1, axis)
+    return np.clip((total + (1 << (bits - 1))) >> bits, 0, 255)
+
+
 def _nearest(x, dim, n_out, factor, exact):
     n_in = x.shape[dim]
     step = np.float32(_scale(n_in, n_out, factor, False))
@@ -122,40 +199,50 @@ def _complex_kernel(mode, dims):
     return f"compute_indices_weights_{kind}"
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
-    """Resample the spatial dims of (N, C, d1, ...) to ``size`` or by ``scale_factor``."""
+def _check_mode(input, mode, align_corners, antialias):
+    """torch's refusals of a mode, of align_corners or antialias with it, or of the rank."""
     if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if mode not in ("nearest", "nearest-exact", "area") and mode not in _LINEAR:
+    if mode not in ("nearest", "nearest-exact", "area", "lanczos") and mode not in _LINEAR:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember "
                                   "(nearest, nearest-exact, linear, bilinear, bicubic, "
-                                  "trilinear, area are)")
+                                  "trilinear, lanczos, area are)")
     dims = input.ndim - 2
-    if antialias:  # ignoring it would resample silently otherwise than torch
-        if mode not in ("bilinear", "bicubic", "lanczos") or dims != 2:
-            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
-                             "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not supported by ember yet")
+    if antialias and (mode not in _ANTIALIAS or dims != 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if mode in _LINEAR and _LINEAR[mode] != dims:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode] + 2}D input")
-    if dims not in (1, 2, 3):
+    if dims not in (1, 2, 3) or (mode == "lanczos" and dims != 2):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.ndim}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
-                                  f"(got {mode})")
-    if mode != "area":  # (area pools, which torch computes for complex too)
+                                  f"bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, d1, ...) to ``size`` or by ``scale_factor``."""
+    _check_mode(input, mode, align_corners, antialias)
+    dims = input.ndim - 2
+    if mode not in ("area", "lanczos") and not antialias:  # (area pools, which torch computes
+        # for complex too; the anti-aliased kernels refuse complex in _antialias)
         ember._dtype.refuse_complex(input._data.dtype, _complex_kernel(mode, dims))
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if mode != "area" and input.shape[1] == 0:  # (an empty batch is fine, no channels is not)
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor "
+                           f"with sizes {list(input.shape)}")
+    if antialias or mode == "lanczos":
+        return _antialias(input, sizes, factors, mode, align_corners, antialias)
     if mode == "area":  # torch's area mode is adaptive average pooling to the output size
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]
         return _as_input(pool(input, sizes[0] if dims == 1 else tuple(sizes)), input)
     if mode == "bicubic":
         matrices = [_cubic_matrix(n, o, f, bool(align_corners))
                     for n, o, f in zip(input.shape[2:], sizes, factors)]
-        return _as_input(_nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices), input)
+        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)
     # torch's linear kernels compute float16 and bfloat16 in float32, rounding the result once
     low = mode in _LINEAR and input.dtype in (ember.float16, ember.bfloat16)
     out = api.to_dtype(input, ember.float32) if low else input

@@ -1,6 +1,6 @@
 """Pools over the last 1-3 dims written once for any number of dims, axis by axis: 3-D max and
-average pooling, adaptive max/average pooling, max unpooling (the scatter back), and the node of
-bicubic resampling (linear and separable like an average pool).
+average pooling, adaptive max/average pooling, max unpooling (the scatter back), and the nodes of
+bicubic and anti-aliased resampling (linear and separable like an average pool).
 
 Both kinds are separable. An average pool is a linear map with one averaging matrix per axis (the
 divisor of a window is the product of its per-axis extents, counted as torch counts them), so
@@ -12,6 +12,7 @@ Its output is then the input gathered at those positions, and its gradient the s
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from .._memory_format import contiguous_result, follow_or_contiguous
 from .._tensor import Tensor
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -86,6 +87,16 @@ class _Separable(Node):
 
     kernel = None  # torch's kernel name, in its error for integer inputs
 
+    @staticmethod
+    def _layout(out, source):
+        """The layout of torch's result (and gradient): the pools' are contiguous (the
+        contraction here leaves the axes transposed in memory)."""
+        return contiguous_result(out)
+
+    @classmethod
+    def result_layout(cls, data, inputs):
+        return cls._layout(data, inputs[0]._data)
+
     def forward(self, x, matrices, scale=None):
         data = x._data
         if data.dtype.kind not in "fc":  # int matrices would hold zeros: refuse, as torch
@@ -101,6 +112,8 @@ class _Separable(Node):
         if m.is_graph:
             mats = [Tensor._make(mat) for mat in mats]
         grad = _contract(m, g, mats)
+        if not m.is_graph:
+            grad = self._layout(grad, g)
         return (grad if self.scale is None else grad * self.scale,)
 
 
@@ -116,10 +129,35 @@ class AdaptiveAvgPool3DBackward0(_Separable):
     kernel = "adaptive_avg_pool3d_cpu"
 
 
-class UpsampleBicubic2DBackward0(_Separable):
+class _Resampling(_Separable):
+    """Resampling of (H, W): torch's keeps a channels-last input's layout, and lays the
+    gradient out as grad_output."""
+
+    _layout = staticmethod(follow_or_contiguous)
+
+
+class UpsampleBicubic2DBackward0(_Resampling):
     """Bicubic resampling of (H, W): one cubic-convolution matrix per axis."""
 
     kernel = "compute_indices_weights_cubic"
+
+
+class _AntialiasSeparable(_Resampling):
+    """Anti-aliased resampling of (H, W): one normalized filter matrix per axis."""
+
+    kernel = "compute_index_ranges_weights"
+
+
+class UpsampleBilinear2DAaBackward0(_AntialiasSeparable):
+    """Anti-aliased bilinear resampling (a triangle filter widened when downsampling)."""
+
+
+class UpsampleBicubic2DAaBackward0(_AntialiasSeparable):
+    """Anti-aliased bicubic resampling (Keys' cubic, A = -0.5, widened when downsampling)."""
+
+
+class UpsampleLanczos2DAaBackward0(_AntialiasSeparable):
+    """Lanczos-3 resampling (a windowed sinc, widened when downsampling)."""
 
 
 # ------------------------------------------------------------------ max pools

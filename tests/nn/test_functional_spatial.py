@@ -70,6 +70,12 @@ def test_rearranging_matches_torch(fn):
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4, 4), size=2, antialias=True), ValueError),
     (lambda L: _f(L).interpolate(L.ones(1, 1, 4), size=2, mode="linear", antialias=True),
      ValueError),
+    (lambda L: _f(L).interpolate(L.ones(2, 0, 4), size=2), RuntimeError),
+    (lambda L: _f(L).interpolate(L.ones(0, 0, 4, 4), size=2, mode="bicubic"), RuntimeError),
+    (lambda L: _f(L).interpolate(L.ones(2, 0, 4, 4), size=2, mode="bilinear", antialias=True),
+     RuntimeError),
+    (lambda L: _f(L).interpolate(L.ones(2, 0, 4, 4, 4), size=2, mode="trilinear"),
+     RuntimeError),
     (lambda L: _f(L).pixel_shuffle(L.ones(1, 3, 4, 4), 2), RuntimeError),
     (lambda L: _f(L).pixel_unshuffle(L.ones(1, 1, 5, 4), 2), RuntimeError),
     (lambda L: _f(L).fold(L.ones(1, 4, 5), (4, 4), 2), RuntimeError),
@@ -83,6 +89,96 @@ def test_errors_as_torch(call, error):
     assert messages[1] == messages[0]
 
 
-def test_antialias_is_refused_not_ignored():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        _f(ember).interpolate(ember.ones(1, 1, 8, 8), size=3, mode="bilinear", antialias=True)
+XA = R.standard_normal((2, 3, 10, 11))
+ANTIALIAS = [dict(scale_factor=0.5), dict(scale_factor=1 / 3.3), dict(size=(4, 7)),
+             dict(scale_factor=1.5), dict(scale_factor=(0.3, 1.7)), dict(size=(1, 20)),
+             dict(scale_factor=0.33, recompute_scale_factor=True), dict(size=(10, 5))]
+
+
+@pytest.mark.parametrize("mode, align_corners", [
+    ("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True),
+    ("lanczos", False)])
+@pytest.mark.parametrize("kw", ANTIALIAS)
+def test_antialias_matches_torch(mode, align_corners, kw):
+    def fn(L, x):
+        return _f(L).interpolate(x, mode=mode, align_corners=align_corners, antialias=True, **kw)
+    check(fn, XA)
+    check(fn, XA.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_keeps_channels_last(mode):
+    grads, outs = [], []
+    for lib in (torch, ember):
+        x = lib.tensor(XA, requires_grad=True)
+        y = _f(lib).interpolate(x.contiguous(memory_format=lib.channels_last), size=(4, 7),
+                                mode=mode, antialias=True)
+        y.backward(lib.tensor(R.standard_normal((2, 3, 4, 7))))
+        outs.append(y)
+        grads.append(x.grad)
+    assert outs[1].stride() == outs[0].stride()
+    assert grads[1].stride() == grads[0].stride()
+    np.testing.assert_allclose(outs[1].detach().numpy(), outs[0].detach().numpy(), atol=1e-12)
+
+
+def test_separable_results_are_contiguous_as_torch():
+    x = R.standard_normal((2, 3, 5, 4))
+    for lib in (torch, ember):
+        y = _f(lib).interpolate(lib.tensor(x), size=(3, 7), mode="bicubic")
+        assert y.is_contiguous() and y.stride() == (63, 21, 7, 1)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="area", antialias=True),
+     ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 8, 8), size=3, mode="bilinear", antialias=True),
+     ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 2, 8, 8), size=3, mode="bicubic",
+                                 antialias=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="lanczos"), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8), size=3, mode="lanczos", antialias=True,
+                                 align_corners=True), ValueError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8), size=3, mode="lanczos"), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.float16), size=3, mode="bilinear",
+                                 antialias=True), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.int64), size=3, mode="bicubic",
+                                 antialias=True), NotImplementedError),
+    (lambda L: _f(L).interpolate(L.ones(1, 1, 8, 8, dtype=L.complex64), size=3,
+                                 mode="lanczos", antialias=True), NotImplementedError),
+])
+def test_antialias_errors_as_torch(call, error):
+    test_errors_as_torch(call, error)
+
+
+@pytest.mark.parametrize("mode, align_corners", [
+    ("bilinear", False), ("bilinear", True), ("bicubic", False), ("bicubic", True),
+    ("lanczos", False)])
+@pytest.mark.parametrize("kw", ANTIALIAS + [dict(size=(33, 29))])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_antialias_uint8_is_torch_exactly(mode, align_corners, kw, channels_last):
+    """torch resamples uint8 in fixed point, rounding after each axis: ember must agree to the
+    last bit, and keep the layout."""
+    x = R.integers(0, 256, (2, 3, 10, 11), dtype=np.uint8)
+    outs = []
+    for lib in (torch, ember):
+        t = lib.tensor(x)
+        t = t.contiguous(memory_format=lib.channels_last) if channels_last else t
+        outs.append(_f(lib).interpolate(t, mode=mode, align_corners=align_corners,
+                                        antialias=True, **kw))
+    assert outs[1].dtype == ember.uint8 and outs[1].stride() == outs[0].stride()
+    np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_antialias_to_one_column_resamples_each_row(mode):
+    """torch 2.13's float kernels repeat the first row when the output is one column wide and
+    the height changes (its uint8 kernel does not); ember resamples each row, as torch does on
+    two equal columns."""
+    x = R.standard_normal((1, 2, 6, 11))
+
+    def resample(lib, t, size):
+        return _f(lib).interpolate(t, size=size, mode=mode, antialias=True)
+    column = resample(torch, torch.tensor(x), (6, 1))
+    expected = resample(torch, column.repeat(1, 1, 1, 2), (12, 2))[..., :1]
+    got = resample(ember, ember.tensor(x), (12, 1))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)

@@ -87,3 +87,18 @@ def test_windows_cover_torch_extents():
     pos, valid = pooling_nd.regular_windows(5, 3, 2, 1, 1, True)
     mat = pooling_nd.average_matrix(pos, valid, 5, 1, count_include_pad=True)
     np.testing.assert_allclose(mat.sum(1), valid.sum(1) / 3)
+
+
+@pytest.mark.parametrize("pool", [lambda L, x: F(L).avg_pool3d(x, 2),
+                                  lambda L, x: F(L).adaptive_avg_pool3d(x, (3, 2, 3))])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_average_pool_layouts_as_torch(pool, channels_last):
+    """torch's CPU average pools make contiguous results and gradients, whatever the input's
+    layout (the contraction along each axis leaves NumPy's axes transposed in memory)."""
+    strides = []
+    for lib in (torch, ember):
+        x = lib.tensor(V, requires_grad=True)
+        y = pool(lib, x.contiguous(memory_format=lib.channels_last_3d) if channels_last else x)
+        y.backward(lib.ones_like(y))
+        strides.append((y.stride(), x.grad.stride()))
+    assert strides[1] == strides[0]
