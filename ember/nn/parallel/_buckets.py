@@ -65,7 +65,7 @@ class Bucket:
         return self.count == len(self.indices)
 
     def launch(self, pg):
-        self.request = pg.comm.Iallreduce(_group._import_mpi().IN_PLACE, self.buffer)
+        self.request = pg.comm.Iallreduce(pg.api.IN_PLACE, self.buffer)
 
     def progress(self):
         """Let MPI move this bucket's data forward (it progresses only inside MPI calls)."""
