@@ -1,11 +1,13 @@
 """Worker: the "gloo" backend, as torch scripts start it: ember.multiprocessing.spawn starts
 argv[1] processes, each joins with init_process_group("gloo", rank, world_size) on
 MASTER_ADDR/MASTER_PORT and runs the scenarios named by argv[2:] (collectives.py's checks,
-ddp.py's scenarios, "checkpoint=PATH"); each rank prints 'PASS <rank>'. argv[2] may be
-"start=fork" to use fork instead of spawn."""
+ddp.py's scenarios, "checkpoint=PATH", or "hang"/"exit": rank 1 sleeps or leaves while rank 0
+all-reduces); each rank prints 'PASS <rank>'. Options before the scenarios: "start=fork" (instead
+of spawn), "timeout=SECONDS" (default 60)."""
 import os
 import socket
 import sys
+import time
 from datetime import timedelta
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -21,16 +23,29 @@ CHECKS = {"collectives": (collectives.check_all_reduce, collectives.check_broadc
                           collectives.check_async_and_p2p, collectives.check_errors)}
 
 
-def run(rank, size, port, names):
+def fail(rank, mode):
+    """Rank 1 sleeps past the timeout (then tries too late) or leaves; rank 0 all-reduces."""
+    if rank == 1:
+        if mode == "exit":
+            sys.exit(0)
+        time.sleep(4)
+    dist.all_reduce(ember.ones(4))
+    print(f"UNREACHABLE {rank}", flush=True)
+
+
+def run(rank, size, port, names, timeout):
     os.environ["MASTER_ADDR"] = "localhost"
     os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=size, timeout=timedelta(seconds=60))
+    dist.init_process_group("gloo", rank=rank, world_size=size,
+                            timeout=timedelta(seconds=timeout))
     assert dist.is_initialized() and dist.get_backend() == "gloo"
     assert (dist.get_rank(), dist.get_world_size()) == (rank, size)
     for name in names:
         name, _, path = name.partition("=")
         if path:
             ddp.scenario_checkpoint(rank, size, path)
+        elif name in ("hang", "exit"):
+            fail(rank, name)
         elif name in CHECKS:
             for check in CHECKS[name]:
                 check(rank, size)
@@ -51,7 +66,9 @@ def free_port():
 
 if __name__ == "__main__":
     n, names = int(sys.argv[1]), sys.argv[2:]
-    start = "spawn"
-    if names and names[0].startswith("start="):
-        start = names.pop(0).partition("=")[2]
-    ember.multiprocessing.spawn(run, args=(n, free_port(), names), nprocs=n, start_method=start)
+    options = {"start": "spawn", "timeout": "60"}
+    while names and names[0].partition("=")[0] in options:
+        key, _, value = names.pop(0).partition("=")
+        options[key] = value
+    ember.multiprocessing.spawn(run, args=(n, free_port(), names, float(options["timeout"])),
+                                nprocs=n, start_method=options["start"])
