@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from . import _gloo
 from ._gloo import CommError
+from ._launch import launched_size
 
 _INSTALL_HINT = ("ember.distributed needs mpi4py and an MPI library; install them with "
                  "`pip install 'ember[distributed]'` (mpi4py + the mpich wheel) and launch with "
@@ -113,7 +114,6 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 def _choose_backend(backend):
     if backend is None:
-        from ._launch import launched_size
         return "mpi" if launched_size() > 1 else "gloo"
     name = str(backend).lower()
     cpu = dict(part.split(":", 1) for part in name.split(",") if ":" in part).get("cpu", name)
