@@ -271,6 +271,9 @@ def send(tensor, dst, group=None, tag=0):
     pg = _default_group(group)
     _check_tensor(tensor, "tensor")
     _check_rank(dst, pg, "dst")
+    if dst == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as "
+                         "the rank of the current process.")
     Work(pg.comm.Isend(_raw(tensor._data), dest=dst, tag=tag), pg, "send").wait()
 
 
@@ -281,6 +284,9 @@ def recv(tensor, src=None, group=None, tag=0):
     MPI = pg.api
     if src is not None:
         _check_rank(src, pg, "src")
+        if src == pg.rank():  # torch: gloo's "Pair is not connected"
+            raise RuntimeError("Invalid source rank: a process cannot receive from itself "
+                               f"(src={src} is this process's rank)")
     raw = np.empty(tensor._data.nbytes, dtype=np.uint8)
     status = MPI.Status()
     request = pg.comm.Irecv(raw, source=MPI.ANY_SOURCE if src is None else src, tag=tag)

@@ -100,6 +100,13 @@ def test_collectives_with_fork_start_method():
     assert_all_passed(2, "start=fork", "collectives")
 
 
+@pytest.mark.parametrize("init", ["env", "tcp"])
+def test_torchrun_environment_and_tcp_init_method(init):
+    """init=env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set as torchrun sets them and
+    init_process_group() without arguments; init=tcp: init_method="tcp://localhost:PORT"."""
+    assert_all_passed(3, "start=fork", f"init={init}", "collectives")
+
+
 def test_ddp_scenarios(tmp_path):
     """DDP on 2 ranks: training with each optimizer equals single-process training on the
     global batch; no_sync, construction broadcast, overlap, DataLoader + DistributedSampler,
@@ -190,6 +197,12 @@ def test_env_and_tcp_init_in_a_one_rank_world(monkeypatch):
         assert t.tolist() == [1.0, 2.0]
         with pytest.raises(ValueError, match="twice"):
             dist.init_process_group("gloo")
+        with pytest.raises(ValueError, match="^Invalid destination rank: destination rank "
+                                             "should not be the same as the rank of the current "
+                                             "process.$"):
+            dist.send(t, 0)
+        with pytest.raises(RuntimeError, match="a process cannot receive from itself"):
+            dist.recv(t, 0)
     finally:
         dist.destroy_process_group()
     assert not dist.is_initialized()

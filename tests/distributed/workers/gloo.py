@@ -3,7 +3,8 @@ argv[1] processes, each joins with init_process_group("gloo", rank, world_size) 
 MASTER_ADDR/MASTER_PORT and runs the scenarios named by argv[2:] (collectives.py's checks,
 ddp.py's scenarios, "checkpoint=PATH", or "hang"/"exit": rank 1 sleeps or leaves while rank 0
 all-reduces); each rank prints 'PASS <rank>'. Options before the scenarios: "start=fork" (instead
-of spawn), "timeout=SECONDS" (default 60)."""
+of spawn), "timeout=SECONDS" (default 60), "init=env" (torchrun's way: RANK and WORLD_SIZE in the
+environment, init_process_group() without arguments) or "init=tcp" (init_method tcp://)."""
 import os
 import socket
 import sys
@@ -33,11 +34,19 @@ def fail(rank, mode):
     print(f"UNREACHABLE {rank}", flush=True)
 
 
-def run(rank, size, port, names, timeout):
-    os.environ["MASTER_ADDR"] = "localhost"
-    os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=size,
-                            timeout=timedelta(seconds=timeout))
+def run(rank, size, port, names, timeout, init):
+    timeout = timedelta(seconds=timeout)
+    if init == "tcp":
+        dist.init_process_group("gloo", init_method=f"tcp://localhost:{port}", rank=rank,
+                                world_size=size, timeout=timeout)
+    else:
+        os.environ["MASTER_ADDR"] = "localhost"
+        os.environ["MASTER_PORT"] = str(port)
+        if init == "env":
+            os.environ["RANK"], os.environ["WORLD_SIZE"] = str(rank), str(size)
+            dist.init_process_group(timeout=timeout)
+        else:
+            dist.init_process_group("gloo", rank=rank, world_size=size, timeout=timeout)
     assert dist.is_initialized() and dist.get_backend() == "gloo"
     assert (dist.get_rank(), dist.get_world_size()) == (rank, size)
     for name in names:
@@ -66,9 +75,10 @@ def free_port():
 
 if __name__ == "__main__":
     n, names = int(sys.argv[1]), sys.argv[2:]
-    options = {"start": "spawn", "timeout": "60"}
+    options = {"start": "spawn", "timeout": "60", "init": "args"}
     while names and names[0].partition("=")[0] in options:
         key, _, value = names.pop(0).partition("=")
         options[key] = value
-    ember.multiprocessing.spawn(run, args=(n, free_port(), names, float(options["timeout"])),
-                                nprocs=n, start_method=options["start"])
+    ember.multiprocessing.spawn(
+        run, args=(n, free_port(), names, float(options["timeout"]), options["init"]), nprocs=n,
+        start_method=options["start"])
