@@ -13,7 +13,7 @@ def join_world():
     if launched_size() < 2:
         return None
     dist = ember.distributed
-    if not dist.is_available():
+    if not dist.is_mpi_available():
         error = PeerFailed if launched_rank() else UsageError  # rank 0 reports
         raise error(f"launched on {launched_size()} ranks but mpi4py is not installed; "
                     "pip install 'ember[distributed]' (or run without mpiexec)")

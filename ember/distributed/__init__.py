@@ -1,8 +1,16 @@
-"""ember.distributed: a process group over MPI (mpi4py) and collectives on tensors, as torch's.
+"""ember.distributed: a process group and collectives on tensors, as torch's.
 
-Launch with ``mpiexec -n N python train.py`` (``pip install 'ember[distributed]'`` brings mpi4py
-and the mpich wheel, whose ``mpiexec`` lands next to ``python``). Importing this package does not
-start MPI; ``init_process_group("mpi")`` does. A typical script::
+Two backends. "gloo" (standard library sockets, nothing to install) joins the processes that
+torch-style code starts itself: ``ember.multiprocessing.spawn(fn, args, nprocs)`` with
+MASTER_ADDR/MASTER_PORT set and ``init_process_group("gloo", rank=rank, world_size=n)``, or
+torchrun-style environments (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), or
+``init_method="tcp://host:port"``. Reductions run through rank 0 in rank order; a rank that
+exits makes the others' next collective raise, and a hung one makes them raise after
+``timeout``.
+
+"mpi": launch with ``mpiexec -n N python train.py`` (``pip install 'ember[distributed]'``
+brings mpi4py and the mpich wheel, whose ``mpiexec`` lands next to ``python``). Importing this
+package does not start MPI; ``init_process_group("mpi")`` does. A typical script::
 
     dist.init_process_group("mpi")
     model = nn.parallel.DistributedDataParallel(Net())        # rank 0's weights everywhere
@@ -47,12 +55,15 @@ from ._group import (
                            group,
                            init_process_group,
                            is_available,
+                           is_gloo_available,
                            is_initialized,
                            is_mpi_available,
+                           is_nccl_available,
 )
 
 __all__ = ["ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_reduce", "barrier",
            "broadcast", "gather", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor",
            "scatter", "send", "GroupMember", "ProcessGroup", "default_pg_timeout",
            "destroy_process_group", "get_backend", "get_rank", "get_world_size", "group",
-           "init_process_group", "is_available", "is_initialized", "is_mpi_available"]
+           "init_process_group", "is_available", "is_gloo_available", "is_initialized",
+           "is_mpi_available", "is_nccl_available"]

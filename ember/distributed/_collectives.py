@@ -1,10 +1,11 @@
-"""Collectives on tensors (all_reduce, broadcast, gather, ...) over MPI, in place as in torch."""
+"""Collectives on tensors (all_reduce, broadcast, gather, ...), in place as in torch, over the
+group's communicator: mpi4py's (backend "mpi") or _gloo's sockets with the same methods."""
 import enum
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._group import _default_group, _import_mpi, wait
+from ._group import _default_group, wait
 
 
 class ReduceOp(enum.Enum):
@@ -77,10 +78,10 @@ def _check_rank(rank, pg, name):
                          f"({pg.size()})")
 
 
-def _mpi_op(op):
+def _mpi_op(op, pg):
     if not isinstance(op, ReduceOp):
         raise TypeError(f"op must be an ember.distributed.ReduceOp, got {op!r}")
-    MPI = _import_mpi()
+    MPI = pg.api
     return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
             ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX}[op]
 
@@ -118,9 +119,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` across all ranks; every rank gets the result in place."""
     pg = _default_group(group)
     _check_tensor(tensor, "tensor")
-    mpi_op = _mpi_op(op)
+    mpi_op = _mpi_op(op, pg)
     buf = _wire(tensor._data)
-    request = pg.comm.Iallreduce(_import_mpi().IN_PLACE, buf, op=mpi_op)
+    request = pg.comm.Iallreduce(pg.api.IN_PLACE, buf, op=mpi_op)
     return _run(Work(request, pg, "all_reduce", lambda: _avg_write(tensor, buf, op, pg)),
                 async_op)
 
@@ -134,10 +135,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _default_group(group)
     _check_tensor(tensor, "tensor")
     _check_rank(dst, pg, "dst")
-    mpi_op = _mpi_op(op)
+    mpi_op = _mpi_op(op, pg)
     buf = _wire(tensor._data)
     if pg.rank() == dst:
-        request = pg.comm.Ireduce(_import_mpi().IN_PLACE, buf, op=mpi_op, root=dst)
+        request = pg.comm.Ireduce(pg.api.IN_PLACE, buf, op=mpi_op, root=dst)
         finish = lambda: _avg_write(tensor, buf, op, pg)
     else:
         request, finish = pg.comm.Ireduce(buf, None, op=mpi_op, root=dst), None
@@ -212,7 +213,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def _reduce_scatter(output, send, op, pg, what, async_op):
-    mpi_op = _mpi_op(op)
+    mpi_op = _mpi_op(op, pg)
     recv = np.empty(send.size // pg.size(), dtype=send.dtype)
     request = pg.comm.Ireduce_scatter_block(send, recv, op=mpi_op)
     return _run(Work(request, pg, what, lambda: _write(output, recv, op, pg.size())), async_op)
@@ -270,6 +271,9 @@ def send(tensor, dst, group=None, tag=0):
     pg = _default_group(group)
     _check_tensor(tensor, "tensor")
     _check_rank(dst, pg, "dst")
+    if dst == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as "
+                         "the rank of the current process.")
     Work(pg.comm.Isend(_raw(tensor._data), dest=dst, tag=tag), pg, "send").wait()
 
 
@@ -277,9 +281,12 @@ def recv(tensor, src=None, group=None, tag=0):
     """Receive into ``tensor`` from rank ``src`` (any rank if None); returns the sender's rank."""
     pg = _default_group(group)
     _check_tensor(tensor, "tensor")
-    MPI = _import_mpi()
+    MPI = pg.api
     if src is not None:
         _check_rank(src, pg, "src")
+        if src == pg.rank():  # torch: gloo's "Pair is not connected"
+            raise RuntimeError("Invalid source rank: a process cannot receive from itself "
+                               f"(src={src} is this process's rank)")
     raw = np.empty(tensor._data.nbytes, dtype=np.uint8)
     status = MPI.Status()
     request = pg.comm.Irecv(raw, source=MPI.ANY_SOURCE if src is None else src, tag=tag)

@@ -1,8 +1,13 @@
-"""The default process group over MPI: init/destroy, rank and size, and bounded waits."""
+"""The default process group over MPI ("mpi") or TCP sockets ("gloo"): init/destroy, rank and
+size, and bounded waits."""
 import os
 import sys
 import time
 from datetime import timedelta
+
+from . import _gloo
+from ._gloo import CommError
+from ._launch import launched_size
 
 _INSTALL_HINT = ("ember.distributed needs mpi4py and an MPI library; install them with "
                  "`pip install 'ember[distributed]'` (mpi4py + the mpich wheel) and launch with "
@@ -22,22 +27,36 @@ def _import_mpi():
 
 
 def is_available():
+    """True: the "gloo" backend needs only the standard library."""
+    return True
+
+
+def is_mpi_available():
     """True when mpi4py can be imported (MPI is not started by this check)."""
     import importlib.util
     return importlib.util.find_spec("mpi4py") is not None
 
 
-is_mpi_available = is_available
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
 
 
 class ProcessGroup:
-    """A communicator (a private duplicate of MPI's world) with its rank, size and timeout."""
+    """A communicator with its rank, size, timeout and backend: for "mpi" a private duplicate of
+    MPI's world, for "gloo" a SocketComm (the same methods). ``api`` holds the constants its
+    methods take (IN_PLACE, SUM, ..., ANY_SOURCE, Status): mpi4py's MPI module or _gloo."""
 
-    def __init__(self, comm, timeout):
+    def __init__(self, comm, timeout, backend="mpi", api=None):
         self.comm = comm
         self._rank = comm.Get_rank()
         self._size = comm.Get_size()
         self.timeout = timeout
+        self.backend = backend
+        self.api = api if api is not None else _import_mpi()
 
     def rank(self):
         return self._rank
@@ -46,10 +65,10 @@ class ProcessGroup:
         return self._size
 
     def name(self):
-        return "mpi"
+        return self.backend
 
     def __repr__(self):
-        return f"<ProcessGroup mpi rank={self._rank} size={self._size}>"
+        return f"<ProcessGroup {self.backend} rank={self._rank} size={self._size}>"
 
 
 class _World:
@@ -73,21 +92,89 @@ GroupMember = group
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
                        store=None, group_name="", pg_options=None, device_id=None):
-    """Join the ranks started by ``mpiexec`` into the default process group (backend "mpi")."""
+    """Join the ranks into the default process group.
+
+    "gloo": over TCP sockets, the ranks started by torch.multiprocessing.spawn-style code or by
+    torchrun (rank 0 listens on MASTER_ADDR:MASTER_PORT, or the ``tcp://host:port``
+    init_method; RANK and WORLD_SIZE come from the environment unless given). "mpi": the ranks
+    started by ``mpiexec``. Without ``backend``: "mpi" under mpiexec, else "gloo".
+    """
     if _world.pg is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    if backend is not None and str(backend).lower() != "mpi":
-        raise ValueError(f"ember.distributed supports only the 'mpi' backend, got '{backend}'")
+    backend = _choose_backend(backend)
+    timeout = _as_timeout(timeout)
+    if backend == "gloo":
+        pg = _init_gloo(init_method, timeout, world_size, rank, store)
+    else:
+        pg = _init_mpi(init_method, timeout, world_size, rank)
+    _world.pg = group.WORLD = pg
+    if backend == "mpi":
+        _install_excepthook()
+
+
+def _choose_backend(backend):
+    if backend is None:
+        return "mpi" if launched_size() > 1 else "gloo"
+    name = str(backend).lower()
+    cpu = dict(part.split(":", 1) for part in name.split(",") if ":" in part).get("cpu", name)
+    if cpu in ("gloo", "mpi"):
+        return cpu
+    if cpu == "nccl":
+        raise RuntimeError("Distributed package doesn't have NCCL built in")
+    raise ValueError(f"ember.distributed supports the 'gloo' and 'mpi' backends, got '{backend}'")
+
+
+def _init_mpi(init_method, timeout, world_size, rank):
     if init_method not in (None, "env://"):
         raise ValueError(f"init_method '{init_method}' is not supported: ranks are started and "
                          "connected by mpiexec")
-    timeout = _as_timeout(timeout)
     MPI = _import_mpi()
     comm = MPI.COMM_WORLD.Dup()
     _check_matches("world_size", world_size, comm.Get_size())
     _check_matches("rank", rank, comm.Get_rank())
-    _world.pg = group.WORLD = ProcessGroup(comm, timeout)
-    _install_excepthook()
+    return ProcessGroup(comm, timeout, "mpi", MPI)
+
+
+def _init_gloo(init_method, timeout, world_size, rank, store):
+    """Rendezvous as torch's env:// and tcp:// handlers (same errors), then connect."""
+    if store is not None:
+        raise ValueError("ember.distributed's gloo backend does not take a store; use "
+                         "init_method 'env://' (MASTER_ADDR, MASTER_PORT) or 'tcp://host:port'")
+    method = "env://" if init_method is None else str(init_method)
+    scheme = method.split("://", 1)[0] + "://" if "://" in method else method
+    given = {"rank": rank, "world size": world_size}
+    if scheme == "env://":
+        def env(name):
+            if not os.environ.get(name):
+                raise ValueError("Error initializing torch.distributed using env:// rendezvous: "
+                                 f"environment variable {name} expected, but not set")
+            return os.environ[name]
+        rank = env("RANK") if rank in (-1, None) else rank
+        world_size = env("WORLD_SIZE") if world_size in (-1, None) else world_size
+        host, port = env("MASTER_ADDR"), env("MASTER_PORT")
+    elif scheme == "tcp://":
+        for name, value in given.items():
+            if value in (-1, None):
+                raise ValueError("Error initializing torch.distributed using tcp:// "
+                                 f"rendezvous: {name} parameter missing")
+        host, _, port = method[len("tcp://"):].partition("/")[0].rpartition(":")
+        host = host.strip("[]")
+    elif scheme in ("file://",):
+        raise ValueError(f"init_method '{method}' is not supported by ember.distributed's gloo "
+                         "backend: use 'env://' (MASTER_ADDR, MASTER_PORT) or 'tcp://host:port'")
+    else:
+        raise RuntimeError(f"No rendezvous handler for {scheme}")
+    rank, world_size = int(rank), int(world_size)
+    if world_size < 1:
+        raise ValueError(f"world_size must be positive, got {world_size}")
+    if not 0 <= rank < world_size:
+        raise ValueError(f"Invalid rank {rank}: expected 0 <= rank < world_size ({world_size})")
+    try:
+        port = int(port)
+    except ValueError:
+        raise ValueError(f"the master port must be an integer, got '{port}'") from None
+    comm = _gloo.connect(host, port, rank, world_size, timeout)
+    return ProcessGroup(comm, timeout, "gloo", _gloo)
 
 
 def _as_timeout(timeout):
@@ -133,12 +220,12 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
-    _default_group(group)
-    return "mpi"
+    return _default_group(group).backend
 
 
 def destroy_process_group(group=None):
-    """Leave the default group (MPI itself stays up until the process exits, as MPI requires)."""
+    """Leave the default group: gloo closes its sockets; MPI itself stays up until the process
+    exits, as MPI requires."""
     pg = _default_group(group)
     _world.pg = GroupMember.WORLD = None
     pg.comm.Free()
@@ -203,9 +290,14 @@ def _drain_output(deadline):
 
 
 def wait(request, pg, what, status=None):
-    """Complete a non-blocking MPI request, raising after the group's timeout instead of hanging."""
-    if request.Test(status):
-        return
+    """Complete a non-blocking request, raising after the group's timeout instead of hanging
+    (gloo's requests are complete, or raise the reason they failed)."""
+    try:
+        if request.Test(status):
+            return
+    except CommError as exc:
+        raise RuntimeError(f"ember.distributed: {what} on rank {pg.rank()} "
+                           f"{exc.reason}") from None
     start = time.monotonic()
     spins = 0
     while not request.Test(status):

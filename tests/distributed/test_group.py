@@ -1,5 +1,5 @@
 """The default process group (ember/distributed/_group.py): errors before initialization and for
-unsupported backends, the install hint without mpi4py, and a one-rank world (MPI's singleton
+unsupported backends (gloo's own tests: test_gloo.py), the install hint without mpi4py, and a one-rank world (MPI's singleton
 start, in a child process): rank, size, backend, repr, argument checks, destroy."""
 import subprocess
 import sys
@@ -18,9 +18,11 @@ def test_uninitialized_group_errors():
             fn()
 
 
-def test_only_mpi_backend():
-    with pytest.raises(ValueError, match="supports only the 'mpi' backend, got 'nccl'"):
-        dist.init_process_group("nccl")
+def test_unsupported_backends():
+    with pytest.raises(RuntimeError, match="^Distributed package doesn't have NCCL built in$"):
+        dist.init_process_group("nccl")  # torch's CPU build says the same
+    with pytest.raises(ValueError, match="supports the 'gloo' and 'mpi' backends, got 'ucc'"):
+        dist.init_process_group("ucc")
     assert not dist.is_initialized()
 
 
@@ -47,9 +49,9 @@ def error(fn):
 
 assert error(lambda: dist.init_process_group('mpi', world_size=2)) == (
     "ValueError: init_process_group: world_size=2 does not match mpiexec's world_size 1")
-assert error(lambda: dist.init_process_group(timeout='soon')).startswith(
+assert error(lambda: dist.init_process_group('mpi', timeout='soon')).startswith(
     'TypeError: timeout must be a datetime.timedelta, got str')
-assert error(lambda: dist.init_process_group(init_method='tcp://h:1')).startswith(
+assert error(lambda: dist.init_process_group('mpi', init_method='tcp://h:1')).startswith(
     "ValueError: init_method 'tcp://h:1' is not supported")
 assert not dist.is_initialized()
 dist.init_process_group('mpi', timeout=datetime.timedelta(seconds=30))

@@ -65,10 +65,11 @@ class Bucket:
         return self.count == len(self.indices)
 
     def launch(self, pg):
-        self.request = pg.comm.Iallreduce(_group._import_mpi().IN_PLACE, self.buffer)
+        self.request = pg.comm.Iallreduce(pg.api.IN_PLACE, self.buffer)
 
     def progress(self):
-        """Let MPI move this bucket's data forward (it progresses only inside MPI calls)."""
+        """Let MPI move this bucket's data forward (it progresses only inside MPI calls); gloo's
+        requests are already complete."""
         if self.request is not None and self.request.Test():
             self.request = _DONE
 

@@ -1,10 +1,11 @@
-"""DistributedDataParallel: one model replica per MPI rank, gradients averaged during backward.
+"""DistributedDataParallel: one model replica per rank, gradients averaged during backward.
 
 Gradients are copied into flat per-dtype buckets (torch's sizes: the first 1 MiB, then
 ``bucket_cap_mb``) as backward produces them (post-accumulate-grad hooks), in reverse parameter
-order; each full bucket starts a non-blocking MPI all-reduce while backward continues, and the
-hook of the last parameter waits for all of them and writes the averages back into ``p.grad`` in
-place, so optimizers (the fused path included) see the same tensors as before.
+order; each full bucket starts an all-reduce (non-blocking under MPI; under gloo it completes
+in the hook) while backward continues, and the hook of the last parameter waits for all of them
+and writes the averages back into ``p.grad`` in place, so optimizers (the fused path included)
+see the same tensors as before.
 """
 import weakref
 from contextlib import contextmanager
