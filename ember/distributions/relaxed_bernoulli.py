@@ -42,15 +42,8 @@ class LogitRelaxedBernoulli(_BinaryParameters, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """sigmoid of a LogitRelaxedBernoulli: values in (0, 1), near 0/1 as temperature -> 0."""
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
-    has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base, SigmoidTransform(), validate_args=validate_args)
+class _RelaxedParameters:
+    """The parameters of a relaxed distribution, read from its base (the logit-space one)."""
 
     @property
     def temperature(self):
@@ -63,3 +56,14 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
+
+
+class RelaxedBernoulli(_RelaxedParameters, TransformedDistribution):
+    """sigmoid of a LogitRelaxedBernoulli: values in (0, 1), near 0/1 as temperature -> 0."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base, SigmoidTransform(), validate_args=validate_args)

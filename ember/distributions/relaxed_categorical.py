@@ -5,6 +5,7 @@ import ember
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .relaxed_bernoulli import _RelaxedParameters
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
@@ -61,7 +62,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedParameters, TransformedDistribution):
     """exp of an ExpRelaxedCategorical: points of the simplex, near one-hot as temperature
     -> 0."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -71,15 +72,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
