@@ -20,6 +20,39 @@ def _np_dtype(dtype, default=None):
 _PY_NUMBERS = {float, int, bool, complex}
 
 
+def _as_array(data):
+    try:
+        return np.asarray(data)
+    except ValueError:  # ragged nested lists: NumPy's "inhomogeneous shape", in torch's words
+        if isinstance(data, (list, tuple)):
+            _check_nesting(data)
+        raise
+
+
+def _check_nesting(data):
+    """torch's error for nested sequences that are not a rectangle: the shape read down the
+    first elements, then every sequence checked against it."""
+    shape, first = [], data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        first = first[0] if first else None
+
+    def walk(seq, dim):
+        if dim == len(shape):
+            if isinstance(seq, (list, tuple)):
+                raise TypeError(f"'{type(seq).__name__}' object cannot be interpreted as an "
+                                "integer")
+            return
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(seq) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got "
+                             f"{len(seq)})")
+        for item in seq:
+            walk(item, dim + 1)
+    walk(data, 0)
+
+
 def _infer(data, dtype=None):
     """NumPy array for Python data with torch's dtype inference (floats -> default dtype). With
     ``dtype`` (a NumPy dtype) given, Python floats go straight to it, never through float32."""
@@ -34,7 +67,7 @@ def _infer(data, dtype=None):
             items = list(_flat(data))  # each item's own dtype, promoted as torch does
             with np.errstate(over="ignore"):  # past float32's range: inf, as torch
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
-    arr = np.asarray(data)
+    arr = _as_array(data)
     if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
         raise ValueError("Overflow when unpacking long long")  # a Python int beyond int64
     if arr.dtype.kind in "fc" and dtype is not None and not isinstance(data, np.ndarray):
@@ -148,10 +181,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def copy_of(data, dtype, requires_grad):
     """tensor()'s work, without its warning (new_tensor warns in its own words)."""
     arr = _tensor_data(data, dtype)
+    check_requires_grad(arr, requires_grad)
+    return Tensor._make(arr, bool(requires_grad))
+
+
+def check_requires_grad(arr, requires_grad):
+    """A factory's refusal of requires_grad=True for a dtype without gradients (torch's
+    factories word it so; requires_grad_() otherwise)."""
     if requires_grad and arr.dtype.kind not in "fVc":  # "V": bfloat16
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
-    return Tensor._make(arr, bool(requires_grad))
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -216,6 +255,7 @@ def _given(sizes, size):
 
 
 def _new(arr, requires_grad):
+    check_requires_grad(arr, requires_grad)
     t = Tensor._make(arr)
     if requires_grad:
         t.requires_grad_(True)
@@ -592,6 +632,7 @@ def _like(fn):
         if type(out._data) is np.ndarray:  # in input's layout, or memory_format's, as torch
             _memory_format.check_rank(out.dim(), memory_format)
             out._data = _memory_format.lay_out(out._data, memory_format, input._data)
+        check_requires_grad(out._data, requires_grad)
         return out.requires_grad_(True) if requires_grad else out
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and dtype) of ``input``."

@@ -401,3 +401,23 @@ def test_tensor_of_a_list_dtype_as_torch(data, dtype):
     ours = make(ember)
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("data", [[[1, 2], [3]], [1, [2, 3]], [[1, 2], [3, 4, 5]],
+                                  [[[1], [2]], [[3]]], [[1, 2], 3], ([1.0, 2.0], (3.0,))],
+                         ids=range(6))
+def test_ragged_nested_lists_give_torchs_error(data):
+    """NumPy's 'inhomogeneous shape' ValueError leaked; torch names the dim and lengths."""
+    same_error(lambda lib: lib.tensor(data))
+    same_error(lambda lib: lib.as_tensor(data))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2, dtype=L.long, requires_grad=True),
+    lambda L: L.zeros(2, dtype=L.int32, requires_grad=True),
+    lambda L: L.full((2,), 3, requires_grad=True), lambda L: L.arange(3, requires_grad=True),
+    lambda L: L.empty(2, dtype=L.bool, requires_grad=True),
+    lambda L: L.zeros_like(L.ones(2, dtype=L.long), requires_grad=True),
+    lambda L: L.ones(2, dtype=L.long).requires_grad_()], ids=range(7))
+def test_integer_requires_grad_errors_as_torch(call):
+    same_error(call)

@@ -114,11 +114,13 @@ class PermuteBackward0(Node):
 
     def forward(self, a, dims):
         n = a._data.ndim
-        dims = tuple(_dim(n, d) for d in dims)
-        if sorted(dims) != list(range(n)):
+        if len(dims) != n:
             raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
                                f"does not match the length of the desired ordering of dimensions "
                                f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+        dims = tuple(_dim(n, d) for d in dims)
+        if len(set(dims)) != n:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         self.inverse = tuple(np.argsort(dims))
         return np.transpose(a._data, dims)
 

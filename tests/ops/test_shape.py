@@ -152,3 +152,8 @@ def test_stack_of_many_values_layout_and_grads_as_torch(shape, dim):
     (b * torch.arange(b.numel()).reshape(b.shape)).sum().backward()
     for x, y in zip(ours, theirs):
         np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (0, 1, 2), (0,), (0, 5), (1, -1)], ids=str)
+def test_permute_errors_as_torch(dims):
+    same_error(lambda lib: lib.ones(2, 3).permute(*dims))
