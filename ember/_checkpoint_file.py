@@ -247,7 +247,7 @@ def read(f):
         return (*_read_open(f, name, None), name)
     name = os.fspath(f)
     if not os.path.exists(name):
-        raise FileNotFoundError(f"ember.load: no such file: '{name}'")
+        raise FileNotFoundError(2, "No such file or directory", name)  # (as open()'s, torch's)
     with open(name, "rb") as fh:
         info = os.fstat(fh.fileno())
         size = info.st_size if stat.S_ISREG(info.st_mode) else None

@@ -207,3 +207,10 @@ def test_loaded_tensors_are_writable(tmp_path):
     got = ember.load(tmp_path / "w.pt")
     got["a"].add_(1)
     assert got["a"].tolist() == [2.0, 2.0, 2.0] and got["b"].tolist() == [0.0, 0.0]
+
+
+def test_missing_file_errors_as_open_does(tmp_path):
+    for lib in (torch, ember):
+        with pytest.raises(FileNotFoundError) as info:
+            lib.load(tmp_path / "absent.pt")
+        assert info.value.errno == 2 and info.value.strerror == "No such file or directory"

@@ -153,7 +153,7 @@ def test_corrupt_structure_record(tmp_path):
 
 
 def test_missing_file_and_unsupported_objects(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no such file"):
+    with pytest.raises(FileNotFoundError, match="No such file or directory"):
         ember.load(tmp_path / "absent.pt")
     with pytest.raises(TypeError, match="cannot store an object of type object"):
         ember.save({"x": object()}, tmp_path / "x.pt")

@@ -88,6 +88,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
                            f"grad_outputs and {len(outputs)} outputs")
+    for i, t in enumerate(outputs):  # (the outputs are checked first, as torch's engine)
+        if isinstance(t, Tensor) and not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor) or not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

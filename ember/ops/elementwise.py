@@ -758,7 +758,7 @@ class MaskedFillBackward0(Node):
         self.mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
         if self.mask.dtype != np.bool_:
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
-                               f"dtype {_dtype.from_numpy_dtype(self.mask.dtype)}")
+                               f"dtype {_dtype.from_numpy_dtype(self.mask.dtype).c_name}")
         v = value._data if isinstance(value, Tensor) else value
         return array_math.where(self.mask, _dtype.scalar_as(v, a._data.dtype), a._data)
 

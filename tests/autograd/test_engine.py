@@ -202,3 +202,10 @@ def test_requires_grad_in_place_and_errors():
     i_e, i_t = ember.tensor([1, 2]), torch.tensor([1, 2])
     both_raise(lambda: i_e.requires_grad_(), lambda: i_t.requires_grad_())
 
+
+
+def test_grad_of_an_output_without_grad_errors_as_torch():
+    from oracle import same_error
+    same_error(lambda lib: lib.autograd.grad(lib.ones(2).sum(), lib.ones(2)))
+    same_error(lambda lib: lib.autograd.grad((lib.ones(2, requires_grad=True) * 2).sum(),
+                                             lib.ones(2)))

@@ -374,3 +374,9 @@ def test_float16_results_past_the_range_are_inf_without_warning():
             x = lib.tensor([12.0, 1.0], dtype=lib.float16)
             assert x.exp().tolist()[0] == float("inf")
             assert lib.where(lib.tensor([False]), x[:1], 1e5).tolist() == [float("inf")]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float32"])
+def test_masked_fill_with_a_non_bool_mask_errors_as_torch(dtype):
+    same_error(lambda lib: lib.ones(2).masked_fill(lib.tensor([1, 0], dtype=getattr(lib, dtype)),
+                                                   0.0))

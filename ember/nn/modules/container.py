@@ -155,7 +155,8 @@ class ModuleList(_Indexed):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleList is not callable; iterate over its modules")
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
 
 
 class ModuleDict(Module):

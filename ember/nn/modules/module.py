@@ -23,8 +23,9 @@ def _typename(value):
 def _check_name(name, kind):
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
-    if "." in name:
-        raise KeyError(f'{kind} name can\'t contain "."')
+    if "." in name:  # (torch names the module's name; a buffer's or parameter's it does not)
+        raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module"
+                                                            else ""))
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
 

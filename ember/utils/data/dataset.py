@@ -35,8 +35,7 @@ class TensorDataset(Dataset):
 
     def __init__(self, *tensors):
         if tensors and any(tensors[0].size(0) != t.size(0) for t in tensors):
-            sizes = [t.size(0) for t in tensors]
-            raise AssertionError(f"Size mismatch between tensors: first dimensions {sizes}")
+            raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):

@@ -112,3 +112,8 @@ def test_sequential_times_an_int_repeats_its_modules_as_torch(factor):
         return
     for e, t in zip(times(ember), times(torch)):
         assert repr(e) == repr(t)
+
+
+def test_calling_a_module_list_errors_as_torch():
+    same_error(lambda lib: lib.nn.ModuleList([lib.nn.ReLU()])(lib.ones(1)))
+    same_error(lambda lib: lib.nn.ModuleDict({"a": lib.nn.ReLU()})(lib.ones(1)))

@@ -369,3 +369,10 @@ def test_module_misc_api():
     assert len(list(dup.modules())) == 2 and len(list(dup.modules(remove_duplicate=False))) == 3
     net.to_empty(device="cpu")
     assert net[0].weight.shape == (2, 2)
+
+
+def test_dotted_names_refused_as_torch():
+    from oracle import same_error
+    same_error(lambda lib: lib.nn.Module().add_module("a.b", None))
+    same_error(lambda lib: lib.nn.Module().register_buffer("a.b", None))
+    same_error(lambda lib: lib.nn.Module().register_parameter("a.b", None))

@@ -70,3 +70,13 @@ def test_default_collate_unequal_lists():
                                   {"a": np.ones(2)}, [1, 2], "text"])
 def test_default_convert_matches_torch(data):
     same(edata.default_convert(data), tdata.default_convert(data))
+
+
+def test_samples_of_different_shapes_error_as_torch():
+    from oracle import same_error
+    for batch in ([[1.0, 2.0], [3.0, 4.0, 5.0]], [[1.0, 2.0], [[3.0], [4.0]]]):
+        same_error(lambda lib, b=batch: list(lib.utils.data.DataLoader(
+            [lib.tensor(x) for x in b], batch_size=2)))
+        same_error(lambda lib, b=batch: list(lib.utils.data.DataLoader(
+            [np.array(x) for x in b], batch_size=2)))
+    same_error(lambda lib: lib.utils.data.TensorDataset(lib.ones(3), lib.ones(4)))
