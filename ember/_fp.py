@@ -73,22 +73,46 @@ def fma32(a, b, c):
         s = np.multiply(a, b, dtype=np.float64)
     s = np.add(s, c, out=s if np.shape(c) in ((), s.shape) else None)  # (c may broadcast s)
     out = s.astype(np.float32)
-    bits = s.view(np.uint64)  # s is spent: its low bits say where it is a float32 tie
-    np.bitwise_and(bits, _BELOW_FLOAT32, out=bits)  # the float64 mantissa bits below float32's
-    halfway = np.equal(bits, _HALF_FLOAT32)
+    # the float64 mantissa bits below float32's: exactly half of its step at a tie
+    halfway = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_FLOAT32), _HALF_FLOAT32)
     if halfway.any():
+        _settle_ties(out, s, halfway, a, b, c)
+    return out
+
+
+_WHOLE = 4096  # up to this size ties are settled over the whole array (a few calls), beyond it
+# at their places (fewer elements: ties are rare in random data, frequent in a fused
+# cross-entropy's gradient, where they are mostly exact sums)
+
+
+def _settle_ties(out, s, halfway, a, b, c):
+    """out (s rounded to float32) where s = a * b + c in float64 lies halfway between two
+    float32 values: where that sum was inexact, the float32 neighbour on its error's side."""
+    if out.size <= _WHOLE:
+        p = np.multiply(a, b, dtype=np.float64)  # (exact)
+        back = s - p
+        err = (p - (s - back)) + (c - back)  # s + err == p + c exactly
+        fix = halfway & (err != 0)
+        if not fix.any():
+            return
+        s, err = s[fix], err[fix]
+    else:
         tie = np.flatnonzero(halfway)
         p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie),
                         dtype=np.float64)
         c = _flat_at(c, out.shape, tie).astype(np.float64)
-        st = p + c  # s's own value there
-        back = st - p
-        err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
-        inner = (st.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
-        outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-        flat = out.reshape(-1)  # (a view: out is fresh and contiguous)
-        flat[tie] = np.where(err == 0, flat[tie], np.where((err > 0) == (st > 0), outer, inner))
-    return out
+        s = p + c  # s's own value there
+        back = s - p
+        err = (p - (s - back)) + (c - back)
+        inexact = err != 0
+        fix, s, err = tie[inexact], s[inexact], err[inexact]
+    inner = (s.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
+    outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
+    values = np.where((err > 0) == (s > 0), outer, inner)
+    if fix.dtype == bool:
+        out[fix] = values
+    else:
+        out.flat[fix] = values  # (flat positions: out in any layout)
 
 
 def _flat_at(v, shape, positions):
@@ -99,16 +123,17 @@ def _flat_at(v, shape, positions):
     return np.broadcast_to(v, shape).flat[positions]
 
 
-def fma_at(a, b, index, c):
+def fma_at(a, b, index, c, b_at=None):
     """a * b + C rounded once, C zero but for ``c`` at ``index`` (distinct places; ``b``
-    broadcasting to ``a``'s shape; ``a`` a fresh array, spent): ``fma`` there, elsewhere the
-    product alone, which is that one rounding but where the exact product is 0 (a or b 0),
-    where the fused step gives +0."""
-    at = fma(np.asarray(a[index]), np.broadcast_to(b, a.shape)[index], c)
-    zero = None if a.all() and np.all(b) else (a == 0) | (b == 0)
-    out = np.multiply(a, b, out=a)
-    if zero is not None:
-        out[zero & (out == 0)] = 0  # (0 * inf stays NaN)
+    broadcasting to ``a``'s shape; ``b_at``: b's values at ``index`` where the caller has them):
+    ``fma`` there, elsewhere the product alone, which is that one rounding but where the exact
+    product is 0 (a or b 0), where the fused step gives +0."""
+    if b_at is None:
+        b_at = np.broadcast_to(b, a.shape)[index]
+    at = fma(np.asarray(a[index]), b_at, c)
+    out = np.multiply(a, b)
+    if not out.all():  # (a zero product: exact where a or b is 0)
+        out[((a == 0) | (b == 0)) & (out == 0)] = 0  # (0 * inf stays NaN)
     out[index] = at
     return out
 
