@@ -65,14 +65,14 @@ def fma32(a, b, c):
     where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
     that sum's own rounding error (two-sum) decides the float32 rounding."""
     a = np.asarray(a)  # (a NumPy scalar: a 0-d array)
-    if np.shape(b) in ((), a.shape):
+    if getattr(b, "shape", ()) in ((), a.shape):  # (b, c: arrays or numbers)
         s = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
         # multiply's own dtype= casts; in a's layout, as torch's output, not NumPy's 'K' of it)
         np.multiply(s, b, out=s)
     else:
         s = np.multiply(a, b, dtype=np.float64)
-    s = np.add(s, c, out=s if np.shape(c) in ((), s.shape) else None)  # (c may broadcast s)
-    out = s.astype(np.float32)
+    s = np.add(s, c, out=s if getattr(c, "shape", ()) in ((), s.shape) else None)  # (c may
+    out = s.astype(np.float32)  # broadcast s)
     # the float64 mantissa bits below float32's: exactly half of its step at a tie
     halfway = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_FLOAT32), _HALF_FLOAT32)
     if halfway.any():

@@ -451,7 +451,7 @@ def _narrow(x, dim, start, length):
 # ---------------------------------------------------------------- normalised exponentials
 def _row_max(x, dim):
     """max along dim, keeping it; an empty tensor has nothing to shift (torch allows it)."""
-    return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+    return np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
 
 
 def _softmax_shift(x, dim):

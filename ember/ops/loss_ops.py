@@ -292,7 +292,8 @@ def _nll_targets(x, t, weight, ignore_index):
     ignored = t == ignore_index
     any_ignored = bool(ignored.any())
     valid = t[~ignored] if any_ignored else t
-    if valid.size and (valid.min() < 0 or valid.max() >= classes):
+    if valid.size and np.maximum.reduce(valid.view(f"u{valid.itemsize}"), None) >= classes:
+        # (one reduction: a negative target, read unsigned, is past any class too)
         bad = valid[(valid < 0) | (valid >= classes)]
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     safe = np.where(ignored, 0, t) if any_ignored else t
