@@ -60,59 +60,67 @@ def fma(a, b, c):
     raise TypeError(f"fma: no {a.dtype} kernel")
 
 
-def fma32(a, b, c):
+def fma32(a, b, c, exact_sums=False):
     """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
     where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
-    that sum's own rounding error (two-sum) decides the float32 rounding."""
+    that sum's own rounding error (two-sum) decides the float32 rounding. ``exact_sums``: the
+    caller's float64 sums are mostly exact (a fused cross-entropy's gradient, where ties are
+    frequent and harmless): a small array looks for a rounding error first."""
     a = np.asarray(a)  # (a NumPy scalar: a 0-d array)
     if getattr(b, "shape", ()) in ((), a.shape):  # (b, c: arrays or numbers)
-        s = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
+        p = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
         # multiply's own dtype= casts; in a's layout, as torch's output, not NumPy's 'K' of it)
-        np.multiply(s, b, out=s)
+        np.multiply(p, b, out=p)
     else:
-        s = np.multiply(a, b, dtype=np.float64)
-    s = np.add(s, c, out=s if getattr(c, "shape", ()) in ((), s.shape) else None)  # (c may
-    out = s.astype(np.float32)  # broadcast s)
+        p = np.multiply(a, b, dtype=np.float64)
+    whole = p.size <= _WHOLE  # (small: ties settled over the whole array, p kept for that)
+    if getattr(c, "shape", ()) in ((), p.shape):  # (in place: of two NaNs NumPy's loops give
+        s = p.copy(order="K") if whole else p  # one or the other operand's depending on it)
+        np.add(s, c, out=s)
+    else:  # (c broadcasts s)
+        s = np.add(p, c)
+    out = s.astype(np.float32)
+    err = None
+    if whole and exact_sums:
+        err = _sum_error(p, s, c)
+        if not err.any():
+            return out
     # the float64 mantissa bits below float32's: exactly half of its step at a tie
     halfway = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_FLOAT32), _HALF_FLOAT32)
-    if halfway.any():
-        _settle_ties(out, s, halfway, a, b, c)
+    if not halfway.any():
+        return out
+    if whole:  # (a few calls over the whole array)
+        err = _sum_error(p, s, c) if err is None else err
+        fix = halfway & (err != 0)
+        if fix.any():
+            out[fix] = _tie_rounded(s[fix], err[fix])
+        return out
+    tie = np.flatnonzero(halfway)  # (at the ties' places: rare in random data)
+    p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie), dtype=np.float64)
+    c = _flat_at(c, out.shape, tie).astype(np.float64)
+    s = p + c  # s's own value there
+    err = _sum_error(p, s, c)
+    inexact = err != 0
+    out.flat[tie[inexact]] = _tie_rounded(s[inexact], err[inexact])  # (flat: any layout)
     return out
 
 
 _WHOLE = 4096  # up to this size ties are settled over the whole array (a few calls), beyond it
-# at their places (fewer elements: ties are rare in random data, frequent in a fused
-# cross-entropy's gradient, where they are mostly exact sums)
+# at their places (fewer elements: ties are rare in random data)
 
 
-def _settle_ties(out, s, halfway, a, b, c):
-    """out (s rounded to float32) where s = a * b + c in float64 lies halfway between two
-    float32 values: where that sum was inexact, the float32 neighbour on its error's side."""
-    if out.size <= _WHOLE:
-        p = np.multiply(a, b, dtype=np.float64)  # (exact)
-        back = s - p
-        err = (p - (s - back)) + (c - back)  # s + err == p + c exactly
-        fix = halfway & (err != 0)
-        if not fix.any():
-            return
-        s, err = s[fix], err[fix]
-    else:
-        tie = np.flatnonzero(halfway)
-        p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie),
-                        dtype=np.float64)
-        c = _flat_at(c, out.shape, tie).astype(np.float64)
-        s = p + c  # s's own value there
-        back = s - p
-        err = (p - (s - back)) + (c - back)
-        inexact = err != 0
-        fix, s, err = tie[inexact], s[inexact], err[inexact]
+def _sum_error(p, s, c):
+    """s = p + c rounded (float64): the exact p + c - s (two-sum)."""
+    back = s - p
+    return (p - (s - back)) + (c - back)
+
+
+def _tie_rounded(s, err):
+    """float32 s (float64 ties halfway between float32 neighbours) for s + err (err != 0): the
+    neighbour on err's side."""
     inner = (s.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
     outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-    values = np.where((err > 0) == (s > 0), outer, inner)
-    if fix.dtype == bool:
-        out[fix] = values
-    else:
-        out.flat[fix] = values  # (flat positions: out in any layout)
+    return np.where((err > 0) == (s > 0), outer, inner)
 
 
 def _flat_at(v, shape, positions):
@@ -130,10 +138,12 @@ def fma_at(a, b, index, c, b_at=None):
     product is 0 (a or b 0), where the fused step gives +0."""
     if b_at is None:
         b_at = np.broadcast_to(b, a.shape)[index]
-    at = fma(np.asarray(a[index]), b_at, c)
-    out = np.multiply(a, b)
-    if not out.all():  # (a zero product: exact where a or b is 0)
-        out[((a == 0) | (b == 0)) & (out == 0)] = 0  # (0 * inf stays NaN)
+    at = np.asarray(a[index])
+    at = fma32(at, b_at, c, exact_sums=True) if at.dtype == _F32 else fma(at, b_at, c)
+    zero = None if a.all() and np.asarray(b).all() else (a == 0) | (b == 0)
+    out = np.multiply(a, b, out=a)
+    if zero is not None:
+        out[zero & (out == 0)] = 0  # (0 * inf stays NaN)
     out[index] = at
     return out
 

@@ -111,8 +111,9 @@ def test_vector_sum_adds_in_torchs_avx2_vector_order():
 
 def test_float32_inexact_ties_in_any_size_and_layout():
     """a * b exactly halfway between float32 neighbours, c below float64's step: the float64
-    sum is that tie, and c's sign decides (0: to even); settled over the whole array (small)
-    or at the ties' places (large), also for an input in column-major order."""
+    sum is that tie, and c's sign decides (0: to even); settled over the whole array (small,
+    also where the caller expects exact sums: the fused cross-entropy) or at the ties' places
+    (large), also for an input in column-major order."""
     mid = np.float32(1 + 2.0 ** -12)  # mid * mid = 1 + 2^-11 + 2^-24: a float32 midpoint
     for n in (6, 6000):
         c = np.resize(np.array([2.0 ** -60, -(2.0 ** -60), 0.0], np.float32), n)
@@ -120,6 +121,7 @@ def test_float32_inexact_ties_in_any_size_and_layout():
         for shape in ((n,), (n // 6, 6)):
             for order in ("C", "F"):
                 aa, cc = (np.asarray(v.reshape(shape), order=order) for v in (a, c))
-                got = _fp.fma(aa, mid, cc)
                 want = [_exact(mid, mid, z, np.dtype(np.float32)) for z in cc.reshape(-1)]
-                np.testing.assert_array_equal(got.reshape(-1), want)
+                for exact_sums in (False, True):
+                    got = _fp.fma32(aa, mid, cc, exact_sums=exact_sums)
+                    np.testing.assert_array_equal(got.reshape(-1), want)
