@@ -513,7 +513,7 @@ def _log_softmax_grad(dim, g, y, m=array_math, at=None):
             total = total + 0.0
         return m.fma(m.exp(y), -total, m.index_into_zeros(g, tuple(y.shape), at, False))
     negated = np.negative(np.add(g, 0.0) if y.shape[dim] > 1 else g)  # -(row sum), a row each
-    total = np.reshape(negated, np.shape(g)[:dim] + (1,) + np.shape(g)[dim:])
+    total = negated.reshape(g.shape[:dim] + (1,) + g.shape[dim:])
     return _fp.fma_at(np.exp(y), total, at, g, b_at=negated)
 
 

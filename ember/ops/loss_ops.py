@@ -256,8 +256,8 @@ class NllLossBackward0(Node):
         total = _kept_sum(losses, ignored)
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
-            return np.asarray(total / denom, dtype=x.dtype)
+        return np.asarray(total / denom, dtype=x.dtype)  # (all ignored: nan, as torch, silent
+        # as every node's forward)
 
     def _bf16_reduce(self, x, target, picked, w, unweighted, ignore_index):
         kept = target != ignore_index
