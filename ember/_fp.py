@@ -133,9 +133,9 @@ def _flat_at(v, shape, positions):
 
 def fma_at(a, b, index, c, b_at=None):
     """a * b + C rounded once, C zero but for ``c`` at ``index`` (distinct places; ``b``
-    broadcasting to ``a``'s shape; ``b_at``: b's values at ``index`` where the caller has them):
-    ``fma`` there, elsewhere the product alone, which is that one rounding but where the exact
-    product is 0 (a or b 0), where the fused step gives +0."""
+    broadcasting to ``a``'s shape; ``b_at``: b's values at ``index`` where the caller has them;
+    ``a`` a fresh array, spent): ``fma`` there, elsewhere the product alone, which is that one
+    rounding but where the exact product is 0 (a or b 0), where the fused step gives +0."""
     if b_at is None:
         b_at = np.broadcast_to(b, a.shape)[index]
     at = np.asarray(a[index])
