@@ -60,35 +60,67 @@ def fma(a, b, c):
     raise TypeError(f"fma: no {a.dtype} kernel")
 
 
-def fma32(a, b, c):
+def fma32(a, b, c, exact_sums=False):
     """float32 a * b + c rounded once, as a fused multiply-add: a * b is exact in float64, and
     where the float64 sum lies exactly halfway between two float32 values (rare), the sign of
-    that sum's own rounding error (two-sum) decides the float32 rounding."""
+    that sum's own rounding error (two-sum) decides the float32 rounding. ``exact_sums``: the
+    caller's float64 sums are mostly exact (a fused cross-entropy's gradient, where ties are
+    frequent and harmless): a small array looks for a rounding error first."""
     a = np.asarray(a)  # (a NumPy scalar: a 0-d array)
-    if np.shape(b) in ((), a.shape):
-        s = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
+    if getattr(b, "shape", ()) in ((), a.shape):  # (b, c: arrays or numbers)
+        p = a.astype(np.float64, order=preserved_order(a))  # (then in place: faster than
         # multiply's own dtype= casts; in a's layout, as torch's output, not NumPy's 'K' of it)
-        np.multiply(s, b, out=s)
+        np.multiply(p, b, out=p)
     else:
-        s = np.multiply(a, b, dtype=np.float64)
-    s = np.add(s, c, out=s if np.shape(c) in ((), s.shape) else None)  # (c may broadcast s)
+        p = np.multiply(a, b, dtype=np.float64)
+    whole = p.size <= _WHOLE  # (small: ties settled over the whole array, p kept for that)
+    if getattr(c, "shape", ()) in ((), p.shape):  # (in place: of two NaNs NumPy's loops give
+        s = p.copy(order="K") if whole else p  # one or the other operand's depending on it)
+        np.add(s, c, out=s)
+    else:  # (c broadcasts s)
+        s = np.add(p, c)
     out = s.astype(np.float32)
-    bits = s.view(np.uint64)  # s is spent: its low bits say where it is a float32 tie
-    np.bitwise_and(bits, _BELOW_FLOAT32, out=bits)  # the float64 mantissa bits below float32's
-    halfway = np.equal(bits, _HALF_FLOAT32)
-    if halfway.any():
-        tie = np.flatnonzero(halfway)
-        p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie),
-                        dtype=np.float64)
-        c = _flat_at(c, out.shape, tie).astype(np.float64)
-        st = p + c  # s's own value there
-        back = st - p
-        err = (p - (st - back)) + (c - back)  # st + err == p + c exactly
-        inner = (st.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
-        outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
-        flat = out.reshape(-1)  # (a view: out is fresh and contiguous)
-        flat[tie] = np.where(err == 0, flat[tie], np.where((err > 0) == (st > 0), outer, inner))
+    err = None
+    if whole and exact_sums:
+        err = _sum_error(p, s, c)
+        if not err.any():
+            return out
+    # the float64 mantissa bits below float32's: exactly half of its step at a tie
+    halfway = np.equal(np.bitwise_and(s.view(np.uint64), _BELOW_FLOAT32), _HALF_FLOAT32)
+    if not halfway.any():
+        return out
+    if whole:  # (a few calls over the whole array)
+        err = _sum_error(p, s, c) if err is None else err
+        fix = halfway & (err != 0)
+        if fix.any():
+            out[fix] = _tie_rounded(s[fix], err[fix])
+        return out
+    tie = np.flatnonzero(halfway)  # (at the ties' places: rare in random data)
+    p = np.multiply(_flat_at(a, out.shape, tie), _flat_at(b, out.shape, tie), dtype=np.float64)
+    c = _flat_at(c, out.shape, tie).astype(np.float64)
+    s = p + c  # s's own value there
+    err = _sum_error(p, s, c)
+    inexact = err != 0
+    out.flat[tie[inexact]] = _tie_rounded(s[inexact], err[inexact])  # (flat: any layout)
     return out
+
+
+_WHOLE = 4096  # up to this size ties are settled over the whole array (a few calls), beyond it
+# at their places (fewer elements: ties are rare in random data)
+
+
+def _sum_error(p, s, c):
+    """s = p + c rounded (float64): the exact p + c - s (two-sum)."""
+    back = s - p
+    return (p - (s - back)) + (c - back)
+
+
+def _tie_rounded(s, err):
+    """float32 s (float64 ties halfway between float32 neighbours) for s + err (err != 0): the
+    neighbour on err's side."""
+    inner = (s.view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
+    outer = np.nextafter(inner, np.copysign(np.float32(np.inf), inner))
+    return np.where((err > 0) == (s > 0), outer, inner)
 
 
 def _flat_at(v, shape, positions):
@@ -99,13 +131,16 @@ def _flat_at(v, shape, positions):
     return np.broadcast_to(v, shape).flat[positions]
 
 
-def fma_at(a, b, index, c):
+def fma_at(a, b, index, c, b_at=None):
     """a * b + C rounded once, C zero but for ``c`` at ``index`` (distinct places; ``b``
-    broadcasting to ``a``'s shape; ``a`` a fresh array, spent): ``fma`` there, elsewhere the
-    product alone, which is that one rounding but where the exact product is 0 (a or b 0),
-    where the fused step gives +0."""
-    at = fma(np.asarray(a[index]), np.broadcast_to(b, a.shape)[index], c)
-    zero = None if a.all() and np.all(b) else (a == 0) | (b == 0)
+    broadcasting to ``a``'s shape; ``b_at``: b's values at ``index`` where the caller has them;
+    ``a`` a fresh array, spent): ``fma`` there, elsewhere the product alone, which is that one
+    rounding but where the exact product is 0 (a or b 0), where the fused step gives +0."""
+    if b_at is None:
+        b_at = np.broadcast_to(b, a.shape)[index]
+    at = np.asarray(a[index])
+    at = fma32(at, b_at, c, exact_sums=True) if at.dtype == _F32 else fma(at, b_at, c)
+    zero = None if a.all() and np.asarray(b).all() else (a == 0) | (b == 0)
     out = np.multiply(a, b, out=a)
     if zero is not None:
         out[zero & (out == 0)] = 0  # (0 * inf stays NaN)

@@ -107,3 +107,21 @@ def test_vector_sum_adds_in_torchs_avx2_vector_order():
             want = [_vector_order_sum(row, lanes, fold) for row in a]
             np.testing.assert_array_equal(got[:, 0], want)
     assert _fp.vector_sum(np.zeros((2, 0), np.float32)).tolist() == [[0.0], [0.0]]
+
+
+def test_float32_inexact_ties_in_any_size_and_layout():
+    """a * b exactly halfway between float32 neighbours, c below float64's step: the float64
+    sum is that tie, and c's sign decides (0: to even); settled over the whole array (small,
+    also where the caller expects exact sums: the fused cross-entropy) or at the ties' places
+    (large), also for an input in column-major order."""
+    mid = np.float32(1 + 2.0 ** -12)  # mid * mid = 1 + 2^-11 + 2^-24: a float32 midpoint
+    for n in (6, 6000):
+        c = np.resize(np.array([2.0 ** -60, -(2.0 ** -60), 0.0], np.float32), n)
+        a = np.full(n, mid, np.float32)
+        for shape in ((n,), (n // 6, 6)):
+            for order in ("C", "F"):
+                aa, cc = (np.asarray(v.reshape(shape), order=order) for v in (a, c))
+                want = [_exact(mid, mid, z, np.dtype(np.float32)) for z in cc.reshape(-1)]
+                for exact_sums in (False, True):
+                    got = _fp.fma32(aa, mid, cc, exact_sums=exact_sums)
+                    np.testing.assert_array_equal(got.reshape(-1), want)

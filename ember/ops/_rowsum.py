@@ -24,7 +24,7 @@ def last_sum(a, b=None):
     """sum(a, -1), or sum(a * b, -1) for b of a's shape, keeping the axis."""
     if a.dtype not in BLAS_DTYPES or a.ndim == 0 or a.shape[-1] < MIN_WIDTH or \
             (b is not None and b.dtype != a.dtype):
-        return np.sum(a if b is None else a * b, axis=-1, keepdims=True)
+        return np.add.reduce(a if b is None else a * b, axis=-1, keepdims=True)  # (np.sum's)
     right = _ones(a.shape[-1], a.dtype)[:, None] if b is None else b[..., :, None]
     return np.matmul(a[..., None, :], right)[..., 0]
 

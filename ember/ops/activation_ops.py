@@ -451,7 +451,7 @@ def _narrow(x, dim, start, length):
 # ---------------------------------------------------------------- normalised exponentials
 def _row_max(x, dim):
     """max along dim, keeping it; an empty tensor has nothing to shift (torch allows it)."""
-    return np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+    return np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
 
 
 def _softmax_shift(x, dim):
@@ -507,12 +507,14 @@ def _log_softmax_grad(dim, g, y, m=array_math, at=None):
         last = dim % max(m.data(g).ndim, 1) == m.data(g).ndim - 1  # (torch's last-dim kernel
         total = m.vector_sum(g) if last else m.sum(g, dim, keepdim=True)  # sums by vectors)
         return m.fma(m.exp(y), -total, g)
-    total = m.unsqueeze(g, dim)
-    if m.data(y).shape[dim] > 1:
-        total = total + 0.0
     if m.is_graph:
+        total = m.unsqueeze(g, dim)
+        if m.data(y).shape[dim] > 1:
+            total = total + 0.0
         return m.fma(m.exp(y), -total, m.index_into_zeros(g, tuple(y.shape), at, False))
-    return _fp.fma_at(np.exp(y), -total, at, g)
+    negated = np.negative(np.add(g, 0.0) if y.shape[dim] > 1 else g)  # -(row sum), a row each
+    total = negated.reshape(g.shape[:dim] + (1,) + g.shape[dim:])
+    return _fp.fma_at(np.exp(y), total, at, g, b_at=negated)
 
 
 def _dim_sum(m, a, dim):

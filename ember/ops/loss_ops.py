@@ -256,8 +256,8 @@ class NllLossBackward0(Node):
         total = _kept_sum(losses, ignored)
         if reduction == "sum":
             return np.asarray(total, dtype=x.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: nan, as torch
-            return np.asarray(total / denom, dtype=x.dtype)
+        return np.asarray(total / denom, dtype=x.dtype)  # (all ignored: nan, as torch, silent
+        # as every node's forward)
 
     def _bf16_reduce(self, x, target, picked, w, unweighted, ignore_index):
         kept = target != ignore_index
@@ -292,7 +292,8 @@ def _nll_targets(x, t, weight, ignore_index):
     ignored = t == ignore_index
     any_ignored = bool(ignored.any())
     valid = t[~ignored] if any_ignored else t
-    if valid.size and (valid.min() < 0 or valid.max() >= classes):
+    if valid.size and np.maximum.reduce(valid.view(f"u{valid.itemsize}"), None) >= classes:
+        # (one reduction: a negative target, read unsigned, is past any class too)
         bad = valid[(valid < 0) | (valid >= classes)]
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     safe = np.where(ignored, 0, t) if any_ignored else t
