@@ -1,5 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full, ranges and random tensors."""
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -69,7 +70,7 @@ def _infer(data, dtype=None):
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
     arr = _as_array(data)
     if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
-        raise ValueError("Overflow when unpacking long long")  # a Python int beyond int64
+        _refuse_objects(data)
     if arr.dtype.kind in "fc" and dtype is not None and not isinstance(data, np.ndarray):
         return arr  # Python floats at double precision: the caller casts once to ``dtype``
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
@@ -82,8 +83,29 @@ def _infer(data, dtype=None):
             or arr.dtype.kind == "O" and any(type(x) is int for x in _flat([data])):
         raise ValueError("Overflow when unpacking long long")  # a Python int past int64
     elif arr.dtype.kind not in "biufVc":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        _refuse_kind(arr, data)
     return arr
+
+
+def _refuse_kind(arr, data):
+    """torch's errors for data of no tensor dtype (strings in its own words)."""
+    if arr.dtype.kind in "US" and not isinstance(data, np.ndarray):
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("too many dimensions 'str'")
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _refuse_objects(data):
+    """torch's error for Python data NumPy could only hold as objects: an int past int64, or
+    the first element that is not a number (None, a dict, an object)."""
+    for x in _flat([data]):
+        if type(x) is int:
+            if not -2 ** 63 <= x < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+        elif not isinstance(x, (bool, float, complex, np.generic, Tensor)):
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    raise ValueError("Overflow when unpacking long long")
 
 
 def _listed_dtype(items):
@@ -290,6 +312,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 def _full_meta(size, fill_value, *, dtype=None, **kwargs):
     """full's shape and NumPy dtype (inferred from ``fill_value`` as torch does)."""
+    if not isinstance(fill_value, (numbers.Number, np.generic, np.ndarray, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = (_dtype.bool_ if isinstance(fill_value, bool) else
                  _dtype.int64 if isinstance(fill_value, int) else

@@ -177,7 +177,8 @@ def from_numpy_dtype(np_dtype):
             bfloat16.np  # noqa: B018  (loads and registers it)
             return bfloat16
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
+            "supported types "
             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
             "uint8, and bool."
         ) from None

@@ -251,7 +251,7 @@ def test_numpy_arrays_with_negative_strides_are_refused_as_torch(make):
 @pytest.mark.parametrize("make", ["tensor", "as_tensor", "from_numpy"])
 def test_numpy_dtypes_without_a_tensor_dtype_raise_typeerror(make):
     # (was a KeyError leaking from the dtype table for tensor/as_tensor)
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type uint64"):
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.uint64"):
         getattr(ember, make)(np.array([1], dtype=np.uint64))
 
 
@@ -421,3 +421,19 @@ def test_ragged_nested_lists_give_torchs_error(data):
     lambda L: L.ones(2, dtype=L.long).requires_grad_()], ids=range(7))
 def test_integer_requires_grad_errors_as_torch(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor("abc"), lambda L: L.tensor(["a", "b"]), lambda L: L.tensor(None),
+    lambda L: L.tensor([1, None]), lambda L: L.tensor({"a": 1}), lambda L: L.tensor([{}]),
+    lambda L: L.tensor(object()), lambda L: L.tensor([2 ** 70]),
+    lambda L: L.full((2,), "a"), lambda L: L.ones(2).clamp(min="a")], ids=range(10))
+def test_data_of_no_tensor_dtype_errors_as_torch(call):
+    same_error(call, first_line=True)
+
+
+def test_from_numpy_of_strings_names_the_numpy_type():
+    with pytest.raises(TypeError, match="np.ndarray of type numpy.str_"):
+        ember.from_numpy(np.array(["a"]))
+    with pytest.raises(TypeError, match="np.ndarray of type numpy.object_"):
+        ember.from_numpy(np.array([object()]))

@@ -157,3 +157,8 @@ def test_stack_of_many_values_layout_and_grads_as_torch(shape, dim):
 @pytest.mark.parametrize("dims", [(0, 0), (0, 1, 2), (0,), (0, 5), (1, -1)], ids=str)
 def test_permute_errors_as_torch(dims):
     same_error(lambda lib: lib.ones(2, 3).permute(*dims))
+
+
+@pytest.mark.parametrize("sizes", [(4, 2), (4, -1), (0, -1), (2, 4)], ids=str)
+def test_unflatten_sizes_that_do_not_multiply_up_as_torch(sizes):
+    same_error(lambda lib: lib.ones(6).unflatten(0, sizes))

@@ -1,4 +1,6 @@
 """The public arithmetic, comparison and logic functions (ember.add, ember.eq, ...)."""
+import numbers
+
 import numpy as np
 
 from ... import _dtype
@@ -138,6 +140,13 @@ def _refuse_complex_clamp(input):
 def clamp(input, min=None, max=None):
     """Limit values to [min, max] (scalars, or tensors that also get gradients)."""
     _refuse_complex_clamp(input)
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, (Tensor, numbers.Number, np.generic)):
+            got = ", ".join(f"{k}={type(v).__name__}" for k, v in (("min", min), ("max", max))
+                            if v is not None)
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}, "
+                            "), but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
+                            " * (Number min = None, Number max = None)\n")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -44,6 +44,12 @@ def unflatten(input, dim, sizes):
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
                            "tensor has no dimensions")
     d = S._dim(len(shape), dim)
+    given = [int(s) for s in sizes]
+    known = int(np.prod([s for s in given if s != -1])) if given else 1
+    if given.count(-1) <= 1 and (known != shape[d] if -1 not in given else
+                                 known == 0 or shape[d] % known):
+        raise RuntimeError(f"unflatten: Provided sizes {given} don't multiply up to the size of "
+                           f"dim {d} ({shape[d]}) in the input tensor")
     sizes = S._infer_shape(shape[d], sizes)
     return reshape(input, shape[:d] + sizes + shape[d + 1:])
 
