@@ -9,11 +9,18 @@ from ._meta import MetaArray
 _OPTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
 
+_PROFILES = {  # torch's named sets of print options
+    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+    "full": dict(precision=4, threshold=float("inf"), edgeitems=3, linewidth=80),
+}
+
+
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None):
     """Change how tensors print (as torch.set_printoptions)."""
-    if profile == "default":
-        _OPTS.update(precision=4, threshold=1000, edgeitems=3, linewidth=80)
+    if profile in _PROFILES:
+        _OPTS.update(_PROFILES[profile])
     for key, val in (("precision", precision), ("threshold", threshold),
                      ("edgeitems", edgeitems), ("linewidth", linewidth)):
         if val is not None:

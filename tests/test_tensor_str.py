@@ -113,3 +113,18 @@ def test_repr_of_extreme_magnitudes_warns_nothing():
         ours = repr(ember.tensor([1e300, 1e-300], dtype=ember.float64))
     assert ours.replace("ember.", "torch.") == repr(torch.tensor([1e300, 1e-300],
                                                                  dtype=torch.float64))
+
+
+@pytest.mark.parametrize("profile", ["short", "full", "default"])
+def test_print_profiles_as_torch(profile):
+    """profile= sets precision, threshold, edgeitems and linewidth together, as torch's
+    ("full" prints every element; "short" two decimals and two edge items)."""
+    out = []
+    for lib in (torch, ember):
+        lib.set_printoptions(precision=1, linewidth=40, edgeitems=1)
+        try:
+            lib.set_printoptions(profile=profile)
+            out.append(repr(lib.arange(1005.0) / 7) + repr(lib.arange(12.0).view(3, 4) / 3))
+        finally:
+            lib.set_printoptions(profile="default")
+    assert out[0].replace("torch", "ember") == out[1]
