@@ -137,7 +137,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     y = api.reshape(target, (-1, 1))
     classes = x.shape[1]
     picked = api.gather(x, 1, y)
-    margins = L.ClampMinBackward0.apply(api.add(api.sub(x, picked), margin), 0.0)
+    # margin - x[y] + x[i], in torch's kernel's order (rounded as it rounds)
+    margins = L.ClampMinBackward0.apply(api.add(api.rsub(picked, margin), x), 0.0)
     if p == 2:
         margins = api.mul(margins, margins)
     others = np.ones(tuple(x.shape), dtype=x._data.dtype)

@@ -108,3 +108,15 @@ def test_gaussian_nll_loss_var_shapes_and_a_float_var_as_torch(var):
 def test_hinge_embedding_loss_refuses_complex_input_as_torch():
     """(it computed a complex loss)"""
     same_error(lambda L: L.nn.functional.hinge_embedding_loss(L.tensor([1 + 1j, 2 + 0j]), L.tensor([1.0, -1.0])))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_multi_margin_per_sample_bits_as_torch(dtype):
+    """margin - x[y] + x[i] in torch's kernel's order: each sample's loss bit for bit
+    ((x - x[y]) + margin rounded otherwise)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 5)).astype(dtype)
+    t = rng.integers(0, 5, 16)
+    e = ember.nn.functional.multi_margin_loss(ember.tensor(x), ember.tensor(t), reduction="none")
+    w = torch.nn.functional.multi_margin_loss(torch.tensor(x), torch.tensor(t), reduction="none")
+    np.testing.assert_array_equal(e.numpy(), w.numpy())
