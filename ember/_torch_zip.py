@@ -29,6 +29,7 @@ _STORAGES = {
     "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool",
     "ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
 }
+_MAX_EXPANDED = 1 << 27  # elements a tensor may have beyond its storage's (expanded views)
 _MAX_DEPTH = 1000  # nesting of MARKs: a crafted stream cannot exhaust memory through them
 
 
@@ -295,7 +296,10 @@ class _Reader:
             raise ValueError(f"a malformed tensor (offset {offset}, size {size}, stride "
                              f"{stride})")
         flat = self.array(storage)
-        count = int(np.prod(size, dtype=np.int64)) if size else 1
+        count = int(np.prod(size, dtype=np.object_)) if size else 1
+        if count > max(flat.size, _MAX_EXPANDED):  # (a stride-0 view of a small storage
+            # would be copied into memory the file never paid for)
+            raise ValueError(f"a tensor of {count} elements over a storage of {flat.size}")
         if count:
             last = offset + sum((n - 1) * s for n, s in zip(size, stride))
             if last >= flat.size:

@@ -163,3 +163,12 @@ def test_corrupted_files_fail_with_checkpoint_error(tmp_path):
             ember.load(io.BytesIO(bytes(b)))
         except CheckpointError:
             pass
+
+
+def test_an_expanded_view_cannot_blow_up_memory(tmp_path):
+    raw = np.arange(4, dtype=np.float32).tobytes()
+    ok = _zip_with(_tensor_pickle((3, 4), (0, 1)), tmp_path, {"0": raw})
+    assert ember.load(ok).tolist() == [[0.0, 1.0, 2.0, 3.0]] * 3
+    bomb = _zip_with(_tensor_pickle((1 << 20, 1 << 20), (0, 0)), tmp_path, {"0": raw})
+    with pytest.raises(CheckpointError, match="elements over a storage of 4"):
+        ember.load(bomb)
