@@ -3,6 +3,7 @@ writes the parent's memory, and a pickled array passes the file (multiprocessing
 the process that loads it, which maps the same memory."""
 import mmap
 import os
+import tempfile
 from multiprocessing import reduction
 
 import numpy as np
@@ -18,10 +19,20 @@ def _new_map(fd, size):
     return mapped
 
 
+def _memory_file():
+    """A file descriptor of an anonymous file: memfd_create on Linux, else a temporary file
+    removed at once (the descriptor keeps it)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("ember-shared", 0)
+    fd, path = tempfile.mkstemp(prefix="ember-shared-")
+    os.unlink(path)
+    return fd
+
+
 def share_array(array):
     """A copy of ``array`` (same shape, dtype and strides) in a new shared mapping."""
     size = max(array.nbytes, 1)
-    fd = os.memfd_create("ember-shared", 0)
+    fd = _memory_file()
     os.ftruncate(fd, size)
     mapped = _new_map(fd, size)
     shared = np.frombuffer(mapped, dtype=array.dtype, count=array.size).reshape(array.shape)
