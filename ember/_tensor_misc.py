@@ -3,6 +3,7 @@ unary table, binary math, fused products, the in-place ``_`` forms (methods and 
 and Tensor's smaller attributes (storage_offset, nbytes, is_signed, resize_, fill_diagonal_,
 apply_, squeeze_, the random fills bernoulli_, cauchy_, log_normal_, geometric_, ...)."""
 import math
+import warnings
 
 import numpy as np
 
@@ -483,6 +484,44 @@ def _conj_physical_(self):
     return self
 
 
+def _module_load(self, other, assign=False):
+    """How load_state_dict's swap path turns ``other`` into this parameter's value (torch's
+    default: other itself detached with assign, else copied into self)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()  # (load_state_dict calls it under no_grad, as torch)
+
+
+def _resize(self, *sizes):
+    """Tensor.resize (deprecated): a view of the same elements in another shape (autograd's
+    resize keeps the number of elements)."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):  # torch's resize takes sizes
+        # one by one only; a tuple fails its element count, in these words
+        raise RuntimeError(f"requested resize to {tuple(sizes[0])} ({tuple(sizes[0])} elements "
+                           f"in total), but the given tensor has a size of "
+                           f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, "
+                           "while preserving the number of elements. ")
+    return _reshaped_same_count(self, sizes)
+
+
+def _resize_as(self, other):
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _reshaped_same_count(self, tuple(other.shape))
+
+
+def _reshaped_same_count(self, sizes):
+    count = int(math.prod(sizes))
+    if count != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({count} elements "
+                           f"in total), but the given tensor has a size of "
+                           f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, "
+                           "while preserving the number of elements. ")
+    return self.contiguous().view(*sizes)
+
+
 def _as_subclass(self, cls):
     """The same data (an alias on the graph, as torch's AliasBackward0) as an instance of
     ``cls``, a Tensor subclass, without calling its constructor."""
@@ -517,6 +556,7 @@ def _bind_attributes():
     Tensor.adjoint = lambda self: _adjoint(self, "adjoint()")
     Tensor.share_memory_ = _share_memory_
     Tensor.conj_physical_, Tensor.as_subclass = _conj_physical_, _as_subclass
+    Tensor.module_load, Tensor.resize, Tensor.resize_as = _module_load, _resize, _resize_as
     Tensor.is_shared = lambda self: self.__dict__.get("_shared", False)
     Tensor.is_pinned = lambda self, device=None: False  # no pinned memory off the GPU
     Tensor.split_with_sizes = split_with_sizes

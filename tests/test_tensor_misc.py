@@ -1,5 +1,7 @@
 """ember/_tensor_misc.py against torch: the in-place forms (methods and torch.X_), bit-shift
 operators, and Tensor's smaller attributes."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -355,3 +357,21 @@ def test_as_subclass_as_torch():
         results.append((x.grad.tolist(), x.tolist(), type(p).__name__, p.requires_grad))
     assert results[0] == results[1]
     same_error(lambda lib: lib.ones(2).as_subclass(int))
+
+
+def test_module_load_and_deprecated_resize_as_torch():
+    for lib in (torch, ember):
+        a, b = lib.ones(2), lib.tensor([3.0, 4.0])
+        r = a.module_load(b)
+        assert r.tolist() == a.tolist() == [3.0, 4.0] and r is not a and not r.requires_grad
+        assert a.module_load(b, assign=True).tolist() == [3.0, 4.0]
+        x = lib.arange(6.0)
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            assert x.resize(2, 3).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+        with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+            assert tuple(x.resize_as(lib.ones(3, 2)).shape) == (3, 2)
+    same_error(lambda lib: lib.ones(2, requires_grad=True).module_load(lib.ones(2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(lambda lib: lib.arange(6.0).resize(4))
+        same_error(lambda lib: lib.arange(6.0).resize((3, 2)))
