@@ -25,8 +25,8 @@ _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 # (NumPy's module has a __getattr__: CPython 3.11 does not specialize ``np.subtract`` reads)
 _subtract, _multiply = np.subtract, np.multiply
 _BOOL, _INT8 = np.dtype(np.bool_), np.dtype(np.int8)
-_F32 = np.dtype(np.float32)
-_ONE32 = _ONES[_F32]
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ONE32, _ONE64 = _ONES[_F32], _ONES[_F64]
 # the same-width integer of each float type whose bits ``keep`` multiplies by a 0/1 mask
 _BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
          np.dtype(np.float16): np.dtype(np.int16)}
@@ -62,10 +62,14 @@ def sign(x):
 
 
 class array_math:
-    """Backward math on ndarrays (the fast path)."""
+    """Backward math on ndarrays (the fast path).
+
+    A namespace, never instantiated: its functions are plain class attributes, not staticmethods,
+    since CPython 3.11 specializes ``m.name(...)`` on a class only for a plain function (a
+    staticmethod read is a generic lookup, in every backward formula that calls one)."""
 
     exp, log, sqrt, sin, cos, abs = np.exp, np.log, np.sqrt, np.sin, np.cos, np.abs
-    sign = sgn = staticmethod(sign)  # NumPy's sign of complex z is torch's sgn: z / |z|
+    sign = sgn = sign  # NumPy's sign of complex z is torch's sgn: z / |z|
     zeros_like, ones_like, matmul = np.zeros_like, np.ones_like, np.matmul
     tanh, log1p, maximum, minimum = np.tanh, np.log1p, np.maximum, np.minimum
     sinh, cosh = np.sinh, np.cosh
@@ -73,11 +77,9 @@ class array_math:
     transpose, flip, broadcast_to = np.swapaxes, np.flip, np.broadcast_to
     is_graph = False
 
-    @staticmethod
     def data(x):
         return x
 
-    @staticmethod
     def where(cond, x, y):
         """np.where(cond, x, y). Branch-free where cond is a boolean array and x, y arrays of
         one float type: y's bits xor ((x's bits xor y's) times the 0/1 mask), the same bits
@@ -91,7 +93,6 @@ class array_math:
         out = np.multiply(np.bitwise_xor(x.view(bits), ybits), cond.view(np.int8), dtype=bits)
         return np.bitwise_xor(out, ybits, out=out).view(x.dtype)
 
-    @staticmethod
     def keep(mask, g, out=None):
         """g where ``mask`` (a boolean array), else +0.0: torch's masked gradients select,
         where ``g * mask`` would give -0.0 for a negative g (and NaN for an infinite one).
@@ -109,36 +110,32 @@ class array_math:
         return _multiply(g.view(bits), mask.view(_INT8), dtype=bits,
                          out=None if out is None else out.view(bits)).view(g.dtype)
 
-    @staticmethod
     def tie(value, x):
         """``value``; the tensor math puts ``x`` in its graph at a zero gradient."""
         return value
 
-    fma, rsqrt = staticmethod(fma), staticmethod(rsqrt)
-    vector_sum = staticmethod(_fp.vector_sum)
+    fma, rsqrt = fma, rsqrt
+    vector_sum = _fp.vector_sum
 
-    @staticmethod
     def one_minus(x):
         """1 - x; a cached 0-d one skips NumPy's slower Python-scalar cast (same bits)."""
         dt = x.dtype
         one = _ONE32 if dt is _F32 else _ONES.get(dt)  # (float32 without hashing its dtype)
         return 1 - x if one is None else _subtract(one, x)
 
-    @staticmethod
     def one_minus_square(y):
         """1 - y*y rounded once (torch's fma(-y, y, 1)). float32: computed in float64 and
         rounded, which is that fma exactly: y*y is exact in float64, 1 - y*y too for |y| >=
         1/8, and below that the float64 result cannot land on a float32 rounding tie (squares
         of 24-bit integers lie too far from the ties' multiples of 2^-25); 4 NumPy calls
         against the general fma's dozen (tanh's backward is in every RNN step)."""
-        if y.dtype is _F32:
-            w = y.astype(np.float64)
-            np.multiply(w, w, out=w)
-            np.subtract(1.0, w, out=w)
-            return w.astype(np.float32)
+        if y.dtype is _F32:  # (module-level names: a NumPy attribute read is a slow lookup)
+            w = y.astype(_F64)
+            _multiply(w, w, out=w)
+            _subtract(_ONE64, w, out=w)  # (a 0-d one: no cast of a Python float per call)
+            return w.astype(_F32)
         return fma(-y, y, 1)
 
-    @staticmethod
     def conform(g, shape, dtype):
         if not isinstance(g, np.ndarray):  # (a NumPy scalar; a meta placeholder stays one)
             g = np.asarray(g)
@@ -152,16 +149,13 @@ class array_math:
             g = g.astype(dtype)
         return g
 
-    @staticmethod
     def sum(x, dims, keepdim=False):
         return np.sum(x, axis=dims, keepdims=keepdim)
 
-    @staticmethod
     def reshape(x, shape):
         # (np.reshape calls this very method through two Python layers: ~3x the cost)
         return x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape)
 
-    @staticmethod
     def expand(x, shape):
         if type(x) is np.ndarray and x.size == 1 and x.ndim <= len(shape):
             # one value everywhere (a full reduction's gradient): the read-only zero-stride view
@@ -171,23 +165,18 @@ class array_math:
             return out
         return np.broadcast_to(x, shape)
 
-    @staticmethod
     def unsqueeze(x, dim):
         return np.expand_dims(x, dim)
 
-    @staticmethod
     def squeeze(x, dim):
         return np.squeeze(x, dim)
 
-    @staticmethod
     def mT(x):
         return np.swapaxes(x, -1, -2)
 
-    @staticmethod
     def permute(x, dims):
         return np.transpose(x, dims)
 
-    @staticmethod
     def index_into_zeros(g, shape, index, accumulate):
         """zeros(shape) with g placed (or, for repeated indices, summed) at ``index``."""
         out = np.zeros(shape, dtype=g.dtype)
@@ -197,25 +186,20 @@ class array_math:
             out[index] = g
         return out
 
-    @staticmethod
     def index(x, index):
         return x[index]
 
-    @staticmethod
     def cat(xs, dim):
         return np.concatenate(xs, axis=dim)
 
-    @staticmethod
     def stack(xs, dim):
         return np.stack(xs, axis=dim)
 
-    @staticmethod
     def gather(x, dim, index):
         # as torch's gather: only index.shape[d] entries are read along the other dims
         part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
         return np.take_along_axis(x[part], index, axis=dim)
 
-    @staticmethod
     def scatter_add_zeros(g, shape, dim, index):
         out = np.zeros(shape, dtype=g.dtype)
         idx = list(np.indices(index.shape, sparse=True))
@@ -223,7 +207,6 @@ class array_math:
         np.add.at(out, tuple(idx), g)
         return out
 
-    @staticmethod
     def cumprod(x, dim):
         return np.cumprod(x, axis=dim)
 

@@ -518,15 +518,18 @@ def _sigmoid(x):
     # torch's 1 / (1 + e^-x): below -ln(max) e^-x overflows to inf and the result is torch's
     # exact 0 (not a subnormal), so silu(-inf) is NaN as torch's; kernels run with NumPy quiet
     dt = x.dtype
-    if dt.itemsize < 4:  # half precision computes in float32, as torch's opmath
-        return _sigmoid(x.astype(np.float32)).astype(dt)
-    one = _SIGMOID_ONES.get(dt)
+    one = _SIGMOID_ONE32 if dt is _SIGMOID_F32 else _SIGMOID_ONES.get(dt)  # (float32: without
+    # hashing its dtype, a NumPy dtype's hash is not cached)
     if one is None:
+        if dt.itemsize < 4:  # half precision computes in float32, as torch's opmath
+            return _sigmoid(x.astype(np.float32)).astype(dt)
         one = _SIGMOID_ONES[dt] = np.ones((), dtype=dt)
     return _divide(one, _add(_exp(_negative(x)), one))
 
 
-_SIGMOID_ONES = {}
+_SIGMOID_F32 = np.dtype(np.float32)  # (NumPy's one instance: told by identity)
+_SIGMOID_ONE32 = np.ones((), dtype=_SIGMOID_F32)
+_SIGMOID_ONES = {_SIGMOID_F32: _SIGMOID_ONE32}  # never a half type's (computed in float32)
 # NumPy's module has a __getattr__, so CPython 3.11 does not specialize ``np.<name>`` reads: each
 # is a generic lookup (about 300 instructions). The per-op kernels bind their ufuncs once.
 _divide, _add, _exp, _negative = np.divide, np.add, np.exp, np.negative

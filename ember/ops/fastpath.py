@@ -131,7 +131,7 @@ def _binary(cls, ufunc, saves, general):
             eb = _NO_EDGE
         cls()._record((ea, eb), saved, out, (ea if ra else eb)[0], None, saves_output)
         return out
-    return op
+    return _graph._code_copy(op)  # (its own specialization caches: one node class per site)
 
 
 def _unrecorded(out, a):
@@ -169,4 +169,4 @@ def unary_function(cls, general=_none):
         edge = (fn, input._output_nr) if fn is not None else (input._accumulator(), 0)
         cls()._record((edge,), (input,) if saves_input else (), out, edge[0], None, saves_output)
         return out
-    return op
+    return _graph._code_copy(op)  # (its own specialization caches: one node class per site)
