@@ -133,6 +133,10 @@ class _Resampling(_Separable):
     """Resampling of (H, W): torch's keeps a channels-last input's layout, and lays the
     gradient out as grad_output."""
 
+    def _release(self):
+        """Nothing to free: the filter matrices come from the sizes alone (torch's upsampling
+        nodes save only sizes, so a second backward works there too)."""
+
     _layout = staticmethod(follow_or_contiguous)
 
 

@@ -326,3 +326,16 @@ def _special_family(L):
 
 
 EXTRA.update({"special_family": _special_family})
+
+
+def _resampling(L):
+    """The resampling nodes: bicubic, and the anti-aliased bilinear, bicubic and Lanczos."""
+    x = _t(L, R.standard_normal((1, 2, 6, 7)))
+    F = L.nn.functional
+    outs = [F.interpolate(x, size=(4, 5), mode="bicubic", align_corners=False)]
+    outs += [F.interpolate(x, size=(3, 4), mode=mode, antialias=True)
+             for mode in ("bilinear", "bicubic", "lanczos")]
+    return sum(o.sum() for o in outs)
+
+
+EXTRA.update({"resampling": _resampling})

@@ -177,6 +177,8 @@ NOT_DRIVEN = {
     "ember.ops.pooling_nd._GatherPool": "base of the 3-D and adaptive max pool nodes",
     "ember.ops.pooling_nd._ScatterPool": "base of the max unpool nodes",
     "ember.ops.pooling_nd._Separable": "base of the separable average/bicubic nodes",
+    "ember.ops.pooling_nd._Resampling": "base of the resampling nodes",
+    "ember.ops.pooling_nd._AntialiasSeparable": "base of the anti-aliased resampling nodes",
     "ember.ops.decompositions._Decomposition": "base of the several-output decomposition nodes",
     "ember.ops.ctc.CtcLossBackwardBackward0": "raises: torch has no second derivative of ctc_loss",
 }
