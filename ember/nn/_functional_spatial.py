@@ -146,13 +146,18 @@ def _antialias(input, sizes, factors, mode, align_corners, antialias):
         raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
                                   f"'{input.dtype.scalar_name}'")
     dtype = np.float32 if input.dtype == ember.float32 else np.float64  # (uint8's: double)
-    matrices = [_antialias_matrix(n, o, f, bool(align_corners), mode, dtype)
-                for n, o, f in zip(input.shape[2:], sizes, factors)]
+    geometry = [(int(n), int(o), f) for n, o, f in zip(input.shape[2:], sizes, factors)]
+
+    def rebuild():  # (from sizes alone: the node keeps this, not the matrices)
+        return [_antialias_matrix(n, o, f, bool(align_corners), mode, dtype)
+                for n, o, f in geometry]
+    matrices = rebuild()
     if input.dtype == ember.uint8:  # (no gradient: no node) W first, then H, as torch's
         data = _fixed_point(_fixed_point(input._data, matrices[1], 3), matrices[0], 2)
         layout = ember._memory_format.follow_or_contiguous
         return ember.Tensor._make(layout(data.astype(np.uint8), input._data))
-    return _ANTIALIAS[mode][2].apply(input, matrices=matrices)  # (in input's layout)
+    return _ANTIALIAS[mode][2].apply(input, matrices=matrices, rebuild=rebuild)  # (input's
+    # layout)
 
 
 def _fixed_point(data, matrix, axis):
@@ -240,9 +245,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dims - 1]
         return _as_input(pool(input, sizes[0] if dims == 1 else tuple(sizes)), input)
     if mode == "bicubic":
-        matrices = [_cubic_matrix(n, o, f, bool(align_corners))
-                    for n, o, f in zip(input.shape[2:], sizes, factors)]
-        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=matrices)
+        geometry = [(int(n), int(o), f) for n, o, f in zip(input.shape[2:], sizes, factors)]
+
+        def rebuild():  # (from sizes alone: the node keeps this, not the matrices)
+            return [_cubic_matrix(n, o, f, bool(align_corners)) for n, o, f in geometry]
+        return _nd.UpsampleBicubic2DBackward0.apply(input, matrices=rebuild(), rebuild=rebuild)
     # torch's linear kernels compute float16 and bfloat16 in float32, rounding the result once
     low = mode in _LINEAR and input.dtype in (ember.float16, ember.bfloat16)
     out = api.to_dtype(input, ember.float32) if low else input

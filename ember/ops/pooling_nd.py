@@ -133,9 +133,21 @@ class _Resampling(_Separable):
     """Resampling of (H, W): torch's keeps a channels-last input's layout, and lays the
     gradient out as grad_output."""
 
+    def forward(self, x, matrices, scale=None, rebuild=None):
+        self.rebuild = rebuild  # () -> the matrices again, from sizes alone
+        return super().forward(x, matrices, scale)
+
+    def backward(self, m, g):
+        if self.matrices is None:  # (freed by the last backward: made again from the sizes)
+            self.matrices = [mat.astype(m.data(g).dtype) for mat in self.rebuild()]
+        return super().backward(m, g)
+
     def _release(self):
-        """Nothing to free: the filter matrices come from the sizes alone (torch's upsampling
-        nodes save only sizes, so a second backward works there too)."""
+        """Free the filter matrices but stay usable: torch's upsampling nodes save only sizes,
+        so a second backward works there; here it rebuilds the matrices from them."""
+        if self.rebuild is None:
+            return super()._release()
+        self.matrices = None
 
     _layout = staticmethod(follow_or_contiguous)
 
