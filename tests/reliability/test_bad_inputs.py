@@ -531,7 +531,7 @@ def checkpoint_corrupt_header(L):
     return (lambda: L.load(path)), []
 
 
-@case(r"no such file", torch_match=False)
+@case(r"No such file or directory: '.*absent.pt'")
 def checkpoint_missing(L):
     return (lambda: L.load(_tmp("absent.pt"))), []
 
