@@ -1,5 +1,6 @@
 """torch.cuda (ember/cuda/__init__.py): queries answer as torch on a CPU-only build; seeding,
-synchronising and cache freeing are accepted; current_device fails as torch's does."""
+synchronising and cache freeing are accepted; current_device fails as torch's does;
+Event and Stream exist but cannot be made."""
 import pytest
 import torch
 
@@ -33,3 +34,16 @@ def test_set_device_fails_as_on_a_cpu_only_torch():
         torch.cuda.set_device(0)
     with pytest.raises(AssertionError, match="not compiled with CUDA"):
         ember.cuda.set_device(0)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.cuda.Event(enable_timing=True),
+                                  lambda lib: lib.cuda.Event(), lambda lib: lib.cuda.Stream()])
+def test_events_and_streams_exist_but_cannot_be_made_as_on_a_cpu_only_torch(make):
+    # timing helpers name torch.cuda.Event (LLMs-from-scratch's attention benchmarks): the
+    # CPU build raises RuntimeError there, not AttributeError
+    caught = []
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            make(lib)
+        caught.append(str(info.value))
+    assert caught[0] == caught[1]

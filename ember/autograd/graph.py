@@ -2,6 +2,7 @@
 saved_tensors_hooks (torch.autograd.graph's context managers for how saved tensors are kept)."""
 import contextlib as _contextlib
 import itertools
+import re as _re
 import threading as _threading
 import types as _types
 
@@ -463,6 +464,11 @@ def _translate_numpy_error(error, inputs):
                     return RuntimeError(message)
     if isinstance(error, IndexError) and "out of bounds for axis" in text:
         return IndexError(text.replace("for axis", "for dimension"))
+    if isinstance(error, IndexError) and "indexing arrays could not be broadcast" in text:
+        shapes = [[int(n) for n in shape.split(",") if n.strip()]
+                  for shape in _re.findall(r"\(([^)]*)\)", text)]
+        return IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                          "with shapes " + ", ".join(str(shape) for shape in shapes))
     return None
 
 

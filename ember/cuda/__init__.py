@@ -36,3 +36,17 @@ def current_device():
 def set_device(device):
     """Selecting a GPU fails as on a CPU-only torch build (nanoGPT calls it under DDP only)."""
     raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+class Event:
+    """torch.cuda.Event: on a CPU-only build the class exists but cannot be made."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+class Stream:
+    """torch.cuda.Stream: on a CPU-only build the class exists but cannot be made."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")

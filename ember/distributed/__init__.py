@@ -50,6 +50,7 @@ from ._group import (
                            default_pg_timeout,
                            destroy_process_group,
                            get_backend,
+                           get_default_backend_for_device,
                            get_rank,
                            get_world_size,
                            group,
@@ -64,6 +65,6 @@ from ._group import (
 __all__ = ["ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_reduce", "barrier",
            "broadcast", "gather", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor",
            "scatter", "send", "GroupMember", "ProcessGroup", "default_pg_timeout",
-           "destroy_process_group", "get_backend", "get_rank", "get_world_size", "group",
-           "init_process_group", "is_available", "is_gloo_available", "is_initialized",
-           "is_mpi_available", "is_nccl_available"]
+           "destroy_process_group", "get_backend", "get_default_backend_for_device", "get_rank",
+           "get_world_size", "group", "init_process_group", "is_available", "is_gloo_available",
+           "is_initialized", "is_mpi_available", "is_nccl_available"]

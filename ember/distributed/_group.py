@@ -5,6 +5,7 @@ import sys
 import time
 from datetime import timedelta
 
+from .. import _device
 from . import _gloo
 from ._gloo import CommError
 from ._launch import launched_size
@@ -110,6 +111,18 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _world.pg = group.WORLD = pg
     if backend == "mpi":
         _install_excepthook()
+
+
+_DEVICE_BACKENDS = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}  # torch's map
+
+
+def get_default_backend_for_device(device):
+    """The backend torch picks for a device type: "gloo" for "cpu" (and "mps"), "nccl" for
+    "cuda" (which ember's process groups do not have)."""
+    kind = _device.device(device).type
+    if kind not in _DEVICE_BACKENDS:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return _DEVICE_BACKENDS[kind]
 
 
 def _choose_backend(backend):

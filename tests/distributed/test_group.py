@@ -26,6 +26,24 @@ def test_unsupported_backends():
     assert not dist.is_initialized()
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps", "xpu", "meta", "foo", None,
+                                    "device('cpu')", "device('cuda', 0)"])
+def test_default_backend_for_device_as_torch(device):
+    # pytorch/examples' ddp example asks for it
+    import torch
+    import torch.distributed as tdist
+
+    import ember
+    caught = []
+    for lib, module in ((torch, tdist), (ember, dist)):
+        arg = eval(f"lib.{device}") if device and device.startswith("device") else device
+        try:
+            caught.append(module.get_default_backend_for_device(arg))
+        except Exception as error:  # noqa: BLE001  (the type and the message's start compared)
+            caught.append((type(error), str(error).split(" - ")[0].replace("torch.", "ember.")))
+    assert caught[1] == caught[0]
+
+
 def test_missing_mpi4py_gives_install_hint():
     code = ("import sys; sys.modules['mpi4py'] = None\n"
             "import ember.distributed as dist\n"

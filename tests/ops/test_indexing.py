@@ -170,6 +170,25 @@ def test_mask_of_the_wrong_shape_is_torchs_index_error():
     same_error(lambda L: L.zeros(3, 2)[..., L.tensor([[True, False]])])
 
 
+@pytest.mark.parametrize("index", [
+    lambda L: (L.arange(3), L.arange(2)), lambda L: ([0, 1], [0, 1, 2]),
+    lambda L: (L.arange(3)[:, None], L.zeros(2, 2, 2, dtype=L.int64)),
+    lambda L: (L.arange(3), slice(None), L.arange(2))])
+@pytest.mark.parametrize("how", ["get", "set", "index_put_"])
+def test_index_tensors_that_do_not_broadcast_raise_torchs_index_error(index, how):
+    # NumPy's "indexing arrays ... shapes (3,) (2,)" leaked (makemore's lecture hits it)
+    def call(L):
+        x, where = L.zeros(5, 4, 3), index(L)
+        if how == "get":
+            x[where]
+        elif how == "set":
+            x[where] = 1.0
+        else:
+            x.index_put_(tuple(L.as_tensor(i) for i in where if type(i) is not slice),
+                         L.tensor(1.0))
+    same_error(call)
+
+
 @pytest.mark.parametrize("call", [
     lambda L: L.gather(L.tensor(5.0), 0, L.tensor(0)),
     lambda L: L.gather(L.tensor(5.0), -1, L.tensor([0, 0])),
