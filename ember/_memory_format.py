@@ -43,15 +43,20 @@ def preserved_order(array):
     """NumPy's order for a copy of ``array`` in torch's preserve_format: 'K' (its own strides)
     when it is dense and non-overlapping, else 'C' (contiguous: an expanded tensor's copy, a
     slice's). NumPy's 'K' alone would give an expanded array's copy a permuted layout."""
-    if array.flags.c_contiguous:
-        return "K"
+    return "K" if array.flags.c_contiguous or is_dense(array) else "C"
+
+
+def is_dense(array, flipped=True):
+    """Non-overlapping and dense, as torch judges it: a permutation of a contiguous layout
+    (``flipped``: a negative stride counts as its absolute value)."""
     expected = array.itemsize
-    for stride, size in sorted(zip(map(abs, array.strides), array.shape)):  # (flipped: dense)
+    strides = map(abs, array.strides) if flipped else array.strides
+    for stride, size in sorted(zip(strides, array.shape)):
         if size != 1:
             if stride != expected:
-                return "C"
+                return False
             expected *= size
-    return "K"
+    return True
 
 
 def contiguous_result(data, inputs=()):

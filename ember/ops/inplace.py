@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtype, _fp
+from .._memory_format import is_dense
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd import graph as _graph
@@ -202,22 +203,13 @@ def refuse_partial_overlap(target, values):
         if type(value) is not np.ndarray or value is target or \
                 not np.may_share_memory(target, value):
             continue
-        if not (target.size and value.size and _dense(target) and _dense(value)):
+        if not (target.size and value.size and is_dense(target, flipped=False) and
+                is_dense(value, flipped=False)):
             continue
         if target.__array_interface__["data"][0] == value.__array_interface__["data"][0] \
                 and target.nbytes == value.nbytes and target.strides == value.strides:
             continue  # the same elements: a full overlap
         raise RuntimeError(PARTIAL_OVERLAP)
-
-
-def _dense(array):
-    """Non-overlapping and dense (a permutation of a contiguous layout), as torch judges."""
-    expected = array.itemsize
-    for stride, n in sorted((s, n) for n, s in zip(array.shape, array.strides) if n != 1):
-        if stride != expected:
-            return False
-        expected *= n
-    return True
 
 
 def write_through_overlap(a, run, key=None):

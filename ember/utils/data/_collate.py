@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops.api import stack
+from ...ops.shape import _check_equal_shapes  # (stack's own check: torch's message)
 
 _BAD_TYPE = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
              "found {}")
@@ -22,24 +23,15 @@ def _is_namedtuple(obj):
 def _collate_tensors(batch):
     if any(t.requires_grad for t in batch):
         return stack(list(batch), 0)
-    _same_shapes([t._data for t in batch])
+    _check_equal_shapes([t._data for t in batch])
     return _tensor_cls()._make(np.stack([t._data for t in batch]))
 
 
 def _collate_arrays(batch):
     if batch[0].dtype.kind in "USOa":
         raise TypeError(_BAD_TYPE.format(batch[0].dtype))
-    _same_shapes(batch)
+    _check_equal_shapes(batch)
     return _tensor_cls()._make(np.stack(batch))
-
-
-def _same_shapes(arrays):
-    """torch's error for samples of different shapes (NumPy's ValueError otherwise)."""
-    first = arrays[0].shape
-    for i, a in enumerate(arrays):
-        if a.shape != first:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(first)} at entry 0 and {list(a.shape)} at entry {i}")
 
 
 def _collate_numbers(batch):
