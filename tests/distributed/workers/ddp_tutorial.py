@@ -3,6 +3,7 @@ for torch (run under ember through the torch -> ember alias): setup/cleanup, a T
 in DDP, one SGD step on 2 processes started by mp.spawn. Prints each rank's loss and rank 0's
 parameters after the step. MASTER_PORT is the tutorial's 12355 unless DEMO_PORT is set."""
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -34,7 +35,7 @@ class ToyModel(nn.Module):
 
 
 def demo_basic(rank, world_size):
-    print(f"Running basic DDP example on rank {rank}.", flush=True)
+    say(f"Running basic DDP example on rank {rank}.")
     setup(rank, world_size)
     torch.manual_seed(rank)  # different weights per rank: DDP must start from rank 0's
     model = ToyModel()
@@ -47,14 +48,21 @@ def demo_basic(rank, world_size):
     loss = loss_fn(outputs, labels)
     loss.backward()
     optimizer.step()
-    print(f"rank {rank} loss {loss.item():.9g}", flush=True)
+    say(f"rank {rank} loss {loss.item():.9g}")
     dist.barrier()
     if rank == 1:
         params = " ".join(f"{v:.9g}" for p in model.parameters()
                           for v in p.detach().reshape(-1).tolist())
-        print(f"params {params}", flush=True)
+        say(f"params {params}")
     cleanup()
-    print(f"Finished running basic DDP example on rank {rank}.", flush=True)
+    say(f"Finished running basic DDP example on rank {rank}.")
+
+
+def say(line):
+    """One write of the line and its newline: the ranks print at once into one pipe (print's
+    separate write of the newline let another rank's text in between)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def run_demo(demo_fn, world_size):
