@@ -454,3 +454,17 @@ def product(x, dims, contiguous=True):
     for k in range(start, n):
         total = rounded(total * rows[..., k])
     return total
+
+
+def div_floor(x, y, low):
+    """torch's floor division of bfloat16/float16 values (float32 arrays holding them): its
+    kernel's steps (the remainder, the exact quotient, the sign correction, the floor and its
+    half-way correction) each rounded to ``low``, as its reduced-precision lanes hold them."""
+    with np.errstate(all="ignore"):
+        mod = rounded(np.fmod(x, y), low)
+        div = rounded(rounded(x - mod, low) / y, low)
+        div = np.where((mod != 0) & ((y < 0) != (mod < 0)), rounded(div - 1, low), div)
+        floor = np.floor(div)
+        floor = np.where(div - floor > 0.5, rounded(floor + 1, low), floor)
+        out = np.where(div != 0, floor, np.copysign(_F32(0), x / y))
+        return np.where(y == 0, x / y, out)

@@ -31,7 +31,7 @@ def _operands(a, b):
     if kind == "f" or (kind == "b" and type(b) is bool) or kind == "c":
         return ad, b
     if kind in "iu" and type(b) is int:
-        return ad, (b if ad.itemsize == 8 else _dtype.wrap_int(b, ad.dtype))
+        return ad, _dtype.wrap_int(b, ad.dtype)  # torch wraps (int64's 2**63 too)
     if kind == "V":  # bfloat16 (ml_dtypes) promotes a Python scalar to float32: keep bfloat16
         return ad, ad.dtype.type(b)
     dt = _dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b])
@@ -171,7 +171,12 @@ class DivBackward0(Node):
             return np.true_divide(x, y)
         _check_integer_divisor(x, y, "div_floor_cpu" if rounding_mode == "floor" else
                                "div_trunc_cpu")
-        out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
+        low = _reduced_result(a, b)
+        if low is not None and isinstance(y, np.ndarray) and y.ndim:  # torch's bfloat16 steps
+            out = _bf16.div_floor(x, y, low) if rounding_mode == "floor" else \
+                np.trunc(_bf16.rounded(x / y, low))
+        else:
+            out = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(x / y)
         self.rounding = True
         return out.astype(np.result_type(x, y), copy=False)
 
@@ -181,6 +186,19 @@ class DivBackward0(Node):
         ga = g / b if _needs(self, 0) else None
         gb = -g * (a / b / b) if _needs(self, 1) else None
         return ga, gb
+
+
+def _reduced_result(a, b):
+    """The bfloat16/float16 dtype a binary op's result takes (its float operands were widened
+    from it for computing), else None."""
+    low = None
+    for t in (a, b):
+        if isinstance(t, Tensor) and t._data.dtype.kind == "f":
+            source = _opmath.source(t)
+            if source is None and t._data.ndim:
+                return None  # a float32/float64 operand: the result is that
+            low = low or source
+    return low
 
 
 class DivBackward2(DivBackward0):
@@ -233,8 +251,8 @@ def _check_integer_divisor(x, y, kernel):
     if kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     _dtype.refuse_complex(np.result_type(x, y), kernel)
-    if kind in "iu" and not np.all(y):
-        raise RuntimeError("ZeroDivisionError")
+    if kind in "iu" and not np.all(y) and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
+        raise RuntimeError("ZeroDivisionError")  # (an empty result divides nothing: no error)
 
 
 def _needs_any(*tensors):

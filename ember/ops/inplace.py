@@ -305,6 +305,8 @@ def fast_binary_inplace(a, ufunc, b, alpha=None):
         if isinstance(b, (int, float, complex)) and not (
                 ad.dtype.kind in "fVc" and type(b) in (int, float)):
             _check_cast(_dtype._result_from_operands([(ad.dtype, ad.ndim == 0), b]), ad.dtype)
+            if type(b) is int and ad.dtype.kind in "iu":  # torch wraps, NumPy 2 would raise
+                bd = _dtype.wrap_int(b, ad.dtype)
     token = _fp.quiet()  # NaN and inf come silently, as torch's
     try:
         if alpha is not None and alpha != 1:

@@ -35,6 +35,24 @@ def _check_matmul(x, y, name):
                        f"[{batch}, {kx}] but got: [{batch}, {ky}].")
 
 
+def _refuse_mixed_dtypes(x, y):
+    """torch's error for operands of different dtypes, worded by the kernel its dispatch
+    reaches (dot, addmv, mm or bmm). Checked on the inputs as given: float16 and bfloat16 are
+    widened before ``forward`` runs."""
+    na, nb = x.ndim, y.ndim
+    a, b = _dtype.of_numpy(x.dtype), _dtype.of_numpy(y.dtype)
+    if na == nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{a.scalar_name} and {b.scalar_name}")
+    if na == 2 and nb == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{b.scalar_name}, {a.scalar_name}, and {b.scalar_name}")
+    if nb > 2 or na == 3 and nb == 3:
+        raise RuntimeError(f"expected scalar type {a.scalar_name} but found {b.scalar_name}")
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.c_name} != "
+                       f"{b.c_name}")
+
+
 def _refuse_bool(na, nb):
     """torch's error for bool operands, named after the kernel its dispatch reaches."""
     kernel = "dot" if na == nb == 1 else "addmv_impl_cpu" if (na, nb) == (2, 1) else \
@@ -49,9 +67,7 @@ class MmBackward0(Node):
         x, y = a._data, b._data
         _check_matmul(x, y, "matmul")
         if x.dtype != y.dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_dtype.of_numpy(x.dtype).c_name} != "
-                               f"{_dtype.of_numpy(y.dtype).c_name}")
+            _refuse_mixed_dtypes(x, y)
         if x.dtype.kind == "b":  # NumPy would compute a logical product; torch has no kernel
             _refuse_bool(x.ndim, y.ndim)
         self.save(a, b)
@@ -115,6 +131,8 @@ def matmul(input, other):
         name, bad = ("input", a) if not isinstance(a, Tensor) else ("other", b)
         raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(bad).__name__}")
     a, b = _autocast.lower(a, b)
+    if a._data.dtype != b._data.dtype and a._data.ndim and b._data.ndim:
+        _refuse_mixed_dtypes(a._data, b._data)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         return MmBackward0.apply(a, b)
@@ -134,6 +152,8 @@ def mm(input, mat2):
     a, b = _autocast.lower(input, mat2)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
+    if a._data.dtype != b._data.dtype:
+        _refuse_mixed_dtypes(a._data, b._data)
     return MmBackward0.apply(a, b)
 
 
@@ -147,4 +167,6 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
                            f"[{b._data.shape[0]}, {b._data.shape[1]}].")
+    if a._data.dtype != b._data.dtype:
+        _refuse_mixed_dtypes(a._data, b._data)
     return BmmBackward0.apply(a, b)

@@ -63,6 +63,8 @@ class SumBackward1(Node):
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
         if dtype is not None:
             x = x.astype(_dtype.to_numpy_dtype(dtype))
+            if x.dtype.kind in "biu":  # summed in that dtype (NumPy would widen to int64)
+                return np.add.reduce(x, axis=self.dims, keepdims=keepdim, dtype=x.dtype)
         elif x.dtype.kind in "bui" and x.dtype != np.int64:
             x = x.astype(np.int64)  # torch sums bools and small ints as int64
         if x.dtype == np.float16:  # torch accumulates float16 in float32, rounding once
@@ -129,8 +131,9 @@ class ProdBackward1(Node):
         x = a._data if dtype is None else a._data.astype(_dtype.to_numpy_dtype(dtype))
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim), keepdim
-        if x.dtype.kind in "bui":
-            x = x.astype(np.int64)
+        if x.dtype.kind in "bui":  # torch multiplies small ints as int64, or in the dtype asked
+            x = x.astype(np.int64) if dtype is None else x
+            return np.multiply.reduce(x, axis=self.dims, keepdims=keepdim, dtype=x.dtype)
         if dtype is None and _opmath.source(a) is not None and x.size:  # torch's low-dtype steps
             out = _bf16.product(x, self.dims, _opmath.source_array(a).flags.c_contiguous)
             return out.reshape(_kept_shape(x.shape, self.dims)) if keepdim else out

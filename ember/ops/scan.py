@@ -28,8 +28,8 @@ _WIDER = {np.dtype(t): np.dtype(w) for t, w in ((np.float16, np.float32), (np.fl
 def _scan(ufunc, x, dim, node):
     """``ufunc.accumulate`` along ``dim`` carried in torch's wider type, each output rounded."""
     wide = _F32 if node.widened else _WIDER.get(x.dtype)  # (bfloat16: widened to float32)
-    if wide is None or wide == x.dtype:
-        return ufunc.accumulate(x, axis=dim)
+    if wide is None or wide == x.dtype:  # (an integer dtype stays itself: NumPy would widen)
+        return ufunc.accumulate(x, axis=dim, dtype=x.dtype)
     carried = x.astype(wide)  # (then in place: faster than accumulate's own dtype= casts)
     return ufunc.accumulate(carried, axis=dim, out=carried).astype(x.dtype)
 

@@ -151,7 +151,7 @@ def _erfcx_fraction(x):
 def erfc(x):
     """1 - erf(x), without the cancellation for large x."""
     large = x >= 2
-    out = 1 - _np_erf(x)
+    out = np.asarray(1 - _np_erf(x))  # (an array for a 0-d x too: written below)
     if large.any():
         out[large] = np.exp(-x[large] ** 2) * _erfcx_fraction(x[large])
     return out

@@ -73,3 +73,36 @@ def test_bool_matmul_is_refused_as_torch(shapes):
             a @ b
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+# ---------------------------------------------------------------- mixed dtypes (fuzz finds)
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float32", "float16"),
+                                    ("float16", "float32"), ("bfloat16", "float32"),
+                                    ("int64", "float32")])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)),
+                                    ((4, 2, 3), (3, 2)), ((2, 3), (4, 3, 2)),
+                                    ((4, 2, 3), (4, 3, 2))])
+def test_matmul_of_different_dtypes_raises_torch_error(dtypes, shapes):
+    # float16/bfloat16 operands are widened to float32 before the node runs, so float32 @
+    # float16 computed a float32 product where torch refuses
+    msgs = []
+    for L in (torch, ember):
+        a = L.ones(shapes[0], dtype=getattr(L, dtypes[0]))
+        b = L.ones(shapes[1], dtype=getattr(L, dtypes[1]))
+        with pytest.raises(RuntimeError) as info:
+            L.matmul(a, b)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_mm_bmm_dot_mv_of_different_dtypes_raise_torch_error():
+    f, h = "float32", "float16"
+    cases = [("mm", (2, 3), (3, 2)), ("bmm", (1, 2, 3), (1, 3, 2)), ("dot", (3,), (3,)),
+             ("mv", (2, 3), (3,))]
+    for name, sa, sb in cases:
+        msgs = []
+        for L in (torch, ember):
+            with pytest.raises(RuntimeError) as info:
+                getattr(L, name)(L.ones(sa, dtype=getattr(L, f)), L.ones(sb, dtype=getattr(L, h)))
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], name

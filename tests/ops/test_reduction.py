@@ -210,3 +210,32 @@ def test_two_norm_gradient_is_g_times_x_over_norm_bit_for_bit(dtype):
     for create_graph in (False, True):
         ours, theirs = gradient_bits(fn, x, g, rows, create_graph, least=0.3)
         np.testing.assert_array_equal(ours, theirs)
+
+
+# ---------------------------------------------------------------- integer dtypes asked for (fuzz finds)
+@pytest.mark.parametrize("op", ["sum", "prod", "cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8"])
+def test_integer_dtype_argument_is_the_result_dtype(op, dtype):
+    # torch sums/multiplies/scans in the dtype asked for (wrapping); NumPy widened small ints
+    # to int64, so ember returned int64 with unwrapped values
+    values = [100, 100, 100, -7]
+    out = []
+    for L in (torch, ember):
+        x = L.tensor(values, dtype=L.int8)
+        dt = getattr(L, dtype)
+        r = getattr(x, op)(0, dtype=dt) if op.startswith("cum") else getattr(x, op)(dtype=dt)
+        out.append((str(r.dtype).split(".")[-1], r.tolist()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_any_all_of_uint8_stay_uint8(name, dim):
+    data = [[1, 0, 3], [0, 0, 2]]
+    out = []
+    for L in (torch, ember):
+        x = L.tensor(data, dtype=L.uint8)
+        r = getattr(x, name)() if dim is None else getattr(L, name)(x, dim=dim)
+        out.append((str(r.dtype).split(".")[-1], r.tolist()))
+    assert out[0] == out[1]
+    assert ember.tensor(data).any().dtype == ember.bool  # other dtypes: bool, as torch

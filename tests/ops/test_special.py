@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import torch
 
+import ember
 from ember.ops import special, special_cdf
 
 R = np.random.default_rng(0)
@@ -91,3 +92,14 @@ def test_dirichlet_grad_against_torch_and_mpmath_value():
     assert np.median(np.abs(mine - theirs) / np.abs(theirs)) < 1e-7
     exact = special.dirichlet_grad(np.array([0.6362]), np.array([1.0]), np.array([3.5]))
     np.testing.assert_allclose(exact, [0.549675341146049], rtol=1e-8)
+
+
+def test_erfc_and_erfinv_of_0d_tensors_past_the_continued_fraction_threshold():
+    # erfc wrote into NumPy's scalar result for a 0-d input >= 2 (TypeError), reached by
+    # erfinv(1) of a 0-d integer tensor
+    for make in (lambda L: L.erfinv(L.tensor(1, dtype=L.int16)),
+                 lambda L: L.erfc(L.tensor(3.0, dtype=L.float64)),
+                 lambda L: L.special.erfc(L.tensor(2.5))):
+        t, e = make(torch), make(ember)
+        assert e.dtype.__str__().split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)

@@ -204,6 +204,18 @@ def _refuse_complex_pair(input, other, name):
                                   message=f"{name} not implemented for complex tensors.")
 
 
+def _broadcasting(function, x, y, *args):
+    """``function(x, y, *args)`` of an op outside the graph, with torch's error for operands
+    that do not broadcast (NumPy's ValueError otherwise)."""
+    try:
+        return function(x, y, *args)
+    except ValueError as error:
+        translated = _graph._translate_numpy_error(error, (x, y))
+        if translated is None:
+            raise
+        raise translated from None
+
+
 def _compare(ufunc):
     kernel = {"less": "lt_cpu", "less_equal": "le_cpu", "greater": "gt_cpu",
               "greater_equal": "ge_cpu"}.get(ufunc.__name__)  # orderings: not for complex
@@ -213,7 +225,7 @@ def _compare(ufunc):
         if kernel is not None:
             _dtype.refuse_complex(np.result_type(x, y), kernel)
         with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy; torch is silent)
-            out = Tensor._make(np.asarray(ufunc(x, y)))
+            out = Tensor._make(np.asarray(_broadcasting(ufunc, x, y)))
         if _graph._observer is not None:  # a trace (onnx export) sees it as an op
             _graph.observe_untracked(ufunc.__name__, (input, other), out)
         return out
@@ -234,7 +246,8 @@ def _logical(ufunc):
         if other is None:
             out = Tensor._make(np.asarray(ufunc(_t(input)._data)))
         else:
-            out = Tensor._make(np.asarray(ufunc(_t(input)._data, _t(other)._data)))
+            out = Tensor._make(np.asarray(_broadcasting(ufunc, _t(input)._data,
+                                                        _t(other)._data)))
         if _graph._observer is not None:  # a trace (onnx export) sees it as an op
             _graph.observe_untracked(ufunc.__name__, (input, other), out)
         return out
@@ -254,7 +267,7 @@ def _bitwise(ufunc, kernel):
             return Tensor._make(np.asarray(ufunc(x)))
         x, y = E._operands(_t(input), other)
         _integers_only(np.result_type(x, y), kernel)
-        return Tensor._make(np.asarray(ufunc(x, y)))
+        return Tensor._make(np.asarray(_broadcasting(ufunc, x, y)))
     return bitwise
 
 
@@ -282,12 +295,16 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     need_tensors("allclose", input, other)
     if input.is_meta or other.is_meta:
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     need_tensors("isclose", input, other)
-    return Tensor._make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
+    x, y = input._data, other._data
+    if x.dtype != y.dtype:  # torch compares like with like only
+        raise RuntimeError(f"{_dtype.of_numpy(x.dtype).scalar_name} did not match "
+                           f"{_dtype.of_numpy(y.dtype).scalar_name}")
+    return Tensor._make(np.asarray(_broadcasting(np.isclose, x, y, rtol, atol, equal_nan)))
 
 
 def isnan(input):

@@ -197,13 +197,20 @@ def _axis(x, dim):
 
 def all(input, dim=None, keepdim=False):
     x = input._data
-    out = np.asarray(np.all(x, axis=_axis(x, dim), keepdims=keepdim))
-    return Tensor._make(contiguous_result(out, (input,)))
+    return _truth(x, np.all(x, axis=_axis(x, dim), keepdims=keepdim), input)
 
 
 def any(input, dim=None, keepdim=False):
     x = input._data
-    out = np.asarray(np.any(x, axis=_axis(x, dim), keepdims=keepdim))
+    return _truth(x, np.any(x, axis=_axis(x, dim), keepdims=keepdim), input)
+
+
+_UINT8 = np.dtype(np.uint8)
+
+
+def _truth(x, out, input):
+    """all/any's result: bool, but uint8 for a uint8 input (torch keeps that legacy dtype)."""
+    out = np.asarray(out, _UINT8 if x.dtype == _UINT8 else None)
     return Tensor._make(contiguous_result(out, (input,)))
 
 

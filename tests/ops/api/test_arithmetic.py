@@ -88,3 +88,55 @@ def test_bitwise_ops_on_floats_raise_as_torch(call):
 def test_tensor_only_functions_refuse_numbers_as_torch(call):
     # ember took Python numbers (torch's signatures take tensors only)
     same_error(call)
+
+
+# ---------------------------------------------------------------- ops outside the graph (fuzz finds)
+_NOT_BROADCASTING = {
+    "eq": lambda L, a, b: a == b, "lt": lambda L, a, b: L.lt(a, b), "ne": lambda L, a, b: a != b,
+    "logical_and": lambda L, a, b: L.logical_and(a, b), "logical_xor": lambda L, a, b: L.logical_xor(a, b),
+    "bitwise_and": lambda L, a, b: a.int() & b.int(), "bitwise_xor": lambda L, a, b: L.bitwise_xor(a.int(), b.int()),
+    "isclose": lambda L, a, b: L.isclose(a, b), "allclose": lambda L, a, b: L.allclose(a, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NOT_BROADCASTING))
+def test_shapes_that_do_not_broadcast_raise_torch_error(name):
+    # NumPy's ValueError ("operands could not be broadcast") leaked before
+    f = _NOT_BROADCASTING[name]
+    with pytest.raises(RuntimeError) as expected:
+        f(torch, torch.ones(2, 3), torch.ones(4))
+    with pytest.raises(RuntimeError) as got:
+        f(ember, ember.ones(2, 3), ember.ones(4))
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("name", ["isclose", "allclose"])
+def test_isclose_refuses_different_dtypes(name):
+    for da, db in [("float32", "int32"), ("float32", "float64"), ("uint8", "bool")]:
+        msgs = []
+        for L in (torch, ember):
+            with pytest.raises(RuntimeError) as info:
+                getattr(L, name)(L.ones(3, dtype=getattr(L, da)), L.ones(3, dtype=getattr(L, db)))
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1]
+
+
+def test_python_int_past_an_integer_dtype_wraps_in_place_as_torch():
+    # torch wraps the number into the tensor's dtype; NumPy 2 raised OverflowError
+    for op in ["add_", "sub_", "mul_"]:
+        out = []
+        for L in (torch, ember):
+            a = L.tensor([250, 3, 7], dtype=L.uint8)
+            out.append(getattr(a.t(), op)(300).tolist())
+        assert out[0] == out[1], op
+    out = [(L.tensor([1, -5]) + 2 ** 63).tolist() for L in (torch, ember)]
+    assert out[0] == out[1]
+
+
+def test_integer_division_by_zero_of_an_empty_tensor_is_empty():
+    for f in (lambda L, x: x // 0, lambda L, x: L.fmod(x, L.zeros(1, dtype=L.int8)),
+              lambda L, x: L.remainder(x, 0)):
+        assert f(ember, ember.ones(2, 0, dtype=ember.int16)).shape == \
+            f(torch, torch.ones(2, 0, dtype=torch.int16)).shape
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        ember.ones(2, dtype=ember.int16) // 0
