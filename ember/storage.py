@@ -19,8 +19,13 @@ def _memory(array):
     """The bytes of the allocation under ``array`` (the array owning its memory, followed down
     its chain of views), as a flat uint8 array sharing them."""
     root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    while root.base is not None:
+        base = root.base
+        if not isinstance(base, np.ndarray):  # a strided view's interface holder (as_strided,
+            base = getattr(base, "base", None)  # diagonal, unfold): its base owns the memory
+            if not isinstance(base, np.ndarray):
+                break
+        root = base
     if not (root.flags.c_contiguous or root.flags.f_contiguous):
         root = array if array.flags.c_contiguous else np.ascontiguousarray(array)
     return root.reshape(-1, order="A").view(np.uint8)

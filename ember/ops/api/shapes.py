@@ -21,8 +21,33 @@ def reshape(input, *shape):
 def view(input, *shape):
     """A view with a new shape; errors when the memory layout does not allow one."""
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        return Tensor._make(input._data.view(shape[0].np))
+        return _view_dtype(input, shape[0])
     return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape), copy_ok=False), input)
+
+
+def _view_dtype(input, dtype):
+    """The same memory read as ``dtype`` (a view; torch's checks where the sizes differ)."""
+    x = input._data
+    new = np.dtype(dtype.np)
+    if new.itemsize != x.itemsize:
+        names = (f"to view {input.dtype.scalar_name} as {dtype.scalar_name} (different element "
+                 "sizes)")
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {names}")
+        if x.shape[-1] != 1 and x.strides[-1] != x.itemsize:
+            raise RuntimeError(f"self.stride(-1) must be 1 {names}, but got "
+                               f"{x.strides[-1] // x.itemsize}")
+        ratio = new.itemsize // x.itemsize
+        if ratio > 1:
+            offset = input.storage_offset()
+            for what, value in (("size(-1)", x.shape[-1]), ("storage_offset()", offset)) + tuple(
+                    (f"stride({d})", x.strides[d] // x.itemsize) for d in range(x.ndim - 1)):
+                if value % ratio:
+                    raise RuntimeError(f"self.{what} must be divisible by {ratio} {names}, "
+                                       f"but got {value}")
+        if x.shape[-1] == 1 and x.strides[-1] != x.itemsize:  # (NumPy wants it contiguous)
+            x = np.lib.stride_tricks.as_strided(x, strides=x.strides[:-1] + (x.itemsize,))
+    return S.as_view(Tensor._make(x.view(new)), input)
 
 
 def flatten(input, start_dim=0, end_dim=-1):

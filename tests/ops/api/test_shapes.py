@@ -150,3 +150,35 @@ def test_unflatten_of_a_0d_tensor_raises_torchs_runtime_error():
     for lib in (torch, ember):
         with pytest.raises(RuntimeError, match="Dimension specified as 0 but tensor has no"):
             lib.tensor(3.0).unflatten(0, (1,))
+
+
+# ---------------------------------------------------------------- view(dtype) (fuzz finds)
+_VIEW_DTYPE = {
+    "f32->f16": lambda L: L.arange(24.).reshape(2, 3, 4).view(L.float16),
+    "transposed f32->f16": lambda L: L.arange(24.).reshape(2, 3, 4).transpose(0, 2).view(L.float16),
+    "0-d f32->f16": lambda L: L.tensor(1.).view(L.float16),
+    "f16->f32": lambda L: L.arange(12, dtype=L.float16).reshape(3, 4).view(L.float32),
+    "odd last size": lambda L: L.arange(12, dtype=L.float16).reshape(3, 4)[:, :3].view(L.float32),
+    "odd offset": lambda L: L.arange(12, dtype=L.float16).reshape(3, 4)[:, 1:3].view(L.float32),
+    "odd stride": lambda L: L.zeros(3, 3, dtype=L.float16)[:, :2].view(L.float32),
+    "same size, any layout": lambda L: L.arange(24.).reshape(2, 3, 4).transpose(0, 2).view(L.int32),
+    "one column": lambda L: L.arange(24.).reshape(2, 3, 4)[:, :, :1].view(L.float16),
+    "bf16": lambda L: L.arange(24.).reshape(2, 3, 4).view(L.bfloat16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VIEW_DTYPE))
+def test_view_dtype_is_a_view_with_torch_checks(name):
+    # NumPy's ValueError leaked for non-contiguous and 0-d inputs; the result was no view
+    results = []
+    for L in (torch, ember):
+        try:
+            r = _VIEW_DTYPE[name](L)
+            results.append((tuple(r.shape), tuple(r.stride()), r.float().flatten().tolist()))
+        except RuntimeError as e:
+            results.append(str(e))
+    assert results[1] == results[0]
+    x = ember.arange(6.)
+    v = x.view(ember.int32)
+    v[0] = 5
+    assert v._base is x and x._version == 1 and x[0].item() != 0
