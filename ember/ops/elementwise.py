@@ -330,13 +330,17 @@ class PowBackward1(Node):
         return _power(x, y)
 
     def backward(self, m, g, a, b, out):
+        # torch's formulas and order: grad * (b * a^(b-1)) and grad * (out * log a), each 0
+        # where torch's condition holds (exponent 0; base 0 with exponent >= 0)
         ga = None
-        if _needs(self, 0):  # exponent 0: the gradient is 0, also at a = 0 (no 0 * inf)
-            ga = g * b * a ** m.where(m.data(b) == 0, 1.0, b - 1)
+        if _needs(self, 0):
+            exponent_zero = m.data(b) == 0
+            ga = g * (b * a ** m.where(exponent_zero, 1.0, b - 1))
+            ga = m.where(exponent_zero, m.zeros_like(ga), ga)
         gb = None
         if _needs(self, 1):
             zero_base = m.data(a) == 0
-            gb = g * out * m.log(m.where(zero_base, 1.0, a))
+            gb = g * (out * m.log(a))  # (base 0, exponent < 0: inf * -inf = -inf, as torch)
             gb = m.where(zero_base & (m.data(b) >= 0), m.zeros_like(gb), gb)
         return ga, gb
 
@@ -354,8 +358,10 @@ class PowBackward2(Node):
 
     def backward(self, m, g, s, out):
         if isinstance(s, complex):  # a complex base: its principal log
-            return None, g * out * complex(np.log(s))
-        return None, g * out * float(np.log(s)) if s > 0 else g * 0
+            return None, g * (out * complex(np.log(s)))
+        if s == 0:  # torch: 0 where the exponent is >= 0 (out is 0 or 1), else out * log(0)
+            return None, g * m.where(m.data(out) <= 1, 0.0, out * -np.inf)
+        return None, g * (out * float(np.log(s)) if s > 0 else out * np.nan)  # (s < 0: NaN)
 
 
 class MaximumBackward0(Node):
