@@ -15,7 +15,7 @@ from ember.ops.order_stats import cdist
 from ember.random import _gen
 
 from ._functional_layers import max_pool1d, max_pool2d
-from ._functional_misc import check_dropout_p, pad
+from ._functional_misc import check_dropout_dtype, check_dropout_p, pad
 from ._functional_spatial import interpolate
 
 __all__ = ["rms_norm", "pdist", "channel_shuffle", "native_channel_shuffle",
@@ -114,6 +114,7 @@ def _alpha_dropout(input, p, training, inplace, feature):
         return input
     if feature and input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    check_dropout_dtype(input, bool_as="Long")
     dtype = input._data.dtype
     if p == 1:
         zero = Tensor._make(np.zeros((), dtype))

@@ -20,11 +20,22 @@ def check_dropout_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def check_dropout_dtype(input, bool_as=None):
+    """torch's error for dropping out an integer or bool tensor in training (its float noise
+    cannot be multiplied into it); ``bool_as``: the dtype torch names for a bool input (alpha
+    dropout computes on it as int64 first)."""
+    kind = input._data.dtype.kind
+    if kind in "biu":
+        name = bool_as if kind == "b" and bool_as else input.dtype.scalar_name
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only)."""
     check_dropout_p(p)
     if not training or p == 0.0:
         return input
+    check_dropout_dtype(input)
     dtype = input._data.dtype
     if input.is_meta:  # no data: a meta noise, and (as torch) nothing drawn
         noise = _meta.like(input._data)

@@ -16,7 +16,7 @@ from ember.ops.normalization import (
     NativeLayerNormBackward0,
 )
 
-from ._functional_misc import _dropout_noise, check_dropout_p
+from ._functional_misc import _dropout_noise, check_dropout_dtype, check_dropout_p
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d",
            "dropout3d", "scaled_dot_product_attention"]
@@ -32,6 +32,22 @@ def empty_affine(input, weight, bias):
     view = (1, -1) + (1,) * (input.dim() - 2)
     out = input * weight.reshape(view) if weight is not None else input.clone()
     return out + bias.reshape(view) if bias is not None else out
+
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _refuse_mixed_dtypes(input, *params):
+    """torch's CPU rule for a normalization's parameters (weight, bias, running statistics):
+    the input's dtype, or float32 for a bfloat16/float16 input."""
+    dtype = input._data.dtype
+    given = [t._data.dtype for t in params if t is not None]
+    if all(d == dtype for d in given):
+        return
+    if any(d != _FLOAT32 for d in given):  # mixed: every parameter must be float32 ...
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if dtype.itemsize > 2:  # ... for a bfloat16 or float16 input
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -50,6 +66,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"size ember.Size({_shape(input)})")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    _refuse_mixed_dtypes(input, weight, bias, running_mean, running_var)
     if input.numel() == 0:
         return empty_affine(input, weight, bias)
     return NativeBatchNormBackward0.apply(input, weight, bias, eps, running_mean=running_mean,
@@ -74,6 +91,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                                f"got {name} of shape {_shape(t)} and normalized_shape = {shape}")
     # shapes first, as torch; NumPy would normalize integers in float64
     _dtype.refuse_kinds(input._data.dtype, "LayerNormKernelImpl", "biuc")
+    _refuse_mixed_dtypes(input, weight, bias)
     return NativeLayerNormBackward0.apply(input, weight, bias, eps, normalized_ndim=len(shape))
 
 
@@ -88,6 +106,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {_shape(t)} and "
                                f"input of shape {_shape(input)}")
+    _refuse_mixed_dtypes(input, weight, bias)
     if input.numel() == 0:
         return empty_affine(input, weight, bias)
     return NativeGroupNormBackward0.apply(input, weight, bias, eps, num_groups=num_groups)
@@ -127,6 +146,7 @@ def _channel_dropout(input, p, training, inplace, name):
     check_dropout_p(p)
     if not training or p == 0:
         return input
+    check_dropout_dtype(input)
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     dtype = input._data.dtype
     if p < 1:  # torch's draws: bernoulli_(1 - p) over (N, C, 1, ...), then / (1 - p)

@@ -11,6 +11,9 @@ from ._functional_misc import *  # noqa: F401,F403
 def linear(input, weight, bias=None):
     """y = x W^T + b over the last dim of x (one fused node for 2-D x)."""
     input, weight, bias = _autocast.lower(input, weight, bias)
+    if input._data.dtype != weight._data.dtype or (
+            bias is not None and bias._data.dtype != weight._data.dtype):
+        _linear_ops.refuse_mixed_dtypes(input, weight, bias)
     ndim = input.ndim
     if ndim == 2:
         cls = _linear_ops.AddmmBackward0 if bias is not None else _linear_ops.MmBackward0

@@ -4,7 +4,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd.graph import Node
 from . import _rowsum
-from .linalg import _check_matmul
+from .linalg import _check_matmul, _refuse_mixed_dtypes
 
 
 def _check_linear(x, w):
@@ -14,6 +14,21 @@ def _check_linear(x, w):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_dtype.of_numpy(x.dtype).scalar_name} and "
                            f"{_dtype.of_numpy(w.dtype).scalar_name}")
+
+
+def refuse_mixed_dtypes(x, weight, bias):
+    """torch's error for F.linear operands of different dtypes (checked before float16 and
+    bfloat16 inputs are widened for computing): the bias against the weight first, then the
+    input against the weight, worded as the kernel torch reaches (addmm with a bias, mm/matmul
+    without one)."""
+    name = lambda t: _dtype.of_numpy(t._data.dtype).scalar_name
+    if bias is not None and bias._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {name(bias)} and "
+                           f"{name(weight)}")
+    if bias is not None:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {name(x)} and "
+                           f"{name(weight)}")
+    _refuse_mixed_dtypes(x._data, weight._data.T)
 
 
 class AddmmBackward0(Node):

@@ -142,3 +142,18 @@ def test_normalize_out_as_torch():
         assert o.tolist() == [0.6000000238418579, 0.800000011920929]
         with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
             lib.nn.functional.normalize(lib.ones(2, requires_grad=True), dim=0, out=lib.empty(2))
+
+
+@pytest.mark.parametrize("name", ["dropout", "dropout2d", "alpha_dropout", "feature_alpha_dropout"])
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+def test_dropout_of_integer_tensors_raises_torch_error(name, dtype):
+    # NumPy's UFuncTypeError leaked (alpha_dropout computed an int result)
+    msgs = []
+    for L in (torch, ember):
+        x = L.ones(2, 3, 4, dtype=getattr(L, dtype))
+        with pytest.raises(RuntimeError) as info:
+            getattr(L.nn.functional, name)(x, 0.5, training=True)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+    assert ember.nn.functional.dropout(ember.ones(3, dtype=ember.int64), training=False).dtype \
+        == ember.int64  # eval: the input itself, as torch

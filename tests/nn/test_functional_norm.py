@@ -232,3 +232,37 @@ def test_sdpa_grouped_query_attention_as_torch(causal):
         with pytest.raises(RuntimeError, match="Number of heads in key and value must divide"):
             lib.nn.functional.scaled_dot_product_attention(
                 lib.ones(1, 6, 2, 4), lib.ones(1, 4, 2, 4), lib.ones(1, 4, 2, 4), enable_gqa=True)
+
+
+# ---------------------------------------------------------------- mixed dtypes (careless-user probe)
+_MIXED = [("float64", "float32"), ("float32", "float64"), ("float16", "float32"), ("bfloat16", "float32"),
+          ("float32", "float16"), ("bfloat16", "float16"), ("float64", "float16")]
+
+
+@pytest.mark.parametrize("dtypes", _MIXED)
+@pytest.mark.parametrize("op", ["layer_norm", "layer_norm_weight", "batch_norm_train", "batch_norm_eval",
+                                "batch_norm_stats", "batch_norm_mixed_stats", "group_norm"])
+def test_normalizations_refuse_mixed_dtypes_as_torch(dtypes, op):
+    # ember normalized a float64 input with float32 parameters (and the reverse) silently;
+    # torch's CPU kernels take float32 parameters only for bfloat16/float16 inputs
+    def run(L):
+        F = L.nn.functional
+        x = L.ones(4, 3, dtype=getattr(L, dtypes[0]))
+        w = L.ones(3, dtype=getattr(L, dtypes[1]))
+        stats = (L.zeros(3, dtype=w.dtype), L.ones(3, dtype=w.dtype))
+        return {"layer_norm": lambda: F.layer_norm(x, (3,), w, w),
+                "layer_norm_weight": lambda: F.layer_norm(x, (3,), w),
+                "batch_norm_train": lambda: F.batch_norm(x, *stats, w, w, training=True),
+                "batch_norm_eval": lambda: F.batch_norm(x, *stats, w, w, training=False),
+                "batch_norm_stats": lambda: F.batch_norm(x, *stats, training=False),
+                "batch_norm_mixed_stats": lambda: F.batch_norm(
+                    x, L.zeros(3, dtype=x.dtype), L.ones(3, dtype=x.dtype), w, training=False),
+                "group_norm": lambda: F.group_norm(x, 1, w, w)}[op]()
+    try:
+        expected = str(run(torch).dtype).split(".")[-1]
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            run(ember)
+        assert str(got.value) == str(e)
+    else:
+        assert str(run(ember).dtype).split(".")[-1] == expected

@@ -100,6 +100,9 @@ class MultiheadAttention(Module):
                                "Transformer module method `generate_square_subsequent_mask` to "
                                "create this mask.")
         batched = query.dim() == 3
+        if query.shape[-1] != self.embed_dim:  # torch's check, before any projection
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but "
+                                 f"got {query.shape[-1]}")
         if self.batch_first and batched:
             same_kv = key is value
             if key is query:

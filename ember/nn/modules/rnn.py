@@ -185,6 +185,10 @@ class RNNBase(Module):
         if hx is None:
             return zero_states(self, x.shape[1], x.dtype, x.device)
         parts = list(hx) if is_lstm else [hx]
+        for p in parts:  # torch refuses (its GEMM's words for RNN and GRU)
+            if p.dtype != x.dtype:
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                                   f"{p.dtype.scalar_name} and {x.dtype.scalar_name}")
         if not batched:
             if any(p.dim() != 2 for p in parts):
                 dims = ", ".join(f"{p.dim()}-D" for p in parts)

@@ -131,3 +131,12 @@ def test_functional_multi_head_attention_forward(kw):
             continue
         np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9,
                                    atol=1e-12)
+
+
+def test_wrong_embedding_dimension_is_torch_assertion():
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(AssertionError) as info:
+            L.nn.MultiheadAttention(4, 2)(*(L.ones(2, 1, 5),) * 3)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -251,3 +251,20 @@ def test_input_dtype_other_than_the_weights_raises_torchs_value_error(mode, dtyp
         lib.manual_seed(0)
         getattr(lib.nn, mode)(3, 4)(lib.ones(2, 1, 3, dtype=getattr(lib, dtype)))
     same_error(call)
+
+
+@pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("hdtype", ["float64", "float16"])
+def test_initial_state_of_another_dtype_is_refused(mode, hdtype):
+    # ember ran a float32 RNN from a float64 (or float16) initial state; torch raises
+    # (RNN/GRU in its GEMM's words, LSTM from oneDNN)
+    results = []
+    for L in (torch, ember):
+        L.manual_seed(0)
+        m = getattr(L.nn, mode)(3, 4)
+        h = L.zeros(1, 1, 4, dtype=getattr(L, hdtype))
+        with pytest.raises(RuntimeError) as info:
+            m(L.ones(2, 1, 3), (h, h) if mode == "LSTM" else h)
+        results.append(str(info.value))
+    if mode != "LSTM":
+        assert results[0] == results[1]
