@@ -265,9 +265,13 @@ class Tensor:
                                    "and the tensor are the same size")
             if value.dtype != self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype "
-                                   f"'{value.dtype.name}' to a tensor with grad_dtype "
-                                   f"'{self.dtype.name}'. The gradient must match the tensor's "
-                                   "grad_dtype (defaults to the tensor's dtype).")
+                                   f"'{value.dtype.c_name}' to a tensor with grad_dtype "
+                                   f"'{self.dtype.scalar_name}'. The gradient must match the "
+                                   "tensor's grad_dtype (defaults to the tensor's dtype). You "
+                                   "can set the tensor's grad_dtype attribute with a specific "
+                                   "dtype, or None to allow any dtype. Set grad_dtype with "
+                                   "caution. Diverging the dtypes of a tensor and its gradient "
+                                   "may break downstream systems that assume they match.")
         self._grad = value
 
     @property
@@ -350,6 +354,13 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor from the graph in place (it becomes a leaf)."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         if self._requires_grad:
             self.__dict__["_detached_origin"] = True  # for autograd.explain_grad
         self._grad_fn = None

@@ -18,6 +18,12 @@ def check_inplace(a, view=False):
     if not grad_mode._state.enabled:
         return
     base = a._base
+    if base is not None and "_multi_view" in a.__dict__:
+        op, i = a.__dict__["_multi_view"]
+        raise RuntimeError(f"Output {i} of {op} is a view and is being modified inplace. This "
+                           "view is the output of a function that returns multiple views. Such "
+                           "functions do not allow the output views to be modified inplace. You "
+                           "should replace the inplace operation by an out-of-place one.")
     if base is not None and base._grad_fn is None and base._requires_grad:
         view = True
     elif not (a._grad_fn is None and a._requires_grad):

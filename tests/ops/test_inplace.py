@@ -203,3 +203,64 @@ def test_in_place_clamp_of_low_precision_backward_as_torch(dtype):
         (b.sum() + c.mul_(3).sum()).backward()
         grads.append(a.grad.float().tolist())
     assert grads[0] == grads[1]
+
+
+# ---------------------------------------------------------------- autograd misuse probe
+_MULTI = {
+    "split": lambda L, x: (x * 1).split(1)[0].mul_(2),
+    "chunk": lambda L, x: (x * 1).chunk(3)[0].mul_(2),
+    "unbind": lambda L, x: (x * 1).unbind(0)[2].add_(1),
+    "unbind of a leaf": lambda L, x: x.unbind(0)[0].mul_(2),
+    "split_with_sizes": lambda L, x: (x * 1).split([1, 2])[1].zero_(),
+    "copy_ into split": lambda L, x: (x * 1).split(1)[0].copy_(L.ones(1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MULTI))
+def test_in_place_on_an_output_of_a_multi_view_op_is_refused(name):
+    # ember rebased the view's history; torch refuses (its autograd can't rebase one output
+    # of several views)
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            _MULTI[name](L, L.ones(3, requires_grad=True))
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_multi_view_outputs_stay_writable_without_history():
+    x = ember.ones(3, requires_grad=True)
+    ember.ones(3).unbind(0)[0].mul_(2)  # no gradient anywhere
+    (x * 1).unbind(0)[1].detach().mul_(2)
+    (x * 1).tensor_split(2)[0].zero_()  # torch allows tensor_split's
+    with ember.no_grad():
+        (x * 1).unbind(0)[0].mul_(2)
+    pieces = (x * 1).unbind(0)
+    with ember.no_grad():
+        pieces[0].mul_(2)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.ones(3)[:2], lambda L: L.ones(3, requires_grad=True)[:2],
+                                  lambda L: L.ones(3, requires_grad=True).detach()[:2],
+                                  lambda L: L.ones(3).view(3)])
+def test_detach_in_place_of_a_view_is_refused(make):
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError) as info:
+            make(L).detach_()
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+    m = ember.nn.Linear(2, 1)
+    m(ember.ones(1, 2)).sum().backward()
+    m.zero_grad(set_to_none=False)  # (detaches only gradients with history, as torch)
+    assert m.weight.grad.tolist() == [[0.0, 0.0]]
+
+
+def test_assigning_a_gradient_of_another_dtype_names_torch_dtypes():
+    msgs = []
+    for L in (torch, ember):
+        x = L.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            x.grad = L.zeros(3, dtype=L.float16)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

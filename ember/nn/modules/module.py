@@ -285,8 +285,11 @@ class Module(_Conversions):
                 continue
             if set_to_none:
                 p.grad = None
-            else:
-                p.grad.detach_()
+            else:  # as torch's: a gradient with history is detached, a view is not
+                if p.grad._grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad._requires_grad = False
                 p.grad.zero_()
 
     def apply(self, fn):

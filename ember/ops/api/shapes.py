@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import _dtype, _memory_format
 from ..._tensor import Tensor
+from ...autograd import grad_mode as _grad_mode
 from .. import indexing as I
 from .. import shape as S
 
@@ -225,7 +226,17 @@ def split(tensor, split_size_or_sections, dim=0):
         index = (slice(None),) * d + (slice(start, start + s),)
         out.append(S.as_view(cls.apply(tensor, index=index), tensor))
         start += s
-    return tuple(out)
+    return _multiple_views(tuple(out), tensor, cls)
+
+
+def _multiple_views(views, input, cls):
+    """The views of an op returning several (split, chunk, unbind): torch refuses to modify
+    them in place while their history is recorded (checked by ops.inplace.check_inplace)."""
+    if input._requires_grad and _grad_mode._state.enabled:
+        op = cls.__name__[:cls.__name__.rfind("Backward")]
+        for i, view in enumerate(views):
+            view.__dict__["_multi_view"] = (op, i)
+    return views
 
 
 def chunk(input, chunks, dim=0):
@@ -241,8 +252,9 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     d = S.dim_of_0d(input._data.ndim, S._dim(input._data.ndim, dim))  # torch names it wrapped
-    return tuple(S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
-                 for i in range(input._data.shape[d]))
+    return _multiple_views(tuple(
+        S.as_view(S.UnbindBackward0.apply(input, index=(slice(None),) * d + (i,)), input)
+        for i in range(input._data.shape[d])), input, S.UnbindBackward0)
 
 
 def cat(tensors, dim=0):
