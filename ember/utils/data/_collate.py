@@ -21,8 +21,9 @@ def _is_namedtuple(obj):
 
 
 def _collate_tensors(batch):
-    if any(t.requires_grad for t in batch):
-        return stack(list(batch), 0)
+    first = batch[0]._data.dtype
+    if any(t.requires_grad or t._data.dtype != first for t in batch):
+        return stack(list(batch), 0)  # (torch's type promotion for mixed dtypes)
     _check_equal_shapes([t._data for t in batch])
     return _tensor_cls()._make(np.stack([t._data for t in batch]))
 

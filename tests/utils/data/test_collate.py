@@ -80,3 +80,14 @@ def test_samples_of_different_shapes_error_as_torch():
         same_error(lambda lib, b=batch: list(lib.utils.data.DataLoader(
             [np.array(x) for x in b], batch_size=2)))
     same_error(lambda lib: lib.utils.data.TensorDataset(lib.ones(3), lib.ones(4)))
+
+
+def test_tensors_of_different_dtypes_collate_with_torch_promotion():
+    # NumPy's stack promoted float32 with int64 to float64 (torch: float32)
+    for batch in ([(1.0, "float32"), (2, "int64")], [(1, "int8"), (2, "uint8")],
+                  [(1.0, "float16"), (2, "int64")], [(1.0, "float32"), (2.0, "float64")]):
+        out = []
+        for L, collate in ((torch, tdata.default_collate), (ember, ember.utils.data.default_collate)):
+            r = collate([L.tensor(v, dtype=getattr(L, d)) for v, d in batch])
+            out.append((str(r.dtype).split(".")[-1], r.tolist()))
+        assert out[0] == out[1]
