@@ -300,7 +300,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     _dtype.refuse_complex(input._data.dtype, message="nansum on CPU does not support complex "
                           "inputs")
-    if input._data.dtype.kind != "f":  # nothing to skip: torch sums as sum does
+    if input._data.dtype.kind not in "fV":  # nothing to skip: torch sums as sum does (V:
+        # bfloat16)
         total = api.sum(input, dim, keepdim) if dim is not None else api.sum(input)
     else:
         total = NansumBackward0.apply(input, dim=dim, keepdim=keepdim)

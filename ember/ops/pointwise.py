@@ -78,6 +78,8 @@ igammac = _float_kernel("igammac", special_ops.IgammacBackward0, "igammac_cpu")
 def heaviside(input, values):
     """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
     _need_tensor("heaviside", values, "values")
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return X.HeavisideBackward0.apply(input, values)
 
 

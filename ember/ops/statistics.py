@@ -20,7 +20,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile_checks(input, q, interpolation, name):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype not in (np.float32, np.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
@@ -151,7 +151,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     product = api.mm(weighted, api.t(centred))
     out = api.div(product, api.clamp(factor, min=0) if isinstance(factor, Tensor)
                   else max(factor, 0))
-    return api.squeeze(out) if input.ndim < 2 else out
+    return api.squeeze(out)  # (one variable: a 0-d result, as torch)
 
 
 def corrcoef(input):

@@ -198,3 +198,15 @@ def test_mode_over_an_empty_dim_is_torchs_index_error(shape, dim):
 def test_reductions_over_empty_dims_raise_as_torch(call):
     # kthvalue raised a RuntimeError, median NumPy's IndexError text, max named itself "maxb"
     same_error(call)
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanmean"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_nan_reductions_skip_nan_in_bfloat16(name, dtype):
+    # bfloat16 (NumPy kind 'V') took the plain sum: NaN where torch skips it
+    data = [[1., float("nan"), 3., -0.0, 0.0], [float("inf"), 2., float("nan"), 1., 2.]]
+    out = []
+    for L in (torch, ember):
+        x = L.tensor(data).to(getattr(L, dtype))
+        out.append([getattr(x, name)(1).float().tolist(), getattr(x, name)().float().item()])
+    assert out[0] == out[1]

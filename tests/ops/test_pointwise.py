@@ -102,3 +102,9 @@ def test_xlogy_of_integers_reads_numbers_as_given(call):
     ours, theirs = call(ember), call(torch)
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "ember")
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int64", "float32"), ("float16", "float32")])
+def test_heaviside_refuses_different_dtypes(dtypes):
+    same_error(lambda L: L.heaviside(L.ones(2).to(getattr(L, dtypes[0])),
+                                     L.tensor(0.5).to(getattr(L, dtypes[1]))))

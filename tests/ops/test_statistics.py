@@ -155,3 +155,17 @@ def test_empty_cumulative_trapezoid_and_legacy_cholesky_as_torch():
             warnings.simplefilter("ignore")
             e, t = call(ember), call(torch)
         assert tuple(e.shape) == tuple(t.shape) and str(e.dtype)[6:] == str(t.dtype)[6:]
+
+
+def test_cov_and_corrcoef_of_one_variable_are_0d():
+    for make in (lambda L: L.cov(L.arange(5.).reshape(1, 5)), lambda L: L.corrcoef(L.arange(5.)[None]),
+                 lambda L: L.cov(L.arange(5.)), lambda L: L.cov(L.arange(10.).reshape(2, 5))):
+        t, e = make(torch), make(ember)
+        assert tuple(e.shape) == tuple(t.shape)
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_quantile_refuses_half_precision(name, dtype):
+    same_error(lambda L: getattr(L, name)(L.ones(3).to(getattr(L, dtype)), 0.5))
