@@ -64,8 +64,10 @@ def _infer(data, dtype=None):
     elif isinstance(data, (list, tuple)):
         # (a flat list of Python numbers, the common case, is told in one C pass)
         if not set(map(type, data)) <= _PY_NUMBERS and \
-                any(isinstance(x, (Tensor, np.generic)) for x in _flat(data)):
-            items = list(_flat(data))  # each item's own dtype, promoted as torch does
+                any(isinstance(x, (Tensor, np.generic, np.ndarray)) for x in _flat(data)):
+            items = list(_flat(data))  # each item's own dtype, promoted as torch does (an
+            # array's too: its dtype, as a tensor's)
+            _refuse_0d_first(data)
             with np.errstate(over="ignore"):  # past float32's range: inf, as torch
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
     arr = _as_array(data)
@@ -85,6 +87,15 @@ def _infer(data, dtype=None):
     elif arr.dtype.kind not in "biufVc":
         _refuse_kind(arr, data)
     return arr
+
+
+def _refuse_0d_first(data):
+    """torch sizes nested data by its first items: a 0-d array there has no length."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if type(first) is np.ndarray and not first.ndim:
+        raise TypeError("len() of unsized object")
 
 
 def _refuse_kind(arr, data):
@@ -114,8 +125,8 @@ def _listed_dtype(items):
     default = _dtype.get_default_dtype().np
     result = None
     for x in items:
-        if isinstance(x, (np.generic, Tensor)):
-            dt = x.dtype if isinstance(x, np.generic) else x._data.dtype
+        if isinstance(x, (np.generic, np.ndarray, Tensor)):
+            dt = x._data.dtype if isinstance(x, Tensor) else x.dtype
         else:
             dt = np.dtype(np.bool_ if isinstance(x, bool) else np.int64 if isinstance(x, int)
                           else _dtype.default_complex().np if isinstance(x, complex)
@@ -344,11 +355,52 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     is_float = any(isinstance(v, float) for v in vals)
     default = _dtype.get_default_dtype().np if is_float else np.dtype(np.int64)
     npd = _np_dtype(dtype, default)
-    arr = np.arange(*vals, dtype=np.float64 if is_float else None)
-    if npd.kind == "V":  # bfloat16: torch's kernel steps in float32
+    if npd.kind in "iu" and is_float:  # torch's integer kernel: the bounds cast to integers
+        return _new(_integer_arange(*vals, npd), requires_grad)
+    count = math.ceil((vals[1] - vals[0]) / vals[2])
+    if npd.kind == "V" or npd == np.float16:  # torch's kernel steps in float32
         from .ops import _bf16  # lazy: ops build on this module
-        return _new(_bf16.arange(vals[0], vals[2], arr.size, npd), requires_grad)
+        return _new(_bf16.arange(vals[0], vals[2], count, npd), requires_grad)
+    if npd.kind == "f" and not all(float(v).is_integer() for v in vals[::2]):
+        return _new(_float_arange(vals[0], vals[2], count, npd), requires_grad)
+    arr = np.arange(*vals, dtype=np.float64 if is_float else None)
     return _new(arr.astype(npd), requires_grad)
+
+
+def _integer_arange(start, end, step, np_dtype):
+    """torch's arange into an integer dtype from float bounds: start and step truncated to
+    integers (int64 truncates the end too and counts in integers; the narrower dtypes count
+    from the bounds as given), the values wrapped into the dtype."""
+    first, last, stride = (int(v) for v in (start, end, step))
+    if stride == 0 and np_dtype == np.int64:  # (the narrower dtypes repeat the start)
+        raise ValueError("step must be nonzero")
+    count = -((first - last) // stride) if np_dtype == np.int64 else \
+        math.ceil((end - start) / step)
+    values = first + stride * np.arange(max(count, 0), dtype=np.int64)
+    return values.astype(np_dtype)
+
+
+def _float_arange(start, step, count, np_dtype):
+    """torch's float32/float64 arange (its CPU kernel on AVX2): start + step i as one fused
+    multiply-add in float64, rounded; within each pair of vectors (8 float32 or 4 float64
+    lanes, run two at a time over each thread's part), lane k is the vector's rounded first
+    value plus k step, fused in float64 and rounded again. The last values short of a pair
+    are the plain fused ones."""
+    from .ops import _bf16  # lazy: ops build on this module
+
+    lanes = 8 if np_dtype == np.float32 else 4
+    index = np.arange(count, dtype=np.float64)
+    step64 = np.full(count, float(step))
+    fused = _fp.fma64(step64, index, float(start))
+    out = fused.astype(np_dtype)
+    bounds = np.append(_bf16.thread_chunks(count, 32768) if count > 32768 else [0], count)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        vector = np.arange(lo, lo + (hi - lo) // (2 * lanes) * 2 * lanes)
+        lane = (vector - lo) % lanes
+        base = out[vector - lane].astype(np.float64)
+        out[vector] = _fp.fma64(lane.astype(np.float64), step64[:vector.size], base).astype(
+            np_dtype)
+    return out
 
 
 def _check_range(start, end, step):
@@ -362,21 +414,6 @@ def _check_range(start, end, step):
         if length >= 1 << 63:
             raise RuntimeError("invalid size, possible overflow?")
         _size((max(length, 0),))
-
-
-def _fused_multiply_add(a, b, c):
-    """a * b + c rounded once (float64), as the fused multiply-add torch's CPU kernels compile
-    to: the product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) are added
-    back before the last rounding."""
-    p = a * b
-    split = 134217729.0  # 2**27 + 1
-    a_hi = a * split - (a * split - a)
-    b_hi = b * split - (b * split - b)
-    p_err = ((a_hi * b_hi - p) + a_hi * (b - b_hi) + (a - a_hi) * b_hi) + (a - a_hi) * (b - b_hi)
-    s = p + c
-    bv = s - p
-    s_err = (p - (s - bv)) + (c - bv)
-    return s + (s_err + p_err)
 
 
 def _linspace_values(start, end, steps, np_dtype):
@@ -401,7 +438,7 @@ def _linspace_values(start, end, steps, np_dtype):
         out = np.where(first, base + products, base - products)
         if work == np.float64:  # (where a bound or the step is not finite, the plain sum is
             signed = np.where(first, np.float64(step), -np.float64(step))  # the fused one)
-            fused = _fused_multiply_add(signed, counts, base)
+            fused = _fp.fma64(signed, counts, base)
             out = np.where(np.isfinite(fused), fused, out)
         return out.astype(work).astype(np_dtype)
 

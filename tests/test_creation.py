@@ -437,3 +437,60 @@ def test_from_numpy_of_strings_names_the_numpy_type():
         ember.from_numpy(np.array(["a"]))
     with pytest.raises(TypeError, match="np.ndarray of type numpy.object_"):
         ember.from_numpy(np.array([object()]))
+
+
+# ---------------------------------------------------------------- arange as torch's kernel (probe finds)
+def _random_ranges(n, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        start = float(rng.uniform(-100, 100))
+        step = float(rng.choice([-1, 1]) * 10 ** rng.uniform(-3, 1))
+        count = int(rng.integers(1, 3000))
+        yield start, start + step * count + float(rng.uniform(-0.5, 0.5)) * step, step
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int32",
+                                   "uint8"])
+def test_arange_with_float_bounds_takes_torch_kernel_steps(dtype):
+    # float32/float64: ember computed start + i * step once in float64 where torch's kernel
+    # rounds each vector's first value and fuses its lanes' steps (395 of 2000 float32 values
+    # of arange(-1, 1, 1e-3) differed); int64 with a float step truncates the bounds first
+    # (arange(0, 5, 1.5, dtype=int64) has 5 values); float16 fuses its float32 steps
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)  # (ember's default thread count: one part)
+    try:
+        for start, end, step in _random_ranges(60):
+            out = []
+            for L in (torch, ember):
+                try:
+                    r = L.arange(start, end, step, dtype=getattr(L, dtype))
+                    out.append(r.float().numpy() if dtype == "bfloat16" else r.numpy())
+                except Exception as e:  # (a step truncated to 0 for int64)
+                    out.append((type(e), str(e)))
+            if isinstance(out[0], tuple):
+                assert out[1] == out[0]
+            else:
+                np.testing.assert_array_equal(out[1], out[0])
+    finally:
+        torch.set_num_threads(previous)
+
+
+def test_arange_integer_dtypes_from_float_bounds():
+    for args in [(0, 5, 1.5), (-2.5, 2, 1), (0, 4.5, 1), (0, -5, -1.5), (0.9, 3, 1), (0, 5, 2.9)]:
+        for dt in ("int64", "int32", "uint8"):
+            t = torch.arange(*args, dtype=getattr(torch, dt)).tolist()
+            assert ember.arange(*args, dtype=getattr(ember, dt)).tolist() == t, (args, dt)
+    same_error(lambda L: L.arange(0, 5, 0.5, dtype=L.int64))
+
+
+@pytest.mark.parametrize("data", [
+    lambda: [np.ones(2), np.zeros(2)], lambda: [np.ones(2, np.int32)],
+    lambda: [np.ones(2, np.int16), np.ones(2)], lambda: [np.ones(2, np.float32), np.ones(2)],
+    lambda: [[np.ones(2)]], lambda: [np.ones(2), [1, 2]], lambda: [1.5, np.array(2.5, np.float32)],
+    lambda: [np.ones(2, np.float32), [1.5, 2.5]]])
+def test_tensor_of_listed_arrays_keeps_their_dtypes(data):
+    # arrays inside a list were read as Python numbers (float64 arrays became float32)
+    t, e = torch.tensor(data()), ember.tensor(data())
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    assert e.tolist() == t.tolist()
+    same_error(lambda L: L.tensor([np.array(1.5), np.array(2.5)]))
