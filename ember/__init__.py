@@ -39,6 +39,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 globals().update(_dtype.ALIASES)  # float, double, half, long, int, short
 globals().update(_dtype.COMPLEX_ALIASES)  # cfloat, cdouble, chalf
 complex64, complex128, complex32 = _dtype.complex64, _dtype.complex128, _dtype.complex32
+uint16, uint32, uint64 = _dtype.uint16, _dtype.uint32, _dtype.uint64
 from ._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

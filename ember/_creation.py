@@ -71,7 +71,8 @@ def _infer(data, dtype=None):
             with np.errstate(over="ignore"):  # past float32's range: inf, as torch
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
     arr = _as_array(data)
-    if (arr.dtype == np.uint64 or arr.dtype == object) and not isinstance(data, np.ndarray):
+    if (arr.dtype == np.uint64 and dtype != np.uint64 or arr.dtype == object) and \
+            not isinstance(data, np.ndarray):  # (ints past int64: for uint64 only)
         _refuse_objects(data)
     if arr.dtype.kind in "fc" and dtype is not None and not isinstance(data, np.ndarray):
         return arr  # Python floats at double precision: the caller casts once to ``dtype``
@@ -82,6 +83,7 @@ def _infer(data, dtype=None):
     elif arr.dtype == np.complex128 and not isinstance(data, np.ndarray):  # Python complex
         arr = arr.astype(_dtype.default_complex().np)
     elif arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and not isinstance(data, np.ndarray) \
+            and dtype != np.uint64 \
             or arr.dtype.kind == "O" and any(type(x) is int for x in _flat([data])):
         raise ValueError("Overflow when unpacking long long")  # a Python int past int64
     elif arr.dtype.kind not in "biufVc":

@@ -124,6 +124,14 @@ COMPLEX_ALIASES = {"cfloat": complex64, "cdouble": complex128, "chalf": complex3
 _FROM_NP.update({complex64.np: complex64, complex128.np: complex128})
 _NAMES.update(complex64=complex64, complex128=complex128, complex32=complex32,
               **COMPLEX_ALIASES)
+# torch's barebones unsigned dtypes (outside _ALL too: no legacy tensor types): created,
+# loaded from NumPy, converted, indexed and printed; torch promotes them with no other dtype
+uint16 = dtype("uint16", np.uint16, 1, "UInt16", "uint16_t")
+uint32 = dtype("uint32", np.uint32, 1, "UInt32", "uint32_t")
+uint64 = dtype("uint64", np.uint64, 1, "UInt64", "uint64_t")
+_WIDE_UNSIGNED = frozenset(d.np for d in (uint16, uint32, uint64))
+_FROM_NP.update({d.np: d for d in (uint16, uint32, uint64)})
+_NAMES.update(uint16=uint16, uint32=uint32, uint64=uint64)
 _TO_REAL = {complex64: float32, complex128: float64, complex32: float16}
 _TO_COMPLEX = {v: k for k, v in _TO_REAL.items()}
 _state = {"default": float32}
@@ -180,7 +188,7 @@ def from_numpy_dtype(np_dtype):
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
             "supported types "
             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-            "uint8, and bool."
+            "uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -313,6 +321,10 @@ def _category_default(scalar_dtype, current):
 def _np_promote(a, b):
     if a == b:  # (the common case: a list of tensors of one dtype)
         return a
+    if a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED:
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {_FROM_NP[a].scalar_name} and "
+                           f"{_FROM_NP[b].scalar_name}")
     if a.kind == "c" or b.kind == "c":  # float64 with complex64: complex128; int: complex
         if _cat(a) < 2 or _cat(b) < 2 or a.kind == "V" or b.kind == "V":
             return a if a.kind == "c" else b

@@ -265,8 +265,9 @@ class _Reader:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise ValueError(f"an unknown persistent reference {pid!r}")
         _, kind, key, _location, numel = pid
-        if not isinstance(kind, _Global) or kind.module != "torch" or \
-                kind.name not in _STORAGES and kind.name != "UntypedStorage":
+        if not isinstance(kind, _Global) or not (
+                kind.module == "torch" and kind.name in _STORAGES or
+                kind.module in ("torch", "torch.storage") and kind.name == "UntypedStorage"):
             raise ValueError(f"an unknown storage type {kind!r}")
         if not isinstance(key, str) or not isinstance(numel, int) or numel < 0:
             raise ValueError("a malformed storage reference")
@@ -287,7 +288,9 @@ class _Reader:
             storage.array = flat.astype(storage.dtype) if self.big else flat
         return storage.array
 
-    def tensor(self, storage, offset, size, stride, requires_grad=False, *_):
+    def tensor(self, storage, offset, size, stride, requires_grad=False, *_, dtype=None):
+        """A tensor over ``storage`` (read as ``dtype`` where given: an untyped storage's
+        bytes, torch's layout for dtypes without a typed storage, uint16/32/64)."""
         if not isinstance(storage, _Storage):
             raise TypeError("a tensor without a storage")
         size, stride = tuple(size), tuple(stride)
@@ -296,6 +299,9 @@ class _Reader:
             raise ValueError(f"a malformed tensor (offset {offset}, size {size}, stride "
                              f"{stride})")
         flat = self.array(storage)
+        if dtype is not None and dtype != flat.dtype:
+            flat = flat[:flat.nbytes // dtype.itemsize * dtype.itemsize // flat.itemsize]
+            flat = flat.view(dtype)
         count = int(np.prod(size, dtype=np.object_)) if size else 1
         if count > max(flat.size, _MAX_EXPANDED):  # (a stride-0 view of a small storage
             # would be copied into memory the file never paid for)
@@ -341,6 +347,14 @@ def _rebuild_parameter(reader, args):
     return Parameter(data, bool(requires_grad))
 
 
+def _rebuild_tensor_v3(reader, args):
+    """torch's tensor of a dtype without a typed storage: its dtype named in the stream."""
+    if len(args) < 7 or not isinstance(args[6], _Global) or args[6].module != "torch" or \
+            args[6].name not in _dtype._NAMES:
+        raise ValueError("a malformed tensor (its dtype)")
+    return reader.tensor(*args[:5], dtype=_np_dtype(args[6].name))
+
+
 def _numpy_scalar(reader, args):
     return np.frombuffer(args[1], dtype=_numpy_dtype(args[0]), count=1)[0]
 
@@ -350,6 +364,7 @@ def _numpy_scalar(reader, args):
 _REBUILDS = {
     ("torch._utils", "_rebuild_tensor_v2"): lambda r, a: r.tensor(*a[:5]),
     ("torch._utils", "_rebuild_tensor"): lambda r, a: r.tensor(*a[:5]),
+    ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
     ("torch._tensor", "_rebuild_from_type_v2"): lambda r, a: r.reduce(a[0], tuple(a[2])),

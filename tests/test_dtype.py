@@ -281,3 +281,35 @@ def test_float16_sums_accumulate_in_float32_as_torch(shape, dim, name):
     ours, theirs = call(ember.tensor(x)), call(torch.tensor(x))
     assert ours.dtype is ember.float16
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+# ---------------------------------------------------------------- torch's barebones unsigned dtypes
+def _u16_cases(L):
+    x = L.from_numpy(np.array([1, 2, 60000], np.uint16))
+    return {
+        "mul": lambda: x * 2, "sum": lambda: x.sum(), "float": lambda: x.float(),
+        "to": lambda: L.ones(2).to(L.uint16), "eq": lambda: x == 1, "cat": lambda: L.cat([x, x]),
+        "index": lambda: x[1:], "sort": lambda: x.sort()[0], "repr": lambda: repr(x),
+        "zeros": lambda: L.zeros(2, dtype=L.uint32), "div": lambda: x / 2, "and": lambda: x & 1,
+        "promote": lambda: L.promote_types(L.uint16, L.int16),
+        "mixed": lambda: L.ones(2, dtype=L.uint32) + L.ones(2, dtype=L.int64),
+        "u64 max": lambda: L.tensor([2 ** 64 - 1], dtype=L.uint64), "item": lambda: x[2].item(),
+        "view": lambda: x.view(L.int16), "iinfo": lambda: repr(L.iinfo(L.uint16)),
+        "signed": lambda: L.uint16.is_signed, "itemsize": lambda: L.uint64.itemsize,
+        "from list of arrays": lambda: L.tensor(np.ones(2, np.uint32)),
+        "u64 numpy": lambda: L.from_numpy(np.array([2 ** 63 + 5], np.uint64)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_u16_cases(torch)))
+def test_uint16_uint32_uint64_as_torch(name):
+    # ember had no uint16/uint32/uint64: from_numpy of a 16-bit image raised TypeError
+    out = []
+    for L in (torch, ember):
+        try:
+            r = _u16_cases(L)[name]()
+            out.append((str(r.dtype).split(".")[-1], r.tolist()) if hasattr(r, "tolist") and
+                       hasattr(r, "dtype") else str(r).replace("torch.", "").replace("ember.", ""))
+        except RuntimeError as e:
+            out.append(str(e))
+    assert out[1] == out[0]

@@ -172,3 +172,15 @@ def test_an_expanded_view_cannot_blow_up_memory(tmp_path):
     bomb = _zip_with(_tensor_pickle((1 << 20, 1 << 20), (0, 0)), tmp_path, {"0": raw})
     with pytest.raises(CheckpointError, match="elements over a storage of 4"):
         ember.load(bomb)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_tensors_of_dtypes_without_typed_storage_load(tmp_path, dtype):
+    # torch writes them over an UntypedStorage (torch.storage) with _rebuild_tensor_v3 naming
+    # the dtype: refused as an unknown storage type before
+    path = tmp_path / "u.pt"
+    t = torch.from_numpy(np.array([[1, 2, 60000], [7, 8, 9]], dtype=getattr(np, dtype)))
+    torch.save({"x": t, "col": t[:, 1]}, path)
+    loaded = ember.load(path)
+    assert loaded["x"].dtype == getattr(ember, dtype)
+    assert loaded["x"].tolist() == t.tolist() and loaded["col"].tolist() == t[:, 1].tolist()
