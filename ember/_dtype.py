@@ -322,6 +322,9 @@ def _np_promote(a, b):
     if a == b:  # (the common case: a list of tensors of one dtype)
         return a
     if a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED:
+        other = b if a in _WIDE_UNSIGNED else a
+        if other.kind in "fV":  # (a real floating dtype wins, as torch's)
+            return other
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
                            f"attempted to promote {_FROM_NP[a].scalar_name} and "
                            f"{_FROM_NP[b].scalar_name}")

@@ -297,6 +297,8 @@ def _u16_cases(L):
         "view": lambda: x.view(L.int16), "iinfo": lambda: repr(L.iinfo(L.uint16)),
         "signed": lambda: L.uint16.is_signed, "itemsize": lambda: L.uint64.itemsize,
         "from list of arrays": lambda: L.tensor(np.ones(2, np.uint32)),
+        "with float": lambda: [str(L.promote_types(L.uint16, d)) for d in (L.float16, L.float64)],
+        "cat float": lambda: L.cat([x, L.ones(2)]),
         "u64 numpy": lambda: L.from_numpy(np.array([2 ** 63 + 5], np.uint64)),
     }
 
