@@ -262,8 +262,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                           else "log_softmax_kernel_impl")
     input, target, weight = _autocast.float32(input, target, weight)  # float32 op (autocast)
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not label_smoothing <= 1.0:  # (torch checks the upper bound only: a negative one runs)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")  # (C++'s stream: 2.0 prints as 2)
     _floating(input._data.dtype, "log_softmax_lastdim_kernel_impl")
     if target.is_floating_point() and target.shape == input.shape:
         _check_weight(input, weight)

@@ -332,3 +332,16 @@ def test_class_target_shape_errors_in_torchs_order(loss, target):
     (1, 1) target: the multi-target RuntimeError."""
     from oracle import same_error
     same_error(lambda L: getattr(L.nn.functional, loss)(L.zeros(1, 5), target(L)))
+
+
+@pytest.mark.parametrize("smoothing", [2.0, 1.25, 1.0000001])
+def test_label_smoothing_out_of_range_message(smoothing):
+    same_error(lambda L: L.nn.functional.cross_entropy(L.ones(2, 3), L.tensor([0, 1]),
+                                                        label_smoothing=smoothing))
+
+
+def test_negative_label_smoothing_computes_as_torch():
+    # torch checks only the upper bound; ember refused a negative smoothing
+    x = np.random.default_rng(0).standard_normal((4, 5))
+    check(lambda L, a: L.nn.functional.cross_entropy(a, L.tensor([0, 1, 4, 2]),
+                                                     label_smoothing=-0.3), x)

@@ -190,7 +190,8 @@ class GroupNorm(Module):
                  dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
         _affine(self, (num_channels,), affine, bias, dtype)

@@ -65,7 +65,7 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
                  dtype=None):
         super().__init__()
-        _check_sizes(mode, hidden_size, num_layers, dropout, proj_size)
+        _check_sizes(mode, hidden_size, num_layers, dropout, proj_size, input_size)
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
@@ -199,7 +199,7 @@ class RNNBase(Module):
         return split_states(self, parts, x.shape[1])
 
 
-def _check_sizes(mode, hidden_size, num_layers, dropout, proj_size):
+def _check_sizes(mode, hidden_size, num_layers, dropout, proj_size, input_size=1):
     if not 0 <= dropout <= 1 or isinstance(dropout, bool):
         raise ValueError("dropout should be a number in range [0, 1] representing the "
                          "probability of an element being zeroed")
@@ -207,8 +207,11 @@ def _check_sizes(mode, hidden_size, num_layers, dropout, proj_size):
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                       "non-zero dropout expects num_layers greater than 1, but got "
                       f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
-    if hidden_size <= 0:
-        raise ValueError("hidden_size must be greater than zero")
+    for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
+        if not isinstance(size, int):
+            raise TypeError(f"{name} should be of type int, got: {type(size).__name__}")
+        if size <= 0:
+            raise ValueError(f"{name} must be greater than zero")
     if num_layers <= 0:
         raise ValueError("num_layers must be greater than zero")
     if proj_size < 0:

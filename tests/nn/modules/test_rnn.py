@@ -268,3 +268,9 @@ def test_initial_state_of_another_dtype_is_refused(mode, hdtype):
         results.append(str(info.value))
     if mode != "LSTM":
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("args", [(0, 5), (-1, 3), (0, 0), (3.5, 3), (3, 3.5), (-1, 3, 0)])
+def test_constructor_size_checks_as_torch(args):
+    # an input_size of 0 built weights of width 0 (torch: ValueError), a float size was taken
+    same_error(lambda L: L.nn.LSTM(*args[:2], num_layers=args[2] if len(args) > 2 else 1))
