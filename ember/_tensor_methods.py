@@ -125,9 +125,31 @@ def _comparison(fn):
     return operator
 
 
+_TO_KEYWORDS = ("dtype", "device", "non_blocking", "copy", "memory_format")
+
+
+def _to_type_error(args, kwargs):
+    """torch's TypeError for a keyword Tensor.to does not take (``to(requires_grad=True)``)."""
+    def name(v):
+        return "Tensor" if isinstance(v, Tensor) else "ember.dtype" if isinstance(
+            v, _dtype.dtype) else type(v).__name__
+    got = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()]
+    return TypeError(
+        "to() received an invalid combination of arguments - got "
+        f"({', '.join(got) + (', ' if not args else '')}), but expected one of:\n"
+        " * (ember.device device = None, ember.dtype dtype = None, bool non_blocking = False, "
+        "bool copy = False, *, ember.memory_format memory_format = None)\n"
+        " * (ember.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+        "ember.memory_format memory_format = None)\n"
+        " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+        "ember.memory_format memory_format = None)\n")
+
+
 def _to(self, *args, **kwargs):
     """Cast to a dtype and/or move between the CPU and the meta device (other devices are
     refused); ``to(other)`` takes its dtype and device."""
+    if any(k not in _TO_KEYWORDS for k in kwargs):
+        raise _to_type_error(args, kwargs)
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     target = kwargs.get("device")

@@ -19,6 +19,16 @@ def test_to_and_type_conversions():
         x.to("cuda")  # torch's error on a CPU-only build (see tests/test_device.py)
 
 
+@pytest.mark.parametrize("call", [lambda L: L.ones(2).to(requires_grad=True),
+                                  lambda L: L.ones(2).to(L.float64, requires_grad=True)],
+                         ids=["keyword_only", "with_dtype"])
+def test_to_refuses_a_keyword_it_does_not_take_as_torch(call):
+    # ember ignored to(requires_grad=True) (the former-Torch-users autograd tutorial): the
+    # tensor silently stayed without grad where torch raises
+    from oracle import same_error
+    same_error(call, first_line=True)
+
+
 @pytest.mark.parametrize("call", [
     lambda L: L.tensor([1, 2]).new_full((2,), 3.0), lambda L: L.tensor([1.0, 2.0]).new_tensor([3, 4]),
     lambda L: L.tensor([1.0], dtype=L.float64).new_zeros(2, 3),

@@ -1,5 +1,6 @@
 """User-defined differentiable operations: autograd.Function with a ctx, as torch."""
 import contextlib
+import warnings
 
 import numpy as np
 
@@ -127,6 +128,19 @@ class FunctionMeta(type):
 
 class Function(metaclass=FunctionMeta):
     """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call apply."""
+
+    def __init__(self, *args, **kwargs):
+        # torch still lets the class be instantiated (old-style code does), with a warning
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: https://pytorch.org/docs/stable/"
+                           "autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -11,7 +11,8 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+    """Inputs, outputs or grad_outputs as a tuple: a list counts as a sequence, as in torch."""
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
 
 
 def _outputs(func, inputs):

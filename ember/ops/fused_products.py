@@ -10,6 +10,7 @@ from ..autograd._math import fma
 from ..autograd.graph import Node
 from . import autocast as _autocast
 from . import elementwise as E
+from ._legacy_overloads import scalar_first
 from .matrix_ops import AddmmBackward0
 
 
@@ -73,13 +74,31 @@ class AddcdivBackward0(Node):
             (-g * (self.value * t1 / (t2 * t2)) if E._needs(self, 2) else None)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
-    """input + value * tensor1 * tensor2 (broadcasting)."""
+def _tensor_operands(name, tensor1, tensor2):
+    """torch's TypeError for a number where tensor1 or tensor2 goes (no AttributeError)."""
+    for position, t in ((1, tensor1), (2, tensor2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument 'tensor{position}' (position {position}) must "
+                            f"be Tensor, not {type(t).__name__}")
+
+
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):
+    """input + value * tensor1 * tensor2 (broadcasting; also torch's deprecated
+    addcmul(value, tensor1, tensor2))."""
+    if deprecated:
+        value, (tensor1, tensor2) = scalar_first("addcmul", "value", ("tensor1", "tensor2"),
+                                                 (tensor1, tensor2, *deprecated), value != 1)
+    _tensor_operands("addcmul", tensor1, tensor2)
     return AddcmulBackward0.apply(input, tensor1, tensor2, value=value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    """input + value * tensor1 / tensor2 (broadcasting; integer tensor1 and tensor2 refused)."""
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
+    """input + value * tensor1 / tensor2 (broadcasting; integer tensor1 and tensor2 refused;
+    also torch's deprecated addcdiv(value, tensor1, tensor2))."""
+    if deprecated:
+        value, (tensor1, tensor2) = scalar_first("addcdiv", "value", ("tensor1", "tensor2"),
+                                                 (tensor1, tensor2, *deprecated), value != 1)
+    _tensor_operands("addcdiv", tensor1, tensor2)
     return AddcdivBackward0.apply(input, tensor1, tensor2, value=value)
 
 

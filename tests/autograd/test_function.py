@@ -279,3 +279,15 @@ def test_a_bfloat16_output_is_differentiable_as_torch():
         out.float().sum().backward()
         grads.append(x.grad.tolist())
     assert grads[1] == grads[0]
+
+
+def test_calling_an_instance_raises_the_legacy_error_as_torch():
+    # old-style code: Function instantiated, then called; ember said the object was not callable
+    def run(lib):
+        class Legacy(lib.autograd.Function):
+            def forward(self, x):
+                return x
+        with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+            function = Legacy()
+        function(lib.ones(2))
+    same_error(run)

@@ -86,3 +86,17 @@ def test_check_forward_ad_on_ops_through_their_backward_nodes():
     a, b = _inputs((3,), (2, 3))
     assert gradcheck(lambda a, b: ((a * b).softmax(1) @ a).tanh(), (a, b),
                      check_forward_ad=True)
+
+
+@pytest.mark.parametrize("check", ["gradcheck", "gradgradcheck"])
+def test_inputs_given_as_a_list_are_the_arguments_as_torch(check):
+    # ember called func with the whole list as its one argument
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, ember):
+        inputs = [lib.tensor([0.3, -0.7], dtype=lib.float64, requires_grad=True),
+                  lib.tensor([1.5, 2.0], dtype=lib.float64, requires_grad=True)]
+        seen.append(getattr(lib.autograd, check)(lambda a, b: a * b.exp(), inputs))
+    assert seen[1] is seen[0] is True
+    with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
+        gradcheck(_WrongSquare.apply, [_inputs((3,))[0]])

@@ -52,6 +52,7 @@ class Module(_Conversions):
         d["_backward_pre_hooks"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
+        d["_is_full_backward_hook"] = None  # which kind of backward hook it holds, as torch
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -345,13 +346,22 @@ class Module(_Conversions):
         return self._add_hook(self._backward_pre_hooks, hook, prepend, False)
 
     def register_backward_hook(self, hook):
-        """Deprecated form of register_full_backward_hook (registered as the full hook)."""
-        return self.register_full_backward_hook(hook)
+        """Deprecated form of register_full_backward_hook: run as the full hook, with torch's
+        FutureWarning where its old hook would miss gradients (see _hooks.py)."""
+        self._backward_hook_kind(False)
+        return self._add_hook(self._backward_hooks, hook, False, False)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input, run once the
         gradients w.r.t. the module's positional inputs are computed."""
+        self._backward_hook_kind(True)
         return self._add_hook(self._backward_hooks, hook, prepend, False)
+
+    def _backward_hook_kind(self, full):
+        if self.__dict__.get("_is_full_backward_hook") is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
@@ -383,6 +393,7 @@ class Module(_Conversions):
         self.__dict__.setdefault("_hooks_with_kwargs", set())
         self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_backward_hooks", OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
 
 def _indent(text):

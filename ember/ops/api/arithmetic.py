@@ -8,6 +8,7 @@ from ..._creation import tensor
 from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from .. import elementwise as E
+from .._legacy_overloads import scalar_first
 from ..fastpath import binary_operator, unary_function
 from .selection import nonzero
 
@@ -27,8 +28,11 @@ def _t(x):
     return tensor(x)
 
 
-def add(input, other, *, alpha=1):
-    """input + alpha * other, broadcasting."""
+def add(input, other, *deprecated, alpha=1):
+    """input + alpha * other, broadcasting (also torch's deprecated add(alpha, other))."""
+    if deprecated:
+        alpha, (other,) = scalar_first("add", "alpha", ("other",), (other, *deprecated),
+                                       alpha != 1)
     if alpha == 1:
         out = _fast_add(input, other)
         if out is not None:
@@ -39,8 +43,11 @@ def add(input, other, *, alpha=1):
     return E.AddBackward0.apply(input, other, alpha=alpha)
 
 
-def sub(input, other, *, alpha=1):
-    """input - alpha * other, broadcasting."""
+def sub(input, other, *deprecated, alpha=1):
+    """input - alpha * other, broadcasting (also torch's deprecated sub(alpha, other))."""
+    if deprecated:
+        alpha, (other,) = scalar_first("sub", "alpha", ("other",), (other, *deprecated),
+                                       alpha != 1)
     if alpha == 1:
         out = _fast_sub(input, other)
         if out is not None:

@@ -6,6 +6,7 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd import graph as _graph
 from .. import elementwise as E
+from .._legacy_overloads import scalar_first
 from ..inplace import apply_inplace, fast_binary_inplace, needs_graph, write_error
 from .arithmetic import UFUNCS, _is_bool, _no_bool_sub, _t, add, div, mul, sub
 
@@ -114,7 +115,13 @@ def to_device(input, to_meta, dtype=None):
 def _inplace_binary(name, op):
     ufunc = UFUNCS[name]
 
-    def method(self, other, *, alpha=1, **kwargs):
+    def method(self, other, *deprecated, alpha=1, **kwargs):
+        if deprecated and name in ("add", "sub"):  # torch's deprecated add_(alpha, other)
+            alpha, (other,) = scalar_first(name + "_", "alpha", ("other",),
+                                           (other, *deprecated), alpha != 1)
+        elif deprecated:
+            raise TypeError(f"{name}_() takes 1 positional argument but "
+                            f"{1 + len(deprecated)} were given")
         if name == "sub" and (_is_bool(self) or _is_bool(other)):
             _no_bool_sub(self, other)
         if not needs_graph(self, other) and not kwargs and _graph._observer is None and \

@@ -101,3 +101,55 @@ def test_removable_handle_as_context_manager_and_removed_twice():
     lin(ember.ones(1))
     assert calls == ["in"]
 
+
+
+def _pair(lib):
+    class Pair(lib.nn.Module):
+        def forward(self, x):
+            return x * 2, x + 1
+    return Pair()
+
+
+def _noisy(lib):
+    class Listy(lib.nn.Module):
+        def forward(self, x):
+            return [x * 2]
+    return Listy()
+
+
+@pytest.mark.parametrize("make, grad", [
+    (lambda lib: lib.nn.Conv2d(1, 2, 3), False),  # a parameter's node: missing grad_input
+    (lambda lib: lib.nn.Conv2d(1, 2, 3), True),
+    (lambda lib: lib.nn.ReLU(), True),  # one node: no warning
+    (_pair, True),  # outputs from two nodes
+    (_noisy, True),  # not a tensor or a tuple of tensors
+], ids=["conv", "conv_input_grad", "relu", "two_nodes", "list_output"])
+def test_register_backward_hook_warns_as_torch(make, grad):
+    # ember registered the old hook silently as a full one; torch warns where it would miss
+    # gradients (the nn tutorial for former Torch users' conv2 hook)
+    import warnings
+    seen = []
+    for lib in (torch, ember):
+        module = make(lib)
+        module.register_backward_hook(lambda m, gi, go: None)
+        x = lib.randn(1, 1, 5, 5, requires_grad=grad)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module(x)
+        seen.append([(w.category, str(w.message)) for w in caught
+                     if issubclass(w.category, FutureWarning)])
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("first, second", [("register_backward_hook",
+                                            "register_full_backward_hook"),
+                                           ("register_full_backward_hook",
+                                            "register_backward_hook")])
+def test_mixing_old_and_full_backward_hooks_raises_as_torch(first, second):
+    from oracle import same_error
+
+    def run(lib):
+        module = lib.nn.Linear(2, 2)
+        getattr(module, first)(lambda m, gi, go: None)
+        getattr(module, second)(lambda m, gi, go: None)
+    same_error(run)
