@@ -274,6 +274,13 @@ def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input.ndim))
+    if input.numel() == 0:  # torch's own words (amin's would name amin)
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        d = _dim(input.ndim, dim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     return _MinMax((api.amin(input, dims, keepdim), api.amax(input, dims, keepdim)))
 
 

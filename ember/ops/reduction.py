@@ -27,7 +27,8 @@ def _dims(x, dim):
                              f", but got {d})")
         out.append(d % m if n else 0)
     if len(set(out)) != len(out):
-        raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
+        twice = next(d for i, d in enumerate(out) if d in out[:i])
+        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
     return tuple(sorted(out)) if n else ()  # a 0-d tensor takes dim 0 / -1: nothing to reduce
 
 

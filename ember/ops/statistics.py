@@ -39,6 +39,8 @@ def _quantile_checks(input, q, interpolation, name):
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     qs = _quantile_checks(input, q, interpolation, name)
+    if input.numel() == 0:  # (before the dim: torch's order)
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     if dim is not None and input.ndim == 0:  # a 0-d tensor's dim 0 (or -1): all of it
         _dim(0, dim)  # torch's IndexError past them
         dim = None

@@ -17,17 +17,18 @@ def _dim_or_none(dim):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over all elements or over ``dim`` (int or tuple)."""
-    dim = _dim_or_none(dim)
-    cls = R.SumBackward0 if dim is None else R.SumBackward1
-    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+    """Sum over all elements or over ``dim`` (int or tuple; None or () with keepdim: every dim,
+    kept as size 1, as torch)."""
+    if dim is None and not keepdim:
+        return R.SumBackward0.apply(input, dim=None, keepdim=False, dtype=dtype)
+    return R.SumBackward1.apply(input, dim=_dim_or_none(dim), keepdim=keepdim, dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean over all elements or over ``dim``."""
-    dim = _dim_or_none(dim)
-    cls = R.MeanBackward0 if dim is None else R.MeanBackward1
-    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+    """Mean over all elements or over ``dim`` (as sum's)."""
+    if dim is None and not keepdim:
+        return R.MeanBackward0.apply(input, dim=None, keepdim=False, dtype=dtype)
+    return R.MeanBackward1.apply(input, dim=_dim_or_none(dim), keepdim=keepdim, dtype=dtype)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -110,7 +111,8 @@ def _arg_reduce(fn, input, dim, keepdim, name):
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0.")
-        return Tensor._make(np.asanyarray(fn(x), dtype=np.int64))
+        flat = np.asarray(fn(x), dtype=np.int64)  # (keepdim: every dim kept, as torch)
+        return Tensor._make(flat.reshape((1,) * x.ndim) if keepdim else flat)
     dims = R._dims(x, dim)
     R.check_nonempty(x, dims, name)
     if not dims:  # a 0-d input
@@ -190,6 +192,8 @@ def _axis(x, dim):
     if dim is None:
         return None
     axes = tuple(S._dim(x.ndim, d) for d in ((dim,) if isinstance(dim, int) else dim))
+    if len(set(axes)) != len(axes):
+        R._dims(x, axes)  # torch's error for a repeated dim
     if x.ndim == 0:
         return None
     return axes[0] if isinstance(dim, int) else axes
@@ -216,4 +220,6 @@ def _truth(x, out, input):
 
 def count_nonzero(input, dim=None):
     x = input._data
-    return Tensor._make(np.asarray(np.count_nonzero(x, axis=_axis(x, dim)), dtype=np.int64))
+    axis = _axis(x, dim)  # (an empty list of dims: every dim, as torch's count_nonzero)
+    return Tensor._make(np.asarray(np.count_nonzero(x, axis=axis if axis != () else None),
+                                   dtype=np.int64))

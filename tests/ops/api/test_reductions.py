@@ -1,7 +1,11 @@
 """The public functions of ember/ops/api/reductions.py (sum, mean, prod, amax, var, std, logsumexp, norm, all, any, ...),
 called as ``ember.X``: values, gradients, second derivatives and grad_fn names against torch 2.13."""
+import numpy as np
 import pytest
+import torch
 from oracle import check, same_error
+
+import ember
 
 from ._cases import A, C, I
 
@@ -92,3 +96,36 @@ def test_norm_of_string_orders_refuses_as_torch(call):
 def test_nuclear_norm_as_torch(kwargs):
     from oracle import both_trees
     both_trees(lambda L: L.norm(L.tensor([[3.0, 1.0], [0.0, 2.0], [1.0, 1.0]]), "nuc", **kwargs))
+
+
+# ---------------------------------------------------------------- dims and keepdim (probe finds)
+_KEEP = {
+    "sum None": lambda L, x: x.sum(None, keepdim=True), "mean None": lambda L, x: x.mean(None, True),
+    "torch.sum": lambda L, x: L.sum(x, dim=None, keepdim=True), "sum ()": lambda L, x: x.sum((), keepdim=True),
+    "mean ()": lambda L, x: x.mean((), keepdim=True), "argmax None": lambda L, x: x.argmax(None, keepdim=True),
+    "argmin": lambda L, x: x.argmin(keepdim=True), "count_nonzero ()": lambda L, x: L.count_nonzero(x, ()),
+    "any ()": lambda L, x: x.bool().any(()), "sum () 0-d": lambda L, x: x.sum(()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_KEEP))
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (2, 1, 4)])
+def test_every_dim_kept_as_torch(name, shape):
+    # sum/mean(dim=None or (), keepdim=True) and argmax(keepdim=True) gave a 0-d tensor (torch:
+    # every dim kept as size 1); count_nonzero(dim=()) reduced nothing (torch: every dim)
+    out = []
+    for L in (torch, ember):
+        x = L.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        r = _KEEP[name](L, x)
+        out.append((tuple(r.shape), r.tolist(), type(r.grad_fn).__name__))
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2, 3).sum((1, -1)), lambda L: L.ones(2, 3).bool().any((0, 0)),
+    lambda L: L.count_nonzero(L.ones(2, 3), (1, 1)), lambda L: L.ones(2, 1).squeeze((1, -1)),
+    lambda L: L.ones(2, 3).std((0, -2)), lambda L: L.quantile(L.zeros(2, 0), 0.5, 0),
+    lambda L: L.quantile(L.zeros(0), 0.5, 1), lambda L: L.aminmax(L.zeros(0)),
+    lambda L: L.aminmax(L.zeros(0), dim=-1)])
+def test_repeated_dims_and_empty_inputs_raise_torch_errors(call):
+    same_error(call)
