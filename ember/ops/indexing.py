@@ -181,11 +181,12 @@ def _write(array, index, value):
         raise _mask_error(index, array.shape) or _graph._translate_numpy_error(error, ()) \
             or error from None
     except ValueError as error:
-        if "broadcast" not in str(error):
+        text = str(error)  # (a mask's count mismatch is worded without "broadcast")
+        if "broadcast" not in text and "boolean array indexing assignment" not in text:
             raise
         target, shape = array[index].shape, np.shape(value)
         if normalize_index(index)[1]:  # basic index: torch expands value to the view
-            raise expand_error(shape, target) or error from None
+            raise expand_error(shape, target, np_dtype=np.asarray(value).dtype) or error from None
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
                            f"broadcast to indexing result of shape {list(target)}") from None
 

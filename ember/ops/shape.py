@@ -128,9 +128,18 @@ class PermuteBackward0(Node):
         return (m.permute(g, self.inverse),)
 
 
-def expand_error(have_shape, target, given=None):
-    """torch's error for expanding ``have_shape`` to ``target`` (None when it expands)."""
+def expand_error(have_shape, target, given=None, np_dtype=None):
+    """torch's error for expanding ``have_shape`` (of ``np_dtype``, named in one message) to
+    ``target`` (None when it expands)."""
     lead = len(target) - len(have_shape)
+    if lead < 0:
+        name = _dtype.of_numpy(np_dtype).scalar_name if np_dtype is not None else "Float"
+        name = f"CPU{name}Type" if name in ("BFloat16", "UInt16", "UInt32", "UInt64") else \
+            f"ember.{name}Tensor"  # (torch's legacy type name, where one exists)
+        return RuntimeError(f"expand({name}{{{list(have_shape)}}}, size="
+                            f"{list(target if given is None else given)}): the number of sizes "
+                            f"provided ({len(target)}) must be greater or equal to the number "
+                            f"of dimensions in the tensor ({len(have_shape)})")
     for d in range(len(target) - 1, lead - 1, -1):
         have = have_shape[d - lead]
         if have != 1 and have != target[d]:
@@ -148,9 +157,7 @@ class ExpandBackward0(Node):
         x = a._data
         lead = len(shape) - x.ndim
         if lead < 0:
-            raise RuntimeError(f"expand(ember.FloatTensor{{{list(x.shape)}}}, size={list(shape)}):"
-                               f" the number of sizes provided ({len(shape)}) must be greater or "
-                               f"equal to the number of dimensions in the tensor ({x.ndim})")
+            raise expand_error(x.shape, shape, np_dtype=x.dtype)
         if -1 in shape[:lead]:
             d = shape.index(-1)
             raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "

@@ -342,3 +342,21 @@ def test_none_in_index_strides_as_torch(index, layout):
     assert e.stride() == t.stride()
     assert e.is_contiguous() == t.is_contiguous()
     close(e, t)
+
+
+def test_masked_assignment_of_the_wrong_count_raises_torch_error():
+    # NumPy's 'boolean array indexing assignment cannot assign 5 input values' leaked
+    def assign(L, count):
+        x = L.arange(12.).reshape(3, 4)
+        x[x > 5] = L.tensor([100.] * count)
+    same_error(lambda L: assign(L, 5))
+    same_error(lambda L: assign(L, 7))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
+def test_assigning_a_value_of_more_dims_names_torch_types(dtype):
+    def assign(L):
+        x = L.zeros(3, 4, dtype=getattr(L, dtype))
+        x[0] = L.ones(2, 4, dtype=getattr(L, dtype))
+    same_error(assign)
+    same_error(lambda L: L.ones(2, 4, dtype=getattr(L, dtype)).expand(4))
