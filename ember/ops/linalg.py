@@ -110,6 +110,10 @@ class DotBackward0(MmBackward0):
     """out = vector . vector."""
 
 
+class VdotBackward0(MmBackward0):
+    """out = vector . vector, the first conjugated (for real vectors: dot's product)."""
+
+
 class UnsafeViewBackward0(MmBackward0):
     """out = broadcasting batched matmul (torch names this node after its final view)."""
 

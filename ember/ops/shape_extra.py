@@ -9,6 +9,8 @@ from .._creation import zeros
 from .._dtype import from_numpy_dtype
 from .._tensor import Size, Tensor
 from . import api
+from . import complex_ops as _complex_ops
+from . import linalg as _linalg
 from .aliases import dot
 from .composites import hstack, tensor_split, vstack
 from .index_ops import index_add
@@ -202,11 +204,16 @@ def inner(input, other, *, out=None):
 
 
 def vdot(input, other, *, out=None):
-    """Dot product of two 1-D tensors (real: no conjugation)."""
+    """Dot product of two 1-D tensors, the first conjugated (ember's real vdot was right; its
+    complex one did not conjugate)."""
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
                            f"tensors")
-    result = dot(input, other)
+    if input.is_complex():  # (a differentiable conjugate, then dot: the node is dot's)
+        result = dot(_complex_ops.conj(input), other)
+    else:
+        dot(input, other) if input.dtype != other.dtype else None  # dot's checks and errors
+        result = _linalg.VdotBackward0.apply(input, other)
     return result if out is None else out.copy_(result)
 
 

@@ -339,3 +339,4 @@ def _resampling(L):
 
 
 EXTRA.update({"resampling": _resampling})
+EXTRA.update({"vdot": lambda L: L.vdot(_t(L, V), _t(L, V) * 2)})  # VdotBackward0 (real vectors)

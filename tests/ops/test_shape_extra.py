@@ -217,3 +217,22 @@ def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself_as_torch():
         assert same[0] is a and same[0].grad_fn is None
         assert type(grown[0].grad_fn).__name__ == "ExpandBackward0"
         assert lib.broadcast_tensors(a)[0] is a
+
+
+def test_vdot_conjugates_its_first_complex_vector():
+    # ember's vdot did not conjugate (a silent wrong result for complex vectors)
+    a = np.array([1 + 2j, -3 + 0.5j, 2j], np.complex64)
+    b = np.array([0j, 2 - 1j, 1 + 1j], np.complex64)
+    out = []
+    for L in (torch, ember):
+        x = L.tensor(a, requires_grad=True)
+        y = L.tensor(b, requires_grad=True)
+        r = L.vdot(x, y)
+        r.real.backward()
+        out.append((r.item(), x.grad.numpy(), y.grad.numpy()))
+    assert out[1][0] == pytest.approx(out[0][0])
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-6)
+    np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-6)
+    names = [type(L.vdot(L.ones(2, requires_grad=True), L.ones(2)).grad_fn).__name__
+             for L in (torch, ember)]
+    assert names[1] == names[0]  # (real vectors: torch's VdotBackward0)
