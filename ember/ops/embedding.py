@@ -64,7 +64,9 @@ def _sum_rows(rows, index, n):
     ordered = index[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     out = np.zeros((n, rows.shape[1]), dtype=rows.dtype)
-    if starts.size:
+    if starts.size == index.size:  # every index once (positions): each sum is its one row
+        out[index] = rows
+    elif starts.size:
         out[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
     return out
 
