@@ -36,7 +36,7 @@ def _moments(m, xs, axes, eps, total=None, layout=None):
 def _stats(m, xs, axes, eps, total=None):
     """(xhat, invstd) of xs over ``axes`` (``total``: as _moments')."""
     centered, invstd, _, _ = _moments(m, xs, axes, eps, total)
-    return centered * invstd, invstd
+    return _update(m, operator.mul, centered, invstd, centered), invstd  # (centered: fresh)
 
 
 def _channel_total(a, b=None):
