@@ -6,6 +6,7 @@ from ..autograd._math import array_math
 from ..autograd._sparse_grad import SparseGrad
 from ..autograd.graph import Node
 from . import _rowsum
+from .activation_ops import _softmax_shift
 
 
 class EmbeddingBackward0(Node):
@@ -64,14 +65,16 @@ def _sum_rows(rows, index, n):
     ordered = index[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     out = np.zeros((n, rows.shape[1]), dtype=rows.dtype)
-    if starts.size:
+    if starts.size == index.size:  # every index once (positions): each sum is its one row
+        out[index] = rows
+    elif starts.size:
         out[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
     return out
 
 
 def _softmax_rows(m, s):
     """softmax over the last axis; rows that are all -inf give zeros (torch's CPU kernel)."""
-    top = np.max(m.data(s), axis=-1, keepdims=True)
+    top = _softmax_shift(m.data(s), -1)  # softmax's row max (attention's rows: halves folded)
     top = np.where(np.isfinite(top), top, 0)
     if not m.is_graph:  # in place on the fresh scores, the row sums by BLAS
         e = np.exp(np.subtract(s, top, out=s if s.flags.writeable else None))

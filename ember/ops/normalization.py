@@ -26,7 +26,7 @@ def _moments(m, xs, axes, eps, total=None, layout=None):
     ``total(a, b)`` sums a (b None) or a*b over ``axes``, kept; by default m.sum. ``layout(a,
     x)`` lays the mean out for the full-size subtraction (batch norm: _spread)."""
     total = total or (lambda a, b: m.sum(a if b is None else a * b, axes, True))
-    count = int(np.prod([xs.shape[a] for a in axes]))
+    count = math.prod(xs.shape[a] for a in axes)
     mean = total(xs, None) / count
     centered = xs - (mean if layout is None else layout(mean, xs))
     var = total(centered, centered) / count
@@ -36,7 +36,7 @@ def _moments(m, xs, axes, eps, total=None, layout=None):
 def _stats(m, xs, axes, eps, total=None):
     """(xhat, invstd) of xs over ``axes`` (``total``: as _moments')."""
     centered, invstd, _, _ = _moments(m, xs, axes, eps, total)
-    return centered * invstd, invstd
+    return _update(m, operator.mul, centered, invstd, centered), invstd  # (centered: fresh)
 
 
 def _channel_total(a, b=None):
@@ -167,7 +167,7 @@ class _Normalize(Node):
     def input_grad(self, m, gxhat, xhat, invstd, means=None):
         """``means``: (mean_g, mean_gx) when the caller has them already."""
         if means is None:
-            count = int(np.prod([xhat.shape[a] for a in self.axes]))
+            count = math.prod(xhat.shape[a] for a in self.axes)
             means = m.sum(gxhat, self.axes, True) / count, m.sum(gxhat * xhat, self.axes,
                                                                  True) / count
         mean_g, mean_gx = means
@@ -311,7 +311,7 @@ class NativeLayerNormBackward0(_Normalize):
         if m.is_graph or not a.flags.c_contiguous or a.dtype not in _rowsum.BLAS_DTYPES:
             return super().param_sum(m, a)
         # the leading axes of a C-ordered array: one matrix-vector product (_rowsum), 3x np.sum
-        return _rowsum.first_sum(a.reshape(-1, int(np.prod(self.affine_shape))))
+        return _rowsum.first_sum(a.reshape(-1, math.prod(self.affine_shape)))
 
     def input_grad(self, m, gxhat, xhat, invstd, means=None):
         if means is None and not m.is_graph and len(self.axes) == 1:
@@ -325,7 +325,7 @@ class NativeLayerNormBackward0(_Normalize):
         self.prepare(x, weight, eps, options)  # bfloat16: torch's kernel steps only
         # no float32 parameter: bfloat16 statistics
         self.bf16 = all(p is None or _opmath.source(p) is not None for p in (weight, bias))
-        rows = x._data.reshape(-1, int(np.prod(self.affine_shape)))
+        rows = x._data.reshape(-1, math.prod(self.affine_shape))
         self.stats = _bf16.layer_norm_stats(rows, eps)
         y = _bf16.layer_norm_output(rows, *self.stats, *(
             None if p is None else p._data.reshape(-1) for p in (weight, bias)))
@@ -334,7 +334,7 @@ class NativeLayerNormBackward0(_Normalize):
     def backward(self, m, g, x, weight):
         if self.bf16 is None or m.is_graph:
             return super().backward(m, g, x, weight)
-        rows = int(np.prod(self.x_shape[:len(self.param_axes)]))
+        rows = math.prod(self.x_shape[:len(self.param_axes)])
         need = [nx is not None for nx, _ in self.next_functions]
         w = None if weight is None else weight.reshape(-1)
         grads = _bf16.layer_norm_backward(g.reshape(rows, -1), x.reshape(rows, -1),

@@ -45,3 +45,15 @@ def test_embedding_index_out_of_range_raises_index_error_as_torch():
     for lib in (torch, ember):
         with pytest.raises(IndexError):
             _f(lib).embedding(lib.tensor([5]), lib.ones(5, 2))
+
+
+def test_attention_over_no_keys_gives_zeros_as_torch():
+    # the row max over an empty key axis: no NumPy reduction error, zeros out and back
+    check(ATTENTION["plain"], Q, K[:, :, :0], V[:, :, :0], second=False, same_grad_fn=False)
+
+
+def test_attention_rows_of_every_width_match_torch():
+    # the row max folds halves for power-of-two widths up to 128 (np.max otherwise)
+    for keys in (1, 3, 8, 64, 130):
+        k, v = R.standard_normal((2, 3, keys, 5)), R.standard_normal((2, 3, keys, 5))
+        check(ATTENTION["causal" if keys >= 4 else "plain"], Q, k, v, second=False)
