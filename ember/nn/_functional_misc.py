@@ -88,10 +88,18 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     dims = len(pad) // 2
     if dims > 3 or input.ndim not in (dims + 1, dims + 2):
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
-                                  f"supported for now (got {input.ndim}D input, {mode} mode)")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular" and any(p > size for p, size in zip(pad, _padded_sizes(input, dims))):
         raise RuntimeError("Padding value causes wrapping around more than once.")
+    width = input.shape[-1] + pad[0] + pad[1]
+    if dims == 1 and mode != "circular" and width < 1:  # (torch's 1-d kernels' check)
+        raise RuntimeError(f"input (W: {input.shape[-1]}) is too small. Calculated output W: "
+                           f"{width}")
     index = P.pad_index(input._data.shape, pad, mode)
     return P.PAD_NODES[(mode, dims)].apply(input, index)
 

@@ -15,10 +15,8 @@ class ConstantPadNdBackward0(Node):
         for i in range(len(pad) // 2):
             widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
         out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths))
-        if any(s < 0 for s in out_shape):
-            raise RuntimeError(f"The input size {x.shape[-1]}, plus negative padding {pad[0]} "
-                               f"and {pad[1]} resulted in a negative output size, which is "
-                               f"invalid. Check dimension {x.ndim - 1} of your input.")
+        if any(s < 0 for s in out_shape):  # (torch 2.13 crops by narrow() first)
+            raise RuntimeError("narrow(): length must be non-negative.")
         self.shape = x.shape
         self.source = tuple(slice(max(-lo, 0), n - max(-hi, 0))
                             for n, (lo, hi) in zip(x.shape, widths))
@@ -69,8 +67,8 @@ def pad_index(shape, pad, mode):
         lo, hi, n = pad[2 * i], pad[2 * i + 1], shape[d]
         positions = np.arange(-lo, n + hi)
         if mode == "reflect":
-            if lo >= n or hi >= n:
-                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+            if lo >= n or hi >= n:  # (torch numbers the argument by the pair: 4, 6, 8)
+                raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
                                    f"corresponding input dimension, but got: padding ({lo}, {hi}) "
                                    f"at dimension {d} of input {list(shape)}")
             period = 2 * (n - 1)
@@ -78,7 +76,11 @@ def pad_index(shape, pad, mode):
             positions = np.where(positions >= n, period - positions, positions)
         elif mode == "replicate":
             positions = np.clip(positions, 0, n - 1)
-        else:
-            positions = positions % n
+        else:  # circular: a negative pad crops first, the wrap reads the cropped range
+            start = max(-lo, 0)
+            kept = n - start - max(-hi, 0)
+            if kept + max(lo, 0) + max(hi, 0) < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            positions = np.arange(-max(lo, 0), kept + max(hi, 0)) % max(kept, 1) + start
         per_dim[d] = positions
     return np.ix_(*per_dim)

@@ -3,7 +3,7 @@ pairwise_distance against torch; dropout statistics; errors."""
 import numpy as np
 import pytest
 import torch
-from oracle import check
+from oracle import check, same_error
 
 import ember
 
@@ -157,3 +157,30 @@ def test_dropout_of_integer_tensors_raises_torch_error(name, dtype):
     assert msgs[0] == msgs[1]
     assert ember.nn.functional.dropout(ember.ones(3, dtype=ember.int64), training=False).dtype \
         == ember.int64  # eval: the input itself, as torch
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 5), (2, 5)])
+@pytest.mark.parametrize("pad", [(-1, 1), (2, -1), (-2, 0), (-1, -1)])
+def test_circular_pad_with_negative_pads_wraps_the_cropped_range(shape, pad):
+    # ember wrapped the uncropped input: (-1, 1) gave [x1, x2, x3, x4, x0] (torch: ..., x1)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    check(lambda L, a: L.nn.functional.pad(a, pad, mode="circular"), x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.pad(L.ones(2, 1, 4, 3), (1, 2), mode="reflect"),
+    lambda L: L.nn.functional.pad(L.ones(3), (1, 2), mode="circular"),
+    lambda L: L.nn.functional.pad(L.ones(1, 2, 5), (1, 1, 1, 1, 1, 1), mode="replicate"),
+    lambda L: L.nn.functional.pad(L.ones(1, 1, 3, 3), (1, 1, 3, 0), mode="reflect"),
+    lambda L: L.nn.functional.pad(L.ones(1, 1, 2, 3, 4), (1, 1, 1, 1, 2, 2), mode="reflect"),
+    lambda L: L.nn.functional.pad(L.ones(2, 3), (-2, -2), mode="replicate"),
+    lambda L: L.nn.functional.pad(L.ones(2, 3), (-1, -2), mode="reflect"),
+    lambda L: L.nn.functional.pad(L.ones(2, 3), (-2, -2), mode="circular"),
+    lambda L: L.nn.functional.pad(L.ones(2, 3), (-2, -2))])
+def test_pad_errors_in_torch_words(call):
+    same_error(call)
+
+
+def test_circular_pad_2d_with_negative_pads():
+    x = np.random.default_rng(1).standard_normal((1, 1, 4, 5)).astype(np.float32)
+    check(lambda L, a: L.nn.functional.pad(a, (-1, 2, 1, -2), mode="circular"), x)
