@@ -9,7 +9,12 @@ from .reduction import LinalgVectorNormBackward0, _expand_back, _prod_others
 
 
 class LinAlgError(RuntimeError):
-    """A matrix the operation cannot handle (singular), as torch.linalg.LinAlgError."""
+    """A matrix the operation cannot handle (singular), as torch.linalg.LinAlgError (its class
+    is named _LinAlgError, as torch's: a printed traceback names it so)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+_LinAlgError = LinAlgError  # (pickle finds the class by that name)
 
 
 def lapack_svd(x, **kwargs):

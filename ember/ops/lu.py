@@ -96,7 +96,7 @@ def lu(A, *, pivot=True):
 def lu_factor(A, *, pivot=True):
     """(LU, pivots): L below the diagonal and U on and above it; 1-based int32 row swaps."""
     packed, piv, info = _packed(A, pivot)
-    _raise_singular(info, A.ndim, "torch.linalg.lu_factor")
+    _raise_singular(info, A.ndim, "ember.linalg.lu_factor")
     return LUFactor((packed, piv))
 
 
@@ -105,7 +105,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     first zero on U's diagonal (0 where there is none); raises only with ``check_errors``."""
     packed, piv, info = _packed(A, pivot)
     if check_errors:
-        _raise_singular(info, A.ndim, "torch.linalg.lu_factor_ex")
+        _raise_singular(info, A.ndim, "ember.linalg.lu_factor_ex")
     return LUFactorEx((packed, piv, _make(info)))
 
 

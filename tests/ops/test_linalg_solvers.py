@@ -204,3 +204,14 @@ def test_solve_triangular_spreads_nan_only_where_substitution_reads_it(poison, l
     half = len(got) // 2
     for e, t in zip(got[half:], got[:half]):
         np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_linalg_error_is_named_as_torchs_class():
+    # torch.linalg.LinAlgError is torch._C._LinAlgError: a traceback prints that name
+    with pytest.raises(torch.linalg.LinAlgError) as want:
+        torch.linalg.inv(torch.zeros(2, 2))
+    with pytest.raises(ember.linalg.LinAlgError) as got:
+        ember.linalg.inv(ember.zeros(2, 2))
+    assert type(got.value).__name__ == type(want.value).__name__
+    import pickle  # (a DataLoader worker sends it pickled)
+    assert str(pickle.loads(pickle.dumps(got.value))) == str(got.value)

@@ -63,7 +63,7 @@ def test_factors_and_pivots(x):
             torch.linalg.lu_factor(torch.tensor(x))
         with pytest.raises(RuntimeError) as got:
             ember.linalg.lu_factor(ember.tensor(x))
-        assert str(got.value) == str(want.value)
+        assert str(got.value) == str(want.value).replace("torch.", "ember.")
         return
     check(lambda L, a: L.linalg.lu_factor(a), x, grad=False)
     check(lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), x, grad=False)
