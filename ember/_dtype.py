@@ -405,8 +405,13 @@ def via_float32(value, dtype):
     differs from a direct cast: a double bound for float16 is rounded to float32 first (torch
     converts double -> float -> half), so a double just past a float16 halfway point rounds as in
     torch (1 + 2**-11 + 2**-40 becomes 1.0, where a direct cast gives 1.0009765625); the result
-    is then already a float16 array. Anything else is returned as it is."""
+    is then already a float16 array. A float64 array bound for uint8 goes through int64, as
+    torch's CPU cast does (values past uint8 wrap modulo 256 where NumPy's direct cast gives 0).
+    Anything else is returned as it is."""
     if dtype != _FLOAT16:  # (a dtype instance: comparing with the type converts it each time)
+        if dtype == _UINT8 and isinstance(value, np.ndarray) and value.dtype == np.float64:
+            with np.errstate(invalid="ignore"):  # (NaN and the out-of-range: int64's minimum)
+                return np.where(np.abs(value) < 2.0 ** 63, value, -2.0 ** 63).astype(np.int64)
         return value
     if isinstance(value, np.ndarray) and value.dtype == np.float64 or isinstance(value, float):
         with np.errstate(over="ignore"):  # past the range: inf, as torch, without a warning
@@ -415,6 +420,7 @@ def via_float32(value, dtype):
 
 
 _FLOAT16 = np.dtype(np.float16)
+_UINT8 = np.dtype(np.uint8)
 _TOPS = {}  # a floating dtype's largest finite value (its finfo's max), for scalar_as
 
 
