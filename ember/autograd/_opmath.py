@@ -141,6 +141,13 @@ def source(t):
     return None if array is None else array.dtype
 
 
+def given_dtype(t):
+    """The NumPy dtype ``t`` was given to the op with: its bfloat16/float16 dtype where it was
+    widened to float32 for computing (dtype checks compare these, as torch does)."""
+    array = t.__dict__.get("_widened_from") if isinstance(t, Tensor) else None
+    return t._data.dtype if array is None else array.dtype
+
+
 def source_array(t):
     """The bfloat16 or float16 array an op's float32 input was widened from, else None: its
     strides say which elements torch's vectorized kernels reach."""

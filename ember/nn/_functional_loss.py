@@ -1,8 +1,6 @@
 """nn.functional losses: argument checks and torch's conventions over ember.ops.loss_ops."""
 import warnings
 
-import numpy as np
-
 from .. import _creation, _dtype
 from ..ops import activation_ops as A
 from ..ops import api, pointwise
@@ -59,7 +57,7 @@ _KERNELS = {L.MseLossBackward0: "mse_cpu", L.SmoothL1LossBackward0: "smooth_l1_c
 
 
 def _pointwise(cls, input, target, reduction, **params):
-    _floating(np.result_type(input._data, target._data), _KERNELS[cls])
+    _floating(_dtype._np_promote(input._data.dtype, target._data.dtype), _KERNELS[cls])
     _warn_broadcast(input, target)
     return cls.apply(input, target, reduction=reduction, **params)
 
@@ -137,6 +135,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _reduction(size_average, reduce, reduction)
     _floating(input._data.dtype, "binary_cross_entropy")
     _same_size(input, target)
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.scalar_name} but expected "
+                           f"{input.dtype.scalar_name}")
     if weight is not None and weight.shape != input.shape:
         weight = api.expand(weight, *input.shape)
     return L.BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)

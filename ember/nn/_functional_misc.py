@@ -145,10 +145,12 @@ def _unit(x, dim, eps):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along dim, as torch computes it."""
-    common = np.result_type(x1._data.dtype, x2._data.dtype)
-    if common.kind not in "fV":
+    common = _dtype._np_promote(x1._data.dtype, x2._data.dtype)  # (float16 with bfloat16:
+    if common.kind not in "fV":  # float32, where NumPy has no common type)
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_dtype.of_numpy(common).scalar_name}")
+    to = _dtype.of_numpy(common)  # torch computes both in the common dtype
+    x1, x2 = api.to_dtype(x1, to), api.to_dtype(x2, to)
     return api.sum(api.mul(_unit(x1, dim, eps), _unit(x2, dim, eps)), dim)
 
 

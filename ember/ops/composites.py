@@ -1,6 +1,8 @@
 """torch functions real scripts use, composed from ember's primitives (whose nodes give the
 gradients): flips and rotations, splits, masked_scatter, nan_to_num, diff, cross, kron,
 block_diag, vander, nan-aware and paired reductions, order statistics and cdist."""
+import functools
+
 import numpy as np
 
 from .. import _dtype
@@ -243,7 +245,7 @@ def block_diag(*tensors):
         blocks.append(api.reshape(t, (1, -1)) if t.ndim < 2 else t)
     if not blocks:
         return _tensor(np.zeros((1, 0), np.float32))
-    dtype = np.result_type(*[b._data for b in blocks])
+    dtype = functools.reduce(_dtype._np_promote, [b._data.dtype for b in blocks])
     blocks = [api.to_dtype(b, from_numpy_dtype(dtype)) for b in blocks]
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import fma
 from ..autograd.graph import Node
+from . import api
 from . import autocast as _autocast
 from . import elementwise as E
 from ._legacy_overloads import scalar_first
@@ -168,6 +169,10 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                            f"({vec._data.shape[0]})")
     _check_scalars(input, beta, alpha)
     input, mat, vec = _autocast.lower(input, mat, vec)
+    if not input._data.dtype == mat._data.dtype == vec._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{input.dtype.scalar_name}, {mat.dtype.scalar_name}, and "
+                           f"{vec.dtype.scalar_name}")
     return AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
 
 
@@ -175,6 +180,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
     _shapes("addr", (vec1, vec2), (1, 1))
     _check_scalars(input, beta, alpha)
+    common = _dtype.of_numpy(_dtype._result_from_operands(
+        [(t._data.dtype, False) for t in (input, vec1, vec2)]))  # torch promotes the three
+    input, vec1, vec2 = (api.to_dtype(t, common) for t in (input, vec1, vec2))
     return AddrBackward0.apply(input, vec1, vec2, beta=beta, alpha=alpha)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ..autograd import forward_ad, grad_mode
+from ..autograd import _opmath, forward_ad, grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node
 from . import api
@@ -122,9 +122,10 @@ def _index_copy_index(a, index, source, dim):
     if idx.size != src_len:
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({src_len})")
-    if x.dtype != s.dtype:
+    if _opmath.given_dtype(a) != _opmath.given_dtype(source):
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {_name(x)} and (source) {_name(s)}")
+                           f"but got (self) {_name(np.empty(0, _opmath.given_dtype(a)))} and "
+                           f"(source) {_name(np.empty(0, _opmath.given_dtype(source)))}")
     size = x.shape[dim] if x.ndim else 1
     bad = idx[(idx < 0) | (idx >= size)]
     if bad.size:

@@ -6,7 +6,7 @@ import numpy as np
 from .. import _dtype, _meta
 from .._memory_format import contiguous_result
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import _opmath, grad_mode
 from ..autograd import graph as _graph
 from ..autograd._math import array_math
 from ..autograd.graph import Node
@@ -408,7 +408,7 @@ class ScatterBackward0(Node):
         x = a._data.copy()
         self.dim = dim % max(x.ndim, 1)
         self.index = _index_array(index, "scatter")
-        if isinstance(src, Tensor) and src._data.dtype != x.dtype:
+        if isinstance(src, Tensor) and _opmath.given_dtype(src) != _opmath.given_dtype(a):
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         _check_index_shape(self.index.shape, x.shape, self.dim,
                            src._data.shape if isinstance(src, Tensor) else None)

@@ -189,6 +189,13 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 
 def vecdot(x, y, *, dim=-1):
     """The dot product of x and y (broadcast) along ``dim``."""
+    if x._data.dtype.kind not in "fVc":
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {x.dtype.scalar_name}")
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {x.dtype.scalar_name} and y of type "
+                           f"{y.dtype.scalar_name} instead")
     return api.sum(x * y, dim)
 
 

@@ -31,6 +31,10 @@ def dist(input, other, p=2):
     if not isinstance(other, Tensor):
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
+    common = _dtype._np_promote(input._data.dtype, other._data.dtype)
+    if common.kind in "fV" and (input._data.dtype != common or other._data.dtype != common):
+        to = _dtype.of_numpy(common)  # torch promotes the two first (int with float32: float32)
+        input, other = api.to_dtype(input, to), api.to_dtype(other, to)
     if "c" in (input._data.dtype.kind, other._data.dtype.kind):  # the moduli's norm, real
         import ember.linalg  # late binding up: linalg builds on these ops
         return ember.linalg.vector_norm(api.sub(input, other), p)

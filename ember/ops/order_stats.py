@@ -354,6 +354,9 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         if t._data.dtype.kind not in "fV":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{t.dtype.scalar_name}")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype.scalar_name} but found "
+                           f"{x2.dtype.scalar_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))

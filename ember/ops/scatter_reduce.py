@@ -5,6 +5,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .._warn import warn_once
+from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .indexing import _check_bounds, _check_index_shape, _index_array, _scatter_positions
@@ -37,7 +38,7 @@ class ScatterReduceBackward0(Node):
 
     def forward(self, a, src, dim, index, reduce, include_self):
         x = a._data
-        if src._data.dtype != x.dtype:
+        if _opmath.given_dtype(src) != _opmath.given_dtype(a):
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         if (x.dtype.kind == "c" and reduce in ("amax", "amin")) or \
                 (x.dtype.kind == "b" and reduce == "mean"):
