@@ -329,6 +329,9 @@ def _paired(stat):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         if isinstance(dim, bool):  # var_mean(input, unbiased)
             dim, unbiased = None, dim
+        if input._data.dtype.kind not in "fVc":
+            raise RuntimeError(f"{stat.__name__}_mean only support floating point and complex "
+                               f"dtypes")
         spread = stat(input, dim, unbiased, keepdim, correction=correction)
         mean = api.mean(input, dim, keepdim) if dim is not None else api.mean(input)
         if dim is None and keepdim:

@@ -210,3 +210,8 @@ def test_nan_reductions_skip_nan_in_bfloat16(name, dtype):
         x = L.tensor(data).to(getattr(L, dtype))
         out.append([getattr(x, name)(1).float().tolist(), getattr(x, name)().float().item()])
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("name", ["std_mean", "var_mean"])
+def test_std_var_mean_of_integers_name_themselves(name):
+    same_error(lambda L: getattr(L, name)(L.tensor([1, 2])))

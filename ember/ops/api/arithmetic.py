@@ -154,6 +154,9 @@ def clamp(input, min=None, max=None):
             raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}, "
                             "), but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
                             " * (Number min = None, Number max = None)\n")
+        if type(bound) is float and input._data.dtype.itemsize == 2 and \
+                input._data.dtype.kind in "fV":  # torch's overflow check in the input's
+            _dtype.scalar_as(bound, input._data.dtype)  # dtype (float16/bfloat16 compute widened)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -140,3 +140,12 @@ def test_integer_division_by_zero_of_an_empty_tensor_is_empty():
             f(torch, torch.ones(2, 0, dtype=torch.int16)).shape
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         ember.ones(2, dtype=ember.int16) // 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("bounds", [{"max": 1e6}, {"min": -1e6}, {"max": 1e39}])
+def test_clamp_bound_past_a_half_precision_range_is_refused(dtype, bounds):
+    # float16/bfloat16 compute widened to float32, where 1e6 fits: no overflow check before
+    if dtype == "float16" or "1e39" in str(bounds.values()):
+        same_error(lambda L: L.ones(2, dtype=getattr(L, dtype)).clamp(**bounds))
+    assert ember.ones(2, dtype=getattr(ember, dtype)).clamp(max=float("inf")).tolist() == [1, 1]
