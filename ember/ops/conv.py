@@ -229,6 +229,9 @@ def conv_grad_input(grad, w, x_shape, geom):
         return geom.grad_input(grad, w, x_shape)
     grad, w = _as4d(grad, geom), _as4d(w, geom)
     x_shape = tuple(x_shape[:2]) + ((1,) if geom.one_d else ()) + tuple(x_shape[2:])
+    flipped = _flipped_geometry(w.shape, x_shape[2:], geom)
+    if flipped is not None:
+        return _back(conv_forward(grad, _transposed_kernel(w, geom.groups), flipped), geom)
     g, (kh, kw) = geom.groups, w.shape[2:]
     n, c = x_shape[:2]
     (pt, pb), (pl, pr) = geom.pad
@@ -245,6 +248,35 @@ def conv_grad_input(grad, w, x_shape, geom):
     _workspace.give(cols)
     xp = xp[:, :, pt:hp - pb, pl:wp - pr].transpose(1, 0, 2, 3)
     return _back(np.ascontiguousarray(xp), geom)
+
+
+def _flipped_geometry(w_shape, in_hw, geom):
+    """For a stride-1 convolution onto a small plane (H*W <= _FLIPPED_PLANE), the geometry
+    under which C_x^T(g; w) is the forward C(g, w') with w' = _transposed_kernel(w): padding
+    d*(k-1) - p on each side; else None (the scatter below). The scatter computes its columns
+    over the padded width (25% wasted on an 8x8 plane, 50% on 4x4) and adds runs of OH*Wp
+    elements; the forward's im2col GEMM has no such waste. Measured on 1 thread, (N=32, 3x3,
+    pad 1): 64->64 channels on 8x8 2.37 -> 1.51 ms, 128->128 on 8x8 9.2 -> 6.5, 64->64 on 4x4
+    0.81 -> 0.42; on 16x16 planes mixed (64->64 9.0 -> 8.8, 32->64 4.1 -> 5.5), and LeNet's
+    6->16 5x5 onto 12x12 0.69 -> 1.8 ms: larger planes keep the scatter."""
+    if geom.stride != (1, 1) or in_hw[0] * in_hw[1] > _FLIPPED_PLANE:
+        return None
+    pad = tuple((d * (k - 1) - p0, d * (k - 1) - p1) for k, d, (p0, p1) in
+                zip(w_shape[2:], geom.dilation, geom.pad))
+    if min(min(p) for p in pad) < 0:  # a padding wider than the kernel's reach: a crop
+        return None
+    return Geometry((1, 1), geom.dilation, pad, geom.groups)
+
+
+_FLIPPED_PLANE = 64
+
+
+def _transposed_kernel(w, groups):
+    """(O, C/G, kh, kw) -> (C, O/G, kh, kw): each group's input and output channels swapped,
+    the kernel flipped in both spatial dims (the adjoint's kernel for stride 1)."""
+    o, cg, kh, kw = w.shape
+    t = w.reshape(groups, o // groups, cg, kh, kw).transpose(0, 2, 1, 3, 4)[..., ::-1, ::-1]
+    return np.ascontiguousarray(t).reshape(groups * cg, o // groups, kh, kw)
 
 
 def _scatter_full_width(cols, hp, wp, dilation):
