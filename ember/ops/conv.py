@@ -56,8 +56,25 @@ def _pad(x, pad):
         return x
     n, c, h, w = x.shape
     out = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=x.dtype)
-    out[:, :, pt:pt + h, pl:pl + w] = x
+    _copy_runs(out[:, :, pt:pt + h, pl:pl + w], x)
     return out
+
+
+def _copy_runs(dst, src):
+    """dst[...] = src (same shape and dtype), each last-axis run copied as one opaque item
+    where the runs are short and contiguous in both: NumPy's copy pays per run, and as items
+    runs of 4-32 float32 copied 2-7x faster (1 thread; from ~64 elements on, no faster)."""
+    run = src.shape[-1]
+    if not 0 < run < _SHORT_RUN or src.strides[-1] != src.itemsize or \
+            dst.strides[-1] != dst.itemsize or dst.dtype != src.dtype or \
+            dst.shape != src.shape or src.dtype.hasobject:
+        dst[...] = src
+        return
+    item = np.dtype((np.void, run * src.itemsize))
+    dst.view(np.uint8).view(item)[..., 0] = src.view(np.uint8).view(item)[..., 0]
+
+
+_SHORT_RUN = 48
 
 
 def _windows(xp, kernel_hw, out_hw, geom):
@@ -100,7 +117,8 @@ def _copy_rows_shifted(cols, xp, geom):
     sn, sc, sh, sw = xp.strides
     shifted_shape = (c, kw, n, xp.shape[2], ow)
     shifted = _workspace.take(shifted_shape, xp.dtype)
-    shifted[...] = as_strided(xp, shifted_shape, (sc, sw * dw, sn, sh, sw * tw), writeable=False)
+    _copy_runs(shifted, as_strided(xp, shifted_shape, (sc, sw * dw, sn, sh, sw * tw),
+                                   writeable=False))
     rc, rj, rn, rh, rw = shifted.strides
     cols[...] = as_strided(shifted, cols.shape, (rc, rh * dh, rj, rn, rh, rw), writeable=False)
     _workspace.give(shifted)
@@ -115,10 +133,12 @@ def _im2col_positions(x, kernel_hw, out_hw, geom):
     xp[:, pt:pt + h, pl:pl + w] = x.transpose(0, 2, 3, 1)
     sn, sh, sw, sc = xp.strides
     (dh, dw), (th, tw) = geom.dilation, geom.stride
-    shape = (n,) + tuple(out_hw) + tuple(kernel_hw) + (c,)
-    win = as_strided(xp, shape, (sn, sh * th, sw * tw, sh * dh, sw * dw, sc), writeable=False)
+    (kh, kw) = kernel_hw
+    shape = (n,) + tuple(out_hw) + (kh, kw * c)  # a window row: kw*C adjacent where dw == 1
+    strides = (sn, sh * th, sw * tw, sh * dh) + ((sc,) if dw == 1 else (sw * dw, sc))
+    win = as_strided(xp, shape if dw == 1 else shape[:4] + (kw, c), strides, writeable=False)
     cols = _workspace.take(shape, x.dtype)
-    cols[...] = win
+    _copy_runs(cols if dw == 1 else cols.reshape(win.shape), win)
     return cols.reshape(1, n * out_hw[0] * out_hw[1], -1)
 
 
@@ -242,7 +262,9 @@ def conv_grad_input(grad, w, x_shape, geom):
         xp = _scatter_strided(cols.reshape(c, kh, kw, n, oh, ow), hp, wp, geom)
         _workspace.give(cols)
     xp = xp[:, :, pt:hp - pb, pl:wp - pr].transpose(1, 0, 2, 3)
-    return _back(np.ascontiguousarray(xp), geom)
+    out = np.empty(xp.shape, dtype=xp.dtype)
+    _copy_runs(out, xp)
+    return _back(out, geom)
 
 
 def _grad_input_full_width(grad, w, c, hp, wp, geom):
@@ -260,7 +282,7 @@ def _grad_input_full_width(grad, w, c, hp, wp, geom):
     shifted = _workspace.take((g, og, kw, n * run), grad.dtype)
     first = shifted[:, :, 0].reshape(g, og, n, oh, wp)
     first[..., ow:] = 0
-    first[..., :ow] = grad.reshape(n, g, og, oh, ow).transpose(1, 2, 0, 3, 4)
+    _copy_runs(first[..., :ow], grad.reshape(n, g, og, oh, ow).transpose(1, 2, 0, 3, 4))
     for j in range(1, kw):
         shift = j * dw
         shifted[:, :, j, :shift] = 0
