@@ -238,7 +238,9 @@ def _grad_as_rows(grad, groups):
 
 
 def conv_grad_input(grad, w, x_shape, geom):
-    """C_x^T(grad; w): scatter each column back onto the (padded) input positions it came from."""
+    """C_x^T(grad; w): for stride 1 onto a small plane, the forward convolution of grad with the
+    flipped kernel (_flipped_geometry); otherwise GEMM columns added back onto the (padded)
+    input positions they came from (stride 1: _grad_input_full_width)."""
     if _meta.is_meta(grad) or _meta.is_meta(w):
         return _meta.placeholder(x_shape, grad.dtype)
     if geom.lifted:
