@@ -227,6 +227,23 @@ def _check_mode(input, mode, align_corners, antialias):
                                   f"nearest-exact (got {mode})")
 
 
+def _refuse_integers(input, mode, dims, antialias):
+    """torch's NotImplementedError for integer and bool inputs, named after the kernel its
+    mode reaches: only uint8 resamples, by nearest and (bi)linear on images (2-d) ."""
+    dtype = input._data.dtype
+    if dtype.kind not in "biu" or mode == "area" or antialias or mode == "lanczos":
+        return  # (area: adaptive pooling's own check; the anti-aliased kernels check theirs)
+    if dtype == np.uint8 and (mode in ("nearest", "nearest-exact") or
+                              mode == "bilinear" and dims == 2):
+        return
+    kernel = {"bicubic": "compute_indices_weights_cubic"}.get(mode) or (
+        f"upsample_{'nearest' if mode.startswith('nearest') else 'bilinear'}2d_channels_last"
+        if dims == 2 else
+        f"compute_indices_weights_{'nearest' if mode.startswith('nearest') else 'linear'}")
+    raise NotImplementedError(f'"{kernel}" not implemented for '
+                              f"'{ember._dtype.of_numpy(dtype).scalar_name}'")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of (N, C, d1, ...) to ``size`` or by ``scale_factor``."""
@@ -235,6 +252,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode not in ("area", "lanczos") and not antialias:  # (area pools, which torch computes
         # for complex too; the anti-aliased kernels refuse complex in _antialias)
         ember._dtype.refuse_complex(input._data.dtype, _complex_kernel(mode, dims))
+    _refuse_integers(input, mode, dims, antialias)
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     if mode != "area" and input.shape[1] == 0:  # (an empty batch is fine, no channels is not)
         raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor "
