@@ -187,9 +187,9 @@ def _type(self, dtype=None, non_blocking=False):
 
 
 def _new_factory(fn):
-    def method(self, *size, dtype=None, device=None, requires_grad=False):
-        return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
-                  requires_grad=requires_grad)
+    def method(self, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+        return fn(*(sizes if size is None else (size,)), dtype=dtype or self.dtype,
+                  device=device or self.device, requires_grad=requires_grad)
     return method
 
 

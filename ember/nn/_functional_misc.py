@@ -54,9 +54,9 @@ def _dropout_noise(shape, p, dtype):
     return np.multiply(_gen(None).bernoulli(shape, 1.0 - p), scale, dtype=dtype)
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """int64 one-hot rows for integer class indices (num_classes=-1: max + 1)."""
-    data = tensor._data
+    data = input._data
     if data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if data.size and data.min() < 0:

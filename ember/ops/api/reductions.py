@@ -53,7 +53,9 @@ class _ValuesIndices(tuple):
 
 
 def _minmax(full_cls, dim_cls, binary, name):
-    def reduce(input, dim=None, keepdim=False, *, out=None):
+    def reduce(input, dim=None, keepdim=False, *, out=None, other=None):
+        if other is not None:  # torch.max(input, other=...): the element-wise form
+            return binary(input, other)
         if isinstance(dim, Tensor):
             return binary(input, dim)
         _dtype.refuse_complex(input._data.dtype, f"{name}_all" if dim is None else None,

@@ -10,17 +10,23 @@ from .. import indexing as I
 from .. import shape as S
 
 
-def reshape(input, *shape):
-    """Same data in a new shape (a view when possible, else a copy: UnsafeViewBackward0)."""
-    shape = S._shape_arg(shape)
+def reshape(input, *sizes, shape=None):
+    """Same data in a new shape (a view when possible, else a copy: UnsafeViewBackward0); the
+    shape as several ints, one sequence, or ``shape=`` as torch names it."""
+    shape = S._shape_arg(sizes if shape is None else (shape,))
     x = input._data
     if x.flags.c_contiguous or S.view_possible(x, S._infer_shape(x.size, shape)):
         return S.as_view(S.ViewBackward0.apply(input, shape=shape), input)
     return S.UnsafeViewBackward0.apply(input, shape=shape)
 
 
-def view(input, *shape):
-    """A view with a new shape; errors when the memory layout does not allow one."""
+def view(input, *shape, size=None, dtype=None):
+    """A view with a new shape (or ``size=``); errors when the memory layout does not allow
+    one. A dtype (or ``dtype=``): the same memory read as it."""
+    if size is not None:
+        shape = (size,)
+    if dtype is not None:
+        shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _view_dtype(input, shape[0])
     return S.as_view(S.ViewBackward0.apply(input, shape=S._shape_arg(shape), copy_ok=False), input)
@@ -119,24 +125,28 @@ def t(input):
     return S.as_view(S.TBackward0.apply(input, dim0=0, dim1=-1), input)
 
 
-def permute(input, *dims):
-    return S.as_view(S.PermuteBackward0.apply(input, dims=S._shape_arg(dims)), input)
+def permute(input, *order, dims=None):
+    return S.as_view(S.PermuteBackward0.apply(
+        input, dims=S._shape_arg(order if dims is None else (dims,))), input)
 
 
-def expand(input, *sizes):
-    return S.as_view(S.ExpandBackward0.apply(input, shape=S._shape_arg(sizes)), input)
+def expand(input, *sizes, size=None):
+    return S.as_view(S.ExpandBackward0.apply(
+        input, shape=S._shape_arg(sizes if size is None else (size,))), input)
 
 
 def broadcast_to(input, size):
     return expand(input, *size)
 
 
-def repeat(input, *repeats):
-    return S.RepeatBackward0.apply(input, repeats=S._shape_arg(repeats))
+def repeat(input, *counts, repeats=None):
+    return S.RepeatBackward0.apply(
+        input, repeats=S._shape_arg(counts if repeats is None else (repeats,)))
 
 
-def flip(input, *dims):
+def flip(input, *order, dims=None):
     """Reverse the order of elements along dims (a tuple, or several ints as torch's method)."""
+    dims = order if dims is None else (dims,)
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = dims[0] if len(dims) == 1 else dims

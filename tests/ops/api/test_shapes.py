@@ -182,3 +182,16 @@ def test_view_dtype_is_a_view_with_torch_checks(name):
     v = x.view(ember.int32)
     v[0] = 5
     assert v._base is x and x._version == 1 and x[0].item() != 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.view(size=(6,)), lambda L, x: x.reshape(shape=(6,)), lambda L, x: L.reshape(x, shape=(3, 2)),
+    lambda L, x: x[:1].expand(size=(4, 3)), lambda L, x: x.permute(dims=(1, 0)), lambda L, x: x.flip(dims=(0,)),
+    lambda L, x: L.flip(x, dims=(1,)), lambda L, x: x.repeat(repeats=(1, 2)), lambda L, x: x.new_zeros(size=(2,)),
+    lambda L, x: x.new_ones(size=(2, 1)), lambda L, x: L.min(x, other=x * 0), lambda L, x: L.max(x, other=-x),
+    lambda L, x: x.view(dtype=L.int32)])
+def test_keyword_names_as_torch(call):
+    # torch names these arguments (size=, shape=, dims=, repeats=, other=); ember's
+    # positional-only forms raised TypeError
+    out = [call(L, L.tensor([[1., -2, 3], [4, 5, -6]])) for L in (torch, ember)]
+    assert tuple(out[1].shape) == tuple(out[0].shape) and out[1].tolist() == out[0].tolist()
