@@ -687,8 +687,9 @@ def _like(fn):
              **kwargs):
         dt = dtype if dtype is not None else input.dtype
         device = device if device is not None else input.device
-        if fn is full:
-            out = full(input.shape, args[0], dtype=dt, device=device)
+        if fn is full:  # (fill_value positional or by torch's name)
+            value = args[0] if args else kwargs.pop("fill_value")
+            out = full(input.shape, value, dtype=dt, device=device)
         elif fn is randint:
             out = randint(*args, size=input.shape, dtype=dt, device=device, **kwargs)
         else:

@@ -494,3 +494,13 @@ def test_tensor_of_listed_arrays_keeps_their_dtypes(data):
     assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     assert e.tolist() == t.tolist()
     same_error(lambda L: L.tensor([np.array(1.5), np.array(2.5)]))
+
+
+def test_full_like_takes_fill_value_by_name():
+    # full_like(input=x, fill_value=2) raised IndexError (the value was read positionally)
+    out = [L.full_like(input=L.ones(2, 3), fill_value=2).tolist() for L in (torch, ember)]
+    assert out[1] == out[0]
+    for L in (torch, ember):  # torch 2.13 names it other
+        with pytest.raises(TypeError):
+            L.ones(3).copy_(src=L.ones(3))
+    assert ember.zeros(3).copy_(other=ember.ones(3)).tolist() == [1.0, 1.0, 1.0]

@@ -196,9 +196,9 @@ def _fill_value(self, value):
     return value
 
 
-def copy_(self, src, non_blocking=False):
-    """Copy src (broadcast) into self in place."""
-    src = _t(src)
+def copy_(self, other, non_blocking=False):
+    """Copy ``other`` (broadcast) into self in place (torch 2.13 names it other)."""
+    src = _t(other)
     if src.is_meta and not self.is_meta:
         raise NotImplementedError(_meta.CANNOT_COPY)
     if self.is_meta and not src.is_meta:  # nothing is written: the shapes are checked
