@@ -12,25 +12,45 @@ from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .shape import SelectBackward0, SliceBackward0, _dim, as_view, expand_error
 
+_INDEX_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.int32, np.bool_))
+
+
+def _as_tuple(index):
+    """torch's (and old NumPy's) reading of a list index: a short list holding a tensor, a
+    sequence, a slice, None or Ellipsis is a tuple of indices (x[[[0, 1], [1, 2]]] is
+    x[[0, 1], [1, 2]]); other lists are one index array."""
+    if type(index) is list and len(index) < 32 and any(
+            isinstance(x, (Tensor, list, tuple, slice, np.ndarray, range)) or x is None or
+            x is Ellipsis for x in index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
+                      "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
+                      "In pytorch 2.9 this will be interpreted as tensor index, "
+                      "x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result", UserWarning, stacklevel=5)
+        return tuple(index)
+    return index
+
 
 def normalize_index(index):
     """Turn tensors inside an index into arrays; report whether the index is basic (a view)."""
+    index = _as_tuple(index)
     items = index if isinstance(index, tuple) else (index,)
     basic = True
     out = []
     for item in items:
-        if isinstance(item, Tensor):
+        tensor = isinstance(item, Tensor)
+        if tensor:
             item = item._data
-            if item.dtype == np.uint8:  # torch: a byte tensor is a (deprecated) mask
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
-                item = item.astype(bool)
-            elif item.ndim == 0 and item.dtype.kind in "iu":
+            if item.ndim == 0 and item.dtype.kind in "iu" and item.dtype != np.uint8:
                 item = int(item)
         if isinstance(item, (list, np.ndarray, range)):  # torch reads a range as a list
             item = np.asarray(item) if isinstance(item, np.ndarray) or len(item) else \
                 np.zeros(0, np.int64)  # x[[]], x[range(0)]: an empty long index, as torch
-            if item.dtype.kind == "f":
+            if item.dtype == np.uint8:  # torch: a byte tensor (or array) is a deprecated mask
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+                item = item.astype(bool)
+            elif item.dtype not in _INDEX_DTYPES and (tensor or item.dtype.kind not in "iu"):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
         elif type(item) is slice:
@@ -135,8 +155,36 @@ def _too_many(index, ndim):
     return IndexError(f"too many indices for tensor of dimension {ndim}")
 
 
+def _ints_first(index):
+    """torch applies an index's integers as selections before its index arrays (NumPy treats
+    them as index arrays too, which moves the arrays' dims elsewhere: x[0, :, [1, 2]] is
+    (3, 2) in torch, (2, 3) in NumPy): (the selection, the rest) where both kinds meet, else
+    None."""
+    if type(index) is not tuple or not any(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index):
+        return None
+    first, rest = [], []
+    for item in index:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            first.append(item)
+        elif item is None:
+            rest.append(None)
+        elif item is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:  # (a mask spans as many dims as it has)
+            spans = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
+            first.extend([slice(None)] * spans)
+            rest.append(item)
+    return tuple(first), tuple(rest)
+
+
 def _getitem(a, index):
     index, basic = normalize_index(index)
+    if not basic:
+        split = _ints_first(index)
+        if split is not None:  # a selection (a view), then the index arrays, as torch
+            return _getitem(getitem(a, split[0]), split[1])
     if basic:
         return as_view(_basic_node(index, a._data.shape).apply(a, index=index), a)
     if _meta.is_meta(a._data) and _meta.has_mask(index):
@@ -252,6 +300,10 @@ def _setitem(a, index, value, masked_fill=False):
     from .inplace import check_inplace, commit_inplace  # inplace builds on indexing (a cycle)
     _refuse_byte_mask_fill(index, value, a._data.shape)
     index, basic = normalize_index(index)
+    if not basic:
+        split = _ints_first(index)
+        if split is not None:  # written through the selection (a view), as torch
+            return _setitem(getitem(a, split[0]), split[1], value, masked_fill)
     if isinstance(value, Tensor):
         if not basic:
             _check_put_dtype(a, index, value, masked_fill)

@@ -360,3 +360,56 @@ def test_assigning_a_value_of_more_dims_names_torch_types(dtype):
         x[0] = L.ones(2, 4, dtype=getattr(L, dtype))
     same_error(assign)
     same_error(lambda L: L.ones(2, 4, dtype=getattr(L, dtype)).expand(4))
+
+
+# ---------------------------------------------------------------- torch's index semantics (probe finds)
+_TORCH_INDEX = {
+    "int then array past a slice": lambda L: (0, slice(None), [1, 2]),
+    "int, None, array": lambda L: (0, None, [1, 2]),
+    "array, slice, int": lambda L: ([0, 1], slice(None), 0),
+    "ints and arrays": lambda L: (1, [0, 2], 3),
+    "ellipsis, int, array": lambda L: (Ellipsis, 1, [0, 1]),
+    "mask then int": lambda L: (L.tensor([True, False]), slice(None), 2),
+    "0-d tensor and array": lambda L: (L.tensor(1), slice(None), L.tensor([0, 3])),
+    "list of lists": lambda L: [[0, 1], [1, 2]],
+    "list of tensors": lambda L: [L.tensor(0), L.tensor(2)],
+    "list with slice": lambda L: [slice(0, 1), [1, 2]],
+    "numpy uint8 mask": lambda L: np.array([1, 0], dtype=np.uint8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TORCH_INDEX))
+def test_index_semantics_as_torch(name):
+    # NumPy treats an index's integers as index arrays (x[0, :, [1, 2]] is (2, 3) there,
+    # (3, 2) in torch, which selects first); a short list holding sequences or tensors is a
+    # tuple of indices in torch; a NumPy uint8 array is a mask there
+    out = []
+    for L in (torch, ember):
+        x = L.arange(24.).reshape(2, 3, 4).requires_grad_()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = x[_TORCH_INDEX[name](L)]
+        (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        out.append((tuple(y.shape), y.tolist(), x.grad.tolist(), len(caught)))
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("name", sorted(_TORCH_INDEX))
+def test_assignment_semantics_as_torch(name):
+    out = []
+    for L in (torch, ember):
+        x = L.arange(24.).reshape(2, 3, 4)
+        index = _TORCH_INDEX[name](L)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            shape = x[index].shape
+            x[index] = L.arange(float(np.prod(shape))).reshape(shape) * -1
+        out.append(x.tolist())
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint16"])
+def test_index_tensors_of_other_integer_dtypes_are_refused(dtype):
+    same_error(lambda L: L.arange(6.)[L.tensor([1, 2]).to(getattr(L, dtype))])
+    for L in (torch, ember):  # (a NumPy array of any integer dtype indexes, as torch)
+        assert L.arange(6.)[np.array([1, 2], dtype=getattr(np, dtype))].tolist() == [1.0, 2.0]

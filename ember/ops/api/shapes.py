@@ -41,7 +41,7 @@ def _view_dtype(input, dtype):
                  "sizes)")
         if x.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 {names}")
-        if x.shape[-1] != 1 and x.strides[-1] != x.itemsize:
+        if x.shape[-1] != 1 and x.strides[-1] != x.itemsize and x.size:  # (empty: any stride)
             raise RuntimeError(f"self.stride(-1) must be 1 {names}, but got "
                                f"{x.strides[-1] // x.itemsize}")
         ratio = new.itemsize // x.itemsize
@@ -52,7 +52,8 @@ def _view_dtype(input, dtype):
                 if value % ratio:
                     raise RuntimeError(f"self.{what} must be divisible by {ratio} {names}, "
                                        f"but got {value}")
-        if x.shape[-1] == 1 and x.strides[-1] != x.itemsize:  # (NumPy wants it contiguous)
+        if x.strides[-1] != x.itemsize and (x.shape[-1] == 1 or not x.size):  # (NumPy wants
+            # the last dim contiguous)
             x = np.lib.stride_tricks.as_strided(x, strides=x.strides[:-1] + (x.itemsize,))
     return S.as_view(Tensor._make(x.view(new)), input)
 
