@@ -68,7 +68,7 @@ def _sizes(labels, operands):
             if n != seen and n != 1 and seen != 1:
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
                                    f"does not broadcast with previously seen size {seen}")
-            sizes[c] = builtins.max(seen, n)
+            sizes[c] = n if seen == 1 else seen   # a size-1 dim broadcasts, even to 0
     return sizes
 
 

@@ -345,7 +345,44 @@ def _paired(stat):
 std_mean, var_mean = _paired(api.std), _paired(api.var)
 
 
-def cdist(x1, x2, p=2.0, compute_mode=None):
+_COMPUTE_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                  "donot_use_mm_for_euclid_dist")
+
+
+def _euclid_by_mm(compute_mode, rows1, rows2):
+    """torch's choice of the matrix-product route for p=2 (by default when either side has more
+    than 25 rows)."""
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if compute_mode == _COMPUTE_MODES[0]:
+        return rows1 > 25 or rows2 > 25
+    return compute_mode == _COMPUTE_MODES[1]
+
+
+class CdistBackward0(Node):
+    """Euclidean cdist by one matrix product, as torch: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T,
+    clamped at 0, square-rooted (no (P, R, M) tensor of gaps);  with w = g / out (0 where
+    out = 0): dx1 = x1 * sum_j w - w @ x2, dx2 = x2 * sum_i w - w^T @ x1."""
+    result_layout = contiguous_result
+    saves_output = True
+
+    def forward(self, x1, x2):
+        a, b = x1._data, x2._data
+        self.save(x1, x2)
+        a_sq, b_sq = np.sum(a * a, axis=-1, keepdims=True), np.sum(b * b, axis=-1, keepdims=True)
+        left = np.concatenate([a * a.dtype.type(-2), a_sq, np.ones_like(a_sq)], axis=-1)
+        right = np.concatenate([b, np.ones_like(b_sq), b_sq], axis=-1)
+        return np.sqrt(np.maximum(np.matmul(left, np.swapaxes(right, -1, -2)), 0))
+
+    def backward(self, m, g, x1, x2, out):
+        safe = m.where(m.data(out) == 0, 1.0, out)
+        w = m.where(m.data(out) == 0, 0.0, g / safe)
+        wt = m.mT(w)
+        return (x1 * m.sum(w, (-1,), True) - m.matmul(w, x2),
+                x2 * m.sum(wt, (-1,), True) - m.matmul(wt, x1))
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between each row of x1 (..., P, M) and each row of x2 (..., R, M)."""
     refuse_low_precision(x1._data, "cdist")
     if x1.ndim < 2 or x2.ndim < 2:
@@ -362,6 +399,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
                            f"{x2.dtype.scalar_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if p == 2 and _euclid_by_mm(compute_mode, x1.shape[-2], x2.shape[-2]):
+        return CdistBackward0.apply(x1, x2)
     gaps = api.sub(api.unsqueeze(x1, -2), api.unsqueeze(x2, -3))
     if p == 0:  # the count of nonzero gaps: a zero gradient, as torch's cdist (not none)
         return _VectorNormExtremes.apply(gaps, p=0, dim=-1, zero_grad=True)

@@ -1,10 +1,11 @@
-"""ember.utils: data loading (``ember.utils.data``) and swap_tensors, as ``torch.utils``."""
+"""ember.utils: data loading (``ember.utils.data``), pytrees (``_pytree``) and swap_tensors, as
+``torch.utils``."""
 import importlib
 import weakref
 
 from .._tensor import Tensor
 
-_LAZY = ("benchmark", "checkpoint", "data", "dlpack", "tensorboard")
+_LAZY = ("_pytree", "benchmark", "checkpoint", "data", "dlpack", "tensorboard")
 
 
 def __getattr__(name):

@@ -56,6 +56,18 @@ def test_broadcast_size_one_dims():
     check(lambda L, a, b: L.einsum("bij,bjk->bik", a, b), _a(1, 3, 4), _a(2, 4, 2))
 
 
+@pytest.mark.parametrize("equation,shapes", [
+    ("... i d, j d -> ... i j", [(0, 1, 16), (4, 16)]),   # vector-quantize-pytorch's LFQ
+    ("bij,bjk->bik", [(1, 3, 4), (0, 4, 2)]), ("bi,bj->bij", [(0, 3), (1, 2)]),
+    ("bi,bj->ij", [(0, 3), (0, 2)]), ("i,j->ij", [(0,), (2,)])])
+def test_empty_dims_broadcast_as_torch(equation, shapes):
+    """A size-1 dim broadcasts against a size-0 one: the result is empty there (or zeros)."""
+    ours = ember.einsum(equation, *[ember.ones(s) for s in shapes])
+    theirs = torch.einsum(equation, *[torch.ones(s) for s in shapes])
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert np.array_equal(ours.numpy(), theirs.numpy())
+
+
 @pytest.mark.parametrize("equation,shapes", [("ij,jk->ik", [(3, 4), (3, 4)]),
                                              ("ij,jk->ik", [(3, 4)]), ("ijk", [(3, 4)]),
                                              ("ij->k", [(2, 2)]), ("ij->ii", [(2, 2)]),

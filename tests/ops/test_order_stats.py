@@ -215,3 +215,27 @@ def test_nan_reductions_skip_nan_in_bfloat16(name, dtype):
 @pytest.mark.parametrize("name", ["std_mean", "var_mean"])
 def test_std_var_mean_of_integers_name_themselves(name):
     same_error(lambda L: getattr(L, name)(L.tensor([1, 2])))
+
+
+_MM = "use_mm_for_euclid_dist"
+
+
+@pytest.mark.parametrize("shapes, mode", [
+    (((30, 4), (5, 4)), "use_mm_for_euclid_dist_if_necessary"),   # > 25 rows: torch's mm route
+    (((2, 30, 4), (1, 7, 4)), "use_mm_for_euclid_dist_if_necessary"),
+    (((3, 4), (5, 4)), _MM), (((3, 4), (5, 4)), "donot_use_mm_for_euclid_dist")])
+def test_cdist_takes_torchs_matrix_product_route(shapes, mode):
+    """(every p=2 cdist built the (..., P, R, M) tensor of gaps: gigabytes for
+    vector-quantize-pytorch's 1024 x 1024 codebook distances, and not torch's rounding)"""
+    a, b = (R.standard_normal(s).astype(np.float32) for s in shapes)
+    check(lambda L, a, b: L.cdist(a, b, compute_mode=mode), a, b, rtol=1e-5, atol=2e-6,
+          same_grad_fn=False, second=False)
+    check(lambda L, a, b: L.cdist(a, b, compute_mode=mode), a.astype(np.float64),
+          b.astype(np.float64), same_grad_fn=False, second=False)
+
+
+@pytest.mark.parametrize("mode", [None, "bad"])
+def test_cdist_refuses_unknown_compute_modes_as_torch(mode):
+    """(compute_mode was ignored)"""
+    from oracle import same_error
+    same_error(lambda L: L.cdist(L.ones(2, 2), L.ones(2, 2), compute_mode=mode))

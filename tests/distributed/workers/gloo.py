@@ -1,6 +1,7 @@
 """Worker: the "gloo" backend, as torch scripts start it: ember.multiprocessing.spawn starts
 argv[1] processes, each joins with init_process_group("gloo", rank, world_size) on
 MASTER_ADDR/MASTER_PORT and runs the scenarios named by argv[2:] (collectives.py's checks,
+dist_nn.py's ("nn_functional"),
 ddp.py's scenarios, "checkpoint=PATH", or "hang"/"exit": rank 1 sleeps or leaves while rank 0
 all-reduces); each rank prints 'PASS <rank>'. Options before the scenarios: "start=fork" (instead
 of spawn), "timeout=SECONDS" (default 60), "init=env" (torchrun's way: RANK and WORLD_SIZE in the
@@ -15,13 +16,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import collectives  # noqa: E402
 import ddp  # noqa: E402
+import dist_nn  # noqa: E402
 
 import ember  # noqa: E402
 import ember.distributed as dist  # noqa: E402
 
 CHECKS = {"collectives": (collectives.check_all_reduce, collectives.check_broadcast_and_reduce,
                           collectives.check_gathers, collectives.check_reduce_scatter,
-                          collectives.check_async_and_p2p, collectives.check_errors)}
+                          collectives.check_async_and_p2p, collectives.check_errors),
+          "nn_functional": dist_nn.CHECKS}
 
 
 def fail(rank, mode):
