@@ -340,3 +340,5 @@ def _resampling(L):
 
 EXTRA.update({"resampling": _resampling})
 EXTRA.update({"vdot": lambda L: L.vdot(_t(L, V), _t(L, V) * 2)})  # VdotBackward0 (real vectors)
+EXTRA.update({"cdist_by_mm": lambda L: L.cdist(_t(L, R.standard_normal((30, 4))),  # CdistBackward0
+                                               _t(L, R.standard_normal((5, 4)))).sum()})
