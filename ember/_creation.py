@@ -9,6 +9,7 @@ from . import _dtype, _fp, _memory_format, _meta, _random_args
 from ._device import _default as _default_device
 from ._device import on_meta
 from ._tensor import Tensor
+from ._warn import warn_once
 from .random import _gen
 
 
@@ -70,6 +71,10 @@ def _infer(data, dtype=None):
             _refuse_0d_first(data)
             with np.errstate(over="ignore"):  # past float32's range: inf, as torch
                 data = np.asarray(_to_nested_arrays(data), dtype=dtype or _listed_dtype(items))
+            if data.size and any(isinstance(x, np.ndarray) for x in items):
+                warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. "
+                          "Please consider converting the list to a single numpy.ndarray with "
+                          "numpy.array() before converting to a tensor.", stacklevel=None)
     arr = _as_array(data)
     if (arr.dtype == np.uint64 and dtype != np.uint64 or arr.dtype == object) and \
             not isinstance(data, np.ndarray):  # (ints past int64: for uint64 only)

@@ -504,3 +504,28 @@ def test_full_like_takes_fill_value_by_name():
         with pytest.raises(TypeError):
             L.ones(3).copy_(src=L.ones(3))
     assert ember.zeros(3).copy_(other=ember.ones(3)).tolist() == [1.0, 1.0, 1.0]
+
+
+_LISTED_ARRAYS = """import sys, warnings, numpy as np, {lib} as torch
+warnings.simplefilter('always')
+a = np.zeros(2, dtype=np.float32)
+calls = [lambda: torch.tensor([[1.0, 2.0], a]), lambda: torch.as_tensor([a]),
+         lambda: torch.FloatTensor([a, a]), lambda: torch.tensor([np.zeros(0), np.zeros(0)]),
+         lambda: torch.tensor([np.float64(1), np.float64(2)])]
+with warnings.catch_warnings(record=True) as w:
+    calls[{case}](); calls[{case}]()
+print([(x.category.__name__, str(x.message)[:58], x.lineno) for x in w])
+"""
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_a_list_holding_ndarrays_warns_once_per_process_at_the_callers_line_as_torch(case):
+    """torch's TORCH_WARN_ONCE for nested data holding NumPy arrays (any position, any factory
+    reading nested data; not for an empty result nor for NumPy scalars)."""
+    import subprocess
+    import sys
+    outs = [subprocess.run([sys.executable, "-c", _LISTED_ARRAYS.format(lib=lib, case=case)],
+                           capture_output=True, text=True, check=True).stdout
+            for lib in ("torch", "ember")]
+    assert outs[1] == outs[0]
+    assert ("UserWarning" in outs[0]) == (case < 3)

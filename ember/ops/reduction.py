@@ -279,8 +279,19 @@ class VarBackward0(Node):
                           "numel divided by output numel).", UserWarning, stacklevel=4)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return np.var(x, axis=self.dims, ddof=correction, keepdims=keepdim)
-        return np.var(x, axis=self.dims, ddof=correction, keepdims=keepdim)
+                return self._wide(x, correction, keepdim)
+        return self._wide(x, correction, keepdim)
+
+    def _wide(self, x, correction, keepdim):
+        # torch accumulates a float32 (or narrower) variance in double and rounds once at the
+        # end (std takes its root in double too); NumPy's float32 var is an ulp off at times
+        wide = x.astype(np.float64) if x.dtype.itemsize < 8 else x
+        out = np.var(wide, axis=self.dims, ddof=correction, keepdims=keepdim)
+        return np.asarray(self._root(out)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _root(variance):
+        return variance
 
     def backward(self, m, g, a):
         centered = a - m.sum(a, self.dims, True) / _count(self)
@@ -297,9 +308,7 @@ class StdBackward0(VarBackward0):
     """out = sqrt(var);  da = var's gradient for g / (2 out) (0 where out is 0), as torch."""
 
     saves_output = True
-
-    def forward(self, a, dim=None, correction=1, keepdim=False):
-        return np.sqrt(super().forward(a, dim, correction, keepdim))
+    _root = staticmethod(np.sqrt)
 
     def backward(self, m, g, a, out):
         g_var = g / (out * 2)

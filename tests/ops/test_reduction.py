@@ -239,3 +239,22 @@ def test_any_all_of_uint8_stay_uint8(name, dim):
         out.append((str(r.dtype).split(".")[-1], r.tolist()))
     assert out[0] == out[1]
     assert ember.tensor(data).any().dtype == ember.bool  # other dtypes: bool, as torch
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_and_std_of_float32_and_narrower_accumulate_in_double_as_torch(op, dtype):
+    """torch accumulates in double and rounds once (std's root taken in double too): a policy
+    gradient's normalized returns divide by a std that NumPy's float32 var put an ulp off."""
+    returns = torch.tensor([sum(0.99 ** k for k in range(n)) for n in range(20, 0, -1)])
+    x = torch.cat([returns, torch.randn(7 * 33, generator=torch.Generator().manual_seed(0))
+                   .mul(3).add(5)]).to(getattr(torch, dtype))
+    y = ember.tensor(x.float().numpy()).to(getattr(ember, dtype))
+    for part in (slice(0, 20), slice(20, None)):
+        for kwargs in ({}, {"correction": 0}):
+            theirs = getattr(x[part], op)(**kwargs).double().numpy()
+            assert getattr(y[part], op)(**kwargs).double().numpy() == theirs
+    rows = (x[20:].reshape(7, 33), y[20:].reshape(7, 33))
+    for dim in (0, 1):
+        theirs = getattr(rows[0], op)(dim).double().numpy()
+        np.testing.assert_array_equal(getattr(rows[1], op)(dim).double().numpy(), theirs)
