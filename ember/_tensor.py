@@ -389,8 +389,8 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if type(self._data) is MetaArray:
-            self.numpy(force=True)  # torch's error
+        if type(self._data) is MetaArray or self._requires_grad:
+            self.numpy()  # torch's error (np.asarray of a tensor that requires grad refuses)
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
         return self._data
@@ -407,7 +407,9 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with "
+                               f"{'no values' if not self._data.size else 'more than one value'}"
+                               f" is ambiguous")
         if type(self._data) is MetaArray:
             self.item()  # torch's error: a meta tensor has no value
         return bool(self._data.reshape(()))

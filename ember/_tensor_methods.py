@@ -114,6 +114,20 @@ def _reflect(fn):
     return lambda self, other: fn(other, self)
 
 
+_FOREIGN = (list, tuple, str, bytes, dict, set, type(None))
+
+
+def _operand(fn):
+    """An operator method that leaves operands no tensor op takes (a list, a string, None) to
+    Python, which then words the TypeError as torch's ("unsupported operand type(s) for +:
+    'Tensor' and 'list'"; a list's own concatenation message for ``[1] + t``)."""
+    def operator(self, other):
+        if isinstance(other, _FOREIGN):
+            return NotImplemented
+        return fn(self, other)
+    return operator
+
+
 _COMPARABLE = (Tensor, numbers.Number, np.generic, np.ndarray)
 
 
@@ -313,20 +327,22 @@ def _bind():
 def _operators():
     ops = {
         # x + t, x + 1.5 and 1.5 + x: the fast paths (exact: scalar addition and product commute)
-        "__add__": binary_operator(E.AddBackward0, np.add, False, api.add),
-        "__radd__": scalar_operator(E.AddBackward0, np.add, _reflect(api.add)),
+        # (the fast paths hand any other operand to the general function: _operand's check)
+        "__add__": binary_operator(E.AddBackward0, np.add, False, _operand(api.add)),
+        "__radd__": scalar_operator(E.AddBackward0, np.add, _operand(_reflect(api.add))),
         "__iadd__": api.add_,
-        "__sub__": binary_operator(E.SubBackward0, np.subtract, False, api.sub),
-        "__rsub__": _reflect(api.sub), "__isub__": api.sub_,
-        "__mul__": binary_operator(E.MulBackward0, np.multiply, True, api.mul),
-        "__rmul__": scalar_operator(E.MulBackward0, np.multiply, _reflect(api.mul)),
+        "__sub__": binary_operator(E.SubBackward0, np.subtract, False, _operand(api.sub)),
+        "__rsub__": _operand(_reflect(api.sub)), "__isub__": api.sub_,
+        "__mul__": binary_operator(E.MulBackward0, np.multiply, True, _operand(api.mul)),
+        "__rmul__": scalar_operator(E.MulBackward0, np.multiply, _operand(_reflect(api.mul))),
         "__imul__": api.mul_,
-        "__truediv__": binary_operator(E.DivBackward0, np.true_divide, True, api.div),
-        "__rtruediv__": _reflect(api.div), "__itruediv__": api.div_,
-        "__floordiv__": api.floor_divide, "__rfloordiv__": _reflect(api.floor_divide),
-        "__mod__": api.remainder, "__rmod__": _reflect(api.remainder),
-        "__pow__": api.pow, "__rpow__": _reflect(api.pow),
-        "__matmul__": api.matmul, "__rmatmul__": _reflect(api.matmul),
+        "__truediv__": binary_operator(E.DivBackward0, np.true_divide, True, _operand(api.div)),
+        "__rtruediv__": _operand(_reflect(api.div)), "__itruediv__": api.div_,
+        "__floordiv__": _operand(api.floor_divide),
+        "__rfloordiv__": _operand(_reflect(api.floor_divide)),
+        "__mod__": _operand(api.remainder), "__rmod__": _operand(_reflect(api.remainder)),
+        "__pow__": _operand(api.pow), "__rpow__": _operand(_reflect(api.pow)),
+        "__matmul__": _operand(api.matmul), "__rmatmul__": _operand(_reflect(api.matmul)),
         "__neg__": unary_function(E.NegBackward0, api.neg),
         "__pos__": lambda self: self, "__abs__": UNARY["abs"],
         "__eq__": _comparison(api.eq), "__ne__": _comparison(api.ne),

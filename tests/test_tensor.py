@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from oracle import close
+from oracle import close, same_error
 
 import ember
 
@@ -332,3 +332,15 @@ def test_strides_of_empty_tensors_are_torchs_contiguous_ones():
                  lambda L: L.cat([L.zeros(0, 3), L.zeros(0, 3)]), lambda L: L.zeros(0),
                  lambda L: L.zeros(4, 0, 1)):
         assert make(ember).stride() == make(torch).stride()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([1., 2.]) + [1, 1], lambda L: [1, 1] + L.tensor([1., 2.]),
+    lambda L: L.tensor([[1., 2.]]) @ [[1.], [2.]], lambda L: L.tensor([2., 3.]) ** [1, 2],
+    lambda L: L.tensor([2., 3.]) * None, lambda L: L.tensor([2., 3.]) - "a",
+    lambda L: L.tensor([2., 3.]) // (1, 2), lambda L: bool(L.tensor([])),
+    lambda L: np.asarray(L.ones(2, requires_grad=True))])
+def test_operators_with_foreign_operands_raise_torchs_errors(call):
+    # ember's operators raised 'unsupported operand type: list' themselves; torch's return
+    # NotImplemented, so Python words the error (and a list's concatenation message first)
+    same_error(call)
