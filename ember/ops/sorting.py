@@ -113,9 +113,22 @@ def _result(name, values, node_cls, a, **kwargs):
     return result
 
 
-def sort(input, dim=-1, descending=False, *, stable=None):
+def _keywords_with_stable(name, positional, stable):
+    """torch's parser: with ``stable=`` given, dim and descending are keywords too."""
+    if stable is not None and positional:
+        got = ", ".join(["Tensor"] + [type(v).__name__ for v in positional] + ["stable=bool"])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (Tensor input, *, bool stable, int dim = -1, "
+                        f"bool descending = False)\n * (Tensor input, int dim = -1, bool "
+                        f"descending = False)\n")
+
+
+def sort(input, *positional, dim=-1, descending=False, stable=None):
     """Sorted values and their indices along ``dim``; equal elements keep their order with
     ``stable=True``, else come in the order torch's (unstable) sort gives them."""
+    _keywords_with_stable("sort", positional, stable)
+    if positional:
+        dim, descending = (positional + (descending,))[:2]
     refuse_complex(input._data.dtype, message=" Sort does not support complex dtypes on CPU")
     cls = SortBackward0 if stable is None else SortBackward1
     kwargs = dict(dim=dim, descending=descending, stable=bool(stable))
@@ -123,8 +136,12 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     return _result("sort", values, cls, input, **kwargs)
 
 
-def argsort(input, dim=-1, descending=False, *, stable=False):
+def argsort(input, *positional, dim=-1, descending=False, stable=None):
     """Indices that sort ``input`` along ``dim``."""
+    _keywords_with_stable("argsort", positional, stable)
+    if positional:
+        dim, descending = (positional + (descending,))[:2]
+    stable = bool(stable)
     x = input._data
     refuse_complex(x.dtype, message=" Sort does not support complex dtypes on CPU")
     if x.ndim == 0:

@@ -105,7 +105,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if not flat:
         check_nonempty(input._data, (d,) if input.ndim else (), "median")  # (torch's name)
     x = api.reshape(input, (-1,)) if flat or not input.ndim else input
-    values, order = sort(x, d, stable=True)
+    values, order = sort(x, dim=d, stable=True)
     valid = (~np.isnan(values._data)).sum(d, keepdims=True)
     k = np.maximum(valid - 1, 0) // 2
     picked = api.gather(values, d, _tensor(k))

@@ -150,3 +150,14 @@ def test_sort_without_stable_orders_equal_values_as_torch(seed):
             torch.argsort(torch.tensor(x), dim, desc).tolist()
         t, e = torch.mode(torch.tensor(x), dim), ember.mode(ember.tensor(x), dim)
         assert e.indices.tolist() == t.indices.tolist()
+
+
+@pytest.mark.parametrize("call", [lambda L, x: x.sort(1, stable=True), lambda L, x: L.sort(x, 1, stable=True),
+                                  lambda L, x: x.argsort(1, stable=True), lambda L, x: x.sort(1, True, stable=False)])
+def test_stable_takes_dim_and_descending_as_keywords_only(call):
+    # torch's parser has no overload with a positional dim and stable=: ember accepted it
+    for L in (torch, ember):
+        with pytest.raises(TypeError):
+            call(L, L.tensor([[3., 1, 2], [1, 1, 0]]))
+    for L in (torch, ember):
+        assert L.tensor([[3., 1, 2]]).sort(dim=1, descending=True, stable=True)[1].tolist() == [[0, 2, 1]]
