@@ -9,6 +9,7 @@ from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
 from . import _bf16
+from .shape import refuse_repeated_dims
 
 
 def _dims(x, dim):
@@ -26,9 +27,7 @@ def _dims(x, dim):
             raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}]"
                              f", but got {d})")
         out.append(d % m if n else 0)
-    if len(set(out)) != len(out):
-        twice = next(d for i, d in enumerate(out) if d in out[:i])
-        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+    refuse_repeated_dims(out)
     return tuple(sorted(out)) if n else ()  # a 0-d tensor takes dim 0 / -1: nothing to reduce
 
 

@@ -49,6 +49,13 @@ def _dim(ndim, d):
     return d % m
 
 
+def refuse_repeated_dims(dims):
+    """torch's error for a list of (wrapped) dims that names one twice."""
+    if len(set(dims)) != len(dims):
+        twice = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+
+
 class ViewBackward0(Node):
     """out = a viewed as ``shape``;  da = g reshaped back."""
 
@@ -227,9 +234,7 @@ class FlipBackward0(Node):
 
     def forward(self, a, dims):
         self.dims = tuple(_dim(a._data.ndim, d) for d in dims)
-        if len(set(self.dims)) != len(self.dims):
-            twice = next(d for d in self.dims if self.dims.count(d) > 1)
-            raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+        refuse_repeated_dims(self.dims)
         if not a._data.ndim:  # a 0-d tensor's dim 0 (or -1) flips nothing
             self.dims = ()
         # torch's flip copies (so .view works on it), in the input's layout (a dense one)

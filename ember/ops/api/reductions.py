@@ -194,8 +194,7 @@ def _axis(x, dim):
     if dim is None:
         return None
     axes = tuple(S._dim(x.ndim, d) for d in ((dim,) if isinstance(dim, int) else dim))
-    if len(set(axes)) != len(axes):
-        R._dims(x, axes)  # torch's error for a repeated dim
+    S.refuse_repeated_dims(axes)
     if x.ndim == 0:
         return None
     return axes[0] if isinstance(dim, int) else axes

@@ -94,9 +94,7 @@ def squeeze(input, dim=None):
         dims = [i for i, s in enumerate(shape) if s == 1]
     else:
         dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]
-        twice = next((d for i, d in enumerate(dims) if d in dims[:i]), None)
-        if twice is not None:
-            raise RuntimeError(f"dim {twice} appears multiple times in the list of dims")
+        S.refuse_repeated_dims(dims)
     new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
     cls = S.SqueezeBackward0 if dim is None else (
         S.SqueezeBackward1 if isinstance(dim, int) else S.SqueezeBackward2)
