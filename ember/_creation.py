@@ -364,12 +364,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     npd = _np_dtype(dtype, default)
     if npd.kind in "iu" and is_float:  # torch's integer kernel: the bounds cast to integers
         return _new(_integer_arange(*vals, npd), requires_grad)
-    count = math.ceil((vals[1] - vals[0]) / vals[2])
-    if npd.kind == "V" or npd == np.float16:  # torch's kernel steps in float32
+    if npd.kind == "V" or npd == np.float16 or npd.kind == "f" and not all(
+            float(v).is_integer() for v in vals[::2]):  # torch's kernel's rounding steps
         from .ops import _bf16  # lazy: ops build on this module
+        count = math.ceil((vals[1] - vals[0]) / vals[2])
         return _new(_bf16.arange(vals[0], vals[2], count, npd), requires_grad)
-    if npd.kind == "f" and not all(float(v).is_integer() for v in vals[::2]):
-        return _new(_float_arange(vals[0], vals[2], count, npd), requires_grad)
     arr = np.arange(*vals, dtype=np.float64 if is_float else None)
     return _new(arr.astype(npd), requires_grad)
 
@@ -385,29 +384,6 @@ def _integer_arange(start, end, step, np_dtype):
         math.ceil((end - start) / step)
     values = first + stride * np.arange(max(count, 0), dtype=np.int64)
     return values.astype(np_dtype)
-
-
-def _float_arange(start, step, count, np_dtype):
-    """torch's float32/float64 arange (its CPU kernel on AVX2): start + step i as one fused
-    multiply-add in float64, rounded; within each pair of vectors (8 float32 or 4 float64
-    lanes, run two at a time over each thread's part), lane k is the vector's rounded first
-    value plus k step, fused in float64 and rounded again. The last values short of a pair
-    are the plain fused ones."""
-    from .ops import _bf16  # lazy: ops build on this module
-
-    lanes = 8 if np_dtype == np.float32 else 4
-    index = np.arange(count, dtype=np.float64)
-    step64 = np.full(count, float(step))
-    fused = _fp.fma64(step64, index, float(start))
-    out = fused.astype(np_dtype)
-    bounds = np.append(_bf16.thread_chunks(count, 32768) if count > 32768 else [0], count)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        vector = np.arange(lo, lo + (hi - lo) // (2 * lanes) * 2 * lanes)
-        lane = (vector - lo) % lanes
-        base = out[vector - lane].astype(np.float64)
-        out[vector] = _fp.fma64(lane.astype(np.float64), step64[:vector.size], base).astype(
-            np_dtype)
-    return out
 
 
 def _check_range(start, end, step):

@@ -377,23 +377,29 @@ def linspace(start, end, steps, bf16):
     return np.where(index < half, first + step * b(index), last - step * b(steps - index - 1))
 
 
-def arange(start, step, count, bf16):
-    """torch's bfloat16 or float16 arange (``bf16``: the dtype): start + step i as one fused
-    multiply-add in float32, rounded; where a 16-value vector starts (32 values at a time, per
-    32768-value part), the later values are the rounded start value plus k step in float32,
-    rounded again (float16's lanes fused, bfloat16's not: measured against torch)."""
-    start, step = _F32(start), _F32(step)
+def arange(start, step, count, dtype):
+    """torch's floating arange (its CPU kernel on AVX2): start + step i as one fused
+    multiply-add in the op math (float32 for bfloat16/float16, float64 for float32/float64),
+    rounded to ``dtype``; within each pair of vectors (16 lanes of a 2-byte dtype, 8 of float32,
+    4 of float64, run two at a time over each thread's 32768-value part), lane k is the
+    vector's rounded first value plus k step, again fused (bfloat16 not: measured against
+    torch) and rounded. The values short of a pair of vectors keep the plain fused ones."""
+    dtype = np.dtype(dtype)
+    narrow = dtype.itemsize == 2
+    work, fma = (_F32, _fp.fma32) if narrow else (np.float64, _fp.fma64)
+    lanes = 16 if narrow else 8 if dtype == np.float32 else 4
+    start, step = work(start), work(step)
     steps = np.full(count, step)
-    values = _fp.fma32(steps, np.arange(count).astype(_F32), start)
+    values = fma(steps, np.arange(count).astype(work), start)
     bounds = np.append(thread_chunks(count, 32768) if count > 32768 else [0], count)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        vector = np.arange(lo, lo + (hi - lo) // 32 * 32)
-        lane = (vector - lo) % 16
-        base = rounded(values[vector - lane], bf16)
-        k = lane.astype(_F32)
-        values[vector] = _fp.fma32(k, steps[:vector.size], base) if bf16 == np.float16 else \
-            base + k * step
-    return values.astype(bf16)
+        vector = np.arange(lo, lo + (hi - lo) // (2 * lanes) * 2 * lanes)
+        lane = (vector - lo) % lanes
+        base = values[vector - lane].astype(dtype).astype(work)
+        k = lane.astype(work)
+        values[vector] = base + k * step if dtype.kind == "V" else \
+            fma(k, steps[:vector.size], base)
+    return values.astype(dtype)
 
 
 def softmax_inner(x, dim):
