@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import _opmath
 from ..autograd.graph import Node, broadcast_message
 from . import autocast as _autocast
 
@@ -35,12 +36,10 @@ def _check_matmul(x, y, name):
                        f"[{batch}, {kx}] but got: [{batch}, {ky}].")
 
 
-def _refuse_mixed_dtypes(x, y):
-    """torch's error for operands of different dtypes, worded by the kernel its dispatch
-    reaches (dot, addmv, mm or bmm). Checked on the inputs as given: float16 and bfloat16 are
-    widened before ``forward`` runs."""
-    na, nb = x.ndim, y.ndim
-    a, b = _dtype.of_numpy(x.dtype), _dtype.of_numpy(y.dtype)
+def _refuse_mixed_dtypes(na, nb, dtype_a, dtype_b):
+    """torch's error for operands of ``na`` and ``nb`` dims and different (NumPy) dtypes,
+    worded by the kernel its dispatch reaches (dot, addmv, mm or bmm)."""
+    a, b = _dtype.of_numpy(dtype_a), _dtype.of_numpy(dtype_b)
     if na == nb == 1:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{a.scalar_name} and {b.scalar_name}")
@@ -65,9 +64,14 @@ class MmBackward0(Node):
 
     def forward(self, a, b):
         x, y = a._data, b._data
+        # the dtypes as given (float16 and bfloat16 arrive widened to float32); torch checks
+        # them after the shapes, but for a dot product before
+        given = _opmath.given_dtype(a), _opmath.given_dtype(b)
+        if given[0] != given[1] and x.ndim == y.ndim == 1:
+            _refuse_mixed_dtypes(1, 1, *given)
         _check_matmul(x, y, "matmul")
-        if x.dtype != y.dtype:
-            _refuse_mixed_dtypes(x, y)
+        if given[0] != given[1]:
+            _refuse_mixed_dtypes(x.ndim, y.ndim, *given)
         if x.dtype.kind == "b":  # NumPy would compute a logical product; torch has no kernel
             _refuse_bool(x.ndim, y.ndim)
         self.save(a, b)
@@ -135,8 +139,6 @@ def matmul(input, other):
         name, bad = ("input", a) if not isinstance(a, Tensor) else ("other", b)
         raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(bad).__name__}")
     a, b = _autocast.lower(a, b)
-    if a._data.dtype != b._data.dtype and a._data.ndim and b._data.ndim:
-        _refuse_mixed_dtypes(a._data, b._data)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         return MmBackward0.apply(a, b)
@@ -156,8 +158,6 @@ def mm(input, mat2):
     a, b = _autocast.lower(input, mat2)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
-    if a._data.dtype != b._data.dtype:
-        _refuse_mixed_dtypes(a._data, b._data)
     return MmBackward0.apply(a, b)
 
 
@@ -171,6 +171,4 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
                            f"[{b._data.shape[0]}, {b._data.shape[1]}].")
-    if a._data.dtype != b._data.dtype:
-        _refuse_mixed_dtypes(a._data, b._data)
     return BmmBackward0.apply(a, b)

@@ -28,7 +28,7 @@ def refuse_mixed_dtypes(x, weight, bias):
     if bias is not None:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {name(x)} and "
                            f"{name(weight)}")
-    _refuse_mixed_dtypes(x._data, weight._data.T)
+    _refuse_mixed_dtypes(x.ndim, 2, x._data.dtype, weight._data.dtype)
 
 
 class AddmmBackward0(Node):
