@@ -17,6 +17,7 @@ meant for a later receive (another tag, or a collective while it waits for a sen
 they are asked for. A peer that exits closes its connections, so the others fail at once
 instead of waiting; a peer that hangs makes them fail after the group's timeout.
 """
+import contextlib
 import json
 import select
 import socket
@@ -396,9 +397,9 @@ def connect(host, port, rank, size, timeout):
     deadline = time.monotonic() + timeout
     if rank == 0:
         return _serve(port, size, timeout, deadline)
+    comm = SocketComm(rank, size, {}, timeout)
     listener = _listen(0)
-    try:
-        comm = SocketComm(rank, size, {}, timeout)
+    with _setting_up(comm, listener):
         comm.peers[0] = _connect(host, port, deadline, "rank 0 (MASTER_ADDR:MASTER_PORT)")
         comm.pending[0] = []
         _setup_message(comm, 0, {"rank": rank, "size": size,
@@ -419,6 +420,14 @@ def connect(host, port, rank, size, timeout):
             comm.peers[peer] = sock
             comm.pending[peer] = []
         return comm
+
+
+@contextlib.contextmanager
+def _setting_up(comm, listener):
+    """Setup's cleanup: the listening socket is closed when setup ends, and every peer socket
+    connected so far when it fails."""
+    try:
+        yield
     except BaseException:
         for sock in comm.peers.values():
             sock.close()
@@ -443,7 +452,7 @@ def _serve(port, size, timeout, deadline):
         raise CommError(f"rank 0 could not listen on port {port} ({exc.strerror}); another "
                         "process may be using MASTER_PORT") from None
     comm = SocketComm(0, size, {}, timeout)
-    try:
+    with _setting_up(comm, server):
         addresses = [None] * size
         error = None
         for joined in range(1, size):
@@ -466,9 +475,3 @@ def _serve(port, size, timeout, deadline):
             raise CommError(error)
         comm.pending = {r: [] for r in comm.peers}
         return comm
-    except BaseException:
-        for sock in comm.peers.values():
-            sock.close()
-        raise
-    finally:
-        server.close()
