@@ -1,5 +1,6 @@
 """MultiheadAttention with torch's parameter layout (in_proj_weight, out_proj)."""
 import math
+import warnings
 
 import numpy as np
 
@@ -26,8 +27,19 @@ def _float_mask(mask, name, dtype):
         data is not mask._data else mask
 
 
+def canonical_masks(padding, padding_name, mask, mask_name, dtype):
+    """A key padding mask and an attention mask as additive float masks of ``dtype`` (see
+    _float_mask), with torch's deprecation warning where the two were given in two dtypes."""
+    if padding is not None and mask is not None and padding.dtype != mask.dtype:
+        warnings.warn(f"Support for mismatched {padding_name} and {mask_name} is deprecated. "
+                      f"Use same type for both instead.", stacklevel=4)
+    return _float_mask(padding, padding_name, dtype), _float_mask(mask, mask_name, dtype)
+
+
 class MultiheadAttention(Module):
     """Attention over ``num_heads`` heads: softmax(q k^T / sqrt(d) + masks) v, projected."""
+
+    _static_kv = (None, None)  # nn.functional's static_k / static_v, (N * heads, S, head_dim)
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
@@ -38,8 +50,6 @@ class MultiheadAttention(Module):
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_zero_attn:
-            raise NotImplementedError("MultiheadAttention(add_zero_attn=True) is not supported")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
@@ -130,9 +140,14 @@ class MultiheadAttention(Module):
         if self.bias_k is not None:
             k = api.cat([k, self.bias_k.expand(1, batch, e)])
             v = api.cat([v, self.bias_v.expand(1, batch, e)])
-        mask = self._merged_mask(attn_mask, key_padding_mask, length, batch, k.shape[0],
-                                 q._data.dtype)
         q, k, v = (self._split_heads(t) for t in (q, k, v))  # (N, H, L or S, head_dim)
+        k, v = (t if static is None else self._static_heads(static, name, batch)
+                for t, static, name in zip((k, v), self._static_kv, ("static_k", "static_v")))
+        if self.add_zero_attn:  # one all-zero key and value every query may attend to
+            k, v = (api.cat([t, _creation.zeros(tuple(t.shape[:2]) + (1, self.head_dim),
+                                                dtype=t.dtype)], 2) for t in (k, v))
+        mask = self._merged_mask(attn_mask, key_padding_mask, length, batch, key.shape[0],
+                                 k.shape[2], q._data.dtype)
         p = self.dropout if self.training else 0.0
         weights = None
         if need_weights:
@@ -150,17 +165,34 @@ class MultiheadAttention(Module):
     def _split_heads(self, t):
         return t.reshape(t.shape[0], t.shape[1], self.num_heads, self.head_dim).permute(1, 2, 0, 3)
 
-    def _merged_mask(self, attn_mask, key_padding_mask, length, batch, source, dtype):
+    def _static_heads(self, static, name, batch):
+        """A given (N * heads, S, head_dim) key or value as (N, heads, S, head_dim)."""
+        if self.bias_k is not None:
+            what = "key" if name == "static_k" else "value"
+            raise AssertionError(f"bias cannot be added to static {what}.")
+        for axis, size in ((0, batch * self.num_heads), (2, self.head_dim)):
+            if static.shape[axis] != size:
+                raise AssertionError(f"expecting {name}.size({axis}) of {size}, but got "
+                                     f"{static.shape[axis]}")
+        return static.reshape(batch, self.num_heads, static.shape[1], self.head_dim)
+
+    def _merged_mask(self, attn_mask, key_padding_mask, length, batch, keys, source, dtype):
         """attn_mask and key_padding_mask as one additive float mask broadcasting over
-        (N, H, L, S); bool masks mark positions that may NOT be attended."""
-        mask = _float_mask(attn_mask, "attn_mask", dtype)
-        padding = _float_mask(key_padding_mask, "key_padding_mask", dtype)
-        extra = 1 if self.bias_k is not None else 0  # the bias key appended to the keys
+        (N, H, L, S); bool masks mark positions that may NOT be attended. ``keys`` is the key
+        sequence's length as given, ``source`` the keys attended (bias and zero keys added)."""
+        padding, mask = canonical_masks(key_padding_mask, "key_padding_mask", attn_mask,
+                                        "attn_mask", dtype)
+        # the bias key and the zero key appended to the keys: neither is masked
+        extra = (self.bias_k is not None) + bool(self.add_zero_attn)
         if mask is not None:
-            mask = self._check_attn_mask(mask, length, source - extra, batch)
-            mask = _pad_last(mask, extra)
+            mask = _pad_last(self._check_attn_mask(mask, length, keys, batch), extra)
         if padding is not None:
-            padding = _pad_last(padding, source - padding.shape[-1]).reshape(batch, 1, 1, source)
+            padding = _pad_last(padding, extra)
+            for axis, size in enumerate((batch, source)):
+                if padding.shape[axis] != size:
+                    raise AssertionError(f"Expected key_padded_mask.shape[{axis}] to be {size}, "
+                                         f"but got {padding.shape[axis]}")
+            padding = padding.reshape(batch, 1, 1, source)
             mask = padding if mask is None else mask + padding
         return mask
 
@@ -178,7 +210,7 @@ class MultiheadAttention(Module):
 
 
 def _pad_last(mask, extra):
-    """Zero columns appended for the extra keys (add_bias_kv's bias row)."""
+    """Zero columns appended for the extra keys (add_bias_kv's bias row, add_zero_attn's)."""
     if not extra:
         return mask
     zeros = _creation.zeros(tuple(mask.shape[:-1]) + (extra,), dtype=mask.dtype,
@@ -195,9 +227,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """nn.functional's form of MultiheadAttention over (L, N, E) (or unbatched (L, E)) inputs:
     the module's own computation run on the given weights."""
-    if add_zero_attn or static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: add_zero_attn, static_k and "
-                                  "static_v are not supported")
     embed_dim = query.shape[-1]
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
@@ -210,7 +239,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     attention.__dict__.update(
         _parameters={}, _buffers={}, _modules={}, training=training, embed_dim=embed_dim,
         num_heads=num_heads, head_dim=embed_dim // num_heads, dropout=dropout_p,
-        batch_first=False, add_zero_attn=False, _qkv_same_embed_dim=not use_separate_proj_weight,
+        batch_first=False, add_zero_attn=add_zero_attn, _static_kv=(static_k, static_v),
+        _qkv_same_embed_dim=not use_separate_proj_weight,
         in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias, q_proj_weight=q_proj_weight,
         k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, bias_k=bias_k, bias_v=bias_v,
         out_proj=_Projection(out_proj_weight, out_proj_bias))

@@ -7,7 +7,7 @@ import numpy as np
 from ... import _creation, _dtype
 from .. import functional as F
 from .. import init
-from .attention import MultiheadAttention
+from .attention import MultiheadAttention, canonical_masks
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -59,6 +59,8 @@ class TransformerEncoderLayer(_Layer):
         self.activation = _activation(activation)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask, src_mask = canonical_masks(
+            src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src._data.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
@@ -91,6 +93,8 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask, mask = canonical_masks(
+            src_key_padding_mask, "src_key_padding_mask", mask, "mask", src._data.dtype)
         x = src
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask)

@@ -23,7 +23,9 @@ def _mha(lib, call_kw, **kw):
 
 
 @pytest.mark.parametrize("kw", [{}, dict(batch_first=True), dict(bias=False),
-                                dict(kdim=5, vdim=6), dict(add_bias_kv=True)])
+                                dict(kdim=5, vdim=6), dict(add_bias_kv=True),
+                                dict(add_zero_attn=True),
+                                dict(add_bias_kv=True, add_zero_attn=True, batch_first=True)])
 @pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
 def test_mha(kw, need_weights, average):
     l, s, n = 4, 5, 3
@@ -43,6 +45,19 @@ def test_self_attention_masks():
     for need_weights in (True, False):
         call = dict(masks=("attn_mask", "key_padding_mask"), need_weights=need_weights)
         check_module(lambda lib: _mha(lib, call), x, x, x, causal, padding)
+
+
+@pytest.mark.parametrize("kw", [dict(add_zero_attn=True),
+                                dict(add_zero_attn=True, add_bias_kv=True)])
+def test_masks_with_the_appended_keys(kw):
+    """add_bias_kv's and add_zero_attn's keys are never masked: both masks gain their columns."""
+    x = rand(4, 3, 8)
+    causal = np.triu(np.ones((4, 4), dtype=np.int64), 1)
+    padding = np.zeros((3, 4), dtype=np.int64)
+    padding[1, 1:] = 1
+    for need_weights in (True, False):
+        call = dict(masks=("attn_mask", "key_padding_mask"), need_weights=need_weights)
+        check_module(lambda lib: _mha(lib, call, **kw), x, x, x, causal, padding)
 
 
 def test_float_and_3d_masks():
@@ -98,7 +113,9 @@ def test_a_wrong_2d_attn_mask_names_the_expected_shape_as_torch():
 
 @pytest.mark.parametrize("kw", [dict(), dict(need_weights=False), dict(padding=True),
                                 dict(bias_kv=True, average_attn_weights=False),
-                                dict(separate=True), dict(unbatched=True)])
+                                dict(separate=True), dict(unbatched=True),
+                                dict(zero=True, padding=True), dict(static=True),
+                                dict(static=True, zero=True, padding=True, need_weights=False)])
 def test_functional_multi_head_attention_forward(kw):
     rng = np.random.default_rng(0)
     e, heads, n = 8, 2, 3
@@ -106,8 +123,11 @@ def test_functional_multi_head_attention_forward(kw):
     q, k, v = (rng.standard_normal(shape(s)) for s in (4, 5, 5))
     arrays = dict(in_w=rng.standard_normal((3 * e, e)) * 0.3, in_b=rng.standard_normal(3 * e),
                   out_w=rng.standard_normal((e, e)) * 0.3, out_b=rng.standard_normal(e),
-                  bk=rng.standard_normal((1, 1, e)), bv=rng.standard_normal((1, 1, e)))
-    padding = np.zeros((n, 5), bool)
+                  bk=rng.standard_normal((1, 1, e)), bv=rng.standard_normal((1, 1, e)),
+                  sk=rng.standard_normal((n * heads, 6, e // heads)),
+                  sv=rng.standard_normal((n * heads, 6, e // heads)))
+    source = 6 if kw.get("static") else 5
+    padding = np.zeros((n, source + bool(kw.get("zero"))), bool)
     padding[0, -1] = True
     got = []
     for lib in (ember, torch):
@@ -118,8 +138,10 @@ def test_functional_multi_head_attention_forward(kw):
         out, weights = lib.nn.functional.multi_head_attention_forward(
             query, lib.tensor(k), lib.tensor(v), e, heads, None if kw.get("separate") else
             t["in_w"], t["in_b"], t["bk"] if kw.get("bias_kv") else None,
-            t["bv"] if kw.get("bias_kv") else None, False, 0.0, t["out_w"], t["out_b"],
-            key_padding_mask=lib.tensor(padding) if kw.get("padding") else None,
+            t["bv"] if kw.get("bias_kv") else None, kw.get("zero", False), 0.0, t["out_w"],
+            t["out_b"], static_k=t["sk"] if kw.get("static") else None,
+            static_v=t["sv"] if kw.get("static") else None,
+            key_padding_mask=lib.tensor(padding[:, :source]) if kw.get("padding") else None,
             need_weights=kw.get("need_weights", True),
             average_attn_weights=kw.get("average_attn_weights", True),
             **(separate if kw.get("separate") else {}))
@@ -140,3 +162,42 @@ def test_wrong_embedding_dimension_is_torch_assertion():
             L.nn.MultiheadAttention(4, 2)(*(L.ones(2, 1, 5),) * 3)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("case", ["bias_and_static", "static_rows", "static_width",
+                                  "padding_batch", "padding_length"])
+def test_static_keys_and_padding_shape_errors_as_torch(case):
+    """torch's AssertionErrors for static_k with add_bias_kv's bias, static_k of the wrong
+    size, and a key_padding_mask whose shape is not (batch, keys): same type, same text."""
+    rng = np.random.default_rng(1)
+    e, heads, n = 8, 2, 3
+    arrays = dict(q=rng.standard_normal((4, n, e)), kv=rng.standard_normal((5, n, e)),
+                  in_w=rng.standard_normal((3 * e, e)), out_w=rng.standard_normal((e, e)),
+                  bk=rng.standard_normal((1, 1, e)),
+                  sk=rng.standard_normal((n * heads - (case == "static_rows"), 5,
+                                          e // heads + (case == "static_width"))))
+    padding = np.zeros({"padding_batch": (n + 1, 5), "padding_length": (n, 4)}.get(case, (n, 5)),
+                       bool)
+    messages = []
+    for lib in (torch, ember):
+        t = {name: lib.tensor(a) for name, a in arrays.items()}
+        bias = t["bk"] if case == "bias_and_static" else None
+        static = t["sk"] if case.startswith(("static", "bias")) else None
+        with pytest.raises(AssertionError) as info:
+            lib.nn.functional.multi_head_attention_forward(
+                t["q"], t["kv"], t["kv"], e, heads, t["in_w"], None, bias, bias, False, 0.0,
+                t["out_w"], None, static_k=static,
+                key_padding_mask=lib.tensor(padding) if case.startswith("padding") else None)
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]
+
+
+def test_masks_of_two_dtypes_warn_as_torch():
+    x = rand(3, 2, 8)
+    causal = np.triu(np.ones((3, 3)), 1).astype(bool)
+    for lib in (torch, ember):
+        m = lib.nn.MultiheadAttention(8, 2).double()
+        q = lib.tensor(x)
+        with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and "
+                                             "attn_mask is deprecated"):
+            m(q, q, q, attn_mask=lib.tensor(causal), key_padding_mask=lib.zeros(2, 3))

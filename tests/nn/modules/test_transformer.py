@@ -1,4 +1,6 @@
 """TransformerEncoderLayer/TransformerEncoder vs torch: outputs, gradients, state, errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -139,3 +141,35 @@ def test_transformer_surface():
         e(ember.zeros(3, 2, 8), ember.zeros(3, 4, 8))
     with pytest.raises(RuntimeError, match="feature number of src and tgt must be equal"):
         e(ember.zeros(3, 2, 8), ember.zeros(3, 2, 6))
+
+
+@pytest.mark.parametrize("kind", ["layer", "stack", "decoder", "transformer"])
+def test_mismatched_mask_dtypes_warn_with_torch_names(kind):
+    """A bool key padding mask with a float attention mask warns once per call site, naming
+    the masks as the module torch warns from names them (src_key_padding_mask and src_mask or
+    mask, key_padding_mask and attn_mask)."""
+    caught = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        nn = lib.nn
+        layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+        module = {"layer": layer,
+                  "stack": nn.TransformerEncoder(layer, 2, enable_nested_tensor=False),
+                  "decoder": nn.TransformerDecoderLayer(8, 2, 16, batch_first=True),
+                  "transformer": nn.Transformer(8, 2, 1, 1, 16, batch_first=True)}[kind]
+        x = lib.ones(2, 5, 8)
+        mask = nn.Transformer.generate_square_subsequent_mask(5)
+        padding = lib.zeros(2, 5, dtype=lib.bool)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            if kind == "layer":
+                module(x, src_mask=mask, src_key_padding_mask=padding)
+            elif kind == "stack":
+                module(x, mask=mask, src_key_padding_mask=padding)
+            elif kind == "decoder":
+                module(x, x, tgt_mask=mask, tgt_key_padding_mask=padding)
+            else:
+                module(x, x, src_mask=mask, tgt_mask=mask, src_key_padding_mask=padding,
+                       tgt_key_padding_mask=padding)
+        caught.append([str(w.message) for w in seen if "mismatched" in str(w.message)])
+    assert caught[1] == caught[0] and caught[0]
