@@ -221,3 +221,27 @@ def test_jvp_errors_match_torch():
             run_with(lambda lib: (t(lib, Y),), tangents)(ember)
         with pytest.raises(RuntimeError, match="Expected primals and tangents to have the same"):
             run_with(lambda lib: (t(lib, Y),), tangents)(torch)
+
+
+def test_linearize_as_torch():
+    def run(lib):
+        x = t(lib, Y).double()
+        out, jvp_fn = lib.func.linearize(lambda a, b: (a * b.exp()).sin(), x, x * 2)
+        return out, jvp_fn(lib.ones_like(x), lib.zeros_like(x)), jvp_fn(x, x)
+    both(run)
+
+
+@pytest.mark.parametrize("bad", ["structure", "shape", "dtype"])
+def test_linearize_checks_the_tangents_as_torch(bad):
+    def run(lib):
+        x = t(lib, Y)
+        _, jvp_fn = lib.func.linearize(lambda a, b: a * b, x, x)
+        tangents = {"structure": (x,), "shape": (t(lib, Y[:2]), x),
+                    "dtype": (x.double(), x)}[bad]
+        jvp_fn(*tangents)
+    if bad == "structure":  # the specs' reprs differ between the pytree implementations
+        for lib in (torch, ember):
+            with pytest.raises(RuntimeError, match="to have the same argspec as the primals"):
+                run(lib)
+    else:
+        raises_like(run, RuntimeError)

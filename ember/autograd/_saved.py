@@ -26,15 +26,25 @@ def raise_freed():
         "if you need to access saved tensors after calling backward.")
 
 
+# forward_ad's, while a dual level is active: id(SavedOutput) -> (the SavedOutput, its output's
+# tangent, the setter giving a tensor a tangent); emptied when the level ends
+output_tangents = {}
+
+
 class SavedOutput:
     """An op's own output kept for backward, stored without the tensor to avoid a cycle."""
 
     __slots__ = ("_data", "_vc", "requires_grad")  # (set by Node._record, which makes it)
 
     def _restore(self, node):
-        """The output again, as a new tensor (``node`` its grad_fn) sharing its version."""
+        """The output again, as a new tensor (``node`` its grad_fn) sharing its version, with
+        its tangent while the dual level it was made in is active (forward over reverse)."""
         tensor = Tensor._make(self._data, self.requires_grad, node if self.requires_grad else None)
         tensor._vc = self._vc
+        if output_tangents:
+            found = output_tangents.get(id(self))
+            if found is not None and found[0] is self:
+                found[2](tensor, found[1])
         return tensor
 
 

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
-from . import _math
+from . import _math, _saved
 from . import grad_mode as _grad_mode
 from . import graph as _graph
 from .engine import grad as _engine_grad
@@ -53,6 +53,7 @@ def exit_dual_level(*, level=None):
                            "created. This is not supported.")
     _graph._dual = None
     _level = None
+    _saved.output_tangents.clear()
     for ref in _duals:
         t = ref()
         if t is not None:
@@ -192,7 +193,12 @@ def _on_op(node, data, inputs, kwargs):
     out = _output(node, data, inputs, kwargs)
     tangents = [t.__dict__.get(_KEY) if isinstance(t, Tensor) else None for t in inputs]
     if data.dtype.kind in "fcV" and any(t is not None for t in tangents):
-        _set(out, node_tangent(node, inputs, tangents, out))
+        tangent = node_tangent(node, inputs, tangents, out)
+        _set(out, tangent)
+        if node.saves_output and out._grad_fn is node:  # the saved output keeps it too: a
+            kept = node._saved[-1]  # backward through this node runs on a dual output
+            if type(kept) is _graph.SavedOutput:
+                _saved.output_tangents[id(kept)] = (kept, tangent, _set)
     return out
 
 

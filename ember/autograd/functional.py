@@ -6,6 +6,7 @@ derivative is needed); forward-mode products use the double-vjp trick, as torch 
 import numpy as np
 
 from .._tensor import Tensor
+from . import forward_ad
 from .engine import grad as _engine_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
@@ -206,14 +207,23 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _unpack(_finish(result, create_graph), is_outputs_tuple))
 
 
-def _check_strategy(strategy, strict, vectorize):
+def _check_strategy(strategy, strict, vectorize, create_graph):
     if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
     if strategy == "forward-mode":
-        raise NotImplementedError('torch.autograd.functional.jacobian: strategy="forward-mode" '
-                                  "needs forward-mode AD, which ember does not have; use "
-                                  'strategy="reverse-mode" (the default)')
-    if vectorize and strict:
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` '
+                                      'and `strategy="forward-mode"` are not supported together '
+                                      '(yet). Please either set `create_graph=False` or '
+                                      '`strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and '
+                               '`strategy="forward-mode"` are not supported together (yet). '
+                               'Please either set `strict=False` or `strategy="reverse-mode"`.')
+    elif vectorize and strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                            "`vectorized=True` are not supported together. Please either set "
                            "`strict=False` or `vectorize=False`.")
@@ -245,11 +255,14 @@ def _jacobian_of_output(i, out, inputs, strict, create_graph):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """The Jacobian of ``func`` at ``inputs``, one reverse pass per output element.
+    """The Jacobian of ``func`` at ``inputs``, one reverse pass per output element, or with
+    ``strategy="forward-mode"`` one forward pass of dual tensors per input element.
 
     ``vectorize=True`` is accepted and computes the same result with the same loop.
     """
-    _check_strategy(strategy, strict, vectorize)
+    _check_strategy(strategy, strict, vectorize, create_graph)
+    if strategy == "forward-mode":
+        return _forward_jacobian(func, inputs, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -257,6 +270,43 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         result = tuple(_jacobian_of_output(i, out, inputs, strict, create_graph)
                        for i, out in enumerate(outputs))
     return _unpack(_finish(result, create_graph), (is_outputs_tuple, is_inputs_tuple))
+
+
+def _forward_jacobian(func, inputs, vectorize):
+    """jacobian(strategy="forward-mode"): func run on dual inputs once per input element, the
+    tangent one basis vector; the output tangents are the Jacobian's columns."""
+    import ember  # late binding up, as in _jacobian_of_output
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:  # torch's text, its missing space included
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    columns, outputs, is_outputs_tuple = [], None, False
+    for k, inp in enumerate(inputs):
+        for j in range(inp.numel()):
+            with forward_ad.dual_level():
+                duals = []
+                for i, other in enumerate(inputs):
+                    tangent = _zeros_like(other)
+                    if i == k:
+                        tangent.view(-1)[j] = 1
+                    duals.append(forward_ad.make_dual(other, tangent))
+                is_outputs_tuple, outs = _as_tuple(
+                    func(*duals), "outputs of the user-provided function", "jacobian")
+                pairs = [forward_ad.unpack_dual(out) for out in outs]
+            outputs = [primal for primal, _ in pairs]
+            columns.append([_zeros_like(primal) if tangent is None else tangent
+                            for primal, tangent in pairs])
+    result = []
+    for i, out in enumerate(outputs or ()):
+        per_input, start = [], 0
+        for inp in inputs:
+            block = columns[start:start + inp.numel()]
+            start += inp.numel()
+            jac = (ember.stack([c[i] for c in block], -1) if block else
+                   _zeros_like(out).reshape(tuple(out.shape) + (0,)))
+            per_input.append(jac.reshape(tuple(out.shape) + tuple(inp.shape)))
+        result.append(per_input)
+    return _unpack(result, (is_outputs_tuple, is_inputs_tuple))  # lists, as torch's here
 
 
 def _single_scalar(outputs, is_tuple, fn_name):
@@ -278,6 +328,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out[0].squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":  # the dual inputs kept, not detached
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(scalar_func, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

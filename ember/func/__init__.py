@@ -12,10 +12,11 @@ from ..autograd.engine import grad as _engine_grad
 from ..autograd.functional import _jacobian_of_output, _zeros_like
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..nn.utils import stateless as _stateless
+from ..utils import _pytree
 from ._vmap import stack_module_state, vmap  # noqa: F401  (public)
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
-           "vmap", "stack_module_state"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
+           "functional_call", "vmap", "stack_module_state"]
 
 
 def _leaves(tree):
@@ -222,6 +223,30 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     tangents_out = _rebuild(call.out, iter(_zeros_for_missing(flat, outs)))
     out, tangents_out = call.finish(call.out), call.finish(tangents_out)
     return (out, tangents_out, call.finish(call.aux)) if has_aux else (out, tangents_out)
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): ``jvp_fn(*tangents)`` is J tangents at ``primals`` (torch traces
+    the tangent computation once; here each call runs jvp, with torch's checks of the tangents:
+    the primals' tree structure, and per leaf their shape, device and dtype)."""
+    output = func(*primals)
+    flat_primals, primals_spec = _pytree.tree_flatten(primals)
+    meta = [(p.shape, p.device, p.dtype) for p in flat_primals]
+
+    def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = _pytree.tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec "
+                               f"as the primals {primals_spec}")
+        for idx, (t, expected) in enumerate(zip(flat_tangents, meta)):
+            for what, got, want in zip(("shape", "device", "dtype"),
+                                       (t.shape, t.device, t.dtype), expected):
+                if got != want:
+                    raise RuntimeError(f"tangent:{idx} with {what} {got} in flattened pytree "
+                                       f"doesn't match the {what} {want} of the corresponding "
+                                       f"primal.")
+        return jvp(func, primals, tangents)[1]
+    return output, jvp_fn
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):

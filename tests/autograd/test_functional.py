@@ -172,9 +172,36 @@ def test_argument_errors_match_torch():
                                                          (t(lib, Y), t(lib, Y))), RuntimeError)
 
 
-def test_forward_mode_strategy_is_a_clear_gap():
-    with pytest.raises(NotImplementedError, match="forward-mode"):
-        ember.autograd.functional.jacobian(vector_fn, ember.tensor(Y), strategy="forward-mode")
+@pytest.mark.parametrize("fn,inputs", [(vector_fn, "Y"), (scalar_fn, "X"),
+                                       (two_in_two_out, "XY"), (lambda x, y: x * 3, "YX")])
+def test_forward_mode_jacobian_as_torch(fn, inputs):
+    def run(lib):
+        args = tuple(t(lib, {"X": X, "Y": Y}[c]) for c in inputs)
+        return lib.autograd.functional.jacobian(fn, args if len(args) > 1 else args[0],
+                                                vectorize=True, strategy="forward-mode")
+    both(run)
+
+
+def test_forward_over_reverse_hessian_as_torch():
+    both(lambda lib: lib.autograd.functional.hessian(
+        two_in_scalar, (t(lib, X), t(lib, Y)), vectorize=True,
+        outer_jacobian_strategy="forward-mode"))
+    both(lambda lib: lib.autograd.functional.hessian(
+        scalar_fn, t(lib, X), vectorize=True, outer_jacobian_strategy="forward-mode"))
+
+
+@pytest.mark.parametrize("kw,exc", [(dict(), NotImplementedError),
+                                    (dict(vectorize=True, create_graph=True), NotImplementedError),
+                                    (dict(vectorize=True, strict=True), RuntimeError),
+                                    (dict(strategy="sideways"), AssertionError)])
+def test_forward_mode_refusals_as_torch(kw, exc):
+    messages = []
+    for lib in (torch, ember):
+        with pytest.raises(exc) as info:
+            lib.autograd.functional.jacobian(vector_fn, t(lib, Y), **{"strategy": "forward-mode",
+                                                                      **kw})
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]
 
 
 def test_edge_shapes_and_defaults():
