@@ -27,7 +27,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not arrays:
         return Tensor._make(np.asarray(0.0, dtype=np.float32))
-    total = _total_norm(arrays, norm_type)
+    with np.errstate(all="ignore"):  # inf/NaN gradients: a non-finite norm, silently as torch
+        total = _total_norm(arrays, norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -43,10 +44,12 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         return
     dtype = grads[0]._data.dtype
     total = total_norm._data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
-    coef = np.minimum(np.asarray(float(max_norm), dtype) / (total + np.asarray(1e-6, dtype)), 1.0)
-    for g in grads:
-        np.multiply(g._data, coef.astype(g._data.dtype), out=g._data)
-        g._vc[0] += 1
+    with np.errstate(all="ignore"):  # a non-finite norm scales by 0 or NaN, silently as torch
+        coef = np.minimum(np.asarray(float(max_norm), dtype) / (total + np.asarray(1e-6, dtype)),
+                          1.0)
+        for g in grads:
+            np.multiply(g._data, coef.astype(g._data.dtype), out=g._data)
+            g._vc[0] += 1
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,

@@ -1,6 +1,7 @@
 """nn.utils: clip_grad_norm_/clip_grad_value_/get_total_norm/clip_grads_with_norm_ against torch on
 the same gradients."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -48,6 +49,24 @@ def test_clip_grad_norm_single_tensor_no_grads_and_nonfinite():
     with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients from "
                        "`parameters` is non-finite"):
         utils.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 3e38])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf])
+def test_nonfinite_gradients_clip_as_torch_without_numpy_warnings(bad, norm_type):
+    """An inf/NaN (or overflowing) gradient: torch returns the non-finite norm and scales every
+    gradient by it (to 0 or NaN) without a word; NumPy's RuntimeWarnings must not leak."""
+    e_params, t_params = _pairs()
+    for params in (e_params, t_params):
+        params[1].grad[0] = bad
+        params[2].grad[0, 0, 0] = bad
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        total_e = utils.clip_grad_norm_(e_params, 1.0, norm_type)
+    total_t = torch.nn.utils.clip_grad_norm_(t_params, 1.0, norm_type)
+    np.testing.assert_array_equal(total_e.numpy(), total_t.numpy())
+    for pe, pt in zip(e_params, t_params):
+        np.testing.assert_allclose(pe.grad.numpy(), pt.grad.numpy(), rtol=1e-6)
 
 
 def test_clip_grad_value_matches_torch():
