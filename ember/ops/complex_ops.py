@@ -209,21 +209,20 @@ class ComplexBackward0(Node):
 
 
 class PolarBackward0(Node):
-    """out = r e^{iθ};  dr = Re(conj(g) e^{iθ}), dθ = -r Im(conj(g) e^{iθ})."""
+    """out = r e^{iθ};  dr = Re(conj(g) sgn(out)), dθ = Re(conj(g) (i out)): torch's form, in
+    the output (so 0 for r at r = 0, the sign flipped for r < 0, and its derivatives as torch's
+    where these differ from the plain e^{iθ} and -r Im(conj(g) e^{iθ}))."""
 
     complex_aware = True
+    saves_output = True
 
     def forward(self, r, theta):
         rd, td = np.broadcast_arrays(r._data, theta._data)
-        self.save(r, theta)
         return _polar(rd, td)
 
-    def backward(self, m, g, r, theta):
-        if m.is_graph:
-            turned = m.conj(g) * m.polar(m.ones_like(theta), theta)
-        else:
-            turned = np.conj(g) * _polar(np.ones_like(theta), theta)
-        return m.real(turned), -r * m.imag(turned)
+    def backward(self, m, g, out):
+        gc = m.conj(g)
+        return m.real(gc * m.sgn(out)), m.real(gc * (out * 1j))
 
 
 def _polar(r, theta):

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import tensor
 from .._tensor import Tensor
+from ..autograd.graph import Node
 from . import api, special_ops
 from . import elementwise_extra as X
 from .inplace import apply_inplace
@@ -178,10 +179,24 @@ class _Frexp(tuple):
         return f"torch.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
 
 
+class FrexpBackward0(Node):
+    """mantissa = x / 2^exponent;  dx = g / 2^exponent (2^exponent in x's dtype, as torch's
+    exponent.exp2(): inf past the dtype's range, so the gradient there is 0)."""
+
+    def forward(self, x):
+        mantissa, exponent = np.frexp(x._data)
+        self.save(np.exp2(exponent).astype(mantissa.dtype))
+        return np.asarray(mantissa)
+
+    def backward(self, m, g, scale):
+        return (g / scale,)
+
+
 def frexp(input):
-    """Mantissa in [0.5, 1) and int32 exponent with input = mantissa * 2 ** exponent."""
+    """Mantissa in [0.5, 1) (differentiable) and int32 exponent with input = mantissa *
+    2 ** exponent."""
     if input._data.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    mantissa, exponent = np.frexp(input._data)
-    return _Frexp((Tensor._make(np.asarray(mantissa)),
-                   Tensor._make(np.asarray(exponent, dtype=np.int32))))
+    mantissa = FrexpBackward0.apply(input)
+    exponent = np.frexp(input._data)[1]
+    return _Frexp((mantissa, Tensor._make(np.asarray(exponent, dtype=np.int32))))

@@ -342,3 +342,4 @@ EXTRA.update({"resampling": _resampling})
 EXTRA.update({"vdot": lambda L: L.vdot(_t(L, V), _t(L, V) * 2)})  # VdotBackward0 (real vectors)
 EXTRA.update({"cdist_by_mm": lambda L: L.cdist(_t(L, R.standard_normal((30, 4))),  # CdistBackward0
                                                _t(L, R.standard_normal((5, 4)))).sum()})
+EXTRA.update({"frexp": lambda L: L.frexp(_t(L, M * 7)).mantissa.pow(2).sum()})  # FrexpBackward0

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ember
-from tests.oracle import same_error
+from tests.oracle import check, same_error
 
 R = np.random.default_rng(0)
 
@@ -308,3 +308,11 @@ def test_norms_variances_and_logsumexp_of_complex_as_torch(call):
 def test_float_and_int_of_a_complex_element_as_torch():
     assert float(ember.tensor(2 + 0j)) == float(torch.tensor(2 + 0j))
     assert int(ember.tensor(3 + 0j)) == int(torch.tensor(3 + 0j))
+
+
+def test_polar_gradient_of_abs_is_torchs_at_zero_and_negative_abs():
+    """torch differentiates abs through sgn(out): 0 where abs is 0, the sign flipped where abs
+    is negative (ember gave the unmasked e^{i angle} term)."""
+    r = np.array([0.0, 1.5, -2.0, 0.0, 3.0])
+    theta = np.array([0.3, -1.0, 2.0, 0.0, 0.5])
+    check(lambda L, a, t: L.view_as_real(L.polar(a, t)), r, theta)

@@ -42,6 +42,14 @@ def test_frexp():
     same_error(lambda L: L.frexp(L.tensor([1, 2])))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_frexp_mantissa_is_differentiable_as_torch(dtype):
+    """torch's FrexpBackward0: d mantissa / dx = 2^-exponent (the mantissa had no grad_fn)."""
+    x = (R.standard_normal(7) * np.array([1, 10, 1e-3, 300, 1e5, 0.5, 4])).astype(dtype)
+    check(lambda L, t: L.frexp(t)[0], x)
+    check(lambda L, t: L.frexp(t * 3).mantissa.sin(), x)
+
+
 def test_float_power():
     check(lambda L, x, y: L.float_power(x, y), np.abs(R.standard_normal(4)) + 0.1,
           R.standard_normal(4))
