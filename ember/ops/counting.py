@@ -9,6 +9,7 @@ from .. import _dtype
 from .._creation import tensor as _tensor
 from .._dtype import from_numpy_dtype, to_numpy_dtype
 from .._tensor import Tensor
+from ..autograd.graph import Node
 from . import api
 from .matrix_ops import meshgrid
 from .shape import dim_of_0d
@@ -20,6 +21,26 @@ def _name(array):
 
 def _long(array, int32=False):
     return Tensor._make(np.asarray(array, np.int32 if int32 else np.int64))
+
+
+class _Underivable(Node):
+    """An op torch records in the graph but cannot differentiate (unique's values): the values
+    given, under a node whose backward raises torch's NotImplementedError, so that a gradient
+    through them fails as in torch rather than being dropped."""
+
+    op = None
+
+    def forward(self, x, values=None):
+        return values
+
+    def backward(self, m, g):
+        raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
+
+
+Unique2Backward0 = type("Unique2Backward0", (_Underivable,), {"op": "_unique2"})
+UniqueDimBackward0 = type("UniqueDimBackward0", (_Underivable,), {"op": "unique_dim"})
+UniqueConsecutiveBackward0 = type("UniqueConsecutiveBackward0", (_Underivable,),
+                                  {"op": "unique_consecutive"})
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -38,7 +59,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
                                             equal_nan=False)
         inverse = inverse.reshape(x.shape)
-    out = [Tensor._make(values.astype(native, copy=False))]
+    node = Unique2Backward0 if dim is None else UniqueDimBackward0
+    out = [node.apply(input, values=values.astype(native, copy=False))]
     if return_inverse:
         out.append(_long(inverse))
     if return_counts:

@@ -8,6 +8,7 @@ from .. import _dtype
 from .._creation import tensor as _tensor
 from .._tensor import Tensor
 from . import api
+from .counting import UniqueConsecutiveBackward0
 from .matrix_ops import diag, lerp
 from .order_stats import NanmedianBackward0, _named, _no_bool
 from .reduction import check_nonempty
@@ -233,7 +234,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = np.compress(starts, data, axis=d)
         inverse = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.flatnonzero(starts), starts.shape[0]))
-    out = [_tensor(np.ascontiguousarray(values))]
+    out = [UniqueConsecutiveBackward0.apply(input, values=np.ascontiguousarray(values))]
     if return_inverse:
         out.append(_tensor(inverse.astype(np.int64)))
     if return_counts:

@@ -165,6 +165,10 @@ NOT_DRIVEN = {
     "ember.ops.elementwise_extra.NotImplemented": "heaviside's and binomial's nodes (torch's "
                                                   "name): raise",
     "ember.ops.elementwise_extra.NextafterBackward0": "torch has no derivative: raises",
+    "ember.ops.counting._Underivable": "base of unique's nodes",
+    "ember.ops.counting.Unique2Backward0": "torch has no derivative: raises",
+    "ember.ops.counting.UniqueDimBackward0": "torch has no derivative: raises",
+    "ember.ops.counting.UniqueConsecutiveBackward0": "torch has no derivative: raises",
     "ember.ops.special_ops.SpecialZetaBackward2": "zeta(x, number)'s node: its only gradient "
                                                   "(in x) raises, as torch's",
     "ember.ops.elementwise_extra.AsinhBackward1": "asinh_'s node: torch has no derivative",

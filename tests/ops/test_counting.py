@@ -152,3 +152,24 @@ def test_searchsorted_refusals_as_torch(call):
     # ember sorted by an int32 / wrong-shaped sorter, let NumPy's errors out, searched complex
     # and bool sequences
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.unique(x), lambda L, x: x.unique(sorted=False, return_counts=True)[0],
+    lambda L, x: L.unique(x, dim=0), lambda L, x: L.unique_consecutive(x),
+    lambda L, x: L.unique_consecutive(x, return_inverse=True, dim=1)[0],
+    lambda L, x: L.unique(x.to(L.bfloat16))])
+def test_unique_values_are_recorded_and_refuse_a_gradient_as_torch(call):
+    """torch records unique's values (Unique2Backward0, UniqueDimBackward0,
+    UniqueConsecutiveBackward0) and raises when a gradient reaches them; ember made them
+    constants, so a loss through them silently dropped that path."""
+    seen = []
+    for lib in (torch, ember):
+        x = lib.tensor([[1.0, 2.0, 2.0], [1.0, 2.0, 2.0]], requires_grad=True)
+        out = call(lib, x)
+        assert out.requires_grad
+        with pytest.raises(NotImplementedError) as info:
+            (out.sum() + x.sum()).backward()
+        seen.append((type(out.grad_fn).__name__, str(info.value)))
+        assert not call(lib, x.detach()).requires_grad
+    assert seen[1] == seen[0]
