@@ -285,7 +285,8 @@ class _Reader:
                                  f"its {storage.numel} elements")
             flat = np.frombuffer(raw, storage.dtype.newbyteorder(">") if self.big else
                                  storage.dtype, count=storage.numel)
-            storage.array = flat.astype(storage.dtype) if self.big else flat
+            # writable memory of its own, shared by every tensor over this storage
+            storage.array = flat.astype(storage.dtype) if self.big else flat.copy()
         return storage.array
 
     def tensor(self, storage, offset, size, stride, requires_grad=False, *_, dtype=None):
@@ -311,9 +312,13 @@ class _Reader:
             if last >= flat.size:
                 raise ValueError(f"a tensor reaches element {last} of a storage of "
                                  f"{flat.size}")
+            overlapping = any(s == 0 and n > 1 for n, s in zip(size, stride))
             view = np.lib.stride_tricks.as_strided(
-                flat[offset:], size, [s * flat.itemsize for s in stride], writeable=False)
-            data = np.array(view)  # (its own memory: the tensors are writable)
+                flat[offset:], size, [s * flat.itemsize for s in stride],
+                writeable=not overlapping)
+            # tensors over one storage share its memory, as torch.load's do (an expanded,
+            # self-overlapping one gets its own copy: writes to it stay elementwise)
+            data = np.array(view) if overlapping else view
         else:
             data = np.zeros(size, flat.dtype)
         return Tensor._make(data, bool(requires_grad) and data.dtype.kind in "fc")

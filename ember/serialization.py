@@ -1,4 +1,5 @@
 """ember.save / ember.load: checkpoints as safetensors (arrays) + JSON (structure), never pickle."""
+import base64
 import collections
 import json
 import math
@@ -6,7 +7,7 @@ import os
 
 import numpy as np
 
-from . import _dtype, _module_io, _torch_zip
+from . import _device, _dtype, _module_io, _torch_zip
 from ._atomic import atomic_write
 from ._checkpoint_file import (
     CODE_OF,
@@ -36,11 +37,28 @@ def _array_name(array, tensor):
     return name
 
 
+def _storage_of(array):
+    """The allocation ``array`` views (the ndarray at the end of its base chain) where it can
+    be stored once with ``array`` as a view of it: C-contiguous, of the same dtype and native
+    byte order, ``array``'s offset and strides whole elements; else None."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is array or not root.flags.c_contiguous or root.dtype != array.dtype or \
+            array.dtype.byteorder == ">" or array.size == 0:
+        return None if root is not array or not root.flags.c_contiguous else root
+    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if offset % array.itemsize or any(s % array.itemsize for s in array.strides):
+        return None
+    return root
+
+
 class _Encoder:
     """Walks a Python object, collecting its arrays (by dotted path) and a JSON-able skeleton."""
 
     def __init__(self):
         self.arrays, self._key_of = {}, {}
+        self._tensors = []  # (node, array, key) of each tensor, its array stored by finish()
 
     def node(self, obj, path, depth=0):
         if obj is None or isinstance(obj, (bool, int, str)):
@@ -86,18 +104,53 @@ class _Encoder:
         if array.dtype.byteorder == ">":  # safetensors is little-endian
             array = array.astype(array.dtype.newbyteorder("<"))
         if id(owner) in self._key_of:  # the same object twice (e.g. tied weights): stored once
-            return {"tensor": self._key_of[id(owner)]}
+            return dict(self._key_of[id(owner)])
         key = ".".join(path) or "tensor"
         while key in self.arrays:
             key += "#"
-        self.arrays[key] = array if array.flags.c_contiguous else array.copy(order="C")
-        self._key_of[id(owner)] = key
-        return {"tensor": key}
+        self.arrays[key] = None  # (reserved; finish() stores the array or the shared storage)
+        node = {"tensor": key}
+        self._key_of[id(owner)] = node
+        self._tensors.append((node, array, key))
+        return node
+
+    def finish(self):
+        """Store the collected arrays. Tensors whose arrays are views of one storage (tied
+        weights' detached copies, slices of one tensor) store that storage once, each as a view
+        of it (offset, shape, strides in elements), so that they load sharing memory, as
+        torch.load's do; any other array is stored alone, contiguous (a lone slice without the
+        rest of its storage, where torch would save all of it)."""
+        groups = {}
+        for node, array, key in self._tensors:
+            root = _storage_of(array)
+            groups.setdefault(id(root) if root is not None else id(node), []).append(
+                (node, array, key, root))
+        for group in groups.values():
+            root = group[0][3]
+            if root is None or len(group) < 2:  # (a lone slice: only its own elements)
+                for node, array, key, _ in group:
+                    self.arrays[key] = array if array.flags.c_contiguous else \
+                        array.copy(order="C")
+                continue
+            storage_key = group[0][2]
+            for node, array, key, _ in group[1:]:
+                del self.arrays[key]
+            self.arrays[storage_key] = root.reshape(-1)
+            start = root.__array_interface__["data"][0]
+            for node, array, key, _ in group:
+                offset = (array.__array_interface__["data"][0] - start) // array.itemsize
+                strides = [s // array.itemsize for s in array.strides]
+                node.update(tensor=storage_key, view=[offset, list(array.shape), strides])
 
     @staticmethod
     def _other(obj):
         if isinstance(obj, _dtype.dtype):
             return {"dtype": obj.name}
+        if isinstance(obj, _device.device):
+            return {"device": str(obj)}
+        if isinstance(obj, (bytes, bytearray)):
+            return {"bytes": base64.b64encode(obj).decode("ascii"),
+                    "bytearray": isinstance(obj, bytearray)}
         name = _module_io.function_name(obj)
         if name is not None:  # e.g. a TransformerEncoderLayer's activation, F.relu
             return {"function": name}
@@ -126,7 +179,8 @@ class _Decoder:
                 return _module_io.decode(self, node, depth + 1)
             return self._container(kind, value, depth + 1)
         leaf = {"tensor": self._tensor, "float": self._float, "dtype": self._dtype,
-                "function": self._function}[kind]
+                "function": self._function, "device": self._device,
+                "bytes": self._bytes}[kind]
         return leaf(node, value)
 
     def _container(self, kind, value, depth):
@@ -144,6 +198,16 @@ class _Decoder:
     def _function(self, node, name):
         return _module_io.resolve_function(name, self.name)
 
+    def _device(self, node, name):
+        try:
+            return _device.device(name)
+        except RuntimeError as error:  # a string torch.device refuses: a corrupt record
+            raise ValueError(str(error)) from None
+
+    def _bytes(self, node, text):
+        data = base64.b64decode(text.encode("ascii"), validate=True)
+        return bytearray(data) if node.get("bytearray") else data
+
     def _dtype(self, node, name):
         found = _dtype._NAMES.get(name) if isinstance(name, str) else None
         if found is None:
@@ -151,9 +215,14 @@ class _Decoder:
         return found
 
     def _tensor(self, node, key):
-        if key not in self.made:
-            self.made[key] = self._make(node, self.arrays[key], key)
-        return self.made[key]
+        view = node.get("view")
+        made = (key, json.dumps(view)) if view is not None else key
+        if made not in self.made:
+            array = self.arrays[key]
+            if view is not None:
+                array = _view_of(array, view, key, self.name)
+            self.made[made] = self._make(node, array, key)
+        return self.made[made]
 
     def _make(self, node, array, key):
         if node.get("numpy") is not None:
@@ -166,8 +235,26 @@ class _Decoder:
         return Tensor._make(array, node.get("requires_grad", False))
 
 
-_KINDS = ("tensor", "float", "dtype", "function", "dict", "odict", "list", "tuple", "set",
-          "module")
+def _view_of(storage, view, key, name):
+    """The array a "view" record describes over a stored 1-D storage, after checking that every
+    element it reaches lies inside the storage (a crafted record is refused, not followed)."""
+    offset, shape, strides = view
+    ints = [offset, *shape, *strides]
+    if storage.ndim != 1 or len(shape) != len(strides) or len(shape) > 64 or \
+            not all(type(v) is int for v in ints) or offset < 0 or min(shape, default=0) < 0:
+        raise CheckpointError(f"ember.load: '{name}' has a malformed view of '{key}'")
+    if 0 not in shape:
+        low = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+        high = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+        if low < 0 or high >= storage.size:
+            raise CheckpointError(f"ember.load: '{name}' has a view of '{key}' reaching past "
+                                  f"its {storage.size} elements")
+    return np.lib.stride_tricks.as_strided(storage[offset:] if 0 not in shape else storage,
+                                           shape, [s * storage.itemsize for s in strides])
+
+
+_KINDS = ("tensor", "float", "dtype", "function", "device", "bytes", "dict", "odict", "list",
+          "tuple", "set", "module")
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
@@ -179,6 +266,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     ember._atomic.atomic_write: symlinks followed, the file's mode kept)."""
     encoder = _Encoder()
     structure = encoder.node(obj, ())
+    encoder.finish()
     arrays = {k: (_array_name(a, False), a) for k, a in encoder.arrays.items()}
     data = serialize(arrays, {_FORMAT: json.dumps(structure)})
     if isinstance(f, (str, os.PathLike)):

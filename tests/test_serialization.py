@@ -264,3 +264,61 @@ def test_complex64_round_trips_and_reads_torchs_file(tmp_path):
     assert ember.load(tmp_path / "w.safetensors")["w"].tolist() == [1 + 1j, 2 - 3j]
     with pytest.raises(TypeError, match="cannot store an array of dtype complex128"):
         ember.save({"z": z.cdouble()}, tmp_path / "d.pt")
+
+
+def _round_trip(lib, obj):
+    buf = io.BytesIO()
+    lib.save(obj, buf)
+    buf.seek(0)
+    return lib.load(buf)
+
+
+def test_tensors_sharing_memory_load_sharing_it_as_torch():
+    """Views of one storage (a tensor with its slices and reshapes, tied weights' state_dict
+    entries) load sharing memory, as torch.load's do: a write through one shows in the others.
+    Before, each loaded as its own copy, and load_state_dict(assign=True) untied the weights."""
+    seen = []
+    for lib in (torch, ember):
+        x = lib.arange(12.0)
+        loaded = _round_trip(lib, {"a": x, "b": x[2:6], "c": x.view(3, 4).t(), "d": x[1::3]})
+        loaded["a"][3] = 100.0
+        seen.append([loaded[k].tolist() for k in "abcd"] + [loaded["c"].stride()])
+        emb = lib.nn.Embedding(5, 3)
+        head = lib.nn.Linear(3, 5, bias=False)
+        head.weight = emb.weight
+        state = _round_trip(lib, {"emb": emb.state_dict(), "head": head.state_dict()})
+        state["emb"]["weight"][0, 0] = 42.0
+        assert state["head"]["weight"][0, 0].item() == 42.0
+    assert seen[1] == seen[0]
+
+
+def test_a_lone_slice_is_saved_without_the_rest_of_its_storage(tmp_path):
+    big = ember.arange(100000.0)
+    ember.save({"s": big[10:13]}, tmp_path / "s.pt")
+    assert os.path.getsize(tmp_path / "s.pt") < 1000
+    assert ember.load(tmp_path / "s.pt")["s"].tolist() == [10.0, 11.0, 12.0]
+
+
+@pytest.mark.parametrize("view", [[0, [13], [1]], [-1, [2], [1]], [3, [2], [-6]],
+                                  [0, [2, 2], [1]], [0, [-1], [1]], [0.5, [2], [1]],
+                                  [0, [3, 5], [5, 1]], "x"])
+def test_a_crafted_view_record_is_refused(tmp_path, view):
+    """A view reaching outside its stored storage (or malformed) is refused with a clear error;
+    it is never followed into memory it does not own."""
+    import json
+    path = tmp_path / "v.pt"
+    record = {"tensor": "a", "view": view}
+    np_save_file({"a": np.arange(12.0)}, str(path), metadata={"ember.save/1": json.dumps(record)})
+    with pytest.raises(RuntimeError, match="view of 'a'|corrupt structure record"):
+        ember.load(path)
+
+
+def test_devices_and_bytes_round_trip_as_torch():
+    obj = {"device": torch.device("cpu"), "index": torch.device("cuda", 1), "raw": b"\x00ab",
+           "buf": bytearray(b"xy")}
+    theirs = _round_trip(torch, obj)
+    ours = _round_trip(ember, {"device": ember.device("cpu"), "index": ember.device("cuda", 1),
+                               "raw": b"\x00ab", "buf": bytearray(b"xy")})
+    assert {k: str(v) if "dev" in k or k == "index" else v for k, v in ours.items()} == \
+        {k: str(v) if "dev" in k or k == "index" else v for k, v in theirs.items()}
+    assert isinstance(ours["device"], ember.device) and isinstance(ours["buf"], bytearray)

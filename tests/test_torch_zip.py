@@ -184,3 +184,17 @@ def test_tensors_of_dtypes_without_typed_storage_load(tmp_path, dtype):
     loaded = ember.load(path)
     assert loaded["x"].dtype == getattr(ember, dtype)
     assert loaded["x"].tolist() == t.tolist() and loaded["col"].tolist() == t[:, 1].tolist()
+
+
+def test_tensors_over_one_storage_share_it_after_loading(tmp_path):
+    """torch.save writes one storage for a tensor and its views; ember.load gives tensors that
+    share that memory, as torch.load does (each was its own copy)."""
+    x = torch.arange(12.0)
+    torch.save({"a": x, "b": x[2:6], "c": x.view(3, 4).t(), "e": x[:1].expand(4)},
+               tmp_path / "v.pt")
+    got = []
+    for lib in (torch, ember):
+        loaded = lib.load(tmp_path / "v.pt")
+        loaded["a"][3] = 100.0
+        got.append([loaded[k].tolist() for k in "abce"] + [loaded["c"].stride()])
+    assert got[1] == got[0]
