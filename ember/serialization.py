@@ -53,6 +53,32 @@ def _storage_of(array):
     return root
 
 
+def _span(array, start):
+    """The bytes [low, high) of memory ``array`` reaches, from the address ``start``."""
+    base = array.__array_interface__["data"][0] - start
+    if array.size == 0:
+        return base, base
+    low = base + sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0)
+    high = base + sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
+    return low, high + array.itemsize
+
+
+def _overlapping(members, root):
+    """``members`` (node, array, key) over ``root`` split into groups whose memory overlaps
+    (transitively); an empty array overlaps nothing."""
+    start = root.__array_interface__["data"][0]
+    spans = sorted(((_span(m[1], start), m) for m in members), key=lambda x: x[0])
+    groups, reach = [], None
+    for (low, high), member in spans:
+        if groups and reach is not None and low < reach and high > low:
+            groups[-1].append(member)
+            reach = max(reach, high)
+        else:
+            groups.append([member])
+            reach = high if high > low else None
+    return groups
+
+
 class _Encoder:
     """Walks a Python object, collecting its arrays (by dotted path) and a JSON-able skeleton."""
 
@@ -115,32 +141,50 @@ class _Encoder:
         return node
 
     def finish(self):
-        """Store the collected arrays. Tensors whose arrays are views of one storage (tied
-        weights' detached copies, slices of one tensor) store that storage once, each as a view
-        of it (offset, shape, strides in elements), so that they load sharing memory, as
-        torch.load's do; any other array is stored alone, contiguous (a lone slice without the
-        rest of its storage, where torch would save all of it)."""
+        """Store the collected arrays. Tensors whose memory overlaps (tied weights' detached
+        copies, a tensor and its slices) store the region they cover once, each as a view of
+        it (offset, shape, strides in elements), so that they load sharing memory, as
+        torch.load's do; every other array is stored alone, contiguous, under its own name
+        (disjoint parts of one buffer, e.g. parameters packed for a fused optimizer, stay
+        separate tensors for any safetensors reader; a lone slice is stored without the rest
+        of its buffer, where torch would save all of it)."""
         groups = {}
-        for node, array, key in self._tensors:
-            root = _storage_of(array)
-            groups.setdefault(id(root) if root is not None else id(node), []).append(
-                (node, array, key, root))
+        for member in self._tensors:
+            root = _storage_of(member[1])
+            groups.setdefault(id(root) if root is not None else id(member[0]), []).append(
+                (member, root))
         for group in groups.values():
-            root = group[0][3]
-            if root is None or len(group) < 2:  # (a lone slice: only its own elements)
-                for node, array, key, _ in group:
+            root = group[0][1]
+            for component in (_overlapping([m for m, _ in group], root) if root is not None
+                              else [[group[0][0]]]):
+                if len(component) == 1:
+                    node, array, key = component[0]
                     self.arrays[key] = array if array.flags.c_contiguous else \
                         array.copy(order="C")
-                continue
-            storage_key = group[0][2]
-            for node, array, key, _ in group[1:]:
+                else:
+                    self._store_shared(component, root)
+
+    def _store_shared(self, component, root):
+        """Overlapping arrays over ``root``: the region they cover stored once (in the shape of
+        a member that is exactly that region, where one is, under its name), the others as
+        views of it."""
+        item = root.itemsize
+        start = root.__array_interface__["data"][0]
+        spans = [_span(array, start) for _, array, _ in component]
+        low, high = min(lo for lo, _ in spans), max(hi for _, hi in spans)
+        region = root.reshape(-1)[low // item:high // item]
+        whole = next((m for m, (lo, hi) in zip(component, spans)
+                      if m[1].flags.c_contiguous and (lo, hi) == (low, high)), None)
+        storage_key = (whole or component[0])[2]
+        self.arrays[storage_key] = region if whole is None else region.reshape(whole[1].shape)
+        for node, array, key in component:
+            if key != storage_key:
                 del self.arrays[key]
-            self.arrays[storage_key] = root.reshape(-1)
-            start = root.__array_interface__["data"][0]
-            for node, array, key, _ in group:
-                offset = (array.__array_interface__["data"][0] - start) // array.itemsize
-                strides = [s // array.itemsize for s in array.strides]
-                node.update(tensor=storage_key, view=[offset, list(array.shape), strides])
+            if whole is not None and key == storage_key:
+                continue
+            offset = (array.__array_interface__["data"][0] - start - low) // item
+            node.update(tensor=storage_key, view=[offset, list(array.shape),
+                                                  [s // item for s in array.strides]])
 
     @staticmethod
     def _other(obj):
@@ -240,6 +284,7 @@ def _view_of(storage, view, key, name):
     element it reaches lies inside the storage (a crafted record is refused, not followed)."""
     offset, shape, strides = view
     ints = [offset, *shape, *strides]
+    storage = storage.reshape(-1) if storage.flags.c_contiguous else storage
     if storage.ndim != 1 or len(shape) != len(strides) or len(shape) > 64 or \
             not all(type(v) is int for v in ints) or offset < 0 or min(shape, default=0) < 0:
         raise CheckpointError(f"ember.load: '{name}' has a malformed view of '{key}'")

@@ -322,3 +322,25 @@ def test_devices_and_bytes_round_trip_as_torch():
     assert {k: str(v) if "dev" in k or k == "index" else v for k, v in ours.items()} == \
         {k: str(v) if "dev" in k or k == "index" else v for k, v in theirs.items()}
     assert isinstance(ours["device"], ember.device) and isinstance(ours["buf"], bytearray)
+
+
+def test_parameters_packed_in_one_buffer_stay_separate_tensors_in_the_file(tmp_path):
+    """A fused optimizer packs the parameters (and its state) into one flat buffer; their
+    memory does not overlap, so the file still names each tensor in its shape for any
+    safetensors reader, and tied weights are stored once under the first name."""
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Linear(4, 2))
+    opt = ember.optim.Adam(model.parameters(), fused=True)
+    for _ in range(2):
+        model(ember.randn(5, 3)).sum().backward()
+        opt.step()
+    ember.save(model.state_dict(), tmp_path / "m.safetensors")
+    shapes = {k: tuple(v.shape) for k, v in torch_load_file(tmp_path / "m.safetensors").items()}
+    assert shapes == {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    ember.save(opt.state_dict(), tmp_path / "o.safetensors")
+    assert tuple(torch_load_file(tmp_path / "o.safetensors")["state.2.exp_avg"].shape) == (2, 4)
+    emb = ember.nn.Embedding(5, 3)
+    head = ember.nn.Linear(3, 5, bias=False)
+    head.weight = emb.weight
+    ember.save({"emb": emb.state_dict(), "head": head.state_dict()}, tmp_path / "t.safetensors")
+    stored = torch_load_file(tmp_path / "t.safetensors")
+    assert list(stored) == ["emb.weight"] and tuple(stored["emb.weight"].shape) == (5, 3)
