@@ -250,56 +250,104 @@ def conv_grad_input(grad, w, x_shape, geom):
     flipped = _flipped_geometry(w.shape, x_shape[2:], geom)
     if flipped is not None:
         return _back(conv_forward(grad, _transposed_kernel(w, geom.groups), flipped), geom)
+    if geom.stride == (1, 1):
+        return _back(_grad_input_full_width(grad, w, x_shape, geom), geom)
     (pt, pb), (pl, pr) = geom.pad
     hp, wp = x_shape[2] + pt + pb, x_shape[3] + pl + pr
-    if geom.stride == (1, 1):
-        xp = _grad_input_full_width(grad, w, x_shape[1], hp, wp, geom)
-    else:
-        g, (kh, kw), n, c = geom.groups, w.shape[2:], x_shape[0], x_shape[1]
-        oh, ow = grad.shape[2:]
-        wt = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)  # (G, Cg*kh*kw, O/G)
-        rows = _grad_as_rows(grad, g)
-        cols = np.matmul(wt, rows, out=_workspace.take(wt.shape[:2] + rows.shape[2:],
-                                                         grad.dtype))
-        xp = _scatter_strided(cols.reshape(c, kh, kw, n, oh, ow), hp, wp, geom)
-        _workspace.give(cols)
+    g, (kh, kw), n, c = geom.groups, w.shape[2:], x_shape[0], x_shape[1]
+    oh, ow = grad.shape[2:]
+    wt = w.reshape(g, w.shape[0] // g, -1).transpose(0, 2, 1)  # (G, Cg*kh*kw, O/G)
+    rows = _grad_as_rows(grad, g)
+    cols = np.matmul(wt, rows, out=_workspace.take(wt.shape[:2] + rows.shape[2:], grad.dtype))
+    xp = _scatter_strided(cols.reshape(c, kh, kw, n, oh, ow), hp, wp, geom)
+    _workspace.give(cols)
+    return _back(_unpad_planes(xp, geom.pad), geom)
+
+
+def _unpad_planes(xp, pad):
+    """(C, N, Hp, Wp) padded input planes -> (N, C, H, W) without the padding."""
+    (pt, pb), (pl, pr) = pad
+    hp, wp = xp.shape[2:]
     xp = xp[:, :, pt:hp - pb, pl:wp - pr].transpose(1, 0, 2, 3)
     out = np.empty(xp.shape, dtype=xp.dtype)
     _copy_runs(out, xp)
-    return _back(out, geom)
+    return out
 
 
-def _grad_input_full_width(grad, w, c, hp, wp, geom):
-    """C_x^T(grad; w) of a stride-1 convolution onto the padded input, (C, N, Hp, Wp), in two
-    halves. Across the kernel's columns: the gradient's rows laid over the padded width (OW
-    values, then Wp - OW = dw*(kw-1) zeros) and kw copies of them shifted right by j*dw, each
-    one contiguous copy (a shifted row starts in its predecessor's zeros), so that one GEMM
-    with K = O/G*kw sums over the kernel's columns. Across its rows: the kh results added onto
-    the planes at row offsets i*dh. One GEMM with K = O/G and kh*kw scatter adds of OH*Wp-long
-    runs instead measured (1 thread) 4.1 -> 3.9 ms on the CIFAR net's 32->64 channels, 16x16,
-    and 0.70 -> 0.56 ms on LeNet's 6->16 5x5 onto 12x12: the same flops, kw times fewer adds."""
+def _grad_input_full_width(grad, w, x_shape, geom):
+    """C_x^T(grad; w) of a stride-1 convolution, (N, C, H, W), in two halves. Across the
+    kernel's columns: the gradient's rows laid over the padded width (OW values, then Wp - OW =
+    dw*(kw-1) zeros) and kw copies of them shifted right by j*dw, each one contiguous copy (a
+    shifted row starts in its predecessor's zeros), so that one GEMM with K = O/G*kw sums over
+    the kernel's columns. Across its rows: the kh results added onto the planes at row offsets
+    i*dh. One GEMM with K = O/G and kh*kw scatter adds of OH*Wp-long runs instead measured (1
+    thread) 4.1 -> 3.9 ms on the CIFAR net's 32->64 channels, 16x16, and 0.70 -> 0.56 ms on
+    LeNet's 6->16 5x5 onto 12x12: the same flops, kw times fewer adds.
+
+    Where the output has the input's size ("same" padding, pl a multiple of dw) the rows are
+    the input's width instead: the GEMM skips the padding columns (2 of 18 on a 16-wide plane
+    with 3x3 pad 1) that would be cropped, each shift is (j*dw - pl) with the columns it wraps
+    into the next row zeroed, and the row adds land in the (N, C, H, W) result directly (no
+    cropping copy): the same terms summed in the same order, though OpenBLAS rounds an element
+    of a narrower GEMM differently now and then (ulp-level; CIFAR's 32->64 layer on 16x16:
+    4.17 -> 3.57 ms, 1 thread)."""
     g, (kh, kw), (dh, dw) = geom.groups, w.shape[2:], geom.dilation
     n, o, oh, ow = grad.shape
-    og, cg, run = o // g, c // g, oh * wp
-    shifted = _workspace.take((g, og, kw, n * run), grad.dtype)
-    first = shifted[:, :, 0].reshape(g, og, n, oh, wp)
-    first[..., ow:] = 0
-    _copy_runs(first[..., :ow], grad.reshape(n, g, og, oh, ow).transpose(1, 2, 0, 3, 4))
-    for j in range(1, kw):
-        shift = j * dw
-        shifted[:, :, j, :shift] = 0
-        shifted[:, :, j, shift:] = shifted[:, :, 0, :n * run - shift]
+    c, (h, wd), ((pt, pb), (pl, pr)) = x_shape[1], x_shape[2:], geom.pad
+    same = (oh, ow) == (h, wd) and pl % dw == 0
+    width = wd if same else wd + pl + pr  # each GEMM row: one input row, padded or not
+    og, cg, run = o // g, c // g, oh * width
+    shifted = _shifted_rows(grad, g, kw, width, pl // dw if same else 0, dw)
     kernel = w.reshape(g, og, cg, kh, kw).transpose(0, 2, 3, 1, 4).reshape(g, cg * kh, og * kw)
     part = np.matmul(kernel, shifted.reshape(g, og * kw, -1),
                      out=_workspace.take((g, cg * kh, n * run), grad.dtype))
     _workspace.give(shifted)
-    flat = np.zeros((c, n, hp * wp), dtype=grad.dtype)
-    rows = part.reshape(c, kh, n, run)
-    for i in range(kh):
-        start = i * dh * wp
-        flat[:, :, start:start + run] += rows[:, i]
+    rows = part.reshape(c, kh, n, oh, width)
+    if same:
+        out = np.zeros((n, c, h, wd), dtype=grad.dtype)
+        planes = out.transpose(1, 0, 2, 3)
+        for i in range(kh):  # input row y receives the kernel row i of output row y + pt - i*dh
+            top = i * dh - pt
+            lo, hi = max(0, top), min(h, oh + top)
+            planes[:, :, lo:hi] += rows[:, i, :, lo - top:hi - top]
+    else:
+        flat = np.zeros((c, n, (h + pt + pb) * width), dtype=grad.dtype)
+        for i in range(kh):
+            start = i * dh * width
+            flat[:, :, start:start + run] += rows[:, i].reshape(c, n, run)
+        out = _unpad_planes(flat.reshape(c, n, h + pt + pb, width), geom.pad)
     _workspace.give(part)
-    return flat.reshape(c, n, hp, wp)
+    return out
+
+
+def _shifted_rows(grad, g, kw, width, base, dw):
+    """(G, O/G, kw, N*OH*width): the gradient's rows, each ``width`` long (OW values, zeros
+    after), for kernel column ``base`` as they are and for column j shifted right by
+    (j - base)*dw, the columns a shift carries past a row's end zeroed."""
+    n, o, oh, ow = grad.shape
+    og, run = o // g, oh * width
+    shifted = _workspace.take((g, og, kw, n * run), grad.dtype)
+    first = shifted[:, :, base].reshape(g, og, n, oh, width)
+    first[..., ow:] = 0
+    _copy_runs(first[..., :ow], grad.reshape(n, g, og, oh, ow).transpose(1, 2, 0, 3, 4))
+    total = n * run
+    for j in range(kw):
+        shift, dst = (j - base) * dw, shifted[:, :, j]
+        if abs(shift) >= total:
+            dst[...] = 0
+        elif shift > 0:
+            dst[..., :shift] = 0
+            dst[..., shift:] = shifted[:, :, base, :total - shift]
+        elif shift < 0:
+            dst[..., shift:] = 0
+            dst[..., :shift] = shifted[:, :, base, -shift:]
+        if shift and width == ow:  # no zeros after the values: a shift wraps into the next row
+            wrapped = dst.reshape(g, og, n * oh, width)
+            if shift > 0:
+                wrapped[..., :shift] = 0
+            else:
+                wrapped[..., shift:] = 0
+    return shifted
 
 
 def _flipped_geometry(w_shape, in_hw, geom):

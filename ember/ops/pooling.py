@@ -13,6 +13,7 @@ from ..autograd import _opmath
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from . import _bf16_grad, _parallel
+from .conv import _copy_runs
 
 
 class PoolGeometry:
@@ -116,7 +117,31 @@ def _max_pool_2x2(x, out_hw):
 def _corners(x, out_hw):
     """Contiguous (2, 2, ..., OH, OW) copy of x's disjoint 2x2 windows: [i, j] holds every
     window's element at row offset i, column offset j (odd trailing rows/columns left out)."""
-    return np.ascontiguousarray(_window_view(x, out_hw))
+    if x.dtype != np.float32 or not x.flags.c_contiguous or not x.size or \
+            x.shape[-2:] != (2 * out_hw[0], 2 * out_hw[1]) or not np.little_endian:
+        return np.ascontiguousarray(_window_view(x, out_hw))
+    return _corners_by_halves(x, out_hw)
+
+
+def _corners_by_halves(x, out_hw):
+    """_corners of a C-contiguous float32 x tiled by its windows, in contiguous passes: the
+    even and odd rows copied apart (runs of W), then each row's column pairs read as uint64
+    and cast to uint32, which keeps the low half, the even column's bits (little-endian); the
+    odd columns are the low halves of the same memory read from one float on. The strided
+    copy ran ~4 ns a window row of OW elements: 0.30 -> 0.24 ms on the CIFAR net's
+    (32, 32, 32, 32), 0.20 -> 0.13 ms on (32, 64, 16, 16) (1 thread)."""
+    (oh, ow), lead = out_hw, x.shape[:-2]
+    planes = x.size // (4 * oh * ow) * oh  # window rows: (all leading dims) * OH
+    rows = np.empty((2, planes, 2 * ow), dtype=x.dtype)
+    _copy_runs(rows, x.reshape(planes, 2, 2 * ow).transpose(1, 0, 2))
+    out = np.empty((2, 2, planes * ow), dtype=x.dtype)
+    bits = out.view(np.uint32)
+    for i in range(2):
+        flat = rows[i].reshape(-1)
+        np.copyto(bits[i, 0], flat.view(np.uint64), casting="unsafe")
+        np.copyto(bits[i, 1, :-1], flat[1:-1].view(np.uint64), casting="unsafe")
+        bits[i, 1, -1] = flat[-1:].view(np.uint32)[0]
+    return out.reshape((2, 2) + lead + (oh, ow))
 
 
 def _window_view(x, out_hw):

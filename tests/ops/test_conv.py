@@ -37,6 +37,17 @@ CASES = {
         (2, 1, 40, 50), (3, 1, 5, 4)),
     "conv2d_large_plane_groups": (lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2),
                                   (2, 4, 26, 25), (4, 2, 3, 2), (4,)),
+    # stride 1, output the input's size, planes above 64 positions: the input gradient's GEMM
+    # runs over the input's width (no padding columns) and adds into (N, C, H, W) directly
+    "conv2d_same_groups_dilation": (
+        lambda L, x, w, b: _f(L).conv2d(x, w, b, groups=2, dilation=2, padding=2),
+        (2, 4, 10, 11), (6, 2, 3, 3), (6,)),
+    "conv2d_same_even_kernel": (lambda L, x, w, b: _f(L).conv2d(x, w, b, padding="same"),
+                                (1, 2, 9, 10), (3, 2, 4, 2), (3,)),
+    # (the left padding not a multiple of the dilation: the padded-width pass)
+    "conv2d_same_odd_left_pad": (
+        lambda L, x, w: _f(L).conv2d(x, w, dilation=2, padding="same"), (1, 2, 9, 10),
+        (2, 2, 2, 2)),
     "conv1d_long": (lambda L, x, w, b: _f(L).conv1d(x, w, b, padding=2), (2, 3, 600), (5, 3, 5),
                     (5,)),
     "conv_transpose2d_large_plane": (

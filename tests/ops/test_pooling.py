@@ -86,6 +86,22 @@ def test_max_pool_2x2_odd_sizes_and_leading_dims_match_torch(shape):
     _assert_max_pool_as_torch(x, kernel_size=2)
 
 
+@pytest.mark.parametrize("shape", [(3, 4, 6, 10), (5, 8, 4), (2, 2, 64, 2), (1, 1, 2, 2)])
+def test_max_pool_2x2_even_planes_values_bits_as_torch(shape):
+    # a contiguous float32 input tiled by its windows gathers its corners in contiguous passes
+    # (the odd columns read one float off): every value's bits kept, NaN included
+    rng = np.random.default_rng(0)
+    x = rng.integers(-2, 3, shape).astype(np.float32)
+    x.ravel()[3::11], x.ravel()[5::13] = np.inf, -np.inf
+    x.ravel()[2::17] = np.nan
+    x.ravel()[-1] = 7.0  # the last element: the odd columns' last, copied apart
+    g = rng.standard_normal(torch.nn.functional.max_pool2d(torch.tensor(x), 2).shape)
+    expected = _max_pool_results(torch, x, g.astype(np.float32), kernel_size=2)
+    got = _max_pool_results(ember, x, g.astype(np.float32), kernel_size=2)
+    for name, e, t in zip(("values", "indices", "grad"), got, expected):
+        np.testing.assert_array_equal(e.view(np.uint8), t.view(np.uint8), err_msg=name)
+
+
 @pytest.mark.parametrize("view", [lambda t: t.transpose(2, 3), lambda t: t[:, :, ::2, 1:],
                                   lambda t: t.permute(1, 0, 2, 3)[:, :, 1:, :-1]])
 def test_max_pool_2x2_non_contiguous_input_matches_torch(view):
