@@ -157,11 +157,26 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                                f"{list(stride)}, dilation={list(dilation)}")
     size = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
             zip(batched.shape[2:], stride, padding, dilation, kernel, output_padding)]
-    out_shape = (batched.shape[0], weight.shape[1] * groups) + tuple(size)
-    pads = tuple((p, p) for p in padding)
-    geom = _geometry(stride, dilation, pads, groups, n)
-    out = _conv.ConvolutionBackward0.apply(batched, weight, bias, geom=geom, transposed=True,
-                                           out_shape=out_shape)
+    # The output is the input-gradient of a convolution of an input of that size. Where
+    # output_padding < stride that convolution's output is the input's size anyway (the
+    # division by the stride floors the extra rows away). Where it is not (allowed below the
+    # dilation), the extra rows at the end are the ones the trailing padding would crop: that
+    # padding shrinks by them, and rows past the full result (output_padding beyond the
+    # padding) are zeros, appended after the convolution, then the bias.
+    pads, extra = [], []
+    for p, op, s in zip(padding, output_padding, stride):
+        cut = min(op, p) if op >= s else 0
+        pads.append((p, p - cut))
+        extra.append(op - cut if op >= s else 0)
+    out_shape = (batched.shape[0], weight.shape[1] * groups) + tuple(
+        n_out - e for n_out, e in zip(size, extra))
+    geom = _geometry(stride, dilation, tuple(pads), groups, n)
+    out = _conv.ConvolutionBackward0.apply(batched, weight, None if any(extra) else bias,
+                                           geom=geom, transposed=True, out_shape=out_shape)
+    if any(extra):
+        out = ember.nn.functional.pad(out, [v for e in reversed(extra) for v in (0, e)])
+        if bias is not None:
+            out = out + bias.reshape((-1,) + (1,) * n)
     return out if batched is input else out.squeeze(0)
 
 

@@ -150,3 +150,22 @@ def test_channels_last_input_or_weight_gives_channels_last_output_like_torch(lay
         seen.append((y.stride(), y.detach().numpy()))
     assert seen[0][0] == seen[1][0]
     np.testing.assert_allclose(seen[0][1], seen[1][1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n,stride,dilation,padding,output_padding,groups", [
+    (2, 1, 2, 0, 1, 1), (2, 1, 3, 2, 2, 1), (2, 1, 3, 1, 2, 1), (2, 2, 3, 0, 2, 1),
+    (2, (1, 2), (2, 1), (1, 0), (1, 0), 1), (2, 1, 2, 1, 1, 2), (1, 1, 3, 0, 2, 1),
+    (3, 1, 2, 0, 1, 1), (2, 3, 1, 2, 2, 1)])
+def test_conv_transpose_output_padding_at_or_past_the_stride(n, stride, dilation, padding,
+                                                           output_padding, groups):
+    """output_padding >= stride (allowed below the dilation): torch's extra trailing rows.
+    ember ignored them at stride 1 (a smaller output), raised NumPy's matmul error, or gave
+    other values."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4) + (5, 4, 3)[:n]).astype(np.float64)
+    w = rng.standard_normal((4, 3) + (2, 3, 2)[:n]).astype(np.float64)
+    b = rng.standard_normal(3 * groups).astype(np.float64)
+    fn = {1: "conv_transpose1d", 2: "conv_transpose2d", 3: "conv_transpose3d"}[n]
+    check(lambda L, x, w, b: getattr(L.nn.functional, fn)(
+        x, w, b, stride=stride, padding=padding, output_padding=output_padding, groups=groups,
+        dilation=dilation), x, w, b, rtol=1e-9, atol=1e-9, same_grad_fn=False)
