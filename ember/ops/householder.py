@@ -41,6 +41,13 @@ class GeqrfBackward0(_Decomposition):
     def backward(self, m, grads, *saved):
         raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
+    def forward_tangents(self, tangents):
+        raise NotImplementedError(
+            "Trying to use forward AD with geqrf that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
+            "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+            "implementation or submit a PR adding the implementation to derivatives.yaml")
+
 
 def geqrf(input):
     """(a, tau): the QR decomposition in LAPACK's compact form (see householder_product)."""

@@ -49,6 +49,27 @@ def test_geqrf_has_no_derivative():
             out.sum().backward(retain_graph=True)
 
 
+def test_geqrf_has_no_forward_derivative():
+    def call(lib):
+        forward_ad = lib.autograd.forward_ad
+        with forward_ad.dual_level():
+            lib.geqrf(forward_ad.make_dual(lib.ones(3, 3), lib.ones(3, 3)))
+    same_error(call)
+
+
+def test_householder_product_forward_derivative_as_torch():
+    a, tau = _compact((4, 3), np.float64)
+    direction = R.standard_normal((4, 3))
+    tangents = []
+    for lib in (ember, torch):
+        forward_ad = lib.autograd.forward_ad
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(lib.tensor(a), lib.tensor(direction))
+            out = lib.linalg.householder_product(dual, lib.tensor(tau))
+            tangents.append(forward_ad.unpack_dual(out).tangent)
+    close(*tangents, 1e-10, 1e-10)
+
+
 def test_geqrf_then_householder_product_is_qr():
     x = _draw((2, 5, 3), np.float64)
     a, tau = ember.geqrf(ember.tensor(x))
