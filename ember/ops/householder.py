@@ -54,10 +54,6 @@ def geqrf(input):
     return Geqrf(apply_multi(GeqrfBackward0, input))
 
 
-def _batch_text(shape):
-    return "[" + ", ".join(map(str, shape)) + "]"
-
-
 def _check_tau(name, input, tau):
     """tau's rank and batch dimensions against input's, as torch checks them."""
     if tau.ndim != input.ndim - 1:
@@ -66,7 +62,7 @@ def _check_tau(name, input, tau):
                            f"{input.ndim}")
     if tau.shape[:-1] != input.shape[:-2]:
         raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
-                           f"input.shape[:-2], but got {_batch_text(tau.shape[:-1])}")
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
 
 
 def _last(tau):
@@ -142,7 +138,7 @@ def _check_ormqr(input, tau, other, left):
                            f"equal to {input.ndim}")
     if other.shape[:-2] != input.shape[:-2]:
         raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
-                           f"input.shape[:-2], but got {_batch_text(other.shape[:-2])}")
+                           f"input.shape[:-2], but got {list(other.shape[:-2])}")
     for label, t in (("tau", tau), ("other", other)):
         if t.dtype != input.dtype:
             raise RuntimeError(f"{name}: Expected input and {label} to have the same dtype, but "
