@@ -1,13 +1,15 @@
 """Householder reflectors in LAPACK's compact form: torch.geqrf (QR with Q kept as reflectors),
 linalg.householder_product (torch.orgqr: their product) and torch.ormqr (their product applied
-to a matrix). Reflector i is H_i = I - tau_i v_i v_i^H, v_i zero above row i, one at row i and
-the column i of the compact matrix below it."""
+to a matrix), whose backward is written out step by step. Reflector i is
+H_i = I - tau_i v_i v_i^H, v_i zero above row i, one at row i and the column i of the compact
+matrix below it."""
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from . import api
-from .decompositions import _Decomposition, apply_multi, returns
+from ..autograd._math import array_math
+from ..autograd.graph import Node
+from .decompositions import _Decomposition, _tril, apply_multi, returns
 
 Geqrf = returns("geqrf", ("a", "tau"))
 
@@ -71,25 +73,104 @@ def _last(tau):
     return tau.shape[-1]
 
 
-def _reflect(other, vectors, tau, order, *, left, adjoint):
-    """``other`` times H_i (left: H_i times ``other``) for each i of ``order``; H_i^H where
-    ``adjoint`` (tau conjugated). Each step is a rank-1 update, recorded by autograd."""
-    scale = tau.conj() if adjoint and tau.is_complex() else tau
+def _conj(m, x):
+    return m.conj(x) if m.data(x).dtype.kind == "c" else x
+
+
+def _adjoint(m, x):
+    return _conj(m, m.mT(x))
+
+
+def _vectors(m, input, count):
+    """The first ``count`` reflectors as columns: input's strict lower triangle, ones on the
+    diagonal."""
+    eye = np.eye(input.shape[-2], count, dtype=m.data(input).dtype)
+    part = input[..., :, :count]
+    if m.is_graph:
+        return part.tril(-1) + Tensor._make(eye)
+    return np.tril(part, -1) + eye
+
+
+def _left_form(m, tau, other, left, transpose):
+    """Every product as H C steps on the left: C Q^(H) = (Q^(H)^H C^H)^H. Returns (C, the
+    scales s_i (tau or its conjugate), the order of the steps, whether tau was conjugated)."""
+    adjoint = transpose == left
+    count = tau.shape[-1]
+    order = range(count) if adjoint else range(count - 1, -1, -1)
+    scales = _conj(m, tau) if adjoint else tau
+    return (other if left else _adjoint(m, other)), scales, order, adjoint
+
+
+def _steps(m, vectors, scales, order, other, before=None):
+    """C <- C - s_i v_i (v_i^H C) for each i of ``order`` (``before``: a list that receives
+    each step's C)."""
     for i in order:
-        v, t = vectors[..., :, i:i + 1], scale[..., i:i + 1].unsqueeze(-1)
-        if left:
-            other = other - (t * v) @ (v.mH @ other)
-        else:
-            other = other - (other @ v) @ (t * v.mH)
+        v, s = vectors[..., :, i:i + 1], m.unsqueeze(scales[..., i:i + 1], -1)
+        if before is not None:
+            before.append(other)
+        other = other - m.matmul(s * v, m.matmul(_adjoint(m, v), other))
     return other
 
 
-def _reflectors(input, count):
-    """The first ``count`` reflectors as columns: input's strict lower triangle, ones on the
-    diagonal."""
-    rows, cols = input.shape[-2:]
-    eye = Tensor._make(np.eye(rows, count, dtype=input._data.dtype))
-    return input[..., :, :count].tril(-1) + eye
+class OrmqrBackward0(Node):
+    """out = Q C, C Q, Q^H C or C Q^H, Q = H_1 ... H_k (the reflectors of geqrf's (input,
+    tau)), run as steps C' = C - s v (v^H C). Backward, step by step from the last: with
+    p = v^H G and w = v^H C, gC = G - conj(s) v p, gs = -p w^H, gv = -conj(s) G w^H - s C p^H
+    (torch's convention for complex numbers written out: v^H is not holomorphic)."""
+
+    complex_aware = True
+
+    def forward(self, input, tau, other, left=True, transpose=False):
+        self.save(input, tau, other)
+        self.left, self.transpose = left, transpose
+        return np.array(self._product(array_math, input._data, tau._data, other._data))
+
+    def _product(self, m, input, tau, other):
+        start, scales, order, _ = _left_form(m, tau, other, self.left, self.transpose)
+        out = _steps(m, _vectors(m, input, tau.shape[-1]), scales, order, start)
+        return out if self.left else _adjoint(m, out)
+
+    def backward(self, m, g, input, tau, other):
+        count, before = tau.shape[-1], []
+        if not count:  # Q = I
+            return m.zeros_like(input), m.zeros_like(tau), g
+        start, scales, order, adjoint = _left_form(m, tau, other, self.left, self.transpose)
+        vectors = _vectors(m, input, count)
+        _steps(m, vectors, scales, order, start, before)
+        g = g if self.left else _adjoint(m, g)
+        gv, gs = [None] * count, [None] * count
+        for i, c in zip(reversed(order), reversed(before)):
+            v, s = vectors[..., :, i:i + 1], m.unsqueeze(scales[..., i:i + 1], -1)
+            vh = _adjoint(m, v)
+            p, w = m.matmul(vh, g), m.matmul(vh, c)
+            gs[i] = -(p * _conj(m, w)).sum(-1)
+            gv[i] = -(_conj(m, s) * m.matmul(g, _adjoint(m, w)) + s * m.matmul(c, _adjoint(m, p)))
+            g = g - _conj(m, s) * m.matmul(v, p)
+        gtau = m.cat(gs, -1)
+        ginput = _tril(m, m.cat(gv, -1), -1)
+        if input.shape[-1] > count:
+            ginput = m.cat([ginput, m.zeros_like(input[..., count:])], -1)
+        return (ginput, _conj(m, gtau) if adjoint else gtau,
+                g if self.left else _adjoint(m, g))
+
+
+class LinalgHouseholderProductBackward0(OrmqrBackward0):
+    """out = the first n columns of H_1 ... H_k: ormqr's node applied to I (m x n)."""
+
+    left, transpose = True, False
+
+    def forward(self, input, tau):
+        self.save(input, tau)
+        return np.array(self._product(array_math, input._data, tau._data,
+                                      _eye_like(input._data)))
+
+    def backward(self, m, g, input, tau):
+        eye = _eye_like(m.data(input))
+        return super().backward(m, g, input, tau, Tensor._make(eye) if m.is_graph else eye)[:2]
+
+
+def _eye_like(x):
+    return np.broadcast_to(np.eye(*x.shape[-2:], dtype=x.dtype), x.shape)
 
 
 def householder_product(input, tau):
@@ -110,14 +191,7 @@ def householder_product(input, tau):
         raise RuntimeError(f"{name}: tau dtype {tau.dtype.scalar_name} does not match input "
                            f"dtype {input.dtype.scalar_name}")
     _check_kernel(input._data, "orgqr_cpu")
-    count = tau.shape[-1]
-    eye = Tensor._make(np.broadcast_to(np.eye(rows, cols, dtype=input._data.dtype),
-                                       input.shape).copy())
-    if count == 0:  # torch's identity stays in the graph (a zero gradient for input)
-        return api.where(Tensor._make(np.ones(input.shape, bool)), eye, input)
-    # LAPACK's order (org2r): the last reflector first, each applied from the left
-    return _reflect(eye, _reflectors(input, count), tau, reversed(range(count)), left=True,
-                    adjoint=False)
+    return LinalgHouseholderProductBackward0.apply(input, tau)
 
 
 def _check_ormqr(input, tau, other, left):
@@ -155,12 +229,5 @@ def orgqr(input, input2):
 def ormqr(input, input2, input3, left=True, transpose=False):
     """Q other (left) or other Q, Q = H_1 ... H_k from geqrf's (input, tau) (tau and other
     named input2 and input3, as torch's schema names them); Q^H where ``transpose``."""
-    tau, other = input2, input3
-    _check_ormqr(input, tau, other, left)
-    count = tau.shape[-1]
-    if count == 0:  # Q = I: a new tensor all the same
-        return other.clone()
-    # Q C applies H_k first; C Q applies H_1 first; the adjoint reverses either order
-    first_to_last = left == transpose
-    order = range(count) if first_to_last else reversed(range(count))
-    return _reflect(other, _reflectors(input, count), tau, order, left=left, adjoint=transpose)
+    _check_ormqr(input, input2, input3, left)
+    return OrmqrBackward0.apply(input, input2, input3, left=left, transpose=transpose)

@@ -100,6 +100,16 @@ def test_householder_product_matches_torch(shape, k, dtype):
           second=False, same_grad_fn=False)
 
 
+def test_node_names_as_torch():
+    a, tau = _compact((4, 3), np.float64)
+    for lib in (ember, torch):
+        x, t = lib.tensor(a, requires_grad=True), lib.tensor(tau)
+        names = (lib.linalg.householder_product(x, t).grad_fn.name(),
+                 lib.orgqr(x, t).grad_fn.name(), lib.ormqr(x, t, lib.ones(4, 2,
+                                                                       dtype=x.dtype)).grad_fn.name())
+        assert names == ("LinalgHouseholderProductBackward0",) * 2 + ("OrmqrBackward0",)
+
+
 def test_householder_product_of_random_reflectors():
     a, tau = R.standard_normal((2, 4, 3)), R.standard_normal((2, 3))
     check(lambda L, x, t: _weighted(L, L.linalg.householder_product(x, t)), a, tau,
