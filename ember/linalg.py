@@ -388,6 +388,15 @@ __all__ += ["vander"]
 TENSOR_METHODS.update(cholesky_solve=cholesky_solve, cholesky_inverse=cholesky_inverse)
 
 
+from .ops.householder import geqrf, householder_product, orgqr, ormqr  # noqa: E402
+
+householder_product = with_out(householder_product, "linalg.householder_product")
+__all__ += ["householder_product"]
+_HOUSEHOLDER = {"geqrf": with_out(geqrf, "geqrf"), "ormqr": with_out(ormqr, "ormqr"),
+                "orgqr": with_out(orgqr, "orgqr")}
+TORCH_FORMS.update(_HOUSEHOLDER)
+TENSOR_METHODS.update(_HOUSEHOLDER)
+
 from .ops import eig as _eig  # noqa: E402
 
 Eig = D.returns("linalg_eig", ("eigenvalues", "eigenvectors"))

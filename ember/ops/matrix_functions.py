@@ -52,8 +52,9 @@ def dist(input, other, p=2):
 
 
 def _expm(x):
-    """exp of each matrix of x (float64 inside): scaling, Taylor series, squaring."""
-    a = x.astype(np.float64)
+    """exp of each matrix of x (float64 or complex128 inside): scaling, Taylor series,
+    squaring."""
+    a = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
     norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1) if a.size else np.zeros(a.shape[:-2])
     top = float(np.max(norm)) if np.size(norm) else 0.0
     s = max(0, int(math.ceil(math.log2(top))) + 1) if 0.5 < top < math.inf else 0
@@ -70,10 +71,11 @@ def _expm(x):
 
 class LinalgMatrixExpBackward0(Node):
     """out = exp(A);  dA = the upper-right block of exp([[A^T, G], [0, A^T]]) (the adjoint of
-    exp's Fréchet derivative)."""
+    exp's Fréchet derivative; holomorphic, so complex input takes torch's conjugates from the
+    engine)."""
 
     def forward(self, a):
-        check_square(a._data, "linalg.matrix_exp")
+        check_square(a._data, "linalg.matrix_exp", "fc")
         self.save(a)
         return _expm(a._data)
 

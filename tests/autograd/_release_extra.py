@@ -192,6 +192,12 @@ EXTRA.update({  # torch.dist, matrix_exp and eigvalsh (ember/ops/matrix_function
     "eigvalsh": lambda L: L.linalg.eigvalsh(_t(L, SYM)).sum(),
 })
 
+EXTRA.update({  # householder_product and ormqr (ember/ops/householder.py)
+    "householder_product": lambda L: L.linalg.householder_product(_t(L, M.T), _t(L, V[:3])).sum(),
+    "ormqr": lambda L: L.ormqr(_t(L, M.T), _t(L, V[:3]), _t(L, M.T[:, :2]), left=True,
+                               transpose=True).sum(),
+})
+
 SPD = M[:, :3] @ M[:, :3].T + 3 * np.eye(3)
 
 

@@ -52,6 +52,21 @@ def test_matrix_exp_matches_torch(shape, scale):
           second=False)
 
 
+@pytest.mark.parametrize("dtype,tol", [(np.complex128, 1e-12), (np.complex64, 2e-5)])
+def test_matrix_exp_of_complex_matrices_as_torch(dtype, tol):
+    """Values, gradients and second derivatives (torch's conjugate convention)."""
+    x, seed = (rng.standard_normal((2, 2, 3, 3, 2)) @ np.array([1, 1j])).astype(dtype)
+    got = []
+    for lib in (ember, torch):
+        a = lib.tensor(x, requires_grad=True)
+        out = lib.matrix_exp(a)
+        g, = lib.autograd.grad(out, a, lib.tensor(seed), create_graph=True)
+        gg, = lib.autograd.grad((g * lib.tensor(seed)).abs().sum(), a)
+        got.append([t.detach().resolve_conj().numpy() for t in (out, g, gg)])
+    for ours, theirs in zip(*got):
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
 def test_matrix_exp_of_a_skew_matrix_is_orthogonal_as_torch():
     x = rng.standard_normal((4, 4)).astype(np.float32)
     skew = x - x.T
