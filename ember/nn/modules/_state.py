@@ -160,9 +160,15 @@ def module_to(module, *args, **kwargs):
     """Module.to(dtype | device | tensor, memory_format=): cast floating-point parameters and
     buffers, move them between the CPU and the meta device, lay 4-d/5-d ones out anew."""
     dtype, target = _parse_to(args, kwargs)
-    if dtype is not None and not dtype.is_floating_point:
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                         f"desired dtype={dtype}")
+    if dtype is not None and dtype.is_complex:
+        warnings.warn("Complex modules are a new feature under active development whose design "
+                      "may change, and some modules might not work as expected when using "
+                      "complex tensors as parameters or buffers. Please file an issue at "
+                      "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if "
+                      "a complex module does not work as expected.", stacklevel=3)
     if target is not None and not on_meta(target) and any(
             t.is_meta for t in list(module.parameters()) + list(module.buffers())):
         raise NotImplementedError(f"{_meta.CANNOT_COPY} Please use torch.nn.Module.to_empty() "
@@ -171,7 +177,8 @@ def module_to(module, *args, **kwargs):
     fmt = kwargs.get("memory_format")  # applied to 4-d and 5-d tensors only, as torch
     if dtype is None and target is None and fmt is None:
         return module
-    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() else None,
+    return module._apply(lambda t: t.to(target, dtype if t.is_floating_point() or t.is_complex()
+                                        else None,
                                         memory_format=fmt if t.dim() in (4, 5) else None))
 
 

@@ -2,6 +2,7 @@
 tests/nn/modules/test_hooks.py)."""
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -183,6 +184,25 @@ def test_to_dtype_keeps_parameter_identity():
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         e.to("cuda")  # torch's error on a CPU-only build
     assert e.to("cpu") is e
+
+
+def test_to_a_complex_dtype_as_torch():
+    """Module.to(complex): floating and complex parameters and buffers convert (integer ones
+    stay), with torch's warning; back to a real dtype, complex ones convert too. ember refused
+    complex dtypes with a message saying they were accepted."""
+    seen = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        with pytest.warns(UserWarning, match="Complex modules are a new feature"):
+            m.to(lib.complex64)
+        kinds = [str(v.dtype).split(".")[1] for v in m.state_dict().values()]
+        y = m[0](lib.ones(1, 2, dtype=lib.complex64))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's "discards the imaginary part"
+            back = str(m.to(lib.float64)[0].weight.dtype).split(".")[1]
+        seen.append((kinds, str(y.dtype).split(".")[1], back))
+    assert seen[1] == seen[0]
 
 
 def test_setattr_errors_match_torch():
