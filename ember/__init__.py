@@ -73,6 +73,15 @@ def typename(obj):
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator's allocation
+    failed. ember never raises it (there is no accelerator); scripts catch it by name."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an accelerator's runtime failed (never raised by ember)."""
+
+
 def _assert(condition, message):
     """torch._assert: an assert that fx can record (torch.fx traces it as a call)."""
     assert condition, message
@@ -98,7 +107,7 @@ _LAZY_MODULES = ("overrides", "nn", "optim", "utils", "distributed", "viz", "ser
                  "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
                  "functional", "cpu", "multiprocessing", "_dynamo", "hub")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
-               "vmap": "func", "stft": "_spectral", "istft": "_spectral"}
+               "vmap": "func", "stft": "_spectral", "istft": "_spectral", "GradScaler": "amp"}
 
 
 def __getattr__(name):

@@ -47,3 +47,17 @@ def test_events_and_streams_exist_but_cannot_be_made_as_on_a_cpu_only_torch(make
             make(lib)
         caught.append(str(info.value))
     assert caught[0] == caught[1]
+
+
+def test_error_classes_scaler_and_device_predicates_as_torch():
+    """Names scripts reach for on a CPU-only machine: the out-of-memory error they catch, the
+    top-level GradScaler, and the device/layout predicates libraries test (all False here)."""
+    for lib in (torch, ember):
+        assert lib.cuda.OutOfMemoryError is lib.OutOfMemoryError
+        assert issubclass(lib.OutOfMemoryError, RuntimeError)
+        assert issubclass(lib.AcceleratorError, RuntimeError)
+        assert lib.GradScaler is lib.amp.GradScaler
+        x = lib.ones(2)
+        for name in ("is_mps", "is_xpu", "is_ipu", "is_xla", "is_maia", "is_mtia", "is_vulkan",
+                     "is_mkldnn", "is_quantized", "is_nested", "is_sparse_csr", "is_cuda"):
+            assert getattr(x, name) is False, name

@@ -1,4 +1,5 @@
 """torch.cuda stand-in: there is no GPU back end; queries answer as torch on a CPU-only build."""
+from .. import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch's)
 from . import amp  # noqa: F401
 
 
