@@ -29,7 +29,7 @@ from .ops.api import (add, all, allclose, amax, amin, any, argmax, argmin, bitwi
                       var, where)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
-from ._interop import from_dlpack, frombuffer  # noqa: F401  (public)
+from ._interop import from_dlpack, frombuffer, to_dlpack  # noqa: F401  (public)
 from ._legacy import TYPES as _LEGACY_TYPES
 from ._legacy import set_default_tensor_type  # noqa: F401  (public)
 from .ops import _parallel

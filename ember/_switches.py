@@ -30,6 +30,31 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _state["warn_only"]
 
 
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """torch's other form of use_deterministic_algorithms: 0/'default' off, 1/'warn' on with
+    warnings only, 2/'error' on."""
+    if not isinstance(debug_mode, (str, int)):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2
+
+
 def set_float32_matmul_precision(precision):
     """Record the setting (a no-op: NumPy's float32 matmul keeps full precision)."""
     if precision not in _PRECISIONS:  # torch warns and keeps the old setting
@@ -62,6 +87,11 @@ def is_anomaly_enabled():
     return anomaly.is_anomaly_enabled()
 
 
+def is_anomaly_check_nan_enabled():
+    """The check_nan setting last given (True by default), whether or not anomaly mode is on."""
+    return anomaly._check_nan
+
+
 def get_num_interop_threads():
     return _state["interop_threads"]
 
@@ -74,7 +104,9 @@ def set_num_interop_threads(int):  # noqa: A002  (torch's parameter name)
 
 
 NAMES = ("use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+         "set_deterministic_debug_mode", "get_deterministic_debug_mode",
          "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
          "get_float32_matmul_precision", "set_warn_always", "is_warn_always_enabled",
-         "set_anomaly_enabled", "is_anomaly_enabled", "get_num_interop_threads",
+         "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+         "get_num_interop_threads",
          "set_num_interop_threads")

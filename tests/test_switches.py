@@ -48,3 +48,31 @@ def test_errors_as_torch():
         with pytest.warns(UserWarning, match="no effect"):
             lib.set_float32_matmul_precision("fastest")
         assert lib.get_float32_matmul_precision() == "highest"
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, "default", "warn", "error", 3, "loud", 1.0])
+def test_deterministic_debug_mode_as_torch(mode):
+    seen = []
+    for lib in (torch, ember):
+        before = lib.get_deterministic_debug_mode()
+        try:
+            lib.set_deterministic_debug_mode(mode)
+            seen.append((lib.get_deterministic_debug_mode(),
+                         lib.are_deterministic_algorithms_enabled(),
+                         lib.is_deterministic_algorithms_warn_only_enabled()))
+        except (TypeError, RuntimeError) as error:
+            seen.append((type(error), str(error).replace("torch.", "")))
+        finally:
+            lib.set_deterministic_debug_mode(before)
+    assert seen[1] == seen[0]
+
+
+def test_anomaly_check_nan_setting_as_torch():
+    for lib in (torch, ember):
+        states = [lib.is_anomaly_check_nan_enabled()]
+        lib.set_anomaly_enabled(True, False)
+        states.append(lib.is_anomaly_check_nan_enabled())
+        lib.set_anomaly_enabled(False)
+        states.append(lib.is_anomaly_check_nan_enabled())
+        assert states == [True, False, True]
+        assert lib.to_dlpack is lib.utils.dlpack.to_dlpack
