@@ -107,7 +107,8 @@ _LAZY_MODULES = ("overrides", "nn", "optim", "utils", "distributed", "viz", "ser
                  "testing", "jit", "compiler", "__future__", "profiler", "fx", "_C",
                  "functional", "cpu", "multiprocessing", "_dynamo", "hub")
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "compile": "_compile",
-               "vmap": "func", "stft": "_spectral", "istft": "_spectral", "GradScaler": "amp"}
+               "vmap": "func", "stft": "_spectral", "istft": "_spectral", "GradScaler": "amp",
+               "svd_lowrank": "_lowrank", "pca_lowrank": "_lowrank"}
 
 
 def __getattr__(name):

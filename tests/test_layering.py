@@ -27,7 +27,7 @@ LAYERS = (
               "ember._select", "ember.multiprocessing", "ember._handles", "ember._torch_function")),
     ("autograd", ("ember.autograd",)),
     ("ops", ("ember.ops",)),
-    ("namespace", ("ember", "ember.overrides", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),
+    ("namespace", ("ember", "ember.overrides", "ember._tensor_methods", "ember._tensor_misc", "ember._switches", "ember.linalg", "ember._lowrank", "ember.fft", "ember._spectral", "ember.amp", "ember.sparse", "ember.special", "ember.functional")),
     ("library", ("ember._compile", "ember.compiler", "ember.nn", "ember.optim", "ember.utils", "ember.distributed", "ember.datasets",
                  "ember.serialization", "ember._module_io", "ember._checkpoint_file",
                  "ember._torch_zip",
