@@ -66,8 +66,6 @@ def _np_erf(x):
     float32 input (3x faster than float64). The polynomial runs unclamped over every element
     (beyond 2 it may overflow: those are overwritten), the tail only on the elements beyond 2.
     The result is laid out as x (computed over x in its memory order)."""
-    if x.ndim == 0:  # NumPy gives scalars for 0-d results; the in-place passes need arrays
-        return _erf_in_order(x.reshape(1)).reshape(())
     return in_memory_order(_erf_in_order, x)
 
 
@@ -75,27 +73,28 @@ def _erf_in_order(x):
     low = x.dtype in (np.float32, np.float16)
     small_poly, large_poly, top = _erf_polys(32 if low else 64)
     dt = np.float32 if low else np.float64
-    xs = x.astype(dt, copy=False)
+    flat_x = np.ascontiguousarray(x.astype(dt, copy=False)).reshape(-1)  # written by flat index
+    out = np.empty_like(flat_x)
+    u = np.empty(min(flat_x.size, _ERF_BLOCK), dt)  # x^2 - 2, one block at a time
+    beyond = np.empty(flat_x.size, np.bool_)  # |x| > 2 (NaN: not, it stays in the polynomial's)
     with np.errstate(over="ignore", invalid="ignore"):
-        u = np.multiply(xs, xs, order="C")  # C order: the tail is written by flat index
-        tail = np.flatnonzero(u > 4)  # |x| > 2 (NaN stays in the polynomial's NaN)
-        out = np.empty_like(u)
-        flat_u, flat_out = u.reshape(-1), out.reshape(-1)
-        flat_x = np.ascontiguousarray(xs).reshape(-1)
-        for lo in range(0, u.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
-            ub, ob = flat_u[lo:lo + _ERF_BLOCK], flat_out[lo:lo + _ERF_BLOCK]
+        for lo in range(0, flat_x.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
+            xb, ob = flat_x[lo:lo + _ERF_BLOCK], out[lo:lo + _ERF_BLOCK]
+            ub = np.multiply(xb, xb, out=u[:xb.size])
+            np.greater(ub, 4, out=beyond[lo:lo + _ERF_BLOCK])
             ub -= dt(2)
             _horner_into(ob, ub, small_poly)
-            ob *= flat_x[lo:lo + _ERF_BLOCK]
+            ob *= xb
+    tail = np.flatnonzero(beyond)
     if tail.size:
-        xt = xs.reshape(-1)[tail]
+        xt = flat_x[tail]
         tm = np.minimum(np.abs(xt), dt(top))
         poly = _horner_into(np.empty_like(tm), (tm - dt(top / 2 + 1)) / dt(top / 2 - 1),
                             large_poly)
         large = dt(1) - np.exp(-tm * tm) * poly
         large[tm >= top] = 1
-        out.reshape(-1)[tail] = np.copysign(large, xt, out=large)
-    return out.astype(x.dtype, copy=False)
+        out[tail] = np.copysign(large, xt, out=large)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _float(a, kernel=None, complex_ok=False):
