@@ -298,6 +298,8 @@ class SplitBackward0(SliceBackward0):
     def backward(self, m, g):
         if self.indices is None:
             return super().backward(m, g)
+        if len(self.indices) == 1:  # one output: a bare gradient, not a list of slots
+            g = [g]
         if m.is_graph:  # (double backward: each piece's own formula, summed)
             parts = [m.index_into_zeros(gi, self.shape, index, False)
                      for gi, index in zip(g, self.indices) if gi is not None]

@@ -72,6 +72,17 @@ def test_split_backward_fills_missing_pieces_and_keeps_negative_zeros_as_torch()
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("shape, size, dim", [((4, 6), 10, 1), ((4, 6), 4, 0), ((0, 3), 2, 0)])
+def test_split_into_one_piece_gets_the_whole_gradient_as_torch(shape, size, dim):
+    res = []
+    for lib in (ember, torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        piece = x.split(size, dim)[0]
+        (piece * (piece + 1)).sum().backward()
+        res.append(x.grad)
+    close(res[0], res[1])
+
+
 def test_split_pieces_double_backward_as_torch():
     res = []
     for lib in (ember, torch):
