@@ -24,7 +24,12 @@ _ERF_POLYS = {}
 
 def _erf_polys(precision):
     """Polynomials fitted once (at Chebyshev nodes, to math.erf/erfc) for erf(t) / t in t^2 on
-    [0, 4] and exp(t^2) erfc(t) beyond t = 2: a few 1e-15 for float64, ~1.5 ulp for float32."""
+    [0, 4] and exp(t^2) erfc(t) beyond t = 2: a few 1e-15 for float64, ~1.5 ulp for float32.
+
+    The first, fitted in u = t^2 / 2 - 1, is kept for r = t^2 - 2 = 2u (one pass fewer: no
+    halving): coefficient k of n (highest power first) times 2^(k - n). Horner's steps in r
+    are then those in u scaled by powers of two, each rounded alike (exactly, while nothing
+    is subnormal: true for |t| <= 2), and the last is unscaled: the same values, bit for bit."""
     if precision not in _ERF_POLYS:
         from numpy.polynomial import chebyshev
         erf, erfc = np.frompyfunc(math.erf, 1, 1), np.frompyfunc(math.erfc, 1, 1)
@@ -35,8 +40,9 @@ def _erf_polys(precision):
             return chebyshev.cheb2poly(chebyshev.chebfit(nodes, values, degree))[::-1]
         top, degrees = (6.0, (18, 22)) if precision == 64 else (4.0, (9, 10))
         dt = np.float64 if precision == 64 else np.float32
+        in_u = [dt(c) for c in fit(lambda s: erf(np.sqrt(s)) / np.sqrt(s), 0.0, 4.0, degrees[0])]
         _ERF_POLYS[precision] = (
-            [dt(c) for c in fit(lambda s: erf(np.sqrt(s)) / np.sqrt(s), 0.0, 4.0, degrees[0])],
+            [c * dt(2.0 ** (k - degrees[0])) for k, c in enumerate(in_u)],  # (in r = 2u)
             [dt(c) for c in fit(lambda t: np.exp(t * t) * erfc(t), 2.0, top, degrees[1])], top)
     return _ERF_POLYS[precision]
 
@@ -55,13 +61,11 @@ _ERF_BLOCK = 1 << 16  # elements (256 KiB of float32): erf's polynomial runs blo
 
 
 def _np_erf(x):
-    """erf, vectorised: x P(x^2) for |x| <= 2 (P in u = x^2 / 2 - 1; odd, so no sign passes),
+    """erf, vectorised: x P(x^2) for |x| <= 2 (P in r = x^2 - 2; odd, so no sign passes),
     1 - exp(-t^2) Q(t) up to 6 (float32: 4, where erf rounds to 1), computed in float32 for
     float32 input (3x faster than float64). The polynomial runs unclamped over every element
     (beyond 2 it may overflow: those are overwritten), the tail only on the elements beyond 2.
     The result is laid out as x (computed over x in its memory order)."""
-    if x.ndim == 0:  # NumPy gives scalars for 0-d results; the in-place passes need arrays
-        return _erf_in_order(x.reshape(1)).reshape(())
     return in_memory_order(_erf_in_order, x)
 
 
@@ -69,28 +73,28 @@ def _erf_in_order(x):
     low = x.dtype in (np.float32, np.float16)
     small_poly, large_poly, top = _erf_polys(32 if low else 64)
     dt = np.float32 if low else np.float64
-    xs = x.astype(dt, copy=False)
+    flat_x = np.ascontiguousarray(x.astype(dt, copy=False)).reshape(-1)  # written by flat index
+    out = np.empty_like(flat_x)
+    u = np.empty(min(flat_x.size, _ERF_BLOCK), dt)  # x^2 - 2, one block at a time
+    beyond = np.empty(flat_x.size, np.bool_)  # |x| > 2 (NaN: not, it stays in the polynomial's)
     with np.errstate(over="ignore", invalid="ignore"):
-        u = np.multiply(xs, xs, order="C")  # C order: the tail is written by flat index
-        tail = np.flatnonzero(u > 4)  # |x| > 2 (NaN stays in the polynomial's NaN)
-        out = np.empty_like(u)
-        flat_u, flat_out = u.reshape(-1), out.reshape(-1)
-        flat_x = np.ascontiguousarray(xs).reshape(-1)
-        for lo in range(0, u.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
-            ub, ob = flat_u[lo:lo + _ERF_BLOCK], flat_out[lo:lo + _ERF_BLOCK]
-            ub *= dt(0.5)
-            ub -= dt(1)
+        for lo in range(0, flat_x.size, _ERF_BLOCK):  # each block's ~20 passes stay in cache
+            xb, ob = flat_x[lo:lo + _ERF_BLOCK], out[lo:lo + _ERF_BLOCK]
+            ub = np.multiply(xb, xb, out=u[:xb.size])
+            np.greater(ub, 4, out=beyond[lo:lo + _ERF_BLOCK])
+            ub -= dt(2)
             _horner_into(ob, ub, small_poly)
-            ob *= flat_x[lo:lo + _ERF_BLOCK]
+            ob *= xb
+    tail = np.flatnonzero(beyond)
     if tail.size:
-        xt = xs.reshape(-1)[tail]
+        xt = flat_x[tail]
         tm = np.minimum(np.abs(xt), dt(top))
         poly = _horner_into(np.empty_like(tm), (tm - dt(top / 2 + 1)) / dt(top / 2 - 1),
                             large_poly)
         large = dt(1) - np.exp(-tm * tm) * poly
         large[tm >= top] = 1
-        out.reshape(-1)[tail] = np.copysign(large, xt, out=large)
-    return out.astype(x.dtype, copy=False)
+        out[tail] = np.copysign(large, xt, out=large)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _float(a, kernel=None, complex_ok=False):

@@ -81,10 +81,19 @@ def _update(m, op, a, b, out):
     """op(a, b): on arrays written into ``out``, a temporary the formula owns (in-place passes
     over a large array run ~1.5x faster than ones into a new array), where the result keeps
     its dtype; on tensors (a graph) a new tensor."""
-    if m.is_graph or np.result_type(a, b) != out.dtype or \
-            np.broadcast_shapes(np.shape(a), np.shape(b)) != out.shape:
+    if m.is_graph or np.result_type(a, b) != out.dtype or _broadcast(a, b) != out.shape:
         return op(a, b)
     return _UFUNCS[op](a, b, out=out)
+
+
+def _broadcast(a, b):
+    """The broadcast shape of a and b; at once where one is an array of that shape that the
+    other (an array) fits into (np.broadcast_shapes costs ~4 us a call, 20 calls a GPT step)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        big, small = (a, b) if a.ndim >= b.ndim else (b, a)
+        if all(n == 1 or n == o for n, o in zip(small.shape[::-1], big.shape[::-1])):
+            return big.shape
+    return np.broadcast_shapes(np.shape(a), np.shape(b))
 
 
 def _affine(xhat, w, b):

@@ -4,7 +4,7 @@ import numpy as np
 from .. import _dtype, _memory_format
 from .._memory_format import channels_last_or_contiguous
 from .._tensor import Tensor
-from ..autograd.graph import Node
+from ..autograd.graph import Node, _edge
 
 
 def _shape_arg(shape):
@@ -289,11 +289,49 @@ class SelectBackward0(SliceBackward0):
 
 
 class SplitBackward0(SliceBackward0):
-    """one piece of split(size) / chunk."""
+    """split(size) / chunk: one node with an output per piece, as torch records it
+    (``record_pieces``), whose backward writes the pieces' gradients into one buffer (zeros
+    only where a piece got none); one piece a node under forward AD, anomaly mode or a trace."""
+
+    indices = None  # each piece's index (one node for all pieces), else ``index``: one piece
+
+    def backward(self, m, g):
+        if self.indices is None:
+            return super().backward(m, g)
+        if len(self.indices) == 1:  # one output: a bare gradient, not a list of slots
+            g = [g]
+        if m.is_graph:  # (double backward: each piece's own formula, summed)
+            parts = [m.index_into_zeros(gi, self.shape, index, False)
+                     for gi, index in zip(g, self.indices) if gi is not None]
+            total = parts[0]
+            for part in parts[1:]:
+                total = total + part
+            return (total,)
+        given = [gi for gi in g if gi is not None]
+        out = (np.empty if len(given) == len(g) else np.zeros)(self.shape, given[0].dtype)
+        for gi, index in zip(g, self.indices):
+            if gi is not None:
+                out[index] = gi
+        return (out,)
 
 
-class SplitWithSizesBackward0(SliceBackward0):
-    """one piece of split([sizes])."""
+class SplitWithSizesBackward0(SplitBackward0):
+    """split([sizes]) (as SplitBackward0)."""
+
+
+def record_pieces(cls, a, indices):
+    """The pieces ``a[index]`` (views of ``a``), recorded as one node of ``cls`` (a
+    SplitBackward0) with an output each: a gradient for ``a`` while recording."""
+    x = a._data
+    pieces = tuple(Tensor._make(x[index], True) for index in indices)
+    node = cls()
+    node._saved, node.shape, node.indices = (), x.shape, tuple(indices)
+    node._record((_edge(a),), (), outputs=(tuple(p._data.shape for p in pieces),
+                                           tuple(p._data.dtype for p in pieces)))
+    for i, piece in enumerate(pieces):
+        piece._grad_fn, piece._output_nr = node, i
+        as_view(piece, a)
+    return pieces
 
 
 class UnbindBackward0(SliceBackward0):

@@ -43,6 +43,56 @@ def test_multi_output_chunks_all_get_gradients():
     close(res[0], res[1])
 
 
+@pytest.mark.parametrize("pieces", [lambda x: x.split(2, 1), lambda x: x.split([1, 2, 1], 2),
+                                    lambda x: x.chunk(2, 2)])
+def test_split_records_one_node_with_an_output_per_piece_as_torch(pieces):
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(X, requires_grad=True)
+        parts = pieces(x)
+        fn = parts[0].grad_fn
+        res.append((type(fn).__name__, [p.grad_fn is fn for p in parts],
+                    [p.output_nr for p in parts], len(fn.next_functions)))
+    assert res[0] == res[1]
+
+
+def test_split_backward_fills_missing_pieces_and_keeps_negative_zeros_as_torch():
+    """One buffer: a piece without a gradient reads zeros; -0.0 in a piece's gradient stays
+    (torch's cat of the pieces), where adding each piece's zero-filled gradient gave +0.0."""
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(X, requires_grad=True)
+        a, b, c = x.split([1, 1, 2], 2)
+        seen = []
+        b.register_hook(lambda g: seen.append(g.clone()))
+        (a * -0.0 + b * 2).sum().backward()
+        res.append((x.grad.numpy().copy(), seen[0].numpy().copy()))
+    for got, want in zip(*res):
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape, size, dim", [((4, 6), 10, 1), ((4, 6), 4, 0), ((0, 3), 2, 0)])
+def test_split_into_one_piece_gets_the_whole_gradient_as_torch(shape, size, dim):
+    res = []
+    for lib in (ember, torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        piece = x.split(size, dim)[0]
+        (piece * (piece + 1)).sum().backward()
+        res.append(x.grad)
+    close(res[0], res[1])
+
+
+def test_split_pieces_double_backward_as_torch():
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(X, requires_grad=True)
+        a, b = x.split(2, 1)[:2]
+        g, = lib.autograd.grad((a ** 3 + b ** 2).sum(), x, create_graph=True)
+        res.append(lib.autograd.grad(g.sum(), x)[0])
+    close(res[0], res[1])
+
+
 def test_views_share_memory_and_version():
     x = ember.zeros(2, 3)
     for v in (x.view(6), x.transpose(0, 1), x[0], x.unsqueeze(0), x.expand(2, 2, 3)):

@@ -6,6 +6,7 @@ import numpy as np
 from ... import _dtype, _memory_format
 from ..._tensor import Tensor
 from ...autograd import grad_mode as _grad_mode
+from ...autograd import graph as _graph
 from .. import indexing as I
 from .. import shape as S
 
@@ -233,12 +234,16 @@ def split(tensor, split_size_or_sections, dim=0):
     d = S._dim(tensor._data.ndim, dim)
     cls = S.SplitBackward0 if isinstance(split_size_or_sections, int) else \
         S.SplitWithSizesBackward0
-    out, start = [], 0
+    indices, start = [], 0
     for s in sizes:
-        index = (slice(None),) * d + (slice(start, start + s),)
-        out.append(S.as_view(cls.apply(tensor, index=index), tensor))
+        indices.append((slice(None),) * d + (slice(start, start + s),))
         start += s
-    return _multiple_views(tuple(out), tensor, cls)
+    if tensor._requires_grad and _grad_mode._state.enabled and not _graph._anomaly_mode and \
+            _graph._dual is None and type(tensor._data) is np.ndarray:  # one node for the
+        # pieces (see SplitBackward0)
+        return _multiple_views(S.record_pieces(cls, tensor, indices), tensor, cls)
+    return _multiple_views(tuple(S.as_view(cls.apply(tensor, index=index), tensor)
+                                 for index in indices), tensor, cls)
 
 
 def _multiple_views(views, input, cls):
