@@ -1,9 +1,17 @@
 """torch.cuda stand-in: there is no GPU back end; queries answer as torch on a CPU-only build."""
 from . import amp  # noqa: F401
 
+# never initialized: reversible layers (lucidrains' performer, reformer) read this private
+# flag to decide whether to record CUDA generator states
+_initialized = False
+
 
 def is_available():
     return False
+
+
+def is_initialized():
+    return _initialized
 
 
 def device_count():
