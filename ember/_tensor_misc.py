@@ -533,12 +533,18 @@ def _as_subclass(self, cls):
     return out
 
 
+_NEVER = ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
+          "is_mkldnn", "is_quantized", "is_nested", "is_sparse_csr")
+
+
 def _bind_attributes():
     Tensor.storage_offset = _storage_offset
     Tensor.as_strided, Tensor.as_strided_ = as_strided.as_strided, as_strided.as_strided_
     Tensor.nbytes = property(lambda self: self._data.nbytes)
     Tensor.itemsize = property(lambda self: self._data.itemsize)
     Tensor.is_cpu = property(lambda self: not self.is_meta)
+    for flag in _NEVER:  # devices and layouts that no ember tensor is on
+        setattr(Tensor, flag, property(lambda self: False))
     Tensor.output_nr = property(lambda self: self._output_nr)
     Tensor.is_complex, Tensor.is_signed, Tensor.is_same_size = is_complex, is_signed, \
         is_same_size
