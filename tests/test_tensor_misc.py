@@ -379,3 +379,8 @@ def test_module_load_and_deprecated_resize_as_torch():
         warnings.simplefilter("ignore")
         same_error(lambda lib: lib.arange(6.0).resize(4))
         same_error(lambda lib: lib.arange(6.0).resize((3, 2)))
+        # a tuple among several sizes repeats under torch's product (as a PIL-style
+        # img.resize((h, w), mode) on a tensor does), and fails the count in torch's words
+        same_error(lambda lib: lib.arange(6.0).resize((3, 2), 2))
+        same_error(lambda lib: lib.arange(6.0).resize([3, 2]))
+        same_error(lambda lib: lib.arange(6.0).resize((3,), (2,)))
