@@ -149,6 +149,7 @@ from .ops.sorting import argsort, sort, topk  # noqa: E402
 # torch.sparse: sparse COO tensors; torch.mm and torch.matmul also take a sparse operand
 from .sparse import dispatch_matmul as matmul  # noqa: E402
 from .sparse import dispatch_mm as mm  # noqa: E402
+from .sparse import dispatch_mm as spmm  # noqa: E402  (torch.spmm: mm's older name)
 from .sparse import layout, sparse_coo, sparse_coo_tensor, strided  # noqa: E402
 
 ger = outer

@@ -148,10 +148,6 @@ class Tensor:
     def is_cuda(self):
         return False
 
-    # torch's other device and layout predicates: ember tensors are strided, on the CPU
-    is_mps = is_xpu = is_ipu = is_xla = is_maia = is_mtia = is_vulkan = is_mkldnn = is_cuda
-    is_quantized = is_nested = is_sparse_csr = is_cuda
-
     @property
     def ndim(self):
         return self._data.ndim

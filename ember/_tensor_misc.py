@@ -2,7 +2,9 @@
 unary table, binary math, fused products, the in-place ``_`` forms (methods and torch.X_),
 and Tensor's smaller attributes (storage_offset, nbytes, is_signed, resize_, fill_diagonal_,
 apply_, squeeze_, the random fills bernoulli_, cauchy_, log_normal_, geometric_, ...)."""
+import functools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -496,13 +498,6 @@ def _resize(self, *sizes):
     """Tensor.resize (deprecated): a view of the same elements in another shape (autograd's
     resize keeps the number of elements)."""
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):  # torch's resize takes sizes
-        # one by one only; a tuple fails its element count, in these words
-        raise RuntimeError(f"requested resize to {tuple(sizes[0])} ({tuple(sizes[0])} elements "
-                           f"in total), but the given tensor has a size of "
-                           f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
-                           "autograd's resize can only change the shape of a given tensor, "
-                           "while preserving the number of elements. ")
     return _reshaped_same_count(self, sizes)
 
 
@@ -512,7 +507,11 @@ def _resize_as(self, other):
 
 
 def _reshaped_same_count(self, sizes):
-    count = int(math.prod(sizes))
+    # torch multiplies the sizes with Python's `*`: it takes them one by one, and a tuple or
+    # list among them repeats (then fails the count, or raises Python's TypeError), in its words
+    count = functools.reduce(operator.mul, sizes) if sizes else 1
+    if not isinstance(count, (tuple, list)):
+        count = int(count)
     if count != self.numel():
         raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({count} elements "
                            f"in total), but the given tensor has a size of "
@@ -533,12 +532,18 @@ def _as_subclass(self, cls):
     return out
 
 
+_NEVER = ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
+          "is_mkldnn", "is_quantized", "is_nested", "is_sparse_csr")
+
+
 def _bind_attributes():
     Tensor.storage_offset = _storage_offset
     Tensor.as_strided, Tensor.as_strided_ = as_strided.as_strided, as_strided.as_strided_
     Tensor.nbytes = property(lambda self: self._data.nbytes)
     Tensor.itemsize = property(lambda self: self._data.itemsize)
     Tensor.is_cpu = property(lambda self: not self.is_meta)
+    for flag in _NEVER:  # devices and layouts that no ember tensor is on
+        setattr(Tensor, flag, property(lambda self: False))
     Tensor.output_nr = property(lambda self: self._output_nr)
     Tensor.is_complex, Tensor.is_signed, Tensor.is_same_size = is_complex, is_signed, \
         is_same_size

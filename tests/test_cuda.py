@@ -11,6 +11,8 @@ def test_queries_answer_as_torch():
     assert ember.cuda.is_available() == torch.cuda.is_available() is False
     assert ember.cuda.device_count() == torch.cuda.device_count() == 0
     assert ember.cuda.is_bf16_supported() == torch.cuda.is_bf16_supported()
+    assert ember.cuda.is_initialized() == torch.cuda.is_initialized() is False
+    assert ember.cuda._initialized == torch.cuda._initialized is False
 
 
 def test_seed_sync_and_cache_calls_are_accepted():

@@ -88,13 +88,14 @@ def test_dense_layout_and_to_dense():
     assert repr(ember.strided) == "ember.strided"
 
 
-@pytest.mark.parametrize("product", ["sparse.mm", "mm", "matmul", "@"])
+@pytest.mark.parametrize("product", ["sparse.mm", "mm", "spmm", "matmul", "@"])
 def test_sparse_dense_product_and_gradients(product):
     e, t, ev, tv = pair(requires_grad=True)
     dense = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
     ed, td = ember.tensor(dense, requires_grad=True), torch.tensor(dense, requires_grad=True)
     run = {"sparse.mm": lambda lib, s, d: lib.sparse.mm(s, d),
-           "mm": lambda lib, s, d: lib.mm(s, d), "matmul": lambda lib, s, d: lib.matmul(s, d),
+           "mm": lambda lib, s, d: lib.mm(s, d), "spmm": lambda lib, s, d: lib.spmm(s, d),
+           "matmul": lambda lib, s, d: lib.matmul(s, d),
            "@": lambda lib, s, d: s @ d}[product]
     eo, to = run(ember, e, ed), run(torch, t, td)
     close(eo, to)
@@ -108,6 +109,9 @@ def test_sparse_dense_product_and_gradients(product):
 
 def test_dense_times_sparse_and_vectors():
     e, t, _, _ = pair()
+    m = np.arange(6, dtype=np.float32).reshape(3, 2)  # spmm of dense matrices is mm
+    close(ember.spmm(ember.tensor(m.T), ember.tensor(m)), torch.spmm(torch.tensor(m.T),
+                                                                    torch.tensor(m)))
     m = np.arange(6, dtype=np.float32).reshape(2, 3)
     close(ember.tensor(m) @ e, torch.tensor(m) @ t)
     close(e @ ember.ones(3), t @ torch.ones(3))
@@ -116,6 +120,9 @@ def test_dense_times_sparse_and_vectors():
 
 def test_product_errors_match_torch():
     e, t, _, _ = pair()
+    raises_like(lambda: ember.spmm(e, ember.ones(4, 2)), lambda: torch.spmm(t, torch.ones(4, 2)))
+    raises_like(lambda: ember.spmm(ember.ones(3), ember.ones(3, 2)),
+                lambda: torch.spmm(torch.ones(3), torch.ones(3, 2)))
     raises_like(lambda: e @ ember.ones(4, 2), lambda: t @ torch.ones(4, 2))
     raises_like(lambda: ember.sparse.mm(e, ember.ones(4, 2)),
                 lambda: torch.sparse.mm(t, torch.ones(4, 2)))

@@ -106,6 +106,10 @@ def test_attributes():
         x = L.arange(12.0).reshape(3, 4)[1:, 1:]
         assert (x.storage_offset(), x.nbytes, x.itemsize, x.is_cpu, x.output_nr) == \
             (5, 24, 4, True, 0)
+        # dcgan's models test `input.is_cuda or input.is_xpu` before splitting a batch
+        for flag in ("is_xpu", "is_mps", "is_ipu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
+                     "is_mkldnn", "is_quantized", "is_nested", "is_sparse_csr", "is_cuda"):
+            assert getattr(x, flag) is False, flag
     for data in ([1.0], [1], [True], np.array([1], np.uint8)):
         e, t = ember.tensor(data), torch.tensor(data)
         assert (e.is_signed(), e.is_complex(), ember.is_signed(e), ember.is_complex(e)) == \
@@ -375,3 +379,8 @@ def test_module_load_and_deprecated_resize_as_torch():
         warnings.simplefilter("ignore")
         same_error(lambda lib: lib.arange(6.0).resize(4))
         same_error(lambda lib: lib.arange(6.0).resize((3, 2)))
+        # a tuple among several sizes repeats under torch's product (as a PIL-style
+        # img.resize((h, w), mode) on a tensor does), and fails the count in torch's words
+        same_error(lambda lib: lib.arange(6.0).resize((3, 2), 2))
+        same_error(lambda lib: lib.arange(6.0).resize([3, 2]))
+        same_error(lambda lib: lib.arange(6.0).resize((3,), (2,)))

@@ -1,4 +1,6 @@
 """torch.backends.cuda: CUDA flags (no effect: ember has no CUDA back end)."""
+import contextlib
+import warnings
 
 
 class _MatmulFlags:
@@ -37,3 +39,28 @@ enable_flash_sdp, flash_sdp_enabled = _sdp_switch("flash")
 enable_mem_efficient_sdp, mem_efficient_sdp_enabled = _sdp_switch("mem_efficient")
 enable_math_sdp, math_sdp_enabled = _sdp_switch("math")
 enable_cudnn_sdp, cudnn_sdp_enabled = _sdp_switch("cudnn")
+
+
+@contextlib.contextmanager
+def sdp_allowing(names):
+    """Within the block, only the SDPA back ends in ``names`` ("flash", "math", ...) are on;
+    every flag is restored after (torch.nn.attention.sdpa_kernel and sdp_kernel)."""
+    before = dict(sdp_state)
+    sdp_state.update({name: name in names for name in sdp_state})
+    try:
+        yield {}
+    finally:
+        sdp_state.update(before)
+
+
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True,
+               enable_cudnn=True):
+    """Deprecated: within the block only the SDPA back ends enabled here may run (the older
+    spelling of torch.nn.attention.sdpa_kernel; colt5-attention uses it)."""
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context "
+                  "manager will be removed. Please see `torch.nn.attention.sdpa_kernel()` for "
+                  "the new context manager, with updated signature.", FutureWarning,
+                  stacklevel=2)
+    chosen = {"flash": enable_flash, "math": enable_math, "mem_efficient": enable_mem_efficient,
+              "cudnn": enable_cudnn}
+    return sdp_allowing({name for name, enabled in chosen.items() if enabled})

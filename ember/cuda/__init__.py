@@ -2,9 +2,17 @@
 from .. import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch's)
 from . import amp  # noqa: F401
 
+# never initialized: reversible layers (lucidrains' performer, reformer) read this private
+# flag to decide whether to record CUDA generator states
+_initialized = False
+
 
 def is_available():
     return False
+
+
+def is_initialized():
+    return _initialized
 
 
 def device_count():

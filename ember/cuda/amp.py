@@ -24,3 +24,19 @@ class autocast(_amp.autocast):
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
                       stacklevel=2)
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+def custom_fwd(fwd=None, *, cast_inputs=None):
+    """torch.cuda.amp.custom_fwd: torch.amp.custom_fwd(..., device_type='cuda') (deprecated)."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd):
+    """torch.cuda.amp.custom_bwd: torch.amp.custom_bwd(..., device_type='cuda') (deprecated)."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_bwd(bwd, device_type="cuda")

@@ -21,7 +21,8 @@ from ..autograd.engine import backward as _backward
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "detach_variable",
+           "get_device_states", "set_device_states"]
 
 
 class CheckpointError(RuntimeError):
@@ -51,6 +52,21 @@ def detach_variable(inputs):
                            f"{type(inputs).__name__}")
     return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
                  for x in inputs)
+
+
+def get_device_states(*args):
+    """The accelerator devices holding tensors of ``args`` and their generators' states, as
+    two lists: both empty in ember, whose tensors live on the CPU (or the meta device), whose
+    state ``checkpoint`` keeps through the default generator."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restore the accelerator generator states ``get_device_states`` returned; ember has no
+    accelerator, so only the empty lists it returns are accepted."""
+    if len(devices) or len(states):
+        raise RuntimeError("set_device_states: ember has no accelerator devices, got devices "
+                           f"{list(devices)}")
 
 
 def _non_reentrant(function, rng, args, kwargs):

@@ -62,3 +62,28 @@ def test_enable_sdp_switches_as_torch():
     finally:
         ember.backends.cuda.enable_flash_sdp(True)
         ember.backends.cuda.enable_math_sdp(True)
+
+
+@pytest.mark.parametrize("flags", [{}, {"enable_flash": False}, {"enable_math": False},
+                                   {"enable_flash": False, "enable_math": False},
+                                   {"enable_mem_efficient": False, "enable_cudnn": False}])
+def test_deprecated_sdp_kernel_as_torch(flags):
+    # colt5-attention's Attend runs attention inside torch.backends.cuda.sdp_kernel(...)
+    q = np.random.RandomState(1).randn(1, 2, 4, 8).astype(np.float32)
+    outs = []
+    for lib in (torch, ember):
+        with pytest.warns(FutureWarning, match=r"torch.backends.cuda.sdp_kernel\(\)` is deprec"):
+            block = lib.backends.cuda.sdp_kernel(**flags)
+        with block:
+            state = _state(lib)
+            t = lib.tensor(q)
+            try:
+                value = lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy()
+            except RuntimeError as error:
+                value = str(error)
+        outs.append((state, value, _state(lib)))
+    assert outs[1][0] == outs[0][0] and outs[1][2] == outs[0][2] == [True] * 4
+    if isinstance(outs[0][1], str):
+        assert outs[1][1] == outs[0][1]
+    else:
+        np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-5, atol=1e-6)

@@ -88,3 +88,17 @@ def test_warnings_and_errors_as_torch():
             cp.checkpoint(lambda t, scale: t * scale, lib.ones(2), scale=2, use_reentrant=True)
         with pytest.raises(RuntimeError, match="Only tuple of tensors is supported"):
             cp.detach_variable([lib.ones(2)])
+
+
+def test_device_states_on_cpu_tensors_as_torch():
+    # reversible layers (lucidrains' reformer/axial-attention) record these around their
+    # forward; tensors on the CPU give no device ids and no states.
+    from ember.utils.checkpoint import get_device_states, set_device_states
+    x = ember.ones(2, requires_grad=True)
+    expected = torch.utils.checkpoint.get_device_states(1, "a", torch.ones(2, requires_grad=True))
+    assert get_device_states(1, "a", x) == expected == ([], [])
+    assert get_device_states() == torch.utils.checkpoint.get_device_states() == ([], [])
+    assert set_device_states([], []) is None
+    assert torch.utils.checkpoint.set_device_states([], []) is None
+    with pytest.raises(RuntimeError, match="no accelerator"):
+        set_device_states([0], [ember.zeros(3)])

@@ -43,9 +43,5 @@ def sdpa_kernel(backends, set_priority=False):
             not all(isinstance(b, SDPBackend) for b in chosen):
         raise AssertionError(f"Backend must be an instance of SDPBackend or a list of SDPBackend "
                              f"instances, got {type(backends).__name__}")
-    before = dict(_flags.sdp_state)
-    _flags.sdp_state.update({name: backend in chosen for backend, name in _SWITCHES.items()})
-    try:
-        yield {}
-    finally:
-        _flags.sdp_state.update(before)
+    with _flags.sdp_allowing({_SWITCHES[backend] for backend in chosen}) as context:
+        yield context
