@@ -28,6 +28,7 @@ from .ops import (
 )
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
+from .ops.indexing import one_ellipsis
 from .ops.inplace import (
     CHECKS_INPUT_OVERLAP,
     OVERLAP,
@@ -513,7 +514,7 @@ def _check_input_overlap(self, args, kwargs, setitem):
         items = key if type(key) is tuple else (key,)
         if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in items):
             return  # advanced indexing: index_put_ copies its values first
-        target = target[key]
+        target = target[one_ellipsis(key, target.ndim) if type(key) is tuple else key]
     refuse_partial_overlap(target, values)
 
 
