@@ -31,10 +31,12 @@ from .ops.fastpath import binary_operator, scalar_operator, unary_function
 from .ops.indexing import one_ellipsis
 from .ops.inplace import (
     CHECKS_INPUT_OVERLAP,
+    ELEMENTWISE,
     OVERLAP,
     OVERLAP_ALLOWED,
     apply_inplace,
     overlaps,
+    refuse_output_shape,
     refuse_partial_overlap,
     write_through_overlap,
 )
@@ -479,9 +481,12 @@ def _refusing_overlap(method, name):
     torch allows there, writing through to the shared memory; costs nothing else."""
     allowed = name in OVERLAP_ALLOWED
     checked = name in CHECKS_INPUT_OVERLAP
+    elementwise = name in ELEMENTWISE
     setitem = name == "__setitem__"
 
     def inplace(self, *args, **kwargs):
+        if elementwise:
+            refuse_output_shape(self, args + tuple(kwargs.values()))
         if checked:
             _check_input_overlap(self, args, kwargs, setitem)
         if allowed and overlaps(self):

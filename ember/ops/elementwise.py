@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import array_math, rsqrt
 from ..autograd._math import sign as _sign
-from ..autograd.graph import Node
+from ..autograd.graph import Node, broadcast_message
 from . import _bf16, _bf16_grad, _bf16_vec, _parallel
 
 _SCALARS = (int, float, bool, complex)
@@ -248,6 +248,8 @@ NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"  # torch's 
 def _check_integer_divisor(x, y, kernel):
     """torch refuses integer division by zero (NumPy gives 0 with a warning) and bool operands."""
     kind = np.result_type(x, y).kind
+    if kind in "bc" or kind in "iu" and not np.all(y):  # (torch's kernel: after the shapes)
+        refuse_unbroadcastable(x, y)
     if kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     _dtype.refuse_complex(np.result_type(x, y), kernel)
@@ -472,6 +474,14 @@ COMPLEX_KERNELS = {"RoundBackward0": "round_vml_cpu", "ErfcBackward0": "erfc_vml
                    "Logaddexp2Backward0": "logaddexp2_cpu", "NextafterBackward0": "nextafter_cpu",
                    "CopysignBackward0": "copysign_cpu", "CopysignBackward1": "copysign_cpu",
                    **{f"XlogyBackward{i}": "xlogy_cpu" for i in range(3)}}
+
+
+def refuse_unbroadcastable(x, y):
+    """torch's error for operands whose shapes do not broadcast (arrays or numbers): its
+    TensorIterator reports it before a kernel refuses their dtypes."""
+    message = broadcast_message(np.shape(x), np.shape(y))
+    if message is not None:
+        raise RuntimeError(message)
 
 
 def _check_complex(name, np_dtype):
