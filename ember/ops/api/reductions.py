@@ -155,6 +155,11 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over dim, computed stably."""
+    ndim = input._data.ndim
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and ndim and input._data.size:
+        # torch's kernel adds the max over every dim, kept as [1, ..., 1], in place into the
+        # 0-d sum (an empty input skips that step)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * ndim}")
     if input._data.dtype.kind == "c":
         from ..complex_ops import complex_logsumexp  # complex_ops builds on api (a cycle)
         return complex_logsumexp(input, dim, keepdim)

@@ -129,3 +129,20 @@ def test_every_dim_kept_as_torch(name, shape):
     lambda L: L.aminmax(L.zeros(0), dim=-1)])
 def test_repeated_dims_and_empty_inputs_raise_torch_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dim", [(), []])
+def test_logsumexp_over_no_dims_is_torchs_error(shape, dim):
+    """torch adds the max over all dims, kept as [1, ..., 1], in place into the 0-d sum; ember
+    returned the logsumexp of everything"""
+    same_error(lambda L: L.logsumexp(L.ones(shape), dim=dim))
+    same_error(lambda L: L.ones(shape).logsumexp(dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logsumexp(L.ones(2, 3), dim=(), keepdim=True),
+    lambda L: L.logsumexp(L.tensor(2.0), dim=()), lambda L: L.logsumexp(L.ones(0, 2), dim=())])
+def test_logsumexp_over_no_dims_kept_of_0d_or_empty_as_torch(call):
+    e, t = call(ember), call(torch)
+    assert e.shape == t.shape and e.tolist() == t.tolist()
