@@ -310,6 +310,17 @@ def adaptive_matrix(n_in, n_out, dtype):
     return mat
 
 
+def refuse_empty_grad(g, name):
+    """torch's backward of an adaptive pool refuses a gradient with an empty dim past the
+    batch dim (an output pooled to size 0)."""
+    shape = g.shape
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"{name}_backward(): Expected grad_output to have non-zero size "
+                               f"for non-batch dimensions, but grad_output has sizes "
+                               f"{list(shape)} with dimension {d} being empty")
+
+
 class AdaptiveAvgPool2DBackward0(Node):
     """out = Ph @ x @ Pw^T with averaging matrices;  dx = Ph^T @ g @ Pw."""
 
@@ -322,6 +333,7 @@ class AdaptiveAvgPool2DBackward0(Node):
         return np.matmul(np.matmul(self.ph, data), self.pw.T)
 
     def backward(self, m, g):
+        refuse_empty_grad(g, "adaptive_avg_pool2d")
         ph, pw = self.ph, self.pw
         if m.is_graph:
             ph, pw = Tensor._make(ph), Tensor._make(pw)
