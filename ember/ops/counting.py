@@ -60,7 +60,7 @@ def bincount(input, weights=None, minlength=0):
     w = weights._data
     if w.shape != x.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    dtype = w.dtype if w.dtype.kind == "f" else np.float64
+    dtype = np.float32 if w.dtype == np.float32 else np.float64  # (torch: float, else double)
     return Tensor._make(np.bincount(x, w.astype(np.float64), minlength).astype(dtype))
 
 
@@ -68,17 +68,14 @@ def histc(input, bins=100, min=0, max=0):
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max);
     elements outside are ignored."""
     x = input._data
-    if input.dtype is _dtype.bfloat16:  # counted on the float32 values, as bfloat16 counts
-        return api.to_dtype(histc(api.to_dtype(input, _dtype.float32), bins, min, max),
-                            _dtype.bfloat16)
-    if x.dtype.kind != "f":  # (complex is refused by torch's min/max pass first)
+    if x.dtype.kind not in "fV":  # (complex is refused by torch's min/max pass first)
         kernel = "aminmax_cpu" if x.dtype.kind == "c" else "histogram_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
+        lo, hi = float(_dtype.sort_key(x).min()), float(_dtype.sort_key(x).max())
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
@@ -86,8 +83,20 @@ def histc(input, bins=100, min=0, max=0):
     if lo > hi:
         raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
                            f"max {hi}")
-    counts, _ = np.histogram(x, bins, (lo, hi))
-    return Tensor._make(counts.astype(x.dtype))
+    return Tensor._make(_linear_bins(x, bins, lo, hi).astype(x.dtype))
+
+
+def _linear_bins(x, bins, lo, hi):
+    """torch's histc counts: each element's bin is (x - min) * bins / (max - min) truncated,
+    every step rounded in x's dtype (0.3 of [0, 1] in 10 bins is in bin 3 there, in NumPy's
+    edge search in bin 2), max itself in the last bin; NaN and elements outside: not counted."""
+    dt = x.dtype
+    low, high = np.asarray(lo, dt), np.asarray(hi, dt)
+    key = _dtype.sort_key(x)  # (bfloat16 compared as float32: exact, NaN compares false)
+    inside = x[(key >= _dtype.sort_key(low)) & (key <= _dtype.sort_key(high))]
+    with np.errstate(over="ignore", invalid="ignore"):
+        position = (inside - low) * np.asarray(bins, dt) / (high - low)
+    return np.bincount(np.minimum(position.astype(np.int64), bins - 1), minlength=bins)
 
 
 def _search(sequence, values, out_int32, right, sorter=None):

@@ -220,3 +220,26 @@ def test_searchsorted_of_no_values_skips_the_dtype_refusal_as_torch(call):
 def test_searchsorted_refusals_in_torchs_order(call):
     """the batch-shape error before the dtype's; the dtype named is the promoted one"""
     same_error(call)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("values, bins, low, high", [
+    ([0.1, 0.2, 0.3, 0.6, 0.7, 0.9, 1.0, 0.0, 1.5, -0.1], 10, 0, 1),
+    ([0.4, 0.4, 0.1, 0.8, 0.3, 0.0, 0.2, 0.9, 0.8, 0.5, 0.7, 0.6, 0.5], 10, -1.5, 2.5),
+    ([-0.9, -0.3, 0.3, 0.9, 0.6, float("nan")], 6, -0.9, 0.9)])
+def test_histc_bins_as_torchs_arithmetic(dtype, values, bins, low, high):
+    """torch's bin is (x - min) * bins / (max - min) truncated in the input's dtype: 0.3 of
+    [0, 1] in 10 bins is in bin 3 (ember: NumPy's edge search put it in bin 2); bfloat16 is
+    rounded at each step (ember counted its float32 values)"""
+    def call(L):
+        return L.histc(L.tensor(values, dtype=getattr(L, dtype)), bins=bins, min=low,
+                       max=high).float()
+    assert call(ember).tolist() == call(torch).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "float32"])
+def test_bincount_weights_give_float_or_double_as_torch(dtype):
+    """torch's bincount sums float32 weights as float, any other as double (ember kept
+    float16)"""
+    _same(lambda L: L.bincount(L.tensor([0, 1, 1]), L.tensor([1.0, 2.0, 0.5],
+                                                               dtype=getattr(L, dtype))))
