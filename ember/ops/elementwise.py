@@ -211,10 +211,21 @@ class RemainderBackward0(Node):
     def forward(self, a, b):
         x, y = _operands(a, b)
         _check_integer_divisor(x, y, "remainder_cpu")
-        return np.mod(x, y)
+        return _remainder(x, y)
 
     def backward(self, m, g):
         return g, None
+
+
+def _remainder(x, y):
+    """x mod y with the divisor's sign, as torch: for floats fmod(x, y), plus y where that is
+    nonzero and of the other sign, so a zero keeps x's sign (-2 mod 2 is -0.0; NumPy's mod
+    gives the divisor's sign, 0.0)."""
+    if np.result_type(x, y).kind not in "fVc":
+        return np.mod(x, y)
+    with np.errstate(invalid="ignore"):
+        mod = np.fmod(x, y)
+        return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod)
 
 
 class RemainderBackward1(Node):
@@ -225,7 +236,7 @@ class RemainderBackward1(Node):
         _check_integer_divisor(x, y, "remainder_cpu")
         if _needs_any(a, b):
             self.quotient = np.floor_divide(x, y)
-        return np.mod(x, y)
+        return _remainder(x, y)
 
     def backward(self, m, g):
         return g, (-g * self.quotient if _needs(self, 1) else None)
