@@ -345,6 +345,22 @@ class LogsumexpBackward0(Node):
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * m.exp(a - out),)
 
 
+def refuse_empty_extreme(x, p, dim):
+    """torch's error for an inf or -inf norm over nothing (a max or min has no identity): of an
+    empty tensor, or over an empty dim (named as given)."""
+    if x.size or p not in (float("inf"), -float("inf")):
+        return
+    name = "inf" if p > 0 else "-inf"
+    if dim is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
+                           f"tensor because the operation does not have an identity")
+    for d in (dim,) if isinstance(dim, int) else dim:
+        if x.shape[d] == 0:  # (torch's message runs "dimension 0because")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the "
+                               f"dimension {d}because this dimension is empty and the "
+                               f"operation does not have an identity")
+
+
 class LinalgVectorNormBackward0(Node):
     """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out). p=inf:
     elements tied at the maximum share g, or each take all of it with ``each_tie`` (torch's
@@ -358,11 +374,13 @@ class LinalgVectorNormBackward0(Node):
         x = a._data
         check_floating(x, "linalg.vector_norm: Expected a floating point or complex tensor as "
                           "input. Got {}")
+        if not each_tie:  # (torch's cdist: 0 between vectors of no elements)
+            refuse_empty_extreme(x, p, dim)
         self.save(a)
         self.p, self.shape, self.dims, self.keepdim = p, x.shape, _dims(x, dim), keepdim
         ax = np.abs(x)
-        if p == float("inf"):
-            return np.amax(ax, axis=self.dims, keepdims=keepdim)
+        if p == float("inf"):  # (|a| >= 0: the initial 0 only gives cdist's empty max)
+            return np.amax(ax, axis=self.dims, keepdims=keepdim, initial=0)
         if p == 1:
             return np.sum(ax, axis=self.dims, keepdims=keepdim)
         if p == 2:
