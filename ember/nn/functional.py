@@ -17,7 +17,8 @@ def linear(input, weight, bias=None):
                            f"{ndim}D and {wdim}D")
     if wdim > 2:  # (torch's weight.t())
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {wdim}D")
-    if bias is not None and (ndim == 2 or bias._data.ndim == 1 and input.is_contiguous()):
+    if bias is not None and (ndim == 2 or bias._data.ndim == 1 and (
+            input.is_contiguous() or _linear_ops.fits(input, weight, bias))):
         return _linear_ops.addmm_linear(input, weight, bias)  # torch: addmm on the flattened x
     if bias is None and ndim == 2 and wdim == 2:
         _linear_ops.refuse_mm(input._data, weight._data)

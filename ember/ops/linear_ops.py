@@ -22,6 +22,15 @@ def addmm_linear(x, weight, bias):
     return api.reshape(out, lead + (out._data.shape[-1],))
 
 
+def fits(x, weight, bias):
+    """Whether torch's matmul-then-add_ path for a non-contiguous x gives addmm's values on x's
+    rows (which ember computes then, as it always did): no error (one dtype, fitting shapes),
+    and float32/float64 (float16 and bfloat16 round the product before the bias there)."""
+    xd, w, b = x._data, weight._data, bias._data
+    return xd.dtype == w.dtype == b.dtype and xd.dtype.kind == "f" and xd.itemsize >= 4 and \
+        w.ndim == 2 and xd.shape[-1] == w.shape[1] and b.shape == w.shape[:1]
+
+
 def _refuse_addmm(x, w, b, rows):
     """torch's addmm errors (arrays: input, weight, bias) in its order: the bias's dtype against
     the weight's, the input's, the weight not a matrix, the shapes, the bias not expanding to
