@@ -61,6 +61,8 @@ _AUTOGRAD_STATE = ("_grad", "_output_nr", "_retains_grad", "_acc", "_keep_acc", 
 
 def wrap_dim(dim, n):
     """``dim`` of an ``n``-dim tensor as an index >= 0 (0-d: -1 and 0); torch's error else."""
+    if not isinstance(dim, (int, np.integer)):  # (None, a tuple: not Python's comparison error)
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
     if not -max(n, 1) <= dim < max(n, 1):
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")

@@ -28,12 +28,15 @@ from .ops import (
 )
 from .ops import elementwise as E
 from .ops.fastpath import binary_operator, scalar_operator, unary_function
+from .ops.indexing import one_ellipsis
 from .ops.inplace import (
     CHECKS_INPUT_OVERLAP,
+    ELEMENTWISE,
     OVERLAP,
     OVERLAP_ALLOWED,
     apply_inplace,
     overlaps,
+    refuse_output_shape,
     refuse_partial_overlap,
     write_through_overlap,
 )
@@ -478,9 +481,12 @@ def _refusing_overlap(method, name):
     torch allows there, writing through to the shared memory; costs nothing else."""
     allowed = name in OVERLAP_ALLOWED
     checked = name in CHECKS_INPUT_OVERLAP
+    elementwise = name in ELEMENTWISE
     setitem = name == "__setitem__"
 
     def inplace(self, *args, **kwargs):
+        if elementwise:
+            refuse_output_shape(self, args + tuple(kwargs.values()))
         if checked:
             _check_input_overlap(self, args, kwargs, setitem)
         if allowed and overlaps(self):
@@ -513,7 +519,7 @@ def _check_input_overlap(self, args, kwargs, setitem):
         items = key if type(key) is tuple else (key,)
         if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in items):
             return  # advanced indexing: index_put_ copies its values first
-        target = target[key]
+        target = target[one_ellipsis(key, target.ndim) if type(key) is tuple else key]
     refuse_partial_overlap(target, values)
 
 

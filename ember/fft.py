@@ -111,8 +111,9 @@ def _norm(norm):
     return norm
 
 
-def _dims(input, dim, s):
-    """The transformed dims (torch's defaults: the last len(s) dims, else all) and sizes."""
+def _dims(input, dim, s, c2r=False):
+    """The transformed dims (torch's defaults: the last len(s) dims, else all) and sizes
+    (``c2r``: the last one's size is checked by the caller, from the input's)."""
     ndim = input._data.ndim
     if dim is None:
         dims = list(range(ndim - len(s), ndim)) if s is not None else list(range(ndim))
@@ -126,8 +127,9 @@ def _dims(input, dim, s):
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
     sizes = list(s) if s is not None else [None] * len(dims)
-    for n in sizes:
-        if n is not None and n != -1 and n < 1:
+    for d, n in list(zip(dims, sizes))[:len(dims) - c2r]:
+        n = input._data.shape[d] if n in (None, -1) else n  # (an empty dim too: not NumPy's
+        if n < 1:  # ValueError)
             raise RuntimeError(f"Invalid number of data points ({n}) specified")
     return tuple(dims), sizes
 
@@ -172,7 +174,7 @@ def _r2c(input, s, dim, norm, name):
 
 
 def _c2r(input, s, dim, norm):
-    dims, sizes = _dims(input, dim, s)
+    dims, sizes = _dims(input, dim, s, c2r=True)
     norm = _norm(norm)
     input = _floating(input, True)
     last = sizes[-1] if sizes[-1] not in (None, -1) else 2 * (input._data.shape[dims[-1]] - 1)

@@ -241,7 +241,7 @@ def slogdet(A):
 
 def matrix_power(input, n):
     """input^n by repeated squaring (n < 0: of input's inverse; n == 0: the identity)."""
-    X.check_square(input._data, "linalg.matrix_power", "fVc")  # (c: matmuls, holomorphic)
+    X.check_square_shape(input._data, "linalg.matrix_power")  # (any dtype: matmuls)
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input._data.dtype), input.shape)
         if not input.requires_grad:
@@ -257,7 +257,7 @@ def matrix_power(input, n):
         n >>= 1
         if n:
             base = api.matmul(base, base)
-    return out
+    return api.clone(out) if out is input else out  # (n == 1: a copy, as torch)
 
 
 def multi_dot(tensors):

@@ -78,6 +78,7 @@ def entr(input):
 
 def xlog1py(input, other):
     """x * log1p(y), 0 where x is 0 (y not NaN), as torch."""
+    _ops.refuse_operands("xlog1py_cpu", input, other, reduced=False)  # (no complex kernel)
     # a number in the floating dtype of the result (never cast into the other's integer or
     # bool dtype: a bool tensor's 2 stays 2)
     dtype = _ember.result_type(input, other)
@@ -87,10 +88,9 @@ def xlog1py(input, other):
         input = _ember.tensor(input, dtype=dtype)
     if not isinstance(other, _ember.Tensor):
         other = _ember.tensor(other, dtype=dtype)
-    log = _ember.log1p(other)
-    value = input * log
-    zero = (input == 0) & _ember.isinf(log)  # 0 * -inf: 0, as torch (elsewhere 0 * log is 0)
-    return _ember.where(zero, _ember.zeros_like(value), value)
+    # 0 * -inf and 0 * NaN (y < -1): 0, as torch, and so are both derivatives there
+    zero = (input == 0) & (other <= -1)
+    return input * _ember.log1p(_ember.where(zero, _ember.zeros_like(other), other))
 
 
 def i1(input):

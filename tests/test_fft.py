@@ -119,3 +119,14 @@ def test_helpers_and_dtypes_match_torch(call):
 ])
 def test_errors_match_torch(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.fft.fft(L.tensor([])), lambda L: L.fft.rfft(L.tensor([])),
+    lambda L: L.fft.ifft(L.zeros(0, dtype=L.complex64)), lambda L: L.fft.fft2(L.zeros(2, 0)),
+    lambda L: L.fft.fftn(L.zeros(0, 3)), lambda L: L.fft.rfft2(L.zeros(0, 3)),
+    lambda L: L.fft.irfft(L.zeros(0, dtype=L.complex64)),
+    lambda L: L.fft.hfft(L.zeros(1, dtype=L.complex64))])
+def test_transforms_of_an_empty_dim_are_torchs_error(call):
+    """ember let NumPy's ValueError ('Invalid number of FFT data points') out"""
+    same_error(call)

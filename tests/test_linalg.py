@@ -263,3 +263,64 @@ def test_pca_lowrank_argument_errors_as_torch():
         ember.pca_lowrank(a, q=5)
     with pytest.raises(ValueError, match=r"niter\(=-1\) must be non-negative integer"):
         ember.pca_lowrank(a, niter=-1)
+
+
+def test_vecdot_conjugates_its_first_argument_as_torch():
+    """ember summed x * y without conjugating x: (1+1j) for torch's (3+1j)"""
+    check(lambda L, x, y: L.linalg.vecdot(x, y), np.array([[1 + 1j, 2], [3j, 1 - 1j]]),
+          np.array([1j, 1 + 2j]))
+
+
+@pytest.mark.parametrize("matrix", [[[math.nan, 0.0], [0.0, 1.0]], [[1.0, 0.0], [math.nan, 1.0]],
+                                    [[1.0, 0.0], [0.0, math.nan]]])
+def test_cholesky_of_nan_is_not_positive_definite_as_torch(matrix):
+    """LAPACK stops at a NaN pivot; NumPy factors NaN silently (ember returned a NaN factor)"""
+    messages = []
+    for L in (torch, ember):
+        with pytest.raises(L.linalg.LinAlgError) as info:
+            L.linalg.cholesky(L.tensor(matrix))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert ember.linalg.cholesky_ex(ember.tensor(matrix)).info.tolist() == \
+        torch.linalg.cholesky_ex(torch.tensor(matrix)).info.tolist()
+
+
+@pytest.mark.parametrize("dtype, n", [("int64", 0), ("int64", 2), ("int8", 3), ("bool", 0),
+                                      ("float16", 2), ("bfloat16", 5), ("int64", 1)])
+def test_matrix_power_of_any_dtype_as_torch(dtype, n):
+    """torch multiplies any dtype (ember refused integers, bool and float16)"""
+    def call(L):
+        return L.linalg.matrix_power(L.tensor([[1, 2], [3, 4]]).to(getattr(L, dtype)), n)
+    e, t = call(ember), call(torch)
+    assert e.tolist() == t.tolist() and str(e.dtype)[6:] == str(t.dtype)[6:]
+
+
+def test_matrix_power_one_is_a_copy_as_torch():
+    x = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = ember.linalg.matrix_power(x, 1)
+    assert y is not x and type(y.grad_fn).__name__ == "CloneBackward0"
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.vector_norm(L.zeros(0), math.inf),
+    lambda L: L.linalg.vector_norm(L.zeros(0), -math.inf),
+    lambda L: L.linalg.vector_norm(L.zeros(2, 0), math.inf, dim=(0, 1)),
+    lambda L: L.linalg.vector_norm(L.zeros(2, 0), math.inf, dim=-1),
+    lambda L: L.norm(L.zeros(0), math.inf)])
+def test_inf_norm_of_nothing_is_torchs_error(call):
+    """ember let NumPy's 'zero-size array to reduction operation maximum' ValueError out"""
+    from oracle import same_error
+    same_error(call)
+
+
+def test_cdist_inf_between_empty_vectors_is_zero_as_torch():
+    for L in (ember, torch):
+        assert L.cdist(L.zeros(1, 0), L.zeros(2, 0), p=math.inf).tolist() == [[0.0, 0.0]]
+
+
+@pytest.mark.parametrize("p", ["fro", math.inf, -math.inf, 1, -1])
+def test_cond_of_a_singular_matrix_is_inf_as_torch(p):
+    """ember raised inv's LinAlgError"""
+    s = [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]]
+    assert ember.linalg.cond(ember.tensor(s), p).tolist() == \
+        torch.linalg.cond(torch.tensor(s), p).tolist()

@@ -309,10 +309,43 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(-2)
 
 
+def adaptive_sizes(input, output_size, n, name):
+    """The output sizes of an adaptive pool over the last ``n`` dims (None keeps that input
+    size), with torch's errors: the count of sizes, then (average pools) a negative size."""
+    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * n
+    if len(sizes) != n:
+        raise RuntimeError(f"{name}" + (": output_size must be 3" if name.startswith(
+            "adaptive_avg") else f"(): internal error: output_size.size() must be {n}"))
+    sizes = tuple(int(s if s is not None else m) for s, m in zip(sizes, input.shape[-n:]))
+    if name.startswith("adaptive_avg") and min(sizes) < 0:
+        shown = ", ".join(map(str, sizes[:2])) + "".join(f",{s}" for s in sizes[2:])
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to "
+                           f"0 but received {{{shown}}}")
+    return sizes
+
+
+def refuse_short_input(input, output_size):
+    """F's ValueError (before the kernel's checks) for a tuple of output sizes with as many
+    sizes as the input has dims."""
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
+def refuse_empty_window(input, name, first=1):
+    """torch's adaptive pools refuse an input with an empty dim past the batch dim (from
+    ``first`` on): no window to pool."""
+    for d in range(first, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Average pool to a fixed output size (None keeps that input size)."""
-    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
-    sizes = tuple(int(n if s is None else s) for s, n in zip(sizes, input.shape[-2:]))
+    refuse_short_input(input, output_size)
+    sizes = adaptive_sizes(input, output_size, 2, "adaptive_avg_pool2d")
+    refuse_empty_window(input, "adaptive_avg_pool2d", input.dim() - 2)  # (torch: the last two)
     if sizes == (1, 1):
         return input.mean((-1, -2), keepdim=True)
     if not input.is_floating_point():  # NumPy would average into zeros of the integer dtype
@@ -323,8 +356,20 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_avg_pool1d(input, output_size):
     """Average pool the last dim to a fixed size."""
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size = _one_size(input, output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def _one_size(input, output_size, name):
+    """The output size of a 1-d adaptive pool of a (C, L) or (N, C, L) input."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    if size is None:
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        f"not NoneType")
+    return size
 
 
 from ._functional_norm import *  # noqa: E402, F401, F403

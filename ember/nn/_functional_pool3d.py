@@ -7,7 +7,16 @@ import ember
 from ember import _dtype
 from ember.ops import pooling_nd as _nd
 
-from ._functional_layers import _tuple, avg_pool1d, avg_pool2d, pool_arguments
+from ._functional_layers import (
+    _one_size,
+    _tuple,
+    adaptive_sizes,
+    avg_pool1d,
+    avg_pool2d,
+    pool_arguments,
+    refuse_empty_window,
+    refuse_short_input,
+)
 from ._functional_norm import batch_norm, empty_affine
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -84,20 +93,14 @@ def _integer_avg_pool3d(input, windows, padding, count_include_pad, divisor_over
                                                   divisors))
 
 
-def _adaptive_sizes(input, output_size, n, name):
-    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * n
-    if len(sizes) != n:
-        raise RuntimeError(f"{name}" + (": output_size must be 3" if name.startswith(
-            "adaptive_avg") else f"(): internal error: output_size.size() must be {n}"))
-    return tuple(int(s if s is not None else m) for s, m in zip(sizes, input.shape[-n:]))
-
-
 def adaptive_avg_pool3d(input, output_size):
     """Average pool (N, C, D, H, W) to ``output_size`` (an int, a triple; None keeps a size)."""
+    refuse_short_input(input, output_size)
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
-    sizes = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    sizes = adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    refuse_empty_window(input, "adaptive_avg_pool3d")
     if sizes == (1, 1, 1):
         return input.mean((-1, -2, -3), keepdim=True)
     matrices = [_nd.average_matrix(*_nd.adaptive_windows(n, o), n)
@@ -107,15 +110,16 @@ def adaptive_avg_pool3d(input, output_size):
 
 def _adaptive_max(input, output_size, n, node):
     name = f"adaptive_max_pool{n}d"
+    if n > 1:  # (adaptive_max_pool1d checked its input)
+        refuse_short_input(input, output_size)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
                            f"{list(input.shape)}")
-    for d in range(input.dim() - n, input.dim()):
-        if input.shape[d] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with "
-                               f"dimension {d} being empty")
-    sizes = _adaptive_sizes(input, output_size, n, name)
+    refuse_empty_window(input, name)
+    sizes = adaptive_sizes(input, output_size, n, name)
+    if min(sizes) < 0:  # (torch: when it makes the output)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "
+                           f"{list(input.shape[:-n]) + list(sizes)}")
     if input._data.dtype.kind not in "fcV":  # torch's 2-d kernel is named without "_cpu"
         name += "_cpu" if n == 3 else ""
         raise NotImplementedError(f"\"{name}\" not implemented for "
@@ -140,11 +144,8 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pool the last dim of (N, C, L) or (C, L) to ``output_size``."""
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"adaptive_max_pool1d)")
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size = _one_size(input, output_size, "adaptive_max_pool1d")
+    refuse_empty_window(input, "adaptive_max_pool1d")
     out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)

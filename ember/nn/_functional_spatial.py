@@ -45,9 +45,7 @@ def _output_sizes(input, size, scale_factor, recompute):
                              f"{list(input.shape[2:])} and output size of {size}. Please "
                              f"provide input tensor in (N, C, d1, d2, ...,dK) format and output "
                              f"size in (o1, o2, ...,oK) format.")
-        sizes = [int(s) for s in sizes]
-        _positive_sizes(input, sizes)
-        return sizes, [None] * dims
+        return [int(s) for s in sizes], [None] * dims
     factors = (list(scale_factor) if isinstance(scale_factor, (tuple, list)) else
                [scale_factor] * dims)
     if len(factors) != dims:
@@ -57,7 +55,6 @@ def _output_sizes(input, size, scale_factor, recompute):
                          f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                          f"scale_factor in (s1, s2, ...,sK) format.")
     sizes = [int(math.floor(float(n) * f)) for n, f in zip(input.shape[2:], factors)]
-    _positive_sizes(input, sizes)
     return sizes, [None if recompute else float(f) for f in factors]
 
 
@@ -254,6 +251,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         ember._dtype.refuse_complex(input._data.dtype, _complex_kernel(mode, dims))
     _refuse_integers(input, mode, dims, antialias)
     sizes, factors = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if mode != "area":  # (area is adaptive pooling, which takes an empty output and checks
+        _positive_sizes(input, sizes)  # the sizes itself)
     if mode != "area" and input.shape[1] == 0:  # (an empty batch is fine, no channels is not)
         raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor "
                            f"with sizes {list(input.shape)}")

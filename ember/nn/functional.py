@@ -9,24 +9,22 @@ from ._functional_misc import *  # noqa: F401,F403
 
 
 def linear(input, weight, bias=None):
-    """y = x W^T + b over the last dim of x (one fused node for 2-D x)."""
+    """y = x W^T + b over the last dim of x (one fused node where torch takes addmm or mm)."""
     input, weight, bias = _autocast.lower(input, weight, bias)
-    if input._data.dtype != weight._data.dtype or (
-            bias is not None and bias._data.dtype != weight._data.dtype):
-        _linear_ops.refuse_mixed_dtypes(input, weight, bias)
-    ndim = input.ndim
-    if ndim == 2:
-        cls = _linear_ops.AddmmBackward0 if bias is not None else _linear_ops.MmBackward0
-        return cls.apply(bias, input, weight)
-    if bias is None:
-        return _api.matmul(input, _api.t(weight))
-    if ndim == 0:
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D "
-                           f"and {weight.ndim}D")
-    lead = input.shape[:-1]
-    flat = _api.reshape(input, (-1, input.shape[-1]))
-    out = _linear_ops.AddmmBackward0.apply(bias, flat, weight)
-    return _api.reshape(out, tuple(lead) + (out.shape[-1],))
+    ndim, wdim = input._data.ndim, weight._data.ndim
+    if ndim == 0 or wdim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{ndim}D and {wdim}D")
+    if wdim > 2:  # (torch's weight.t())
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {wdim}D")
+    if bias is not None and (ndim == 2 or bias._data.ndim == 1 and (
+            input.is_contiguous() or _linear_ops.fits(input, weight, bias))):
+        return _linear_ops.addmm_linear(input, weight, bias)  # torch: addmm on the flattened x
+    if bias is None and ndim == 2 and wdim == 2:
+        _linear_ops.refuse_mm(input._data, weight._data)
+        return _linear_ops.MmBackward0.apply(None, input, weight)
+    out = _api.matmul(input, _api.t(weight))  # torch: matmul, then the bias added in place
+    return out if bias is None else out.add_(bias)
 
 
 from ._functional_bag import *  # noqa: E402, F401, F403

@@ -181,14 +181,15 @@ def _check_complex_view(input):
 # ---------------------------------------------------------------- building complex tensors
 def _check_parts(a, b, what):
     x, y = a._data, b._data
-    if x.dtype.kind != "f" or y.dtype.kind != "f":
-        if x.dtype == y.dtype:
-            raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but "
-                               f"got {_name(x)} and {_name(y)}")
+    if x.dtype.kind != "f" or y.dtype.kind != "f":  # (bfloat16's kind is "V")
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but "
+                           f"got {_name(x)} and {_name(y)}")
     if x.dtype != y.dtype:
         raise RuntimeError(f"Expected object of scalar type {_name(x)} but got scalar type "
                            f"{_name(y)} for second argument")
     if x.dtype not in _ITEM_COMPLEX:
+        if what == "polar":  # (torch has no polar kernel for Half)
+            raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
         raise TypeError(f"{what}: ember has no complex32 (ComplexHalf) tensors; use float32 "
                         "parts")
 

@@ -82,7 +82,7 @@ def bincount(input, weights=None, minlength=0):
     w = weights._data
     if w.shape != x.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    dtype = w.dtype if w.dtype.kind == "f" else np.float64
+    dtype = np.float32 if w.dtype == np.float32 else np.float64  # (torch: float, else double)
     return Tensor._make(np.bincount(x, w.astype(np.float64), minlength).astype(dtype))
 
 
@@ -90,17 +90,14 @@ def histc(input, bins=100, min=0, max=0):
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max);
     elements outside are ignored."""
     x = input._data
-    if input.dtype is _dtype.bfloat16:  # counted on the float32 values, as bfloat16 counts
-        return api.to_dtype(histc(api.to_dtype(input, _dtype.float32), bins, min, max),
-                            _dtype.bfloat16)
-    if x.dtype.kind != "f":  # (complex is refused by torch's min/max pass first)
+    if x.dtype.kind not in "fV":  # (complex is refused by torch's min/max pass first)
         kernel = "aminmax_cpu" if x.dtype.kind == "c" else "histogram_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
+        lo, hi = float(_dtype.sort_key(x).min()), float(_dtype.sort_key(x).max())
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
@@ -108,29 +105,76 @@ def histc(input, bins=100, min=0, max=0):
     if lo > hi:
         raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
                            f"max {hi}")
-    counts, _ = np.histogram(x, bins, (lo, hi))
-    return Tensor._make(counts.astype(x.dtype))
+    return Tensor._make(_linear_bins(x, bins, lo, hi).astype(x.dtype))
 
 
-def _search(sequence, values, out_int32, right):
-    side = "right" if right else "left"
+def _linear_bins(x, bins, lo, hi):
+    """torch's histc counts: each element's bin is (x - min) * bins / (max - min) truncated,
+    every step rounded in x's dtype (0.3 of [0, 1] in 10 bins is in bin 3 there, in NumPy's
+    edge search in bin 2), max itself in the last bin; NaN and elements outside: not counted."""
+    dt = x.dtype
+    low, high = np.asarray(lo, dt), np.asarray(hi, dt)
+    key = _dtype.sort_key(x)  # (bfloat16 compared as float32: exact, NaN compares false)
+    inside = x[(key >= _dtype.sort_key(low)) & (key <= _dtype.sort_key(high))]
+    with np.errstate(over="ignore", invalid="ignore"):
+        position = (inside - low) * np.asarray(bins, dt) / (high - low)
+    return np.bincount(np.minimum(position.astype(np.int64), bins - 1), minlength=bins)
+
+
+def _search(sequence, values, out_int32, right, sorter=None):
     v = values._data if isinstance(values, Tensor) else np.asarray(values)
-    # torch's kernel has no loop for a bool common dtype, nor for a complex one (named as the
-    # complex operand's)
-    common = next((x.dtype for x in (sequence, v) if x.dtype.kind == "c"), None)
-    _dtype.refuse_kinds(np.result_type(sequence, v) if common is None else common,
-                        "searchsorted_out_cpu", "bc")
-    sequence, v = _dtype.sort_key(sequence), _dtype.sort_key(v)
-    if sequence.ndim == 1:
-        return _long(np.searchsorted(sequence, v, side), out_int32)
-    if sequence.shape[:-1] != v.shape[:-1]:
+    _check_search(sequence, v)
+    # the values meet the boundaries in torch's promoted dtype: a number or a 0-d tensor is cast
+    # to the boundaries' dtype of its category (bfloat16's 1.999 is 2.0), a dimensioned tensor
+    # promotes as in arithmetic (int64 with float32 is float32)
+    common = _dtype.result_np_dtype((sequence.dtype, False), (v.dtype, v.ndim == 0)
+                                    if isinstance(values, Tensor) else values)
+    if v.size == 0:  # (torch returns before its kernel's dtype dispatch)
+        return _long(np.zeros(v.shape), out_int32)
+    _dtype.refuse_kinds(common, "searchsorted_out_cpu", "bc")  # (the kernel has no loop)
+    if sorter is not None:
+        sequence = np.take_along_axis(sequence, sorter, -1)
+    with np.errstate(over="ignore"):  # (a number past the dtype: an int wraps, a float is inf)
+        sequence, v = (_dtype.sort_key(x.astype(common)) for x in (sequence, v))
+    rows = sequence.reshape(int(np.prod(sequence.shape[:-1])), sequence.shape[-1])
+    return _long(_bisect(rows, v.reshape(len(rows), -1), right).reshape(v.shape), out_int32)
+
+
+def _check_search(sequence, v):
+    if v.ndim == 0 and sequence.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
+                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
+                           f"dim({sequence.ndim}) and input value's dim({v.ndim}) "
+                           f"numel({v.size})")
+    if sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if sequence.ndim != 1 and sequence.shape[:-1] != v.shape[:-1]:
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
                            f"the first N-1 dimensions of boundaries tensor and input value "
                            f"tensor must match, but we got boundaries tensor "
                            f"{list(sequence.shape)} and input value tensor {list(v.shape)}")
-    rows = sequence.reshape(-1, sequence.shape[-1])
-    found = [np.searchsorted(r, q, side) for r, q in zip(rows, v.reshape(-1, v.shape[-1]))]
-    return _long(np.reshape(found, v.shape), out_int32)
+
+
+def _bisect(rows, queries, right):
+    """torch's binary search, step for step, on each row of boundaries for the queries of the
+    same row: a boundary goes before a query unless it is >= it (> for ``right``), so a NaN
+    boundary (which compares false) always sends the search right, and a NaN query lands past
+    the end; an unsorted row gives torch's answer too."""
+    n = rows.shape[-1]
+    start = np.zeros(queries.shape, np.int64)
+    end = np.full(queries.shape, n, np.int64)
+    row_start = np.arange(rows.shape[0])[:, None] * n
+    flat = rows.reshape(-1)
+    live = start < end
+    while live.any():
+        mid = start + ((end - start) >> 1)
+        pivot = flat[row_start + np.minimum(mid, n - 1)]  # (a settled query's mid may be n)
+        stop = pivot > queries if right else pivot >= queries
+        start = np.where(live & ~stop, mid + 1, start)
+        end = np.where(live & stop, mid, end)
+        live = start < end
+    return start
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
@@ -147,10 +191,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     seq = sorted_sequence._data
     if sorter is not None:
         _check_sorter(seq, sorter._data)
-    _check_search(seq, input)
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._data, -1)
-    return _search(seq, input, out_int32, right)
+    return _search(seq, input, out_int32, right, None if sorter is None else sorter._data)
 
 
 def _check_sorter(seq, order):
@@ -165,28 +206,11 @@ def _check_sorter(seq, order):
         raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
-def _check_search(seq, values):
-    """torch's shape checks, and its kernel's dtypes (neither complex nor bool)."""
-    v = values._data if isinstance(values, Tensor) else np.asarray(values)
-    if v.ndim == 0 and seq.ndim != 1:
-        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
-                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
-                           f"dim({seq.ndim}) and input value's dim({v.ndim}) numel({v.size})")
-    if seq.ndim == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
-                           "dimension, but got 0 dimension")
-    common = np.result_type(seq, v) if isinstance(values, Tensor) else seq.dtype
-    if common.kind in "cb":
-        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for "
-                                  f"'{_name(np.empty(0, common))}'")
-
-
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each element among the 1-D sorted ``boundaries``."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.ndim})")
-    _check_search(boundaries._data, input)
     return _search(boundaries._data, input, out_int32, right)
 
 

@@ -122,12 +122,15 @@ def cholesky_forward(x, upper, name, raise_errors=True):
         lower, info = np.linalg.cholesky(s), np.zeros(x.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         lower, info = cholesky_info(s)
-        if raise_errors:
-            i = int(np.flatnonzero(info.reshape(-1))[0])
-            batch = f"(Batch element {i}): " if x.ndim > 2 else ""
-            raise LinAlgError(f"{name}: {batch}The factorization could not be completed because "
-                              f"the input is not positive-definite (the leading minor of order "
-                              f"{info.reshape(-1)[i]} is not positive-definite).") from None
+    nan = np.isnan(np.diagonal(lower, axis1=-2, axis2=-1))  # (NumPy factors NaN silently;
+    if nan.any():  # LAPACK's stops at a NaN pivot, as at a non-positive one)
+        info = np.where((info == 0) & nan.any(-1), nan.argmax(-1) + 1, info).astype(np.int32)
+    if raise_errors and info.any():
+        i = int(np.flatnonzero(info.reshape(-1))[0])
+        batch = f"(Batch element {i}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {batch}The factorization could not be completed because "
+                          f"the input is not positive-definite (the leading minor of order "
+                          f"{info.reshape(-1)[i]} is not positive-definite).")
     return (np.swapaxes(lower, -1, -2) if upper else lower), info
 
 

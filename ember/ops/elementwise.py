@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from ..autograd import _opmath
 from ..autograd._math import array_math, rsqrt
 from ..autograd._math import sign as _sign
-from ..autograd.graph import Node
+from ..autograd.graph import Node, broadcast_message
 from . import _bf16, _bf16_grad, _bf16_vec, _parallel
 
 _SCALARS = (int, float, bool, complex)
@@ -211,10 +211,21 @@ class RemainderBackward0(Node):
     def forward(self, a, b):
         x, y = _operands(a, b)
         _check_integer_divisor(x, y, "remainder_cpu")
-        return np.mod(x, y)
+        return _remainder(x, y)
 
     def backward(self, m, g):
         return g, None
+
+
+def _remainder(x, y):
+    """x mod y with the divisor's sign, as torch: for floats fmod(x, y), plus y where that is
+    nonzero and of the other sign, so a zero keeps x's sign (-2 mod 2 is -0.0; NumPy's mod
+    gives the divisor's sign, 0.0)."""
+    if np.result_type(x, y).kind not in "fVc":
+        return np.mod(x, y)
+    with np.errstate(invalid="ignore"):
+        mod = np.fmod(x, y)
+        return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod)
 
 
 class RemainderBackward1(Node):
@@ -225,7 +236,7 @@ class RemainderBackward1(Node):
         _check_integer_divisor(x, y, "remainder_cpu")
         if _needs_any(a, b):
             self.quotient = np.floor_divide(x, y)
-        return np.mod(x, y)
+        return _remainder(x, y)
 
     def backward(self, m, g):
         return g, (-g * self.quotient if _needs(self, 1) else None)
@@ -248,6 +259,8 @@ NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"  # torch's 
 def _check_integer_divisor(x, y, kernel):
     """torch refuses integer division by zero (NumPy gives 0 with a warning) and bool operands."""
     kind = np.result_type(x, y).kind
+    if kind in "bc" or kind in "iu" and not np.all(y):  # (torch's kernel: after the shapes)
+        refuse_unbroadcastable(x, y)
     if kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     _dtype.refuse_complex(np.result_type(x, y), kernel)
@@ -472,6 +485,14 @@ COMPLEX_KERNELS = {"RoundBackward0": "round_vml_cpu", "ErfcBackward0": "erfc_vml
                    "Logaddexp2Backward0": "logaddexp2_cpu", "NextafterBackward0": "nextafter_cpu",
                    "CopysignBackward0": "copysign_cpu", "CopysignBackward1": "copysign_cpu",
                    **{f"XlogyBackward{i}": "xlogy_cpu" for i in range(3)}}
+
+
+def refuse_unbroadcastable(x, y):
+    """torch's error for operands whose shapes do not broadcast (arrays or numbers): its
+    TensorIterator reports it before a kernel refuses their dtypes."""
+    message = broadcast_message(np.shape(x), np.shape(y))
+    if message is not None:
+        raise RuntimeError(message)
 
 
 def _check_complex(name, np_dtype):

@@ -193,11 +193,14 @@ class _Binary(Node):
     def forward(self, a, b):
         x, y = E._operands(a, b)
         kind = np.result_type(x, y).kind
-        if kind == "c":  # (the ops built here that have no complex kernel in torch)
-            E._check_complex(type(self).__name__, np.result_type(x, y))
         refused = self.floats if kind in "fVc" else self.integers if kind in "iu" else \
             (self.bools or self.integers) if kind == "b" else None
+        if kind == "c":  # (the ops built here that have no complex kernel in torch)
+            if type(self).__name__ in E.COMPLEX_KERNELS:  # (a kernel's refusal: after the
+                E.refuse_unbroadcastable(x, y)  # shapes, as torch)
+            E._check_complex(type(self).__name__, np.result_type(x, y))
         if refused not in (None, "float", "keep"):
+            E.refuse_unbroadcastable(x, y)
             dt = _dtype.of_numpy(np.result_type(x, y))
             raise NotImplementedError(f'"{refused}" not implemented for \'{dt.scalar_name}\'')
         if refused == "float":  # each operand as given (a number or a 0-d tensor never

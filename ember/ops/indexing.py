@@ -128,23 +128,53 @@ def _item_dims(index, ndim):
 
 def getitem(a, index):
     """a[index]: basic indexing returns a view, advanced indexing a copy."""
+    if type(index) is tuple and len(index) > 1:
+        index = one_ellipsis(index, a._data.ndim)
     try:
         return _getitem(a, index)
     except IndexError as error:  # NumPy's "too many indices for array" in torch's words
         raise _too_many(index, a._data.ndim) or error from None
 
 
-def _too_many(index, ndim):
-    """torch's IndexError for an index with more dims than the tensor has (None if it fits):
-    on a 0-d tensor a lone int or slice gets its own message."""
-    items = index if type(index) is tuple else (index,)
+def one_ellipsis(index, ndim):
+    """``index`` with at most one Ellipsis, read as torch reads several: each stands for the
+    dims no other item indexes, so past the first one an Ellipsis is nothing when every dim is
+    indexed; otherwise it moves past the tensor's last dim, where torch takes only ellipses and
+    slices it skips as whole (start 0, step 1 and any stop >= 0: it reads the size there as 0)."""
+    at = [k for k, item in enumerate(index) if item is Ellipsis]
+    if len(at) < 2:
+        return index
+    spare = ndim - _dims_used(index)
+    if spare <= 0:
+        return tuple(item for item in index if item is not Ellipsis)
+    if not all(item is Ellipsis or _skipped_slice(item) for item in index[at[1]:]):
+        raise IndexError(f"an index with several ellipses ('...') indexes past the tensor's "
+                         f"{ndim} dims: each ellipsis stands for the {spare} dims no other item "
+                         f"indexes, so the items after the second one have no dims left")
+    return index[:at[1]]
+
+
+def _skipped_slice(item):
+    return type(item) is slice and all(type(b) is int or b is None for b in (
+        item.start, item.stop, item.step)) and item.start in (None, 0) and item.step in (
+        None, 1) and (item.stop is None or item.stop >= 0)
+
+
+def _dims_used(items):
+    """How many of the tensor's dims the items of an index read (a mask: as many as it has)."""
     used = 0
     for item in items:
         if item is None or item is Ellipsis or type(item) is bool:
             continue
         array = item._data if isinstance(item, Tensor) else item
         used += array.ndim if isinstance(array, np.ndarray) and array.dtype == bool else 1
-    if used <= ndim:
+    return used
+
+
+def _too_many(index, ndim):
+    """torch's IndexError for an index with more dims than the tensor has (None if it fits):
+    on a 0-d tensor a lone int or slice gets its own message."""
+    if _dims_used(index if type(index) is tuple else (index,)) <= ndim:
         return None
     if ndim == 0 and type(index) is not tuple:
         if type(index) is slice:
@@ -275,6 +305,8 @@ class IndexPutBackward0(CopySlices):
 def setitem(a, index, value, masked_fill=False):
     """a[index] = value, in place; recorded by autograd as CopySlices when needed.
     ``masked_fill``: index_put_'s rule, where a 0-d bool index is a mask too."""
+    if type(index) is tuple and len(index) > 1:
+        index = one_ellipsis(index, a._data.ndim)
     try:
         return _setitem(a, index, value, masked_fill)
     except IndexError as error:  # NumPy's "too many indices for array" in torch's words

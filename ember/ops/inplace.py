@@ -200,6 +200,24 @@ CHECKS_INPUT_OVERLAP = frozenset(
     "scatter_reduce_ put_ index_reduce_ __setitem__".split())
 
 
+# Those of them that run one element-wise TensorIterator kernel: its operands must broadcast to
+# the tensor written before the kernel looks at their dtypes (heaviside_ checks them first).
+ELEMENTWISE = CHECKS_INPUT_OVERLAP - frozenset(
+    "copy_ index_add_ index_copy_ scatter_ scatter_add_ scatter_reduce_ put_ index_reduce_ "
+    "__setitem__ heaviside_".split()) | {"igamma_", "igammac_"}
+
+
+def refuse_output_shape(a, operands):
+    """torch's error for a tensor operand of an element-wise in-place op on ``a`` that does not
+    broadcast to ``a``'s shape (checked before the dtypes, as torch's TensorIterator)."""
+    shape = a._data.shape
+    for x in operands:
+        if isinstance(x, Tensor) and x._data.shape != shape and (
+                _graph.broadcast_message(shape, x._data.shape) is not None
+                or np.broadcast_shapes(shape, x._data.shape) != shape):
+            raise write_error(a, x._data.shape)
+
+
 def refuse_partial_overlap(target, values):
     """torch's check that no input of an in-place op partly overlaps the array it writes
     (``target``, an ndarray): both dense and non-overlapping, in one memory, their byte ranges

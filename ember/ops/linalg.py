@@ -43,7 +43,7 @@ def _refuse_mixed_dtypes(na, nb, dtype_a, dtype_b):
     if na == nb == 1:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{a.scalar_name} and {b.scalar_name}")
-    if na == 2 and nb == 1:
+    if na >= 2 and nb == 1:  # (a batch of matrices times a vector is folded into one mv)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{b.scalar_name}, {a.scalar_name}, and {b.scalar_name}")
     if nb > 2 or na == 3 and nb == 3:

@@ -5,7 +5,12 @@ import numpy as np
 from .. import _dtype
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from .reduction import LinalgVectorNormBackward0, _expand_back, _prod_others
+from .reduction import (
+    LinalgVectorNormBackward0,
+    _expand_back,
+    _prod_others,
+    refuse_empty_extreme,
+)
 
 
 class LinAlgError(RuntimeError):
@@ -75,6 +80,10 @@ def check_float(x, name, kinds="f"):
 
 def check_square(x, name, kinds="f"):
     check_float(x, name, kinds)
+    check_square_shape(x, name)
+
+
+def check_square_shape(x, name):
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if x.shape[-1] != x.shape[-2]:
@@ -277,6 +286,7 @@ class _VectorNormExtremes(LinalgVectorNormBackward0):
     saves_output = True
 
     def forward(self, a, p, dim=None, keepdim=False, zero_grad=False):
+        refuse_empty_extreme(a._data, p, dim)
         super().forward(a, 2, dim, keepdim)
         self.p, self.zero_grad, x = p, zero_grad, a._data
         if p == 0:

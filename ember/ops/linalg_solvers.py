@@ -106,8 +106,15 @@ def cond(input, p=None):
         big, small = s[..., 0], s[..., -1]
         return big / small if p != -2 else small / big
     X.check_square(input._data, f"linalg.cond(ord={p})")
+    if p == "nuc":  # (torch: from the singular values, sum(s) sum(1 / s))
+        s = _svd(input)[1]
+        return api.sum(s, -1) * api.sum(1 / s, -1)
     from ..linalg import matrix_norm  # binding upwards: the norms are ember.linalg's
-    return matrix_norm(input, p) * matrix_norm(_inv(input), p)
+    inverse, info = inv_ex(input)
+    value = matrix_norm(input, p) * matrix_norm(inverse, p)
+    if not info._data.any():
+        return value
+    return api.where(info != 0, float("inf"), value)  # a singular matrix: inf, as torch
 
 
 class LinalgSolveTriangularBackward0(Node):
@@ -188,7 +195,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 
 
 def vecdot(x, y, *, dim=-1):
-    """The dot product of x and y (broadcast) along ``dim``."""
+    """The dot product of x and y (broadcast) along ``dim``: sum(conj(x) * y)."""
     if x._data.dtype.kind not in "fVc":
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype.scalar_name}")
@@ -196,7 +203,7 @@ def vecdot(x, y, *, dim=-1):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {x.dtype.scalar_name} and y of type "
                            f"{y.dtype.scalar_name} instead")
-    return api.sum(x * y, dim)
+    return api.sum((x.conj() if x._data.dtype.kind == "c" else x) * y, dim)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

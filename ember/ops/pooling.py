@@ -85,12 +85,31 @@ def max_pool_forward(x, geom):
     rows = [slice(i * dh, i * dh + sh * (oh - 1) + 1, sh) for i in range(kh)]
     best, row_arg = _first_max([col_best[..., r, :] for r in rows])
     if kw == 1:
-        return best, row_arg
+        return best, _off_padding(row_arg, best, geom)
     arg = np.zeros(best.shape, dtype=np.int16)
     for i, r in enumerate(rows):  # the column offset of the winning row, then i*kw + j
         _select(arg, row_arg == i, col_arg[..., r, :])
     arg += row_arg * kw
-    return best, arg
+    return best, _off_padding(arg, best, geom)
+
+
+def _off_padding(arg, best, geom):
+    """``arg`` with a window whose valid elements are all -inf pointing at its first valid one,
+    as torch's scan starts there (the -inf padding tied them and, coming first, won)."""
+    if geom.padding == (0, 0) or not np.isneginf(best).any():  # (only a -inf max can be pad)
+        return arg
+    (_, kw), (sh, sw), (dh, dw), (ph, pw) = geom.kernel, geom.stride, geom.dilation, \
+        geom.padding
+    (oh, ow), (h, w) = geom.out_hw, geom.in_hw
+    row = np.arange(oh)[:, None] * sh - ph + (arg // kw) * dh
+    col = np.arange(ow)[None, :] * sw - pw + (arg % kw) * dw
+    padded = (row < 0) | (row >= h) | (col < 0) | (col >= w)
+    if not padded.any():
+        return arg
+    first_row = -(-np.maximum(ph - np.arange(oh) * sh, 0) // dh)  # first tap inside, per output
+    first_col = -(-np.maximum(pw - np.arange(ow) * sw, 0) // dw)
+    first = (first_row[:, None] * kw + first_col[None, :]).astype(arg.dtype)
+    return np.where(padded, first, arg)
 
 
 def _is_2x2(geom):
@@ -335,6 +354,17 @@ def adaptive_matrix(n_in, n_out, dtype):
     return mat
 
 
+def refuse_empty_grad(g, name):
+    """torch's backward of an adaptive pool refuses a gradient with an empty dim past the
+    batch dim (an output pooled to size 0)."""
+    shape = g.shape
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"{name}_backward(): Expected grad_output to have non-zero size "
+                               f"for non-batch dimensions, but grad_output has sizes "
+                               f"{list(shape)} with dimension {d} being empty")
+
+
 class AdaptiveAvgPool2DBackward0(Node):
     """out = Ph @ x @ Pw^T with averaging matrices;  dx = Ph^T @ g @ Pw."""
 
@@ -347,6 +377,7 @@ class AdaptiveAvgPool2DBackward0(Node):
         return np.matmul(np.matmul(self.ph, data), self.pw.T)
 
     def backward(self, m, g):
+        refuse_empty_grad(g, "adaptive_avg_pool2d")
         ph, pw = self.ph, self.pw
         if m.is_graph:
             ph, pw = Tensor._make(ph), Tensor._make(pw)

@@ -16,7 +16,7 @@ from .._memory_format import contiguous_result, follow_or_contiguous
 from .._tensor import Tensor
 from ..autograd._math import array_math
 from ..autograd.graph import Node
-from .pooling import _first_max, _out_len
+from .pooling import _first_max, _out_len, refuse_empty_grad
 
 
 # ------------------------------------------------------------------ windows along one axis
@@ -128,6 +128,10 @@ class AdaptiveAvgPool3DBackward0(_Separable):
 
     kernel = "adaptive_avg_pool3d_cpu"
 
+    def backward(self, m, g):
+        refuse_empty_grad(g, "adaptive_avg_pool3d")
+        return super().backward(m, g)
+
 
 class _Resampling(_Separable):
     """Resampling of (H, W): torch's keeps a channels-last input's layout, and lays the
@@ -235,8 +239,12 @@ class AdaptiveMaxPool2DBackward0(_GatherPool):
 
     pooled = 2
 
+    def backward(self, m, g):
+        refuse_empty_grad(g, f"adaptive_max_pool{self.pooled}d")
+        return super().backward(m, g)
 
-class AdaptiveMaxPool3DBackward0(_GatherPool):
+
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
     """Adaptive max pooling over (D, H, W)."""
 
     pooled = 3

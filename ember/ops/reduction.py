@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._memory_format import contiguous_result
+from .._tensor import wrap_dim
 from ..autograd import _opmath
 from ..autograd._math import _sum_to
 from ..autograd.graph import Node
@@ -20,19 +21,18 @@ def _dims(x, dim):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims and dim is not None and not isinstance(dim, int):
         return tuple(range(n))
-    out = []
-    for d in dims:
-        m = max(n, 1)
-        if not -m <= d < m:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}]"
-                             f", but got {d})")
-        out.append(d % m if n else 0)
+    try:
+        out = [wrap_dim(d, n) for d in dims]
+    except TypeError:  # (wrap_dim's names the dim alone)
+        i, d = next((i, d) for i, d in enumerate(dims) if not isinstance(d, (int, np.integer)))
+        raise TypeError(f"argument 'dim' must be tuple of ints, but found element of type "
+                        f"{type(d).__name__} at pos {i}") from None
     refuse_repeated_dims(out)
     return tuple(sorted(out)) if n else ()  # a 0-d tensor takes dim 0 / -1: nothing to reduce
 
 
 def check_nonempty(x, dims, op):
-    """torch refuses max/min/argmax-like reductions over a dim of size 0."""
+    """torch refuses max/min/argmax-like reductions over a dim of size 0 (named as given)."""
     for d in dims:
         if x.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
@@ -194,7 +194,8 @@ class AmaxBackward0(Node):
                                "argument.")
         self.save(a)
         self.shape, self.dims, self.keepdim = x.shape, _dims(x, dim if dim != () else None), keepdim
-        check_nonempty(x, self.dims, name)
+        given = self.dims if dim in ((), None) else (dim,) if isinstance(dim, int) else dim
+        check_nonempty(x, given if x.ndim else (), name)  # (amax names a dim as given)
         return self._np(x, axis=self.dims, keepdims=keepdim)
 
     def backward(self, m, g, a, out):
@@ -344,6 +345,22 @@ class LogsumexpBackward0(Node):
         return (_expand_back(m, g, self.shape, self.dims, self.keepdim) * m.exp(a - out),)
 
 
+def refuse_empty_extreme(x, p, dim):
+    """torch's error for an inf or -inf norm over nothing (a max or min has no identity): of an
+    empty tensor, or over an empty dim (named as given)."""
+    if x.size or p not in (float("inf"), -float("inf")):
+        return
+    name = "inf" if p > 0 else "-inf"
+    if dim is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
+                           f"tensor because the operation does not have an identity")
+    for d in (dim,) if isinstance(dim, int) else dim:
+        if x.shape[d] == 0:  # (torch's message runs "dimension 0because")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the "
+                               f"dimension {d}because this dimension is empty and the "
+                               f"operation does not have an identity")
+
+
 class LinalgVectorNormBackward0(Node):
     """out = (sum |a|^p)^(1/p);  da = g * a |a|^(p-2) / out^(p-1) (p=2: g * a / out). p=inf:
     elements tied at the maximum share g, or each take all of it with ``each_tie`` (torch's
@@ -357,11 +374,13 @@ class LinalgVectorNormBackward0(Node):
         x = a._data
         check_floating(x, "linalg.vector_norm: Expected a floating point or complex tensor as "
                           "input. Got {}")
+        if not each_tie:  # (torch's cdist: 0 between vectors of no elements)
+            refuse_empty_extreme(x, p, dim)
         self.save(a)
         self.p, self.shape, self.dims, self.keepdim = p, x.shape, _dims(x, dim), keepdim
         ax = np.abs(x)
-        if p == float("inf"):
-            return np.amax(ax, axis=self.dims, keepdims=keepdim)
+        if p == float("inf"):  # (|a| >= 0: the initial 0 only gives cdist's empty max)
+            return np.amax(ax, axis=self.dims, keepdims=keepdim, initial=0)
         if p == 1:
             return np.sum(ax, axis=self.dims, keepdims=keepdim)
         if p == 2:

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import _dtype, _memory_format
 from .._memory_format import channels_last_or_contiguous
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap_dim
 from ..autograd.graph import Node, _edge
 
 
@@ -42,11 +42,7 @@ def tensor_list(name, tensors):
 
 
 def _dim(ndim, d):
-    m = max(ndim, 1)
-    if not -m <= d < m:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], "
-                         f"but got {d})")
-    return d % m
+    return wrap_dim(d, ndim)
 
 
 def refuse_repeated_dims(dims):

@@ -114,8 +114,12 @@ def refuse_operands(kernel, *operands, reduced=True):
     numbers)."""
     described = [(t._data.dtype, t._data.ndim == 0) if hasattr(t, "_data") else t
                  for t in operands]
-    refuse_dtype(kernel, _dtype.from_numpy_dtype(_dtype._result_from_operands(described)),
-                 reduced)
+    try:
+        refuse_dtype(kernel, _dtype.from_numpy_dtype(_dtype._result_from_operands(described)),
+                     reduced)
+    except NotImplementedError:  # (torch's kernel: after the shapes)
+        E.refuse_unbroadcastable(*(getattr(t, "_data", t) for t in operands))
+        raise
 
 
 def without_derivative(name, compute, input, other):

@@ -67,8 +67,11 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         weight = np.where(weight > 0, 0.5, 0.0)
     expanded = api.expand(api.unsqueeze(values, 0), (len(rank),) + tuple(values.shape))
     lo = api.gather(expanded, -1, _tensor(below))
-    hi = api.gather(expanded, -1, _tensor(above))
-    out = lerp(lo, hi, _tensor(weight.astype(values._data.dtype)))
+    if interpolation in ("lower", "higher", "nearest"):  # an order statistic itself (torch
+        out = lo  # reads it: no lerp, whose 0 * inf would make an infinite one NaN)
+    else:
+        hi = api.gather(expanded, -1, _tensor(above))
+        out = lerp(lo, hi, _tensor(weight.astype(values._data.dtype)))
     poisoned = (nan.any(-1, keepdims=True) if not ignore_nan else count == 0)
     if poisoned.any():
         out = api.where(_tensor(np.broadcast_to(poisoned, out.shape)),

@@ -275,3 +275,28 @@ def test_int64_pools_compute_as_torch(call):
     """(avg_pool of int64 leaked NumPy's UFuncTypeError; torch divides truncating)"""
     e, t = call(ember), call(torch)
     assert str(e.dtype)[6:] == str(t.dtype)[6:] and e.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation, ceil", [
+    (2, 1, 1, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 2, 1, 2, True)])
+def test_max_pool_of_a_minus_inf_window_points_at_its_first_element_as_torch(
+        kernel, stride, padding, dilation, ceil):
+    """torch's scan starts at the window's first element; ember's -inf padding tied the -inf
+    elements and won (index -1, the gradient lost)"""
+    def call(L):
+        inf = float("inf")
+        x = L.tensor([[[-inf, -inf, 3.0, -inf, -inf, -inf, 1.0, -inf]]], requires_grad=True)
+        out, index = L.nn.functional.max_pool1d(x, kernel, stride, padding, dilation,
+                                                ceil_mode=ceil, return_indices=True)
+        out.sum().backward()
+        return index.tolist(), x.grad.tolist()
+    assert call(ember) == call(torch)
+
+
+def test_max_pool2d_of_minus_inf_windows_as_torch():
+    def call(L):
+        x = L.full((1, 1, 3, 4), -float("inf"))
+        x[0, 0, 2, 3] = 1.0
+        return L.nn.functional.max_pool2d(x, (3, 2), (2, 1), (1, 1), dilation=(1, 2),
+                                          return_indices=True)[1].tolist()
+    assert call(ember) == call(torch)

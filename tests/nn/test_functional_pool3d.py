@@ -177,3 +177,45 @@ def test_adaptive_max_pool3d_takes_bfloat16_as_torch():
     out = [lib.nn.functional.adaptive_max_pool3d(lib.tensor(x).bfloat16(), 2).float().tolist()
            for lib in (torch, ember)]
     assert out[1] == out[0]
+
+
+_ADAPTIVE = [("avg", 1), ("avg", 2), ("avg", 3), ("max", 1), ("max", 2), ("max", 3)]
+
+
+@pytest.mark.parametrize("kind, n", _ADAPTIVE)
+@pytest.mark.parametrize("input_shape", ["empty_spatial", "empty_channels", "empty_batch",
+                                         "unbatched", "too_few_dims"])
+@pytest.mark.parametrize("output", [2, 0, -1])
+def test_adaptive_pools_of_empty_inputs_and_sizes_as_torch(kind, n, input_shape, output):
+    """ember averaged an empty input into zeros (3-d) or divided by zero (1-d, 2-d), gave an
+    empty output for a negative size and took None for a 1-d size"""
+    shape = {"empty_spatial": (1, 1) + (4,) * (n - 1) + (0,), "empty_channels": (1, 0) + (4,) * n,
+             "empty_batch": (0, 1) + (4,) * n, "unbatched": (1,) + (4,) * n,
+             "too_few_dims": (4,) * n}[input_shape]
+
+    def call(L):
+        pool = getattr(L.nn.functional, f"adaptive_{kind}_pool{n}d")
+        out = pool(L.ones(shape), output if n == 1 else (output,) * n)
+        return out[0] if isinstance(out, tuple) else out
+    try:
+        expected = call(torch)
+    except (RuntimeError, ValueError, TypeError):
+        same_error(call)
+    else:
+        assert call(ember).shape == expected.shape
+
+
+@pytest.mark.parametrize("kind", ["avg", "max"])
+def test_adaptive_pool1d_refuses_none_as_torch(kind):
+    same_error(lambda L: getattr(L.nn.functional, f"adaptive_{kind}_pool1d")(L.ones(1, 1, 4),
+                                                                            None))
+
+
+@pytest.mark.parametrize("kind, n", _ADAPTIVE)
+def test_adaptive_pool_backward_of_an_empty_output_is_torchs_error(kind, n):
+    """ember gave zero gradients where torch's backward refuses the empty grad_output"""
+    def backward(L):
+        x = L.ones((2, 3) + (4,) * n, requires_grad=True)
+        pool = getattr(L.nn.functional, f"adaptive_{kind}_pool{n}d")
+        pool(x, 0 if n == 1 else (2,) * (n - 1) + (0,)).sum().backward()
+    same_error(backward)

@@ -200,3 +200,27 @@ def test_interpolate_of_integer_tensors_as_torch(dtype, mode, shape):
         same_error(run)
         return
     assert run(ember).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("size", [(0, 2), (2, 0), (0, 0)])
+def test_area_interpolation_to_an_empty_size_as_torch(size):
+    """area is adaptive average pooling, which makes an empty output (ember refused it with the
+    resampling modes' 'sizes should be greater than 0')"""
+    check(lambda L, x: L.nn.functional.interpolate(x, size=size, mode="area"), X4, grad=False)
+    check(lambda L, x: L.nn.functional.interpolate(x, size=size[0], mode="area"), X3,
+          grad=False)
+    check(lambda L, x: L.nn.functional.interpolate(x, scale_factor=0.1, mode="area"), X4,
+          grad=False)
+
+    def backward(L):  # (torch's backward refuses the empty gradient)
+        x = L.ones(2, 3, 5, 4, requires_grad=True)
+        L.nn.functional.interpolate(x, size=size, mode="area").sum().backward()
+    same_error(backward)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.interpolate(L.ones(1, 1, 0, 0), size=(2, 2), mode="area"),
+    lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4), size=-1, mode="area"),
+    lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4, 4), size=(0, 2), mode="bilinear")])
+def test_area_interpolation_refusals_as_torch(call):
+    same_error(call)

@@ -173,3 +173,94 @@ def test_unique_values_are_recorded_and_refuse_a_gradient_as_torch(call):
         seen.append((type(out.grad_fn).__name__, str(info.value)))
         assert not call(lib, x.detach()).requires_grad
     assert seen[1] == seen[0]
+
+
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([1.0, _NAN, 3.0]), L.tensor([0.0, 2.0, 5.0, _NAN])),
+    lambda L: L.searchsorted(L.tensor([_NAN, _NAN]), L.tensor([0.0, 2.0]), right=True),
+    lambda L: L.searchsorted(L.tensor([[_NAN, 1.0, 2.0, 4.0], [0.0, 1.0, _NAN, _NAN]]),
+                             L.tensor([[1.0, 3.0, _NAN], [0.0, 1.0, 2.0]]), side="right"),
+    lambda L: L.searchsorted(L.tensor([3.0, _NAN, 1.0, 2.0]), L.tensor([1.5, 2.0, 9.0]),
+                             sorter=L.tensor([2, 3, 0, 1]), out_int32=True),
+    lambda L: L.searchsorted(L.tensor([4.0, 1.0, 3.0, 2.0, 0.0]), L.tensor([1.0, 2.5])),
+    lambda L: L.bucketize(L.tensor([[0.0, 2.0], [_NAN, 7.0]]), L.tensor([1.0, _NAN, 5.0])),
+    lambda L: L.bucketize(2.0, L.tensor([_NAN, 1.0, 5.0]), right=True),
+    lambda L: L.searchsorted(L.tensor([1.0, _NAN], dtype=L.bfloat16), L.tensor([0.5, 1.0]))])
+def test_searchsorted_with_nan_or_unsorted_boundaries_as_torch(call):
+    """torch's binary search lets a NaN boundary (compared false) send each step right; ember
+    took NumPy's order, NaN last ([0, 1, 3, 3] for torch's [2, 2, 3, 3])"""
+    _same(call)
+
+
+def test_searchsorted_with_nan_fuzzed_against_torch():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        seq = np.sort(rng.integers(-3, 4, (2, int(rng.integers(0, 7)))).astype(float), -1)
+        seq[rng.random(seq.shape) < 0.3] = np.nan
+        values = rng.integers(-4, 5, (2, 4)) + rng.choice([0.0, 0.5, np.nan], (2, 4))
+        right = bool(rng.random() < 0.5)
+        _same(lambda L: L.searchsorted(L.tensor(seq), L.tensor(values), right=right))
+        _same(lambda L: L.searchsorted(L.tensor(seq[0]), L.tensor(values), right=right))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([0.1]), L.tensor([0.1000000005], dtype=L.float64),
+                             right=True),
+    lambda L: L.searchsorted(L.tensor([16777217]), L.tensor([16777216.0]), right=True),
+    lambda L: L.searchsorted(L.tensor([1.0, 2.0, 3.0], dtype=L.bfloat16), 1.999, right=True),
+    lambda L: L.searchsorted(L.tensor([1.0, 2.0], dtype=L.bfloat16), L.tensor(1.999),
+                             right=True),
+    lambda L: L.bucketize(0.1000000005, L.tensor([0.1]), right=True),
+    lambda L: L.searchsorted(L.tensor([1, 2, 3], dtype=L.uint8), -1),
+    lambda L: L.searchsorted(L.tensor([-87, 12], dtype=L.int8), -149, right=True),
+    lambda L: L.searchsorted(L.tensor([1.0, 70000.0], dtype=L.float16), 1e6)])
+def test_searchsorted_compares_in_torchs_promoted_dtype(call):
+    """a number or 0-d tensor is cast to the boundaries' dtype (wrapping an int, overflowing a
+    float to inf), tensors promote as torch's (int64 with float32: float32); ember compared in
+    NumPy's promotion and refused numbers past the dtype"""
+    _same(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([True]), L.tensor([], dtype=L.bool)),
+    lambda L: L.searchsorted(L.tensor([[1 + 1j]]), L.zeros(1, 0, dtype=L.complex64),
+                             out_int32=True),
+    lambda L: L.bucketize(L.tensor([], dtype=L.bool), L.tensor([True]))])
+def test_searchsorted_of_no_values_skips_the_dtype_refusal_as_torch(call):
+    _same(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.searchsorted(L.tensor([[True]]), L.zeros(2, 0, dtype=L.bool)),
+    lambda L: L.searchsorted(L.tensor([1.0, 2.0], dtype=L.float64), L.tensor([1 + 1j])),
+    lambda L: L.searchsorted(L.tensor([1 + 1j]), L.tensor([1.0, 2.0], dtype=L.float64)),
+    lambda L: L.searchsorted(L.tensor([1, 2]), 1j)])
+def test_searchsorted_refusals_in_torchs_order(call):
+    """the batch-shape error before the dtype's; the dtype named is the promoted one"""
+    same_error(call)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("values, bins, low, high", [
+    ([0.1, 0.2, 0.3, 0.6, 0.7, 0.9, 1.0, 0.0, 1.5, -0.1], 10, 0, 1),
+    ([0.4, 0.4, 0.1, 0.8, 0.3, 0.0, 0.2, 0.9, 0.8, 0.5, 0.7, 0.6, 0.5], 10, -1.5, 2.5),
+    ([-0.9, -0.3, 0.3, 0.9, 0.6, float("nan")], 6, -0.9, 0.9)])
+def test_histc_bins_as_torchs_arithmetic(dtype, values, bins, low, high):
+    """torch's bin is (x - min) * bins / (max - min) truncated in the input's dtype: 0.3 of
+    [0, 1] in 10 bins is in bin 3 (ember: NumPy's edge search put it in bin 2); bfloat16 is
+    rounded at each step (ember counted its float32 values)"""
+    def call(L):
+        return L.histc(L.tensor(values, dtype=getattr(L, dtype)), bins=bins, min=low,
+                       max=high).float()
+    assert call(ember).tolist() == call(torch).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "float32"])
+def test_bincount_weights_give_float_or_double_as_torch(dtype):
+    """torch's bincount sums float32 weights as float, any other as double (ember kept
+    float16)"""
+    _same(lambda L: L.bincount(L.tensor([0, 1, 1]), L.tensor([1.0, 2.0, 0.5],
+                                                               dtype=getattr(L, dtype))))

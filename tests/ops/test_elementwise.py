@@ -420,3 +420,19 @@ def test_pow_exponent_gradient_in_torch_order():
     out.backward(ember.tensor(g))
     expected = g * (out.detach().numpy() * np.float32(np.log(2.0)))
     np.testing.assert_array_equal(eb.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_remainder_keeps_the_dividends_sign_on_zero_as_torch(dtype):
+    """torch's remainder is fmod(a, b) (+ b where that is nonzero of the other sign): -2 mod 2
+    is -0.0 (NumPy's mod, which ember used: 0.0)"""
+    a = [-3.5, -2.0, -0.5, -0.0, 0.0, 0.5, 2.5, 3.0, float("inf"), 4.0, -4.0]
+    b = [2.0, -2.0, 2.0, 2.0, -1.0, float("inf"), -0.5, -3.0, 2.0, float("-inf"), 2.0]
+
+    def call(L, how):
+        x, y = L.tensor(a, dtype=getattr(L, dtype)), L.tensor(b, dtype=getattr(L, dtype))
+        out = L.remainder(x, y) if how == 0 else x % 2 if how == 1 else L.remainder(-2.0, y)
+        v = out.float().numpy()
+        return str(v.tolist()), (np.signbit(v) & ~np.isnan(v)).tolist()
+    for how in range(3):
+        assert call(ember, how) == call(torch, how)

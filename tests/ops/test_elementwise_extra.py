@@ -263,3 +263,61 @@ def test_atan2_gradients_in_torchs_steps_bit_for_bit(dtype):
         results.append([t.grad.numpy() for t in ts])
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+_REFUSED_DTYPE_BINARY = [
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "gcd", "lcm", "hypot", "atan2", "fmod", "remainder", "copysign", "nextafter", "logaddexp",
+    "logaddexp2", "xlogy", "igamma", "igammac", "floor_divide", "lt", "special.zeta",
+    "special.xlog1py", "special.chebyshev_polynomial_t", "special.hermite_polynomial_h"]
+
+
+def _op(lib, name):
+    out = lib
+    for part in name.split("."):
+        out = getattr(out, part)
+    return out
+
+
+@pytest.mark.parametrize("name", _REFUSED_DTYPE_BINARY)
+@pytest.mark.parametrize("dtypes", [("float32", "int64"), ("complex64", "float32"),
+                                    ("int64", "int64"), ("float32", "float32")])
+@pytest.mark.parametrize("shapes", [((2,), (3,)), ((1,), (3,))])
+def test_shapes_are_checked_before_the_dtypes_as_torch(name, dtypes, shapes):
+    """torch's TensorIterator reports operands that do not broadcast (or, in place, do not fit
+    the tensor written) before a kernel refuses their dtypes; ember refused the dtype first"""
+    def call(L, inplace):
+        a, b = (L.ones(s, dtype=getattr(L, d)) for s, d in zip(shapes, dtypes))
+        if inplace:
+            return getattr(a, name + "_")(b)
+        return _op(L, name)(a, b)
+    for inplace in (False, True):
+        if inplace and (name.startswith("special") or not hasattr(torch.Tensor, name + "_")):
+            continue
+        try:
+            call(torch, inplace)
+        except (RuntimeError, NotImplementedError):
+            same_error(lambda L: call(L, inplace))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.special.xlog1py(L.tensor([1 + 1j]), L.tensor([1.0])),
+    lambda L: L.special.xlog1py(L.tensor([1.0]), 1j),
+    lambda L: L.special.xlog1py(2.0, L.tensor([1 + 1j])),
+    lambda L: L.complex(L.ones(2), L.ones(2, dtype=L.int64)),
+    lambda L: L.polar(L.ones(2, dtype=L.bool), L.ones(2)),
+    lambda L: L.polar(L.ones(2, dtype=L.float16), L.ones(2, dtype=L.float16)),
+    lambda L: L.heaviside(L.ones(2), L.ones(2, dtype=L.complex64)),
+    lambda L: L.ones(1).heaviside_(L.ones(3, dtype=L.int64))])
+def test_dtype_refusals_as_torch(call):
+    """xlog1py computed complex values where torch refuses them"""
+    same_error(call)
+
+
+def test_xlog1py_of_zero_is_zero_below_minus_one_as_torch():
+    """0 * log1p(y) is 0 for every y but NaN (ember: NaN for y < -1); its derivative in x is
+    0 there too (torch's d/dy, x / (1 + y), ember gives as 0 there: left as it is)"""
+    check(lambda L, x, y: L.special.xlog1py(x, y), np.array([0.0, 0.0, 0.0, 1.0, 0.0]),
+          np.array([np.nan, -1.0, -2.0, -1.0, 3.0]), grad=False)
+    check(lambda L, x, y: L.special.xlog1py(x, y), np.array([0.0, 0.0, 1.0, 0.0]),
+          np.array([-1.0, -2.0, -1.0, 3.0]), grad_inputs=[True, False], same_grad_fn=False)

@@ -413,3 +413,52 @@ def test_index_tensors_of_other_integer_dtypes_are_refused(dtype):
     same_error(lambda L: L.arange(6.)[L.tensor([1, 2]).to(getattr(L, dtype))])
     for L in (torch, ember):  # (a NumPy array of any integer dtype indexes, as torch)
         assert L.arange(6.)[np.array([1, 2], dtype=getattr(np, dtype))].tolist() == [1.0, 2.0]
+
+
+E = Ellipsis
+SEVERAL_ELLIPSES = [(E, E), (E, 0, E), (0, E, E), (E, None, E), (E, E, E), (0, E, 1, E),
+                    (0, 0, E, 0, E), (E, [0, 1], E), (E, slice(None), E), (None, E, None, E),
+                    (E, 0, 0, 0, E), (E, E, slice(None)), (E, E, slice(0, 1)), (E, E, 0, 0, 0),
+                    (E, E, slice(None, 100), E), (0, E, E, slice(None))]
+
+
+@pytest.mark.parametrize("index", SEVERAL_ELLIPSES)
+def test_several_ellipses_index_as_torch(index):
+    """torch moves its dim pointer by the unindexed dims at each ellipsis; ember refused a
+    second ellipsis (NumPy's rule), or let "tuple index out of range" out"""
+    check(lambda L, x: x[index], X)
+
+
+@pytest.mark.parametrize("index", [(E, E, 0), (E, 0, E), (E, E, slice(None, 1)), (E, None, E)])
+def test_several_ellipses_of_a_fully_indexed_tensor_are_nothing_as_torch(index):
+    check(lambda L, x: x[index], X[0, 0])
+
+
+@pytest.mark.parametrize("index", [(E, 1, E), (E, slice(0, 2), E), (0, E, 1, E)])
+def test_assignment_through_several_ellipses_as_torch(index):
+    def write(L, x, v):
+        y = x * 1
+        y[index] = v
+        return y
+    check(write, X, np.ones(torch.tensor(X)[index].shape) * 2)
+
+
+def test_several_ellipses_of_a_0d_tensor_and_onto_itself_as_torch():
+    check(lambda L, x: x[E, None, E], np.array(3.0))
+
+    def onto_itself(L):
+        x = L.arange(6.0).reshape(2, 3)
+        x[E, E] = x
+        return x
+    assert onto_itself(ember).tolist() == onto_itself(torch).tolist()
+
+
+@pytest.mark.parametrize("index", [(E, E, 0), (E, 1, E, 2), (E, E, None), (E, E, slice(1, None)),
+                                   (E, E, slice(None, None, 2)), (E, E, [0]), (E, E, True),
+                                   (0, E, None, E, 0)])
+def test_several_ellipses_past_the_last_dim_raise_index_error_as_torch(index):
+    for lib in (torch, ember):
+        with pytest.raises(IndexError):
+            lib.zeros(2, 3, 4)[index]
+    with pytest.raises(IndexError, match="several ellipses"):
+        ember.zeros(2, 3, 4)[index] = 1.0

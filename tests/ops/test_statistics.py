@@ -169,3 +169,15 @@ def test_cov_and_corrcoef_of_one_variable_are_0d():
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_quantile_refuses_half_precision(name, dtype):
     same_error(lambda L: getattr(L, name)(L.ones(3).to(getattr(L, dtype)), 0.5))
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["lower", "higher", "nearest", "linear", "midpoint"])
+@pytest.mark.parametrize("q", [0.0, 0.3, 1.0])
+def test_quantile_of_infinite_order_statistics_as_torch(name, interpolation, q):
+    """lower/higher/nearest read an order statistic (ember's lerp with weight 0 made -inf NaN)"""
+    data = [[1.0, float("nan"), 3.0, 2.0], [float("-inf"), 2.0, float("inf"), 2.0]]
+
+    def call(L):
+        return getattr(L, name)(L.tensor(data), q, dim=1, interpolation=interpolation)
+    assert str(call(ember).tolist()) == str(call(torch).tolist())

@@ -232,7 +232,8 @@ def _compare(ufunc):
 
     def compare(input, other):
         x, y = E._operands(_t(input), other)
-        if kernel is not None:
+        if kernel is not None and np.result_type(x, y).kind == "c":
+            E.refuse_unbroadcastable(x, y)  # (before the dtype, as torch)
             _dtype.refuse_complex(np.result_type(x, y), kernel)
         with np.errstate(invalid="ignore"):  # (bfloat16's NaN warns in NumPy; torch is silent)
             out = Tensor._make(np.asarray(_broadcasting(ufunc, x, y)))
@@ -276,6 +277,8 @@ def _bitwise(ufunc, kernel):
             _integers_only(x.dtype, kernel)
             return Tensor._make(np.asarray(ufunc(x)))
         x, y = E._operands(_t(input), other)
+        if np.result_type(x, y).kind not in "biu":
+            E.refuse_unbroadcastable(x, y)  # (before the dtype, as torch)
         _integers_only(np.result_type(x, y), kernel)
         return Tensor._make(np.asarray(_broadcasting(ufunc, x, y)))
     return bitwise

@@ -33,6 +33,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over all elements or over one ``dim``."""
+    if dim is not None and not isinstance(dim, (int, np.integer)):  # (one dim: not a tuple)
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     cls = R.ProdBackward0 if dim is None else R.ProdBackward1
     return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
 
@@ -115,6 +117,8 @@ def _arg_reduce(fn, input, dim, keepdim, name):
                                "input.numel() == 0.")
         flat = np.asarray(fn(x), dtype=np.int64)  # (keepdim: every dim kept, as torch)
         return Tensor._make(flat.reshape((1,) * x.ndim) if keepdim else flat)
+    if not isinstance(dim, (int, np.integer)):  # (one dim: not a tuple)
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     dims = R._dims(x, dim)
     R.check_nonempty(x, dims, name)
     if not dims:  # a 0-d input
@@ -155,6 +159,11 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over dim, computed stably."""
+    ndim = input._data.ndim
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and ndim and input._data.size:
+        # torch's kernel adds the max over every dim, kept as [1, ..., 1], in place into the
+        # 0-d sum (an empty input skips that step)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * ndim}")
     if input._data.dtype.kind == "c":
         from ..complex_ops import complex_logsumexp  # complex_ops builds on api (a cycle)
         return complex_logsumexp(input, dim, keepdim)

@@ -126,6 +126,8 @@ def t(input):
 
 
 def permute(input, *order, dims=None):
+    if dims is None and not order:  # (x.permute(()) is the way to give none)
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return S.as_view(S.PermuteBackward0.apply(
         input, dims=S._shape_arg(order if dims is None else (dims,))), input)
 

@@ -129,3 +129,57 @@ def test_every_dim_kept_as_torch(name, shape):
     lambda L: L.aminmax(L.zeros(0), dim=-1)])
 def test_repeated_dims_and_empty_inputs_raise_torch_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dim", [(), []])
+def test_logsumexp_over_no_dims_is_torchs_error(shape, dim):
+    """torch adds the max over all dims, kept as [1, ..., 1], in place into the 0-d sum; ember
+    returned the logsumexp of everything"""
+    same_error(lambda L: L.logsumexp(L.ones(shape), dim=dim))
+    same_error(lambda L: L.ones(shape).logsumexp(dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logsumexp(L.ones(2, 3), dim=(), keepdim=True),
+    lambda L: L.logsumexp(L.tensor(2.0), dim=()), lambda L: L.logsumexp(L.ones(0, 2), dim=())])
+def test_logsumexp_over_no_dims_kept_of_0d_or_empty_as_torch(call):
+    e, t = call(ember), call(torch)
+    assert e.shape == t.shape and e.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "std", "var", "logsumexp",
+                                  "nansum", "nanmean", "any", "all", "count_nonzero", "norm",
+                                  "std_mean", "var_mean"])
+@pytest.mark.parametrize("dim", [[None], (None,), (0, None)])
+def test_none_among_the_dims_is_a_type_error_naming_dim(name, dim):
+    """ember let Python's "'<=' not supported between instances of 'int' and 'NoneType'" out"""
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.ones(2, 3), dim=dim)
+    with pytest.raises(TypeError, match="argument 'dim'"):
+        getattr(ember, name)(ember.ones(2, 3), dim=dim)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "prod", "max", "min", "median",
+                                  "nanmedian", "mode", "cumsum", "softmax"])
+@pytest.mark.parametrize("dim", [(0,), [0], (0, None)])
+def test_a_tuple_for_one_dim_is_a_type_error_naming_dim(name, dim):
+    """ember reduced over a 1-tuple (argmax, prod) or let Python's comparison error out"""
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.ones(2, 3), dim=dim)
+    with pytest.raises(TypeError, match="argument 'dim'"):
+        getattr(ember, name)(ember.ones(2, 3), dim=dim)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min", "argmax", "argmin", "median",
+                                  "nanmedian", "mode"])
+@pytest.mark.parametrize("dim", [0, -2])
+def test_empty_reduction_dim_named_as_torch(name, dim):
+    """amax/amin name the dim as given (-2), the others as wrapped (0); ember named 0 for all"""
+    same_error(lambda L: getattr(L, name)(L.ones(0, 3), dim=dim))
+
+
+@pytest.mark.parametrize("dim", [(-1, 0), (1, 0), (0, -1), (-1, -2)])
+def test_amax_names_the_first_empty_dim_as_given(dim):
+    same_error(lambda L: L.zeros(0, 0).amax(dim=dim))
+    same_error(lambda L: L.zeros(0, 0).amin(dim=dim))

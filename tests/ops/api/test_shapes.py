@@ -195,3 +195,18 @@ def test_keyword_names_as_torch(call):
     # positional-only forms raised TypeError
     out = [call(L, L.tensor([[1., -2, 3], [4, 5, -6]])) for L in (torch, ember)]
     assert tuple(out[1].shape) == tuple(out[0].shape) and out[1].tolist() == out[0].tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor(1.0).permute(), lambda L: L.ones(2, 3).permute(),
+    lambda L: L.permute(L.tensor(1.0))])
+def test_permute_without_dims_is_torchs_type_error(call):
+    """ember returned a 0-d tensor unchanged (and refused others with permute(sparse_coo)'s
+    words)"""
+    same_error(call)
+
+
+def test_permute_of_no_dims_on_a_0d_tensor_as_torch():
+    for call in (lambda L: L.tensor(1.0).permute(()), lambda L: L.tensor(1.0).permute([]),
+                 lambda L: L.tensor(1.0).permute(dims=())):
+        assert call(ember).shape == call(torch).shape == ()
