@@ -232,34 +232,47 @@ class Module(_Conversions):
         """The descendant at dotted path ``target`` ('' is self)."""
         module = self
         for item in target.split(".") if target else ():
-            if item not in module._modules:
+            if not hasattr(module, item):
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = module._modules[item]
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return module
 
     def set_submodule(self, target, module, strict=False):
         """Replace (or, unless strict, add) the descendant at dotted path ``target``."""
-        path, _, name = target.rpartition(".")
-        parent = self.get_submodule(path)
-        if strict and name not in parent._modules:
-            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
         if not isinstance(module, Module):
             raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
         setattr(parent, name, module)
 
-    def get_parameter(self, target):
+    def _get_member(self, target):
         path, _, name = target.rpartition(".")
         module = self.get_submodule(path)
-        if name not in module._parameters:
-            raise AttributeError(f"{module._get_name()} has no parameter `{name}`")
-        return module._parameters[name]
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module, name, getattr(module, name)
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        _, name, value = self._get_member(target)
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return value
 
     def get_buffer(self, target):
-        path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
+        """The buffer at dotted path ``target``."""
+        module, name, value = self._get_member(target)
         if name not in module._buffers:
-            raise AttributeError(f"{module._get_name()} has no buffer `{name}`")
-        return module._buffers[name]
+            raise AttributeError(f"`{name}` is not a buffer")
+        return value
 
     # ------------------------------------------------------------------ modes and state
     def train(self, mode=True):
