@@ -52,6 +52,7 @@ class Module(_Conversions):
         d["_backward_pre_hooks"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
+        d["_forward_hooks_always_called"] = set()
         d["_is_full_backward_hook"] = None  # which kind of backward hook it holds, as torch
 
     def forward(self, *input):
@@ -341,8 +342,13 @@ class Module(_Conversions):
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
-        """hook(module, args, output) -> None or a new output, run after forward."""
-        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        """hook(module, args, output) -> None or a new output, run after forward; with
+        always_call, also when a pre-hook, forward or another hook raised (then its own error
+        is only warned about)."""
+        handle = self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
 
     def _add_hook(self, hooks, hook, prepend, with_kwargs):
         handle = RemovableHandle(hooks)
@@ -407,6 +413,7 @@ class Module(_Conversions):
         self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_backward_hooks", OrderedDict())
         self.__dict__.setdefault("_is_full_backward_hook", None)
+        self.__dict__.setdefault("_forward_hooks_always_called", set())
 
 
 def _indent(text):
