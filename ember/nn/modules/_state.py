@@ -16,7 +16,7 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...overrides import is_tensor_like
 from ...utils import swap_tensors
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 _EXTRA_STATE = "_extra_state"
 _pass = threading.local()  # .checking: load_state_dict's check pass is running (copy nothing)
@@ -33,6 +33,12 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
         return super().__repr__()
 
     __str__ = __repr__
+
+
+def checking():
+    """Whether load_state_dict's check pass is running: ember's own _load_from_state_dict
+    overrides then record what they would do, and change nothing."""
+    return getattr(_pass, "checking", False)
 
 
 def _overrides(module, method):
@@ -179,7 +185,7 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
                   if n not in module._non_persistent_buffers_set)
     local = {n: t for n, t in [*module._parameters.items(), *persistent] if t is not None}
     assign = local_metadata.get("assign_to_params_buffers", False)
-    copying = not getattr(_pass, "checking", False)
+    copying = not checking()
     for name, target in local.items():
         key = prefix + name
         if key in state_dict:
@@ -211,11 +217,18 @@ def _unknown(module, state_dict, prefix, local, extra):
 
 def _checked_source(key, target, source, error_msgs):
     """``source`` shaped as ``target`` (a torch 0.3 one-element vector for a scalar is
-    indexed), or None with an error recorded."""
+    indexed; a lazy placeholder takes any shape), or None with an error recorded."""
     if not is_tensor_like(source):
         error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
                           f"Tensor-like object from checkpoint but received {type(source)}")
         return None
+    if is_lazy(target):  # a lazy module's placeholder takes any shape (it is given it first)
+        return source
+    if is_lazy(source):  # torch fails reading its shape
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This "
+                           "error usually happens in `load_state_dict` when trying to load an "
+                           "uninitialized parameter into an initialized one. Call `forward` to "
+                           "initialize the parameters before accessing their attributes.")
     if len(target.shape) == 0 and tuple(source.shape) == (1,):
         source = source[0]
     if source.shape != target.shape:

@@ -86,10 +86,10 @@ class _BatchNorm(_NormBase):
 
     def forward(self, input):
         self._check_input_dim(input)
-        if self.running_mean is not None and input.shape[1] != self.num_features:
+        if self.running_mean is not None and input.shape[1] != self.running_mean.numel():
             # checked before num_batches_tracked moves, so a bad call changes nothing
             raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
-                               f"{self.num_features}")
+                               f"{self.running_mean.numel()}")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
