@@ -5,8 +5,7 @@ from . import functional, grad, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .modules import attention as _attention
-from .modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
-from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 
 globals().pop("attention", None)  # `import *` above brought modules/attention.py under this name
 from . import attention  # noqa: E402, F401  (torch.nn.attention: SDPBackend, sdpa_kernel)

@@ -1,4 +1,8 @@
-"""nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers."""
+"""nn.Parameter and nn.Buffer: tensors that a Module registers as parameters or buffers; the
+lazy modules' placeholders without a shape (UninitializedParameter, UninitializedBuffer)."""
+import numpy as np
+
+from .. import _dtype
 from .._creation import empty
 from .._tensor import Tensor, pickled_data
 from ..ops import fastpath as _fastpath
@@ -53,6 +57,51 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         pass
+
+
+class _Uninitialized:
+    """A placeholder without a shape until ``materialize(shape)`` gives it one."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        np_dtype = self._data.dtype if dtype is None else _dtype.to_numpy_dtype(dtype)
+        self._data = np.empty(tuple(shape), np_dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A Parameter whose shape is not known yet (becomes a Parameter when materialised)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        data = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(dtype or _dtype.get_default_dtype())))
+        return Parameter.__new__(cls, data, requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer whose shape is not known yet (becomes a plain Tensor when materialised)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        buffer = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(
+            dtype or _dtype.get_default_dtype())), requires_grad)
+        buffer.__class__ = cls
+        return buffer
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+
+def is_lazy(param):
+    """Whether ``param`` is a lazy module's placeholder, not yet given a shape."""
+    return isinstance(param, _Uninitialized)
 
 
 _fastpath.OPERAND_TYPES.add(Parameter)  # no state of its own: the fast paths may take it

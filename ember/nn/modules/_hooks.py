@@ -44,27 +44,70 @@ def _needs_grad(x):
     return isinstance(x, Tensor) and x._requires_grad
 
 
+class _Call:
+    """What one hooked call has reached: its arguments (after the pre-hooks), its output (after
+    each forward hook) and the always_call hooks already run."""
+
+    __slots__ = ("args", "kwargs", "output", "called")
+
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs, self.output, self.called = args, kwargs, None, set()
+
+
 def call_with_hooks(module, args, kwargs):
-    """module.forward with every registered hook; the slow path of Module.__call__."""
-    args, kwargs = _run_pre_hooks(module, args, kwargs)
+    """module.forward with every registered hook; the slow path of Module.__call__. Forward
+    hooks registered with always_call run even when a hook or forward raised."""
+    call = _Call(args, kwargs)
+    always = module.__dict__.get("_forward_hooks_always_called")
+    if not always or always.isdisjoint(module._forward_hooks):
+        return _call(module, call, always)
+    try:
+        return _call(module, call, always)
+    except Exception:
+        _run_always_called(module, call, always)
+        raise
+
+
+def _call(module, call, always):
+    _run_pre_hooks(module, call)
+    args, kwargs = call.args, call.kwargs
     backward = (module._backward_hooks or module._backward_pre_hooks) and \
         grad_mode.is_grad_enabled()
     state = {"inputs": False}
     given = args
     if backward:
-        args = _wrap_inputs(module, args, state)
-    output = module.forward(*args, **kwargs)
+        args = call.args = _wrap_inputs(module, args, state)
+    output = call.output = module.forward(*args, **kwargs)
     with_kwargs = module._hooks_with_kwargs
     for hook_id, hook in list(module._forward_hooks.items()):
+        if always and hook_id in always:
+            call.called.add(hook_id)
         result = hook(module, args, kwargs, output) if hook_id in with_kwargs \
             else hook(module, args, output)
         if result is not None:
-            output = result
+            output = call.output = result
     if module._backward_hooks and module.__dict__.get("_is_full_backward_hook") is False:
         _warn_non_full(given, output)
     if backward:
         output = _wrap_outputs(module, output, len(args), state)
     return output
+
+
+def _run_always_called(module, call, always):
+    """After an error: the always_call hooks not yet run, each given what the call reached;
+    their own errors become warnings (the first error is the one raised)."""
+    for hook_id, hook in list(module._forward_hooks.items()):
+        if hook_id not in always or hook_id in call.called:
+            continue
+        try:
+            result = hook(module, call.args, call.kwargs, call.output) \
+                if hook_id in module._hooks_with_kwargs else hook(module, call.args, call.output)
+            if result is not None:
+                call.output = result
+        except Exception as e:
+            warnings.warn("module forward hook with ``always_call=True`` raised an exception "
+                          f"that was silenced as another error was raised in forward: {e}",
+                          stacklevel=3)
 
 
 _NON_FULL = ("Using a non-full backward hook when {} is deprecated and will be removed in "
@@ -125,18 +168,17 @@ def _warn_non_full(args, output):
     warnings.warn(message, FutureWarning, stacklevel=4)
 
 
-def _run_pre_hooks(module, args, kwargs):
+def _run_pre_hooks(module, call):
     with_kwargs = module._hooks_with_kwargs
     for hook_id, hook in list(module._forward_pre_hooks.items()):
         if hook_id in with_kwargs:
-            result = hook(module, args, kwargs)
+            result = hook(module, call.args, call.kwargs)
             if result is not None:
-                args, kwargs = result
+                call.args, call.kwargs = result
         else:
-            result = hook(module, args)
+            result = hook(module, call.args)
             if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-    return args, kwargs
+                call.args = result if isinstance(result, tuple) else (result,)
 
 
 def _wrap_inputs(module, args, state):

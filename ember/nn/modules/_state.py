@@ -1,6 +1,9 @@
-"""Module state: state_dict, load_state_dict's key matching and copying, dtype conversions."""
+"""Module state: state_dict and load_state_dict, run as torch's per-module protocol (each module's
+_save_to_state_dict / _load_from_state_dict, which subclasses may override; the state-dict hooks;
+the version of each module in the dict's ``_metadata``), and the dtype conversions."""
 import functools
 import inspect
+import threading
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -8,9 +11,15 @@ from collections.abc import Mapping
 from ... import __future__, _dtype, _meta
 from ..._creation import empty_like
 from ..._device import device, on_meta
+from ..._handles import RemovableHandle
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ..parameter import Parameter
+from ...overrides import is_tensor_like
+from ...utils import swap_tensors
+from ..parameter import Parameter, is_lazy
+
+_EXTRA_STATE = "_extra_state"
+_pass = threading.local()  # .checking: load_state_dict's check pass is running (copy nothing)
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -26,120 +35,334 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
     __str__ = __repr__
 
 
-def _has_extra_state(module):
-    return type(module).get_extra_state is not _module_class().get_extra_state
+def checking():
+    """Whether load_state_dict's check pass is running: ember's own _load_from_state_dict
+    overrides then record what they would do, and change nothing."""
+    return getattr(_pass, "checking", False)
 
 
-def _module_class():
-    from .module import Module  # module builds on _state (a cycle)
-    return Module
+def _overrides(module, method):
+    """Whether the module's class defines its own ``method`` (get_/set_extra_state)."""
+    return getattr(type(module), method) is not getattr(_StateDict, method)
 
 
+# ---------------------------------------------------------------------- state_dict
 def state_dict(module, destination, prefix, keep_vars):
-    """Parameters, persistent buffers and any extra state, depth first, with dotted names."""
-    out = OrderedDict() if destination is None else destination
-    for name, p in module._parameters.items():
-        if p is not None:
-            out[prefix + name] = p if keep_vars else p.detach()
-    for name, b in module._buffers.items():
-        if b is not None and name not in module._non_persistent_buffers_set:
-            out[prefix + name] = b if keep_vars else b.detach()
-    if _has_extra_state(module):
-        out[prefix + "_extra_state"] = module.get_extra_state()
+    """The module's version under its prefix in ``destination._metadata`` (made with a fresh
+    dict), the pre-hooks, this module's own state, the children's (depth first), the
+    post-hooks. A post-hook registered with _register_state_dict_hook may return a dict that
+    replaces the result (only the root's result reaches the caller)."""
+    if destination is None:
+        destination = OrderedDict()
+        destination._metadata = OrderedDict()
+    local_metadata = {"version": module._version}
+    if hasattr(destination, "_metadata"):
+        destination._metadata[prefix[:-1]] = local_metadata
+    for hook in module._state_dict_pre_hooks.values():
+        hook(module, prefix, keep_vars)
+    module._save_to_state_dict(destination, prefix, keep_vars)
     for name, child in module._modules.items():
         if child is not None:
-            child.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
-    return out
+            child.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+    for hook in module._state_dict_hooks.values():
+        result = hook(module, destination, prefix, local_metadata)
+        if getattr(hook, "_from_public_api", False):
+            if result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        elif result is not None:
+            destination = result
+    return destination
 
 
-def _owners(module):
-    """Dotted path of every sub-module -> its position in depth-first order."""
-    return {name: i for i, (name, _) in enumerate(module.named_modules(remove_duplicate=False))}
+def save_to_state_dict(module, destination, prefix, keep_vars):
+    """Module._save_to_state_dict: this module's parameters, persistent buffers and extra
+    state, not its children's."""
+    for name, p in module._parameters.items():
+        if p is not None:
+            destination[prefix + name] = p if keep_vars else p.detach()
+    for name, b in module._buffers.items():
+        if b is not None and name not in module._non_persistent_buffers_set:
+            destination[prefix + name] = b if keep_vars else b.detach()
+    if _overrides(module, "get_extra_state"):
+        destination[prefix + _EXTRA_STATE] = module.get_extra_state()
 
 
-def _unexpected(state_dict, expected, owners):
-    """Keys the model has no slot for, grouped by the deepest module their path reaches (torch's
-    order: each module reports its own unexpected keys, modules visited depth first)."""
-    found = []
-    for order, key in enumerate(state_dict):
-        if key in expected:
-            continue
-        parts = key.split(".")
-        owner = 0
-        for n in range(len(parts) - 1, 0, -1):
-            path = ".".join(parts[:n])
-            if path in owners:
-                owner = owners[path]
-                break
-        found.append((owner, order, key))
-    return [key for _, _, key in sorted(found)]
-
-
-def _size_errors(state_dict, expected):
-    errors = []
-    for key, target in expected.items():
-        if key not in state_dict or key.rpartition(".")[2] == "_extra_state":
-            continue
-        source = state_dict[key]
-        if not isinstance(source, Tensor):
-            errors.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
-                          f"Tensor-like object from checkpoint but received {type(source)}")
-        elif source.shape != target.shape:
-            errors.append(f"size mismatch for {key}: copying a param with shape {source.shape} "
-                          f"from checkpoint, the shape in current model is {target.shape}.")
-    return errors
-
-
+# ---------------------------------------------------------------------- load_state_dict
 def load_state_dict(module, state_dict, strict=True, assign=False):
-    """Check every key and shape first, so a refused load leaves the model untouched."""
+    """Run every module's _load_from_state_dict (children after their parent, each module's
+    post-hooks after its children) over a copy of ``state_dict``; raise torch's error for
+    missing or unexpected keys (if strict) and for the modules' error messages.
+
+    Where the whole protocol is ember's own code (no load hooks, no _load_from_state_dict
+    defined outside ember), it runs first as a check pass in which nothing is copied, so a
+    load that will fail raises before the model changes. Otherwise it runs once, as torch's:
+    hooks run once, and what was copied before an error stays copied (a custom
+    _load_from_state_dict may also change the model itself before the error)."""
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-    expected = module.state_dict(keep_vars=True)
-    missing = [k for k in expected if k not in state_dict]
-    unexpected = _unexpected(state_dict, expected, _owners(module))
-    errors = _size_errors(state_dict, expected)
-    if strict:
-        if unexpected:
-            errors.insert(0, "Unexpected key(s) in state_dict: "
-                          f"{', '.join(repr(k).replace(chr(39), chr(34)) for k in unexpected)}. ")
-        if missing:
-            errors.insert(0, "Missing key(s) in state_dict: "
-                          f"{', '.join(repr(k).replace(chr(39), chr(34)) for k in missing)}. ")
-    if errors:
-        raise RuntimeError(f"Error(s) in loading state_dict for {module._get_name()}:\n\t"
-                           + "\n\t".join(errors))
-    _copy_in(module, state_dict, expected, assign)
+    if _protocol_is_ours(module):
+        before, _pass.checking = getattr(_pass, "checking", False), True
+        try:
+            _refuse(module, strict, *_run(module, state_dict, assign))
+        finally:
+            _pass.checking = before
+    missing, unexpected, errors = _run(module, state_dict, assign)
+    _refuse(module, strict, missing, unexpected, errors)
     return _IncompatibleKeys(missing, unexpected)
 
 
-def _copy_in(module, state_dict, expected, assign):
-    with grad_mode.no_grad():
-        for key, target in expected.items():
-            if key not in state_dict:
-                continue
-            source = state_dict[key]
-            path, _, name = key.rpartition(".")
-            if name == "_extra_state":
-                module.get_submodule(path).set_extra_state(source)
-                continue
-            if not assign:
-                _warn_if_meta(name, target, source)
-                target.copy_(source)
-                continue
-            owner = module.get_submodule(path)
-            if isinstance(target, Parameter):
-                owner._parameters[name] = Parameter(source, target.requires_grad)
-            else:
-                owner._buffers[name] = source
+def _protocol_is_ours(module):
+    """Whether loading runs only ember's code (so a check pass first is unobservable)."""
+    for m in module.modules():
+        if m._load_state_dict_pre_hooks or m._load_state_dict_post_hooks:
+            return False
+        owner = getattr(m._load_from_state_dict, "__module__", None)
+        if not (isinstance(owner, str) and owner.startswith("ember.")):
+            return False
+    return True
 
 
-def _warn_if_meta(name, target, source):
-    if target.is_meta and not source.is_meta:
-        warnings.warn(f"for {name}: copying from a non-meta parameter in the checkpoint to a "
+def _run(module, state_dict, assign):
+    """One pass of the protocol; (missing keys, unexpected keys, error messages)."""
+    missing, unexpected, errors = [], [], []
+    metadata = getattr(state_dict, "_metadata", None)
+    state_dict = OrderedDict(state_dict)  # the modules may edit their copy
+    if metadata is not None:
+        state_dict._metadata = metadata
+
+    def load(m, local_state, prefix):
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        if assign:
+            local_metadata["assign_to_params_buffers"] = assign
+        m._load_from_state_dict(local_state, prefix, local_metadata, True, missing, unexpected,
+                                errors)
+        by_child = {}  # each child's keys (those starting with its prefix), in order
+        for key, value in local_state.items():
+            head, dot, _ = key[len(prefix):].partition(".")
+            if dot and key.startswith(prefix):
+                by_child.setdefault(head, {})[key] = value
+        for name, child in m._modules.items():
+            if child is not None:
+                load(child, by_child.get(name, {}), prefix + name + ".")
+        report = _IncompatibleKeys(missing, unexpected)  # the hooks may edit its lists
+        for hook in m._load_state_dict_post_hooks.values():
+            if hook(m, report) is not None:
+                raise AssertionError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be modified, "
+                    "it should be done inplace.")
+
+    load(module, state_dict, "")
+    return missing, unexpected, errors
+
+
+def _quoted(keys):
+    return ", ".join(f'"{k}"' for k in keys)
+
+
+def _refuse(module, strict, missing, unexpected, errors):
+    errors = list(errors)
+    if strict and unexpected:
+        errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+    if strict and missing:
+        errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
+    if errors:
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
+                           + "\n\t".join(errors))
+
+
+def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                         unexpected_keys, error_msgs):
+    """Module._load_from_state_dict: run the load pre-hooks, then copy (or, with
+    ``assign_to_params_buffers`` in local_metadata, assign) this module's parameters,
+    persistent buffers and extra state from ``state_dict``, recording what is missing,
+    unexpected or wrong. In load_state_dict's check pass it records without copying."""
+    for hook in module._load_state_dict_pre_hooks.values():
+        hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+             error_msgs)
+    persistent = ((n, b) for n, b in module._buffers.items()
+                  if n not in module._non_persistent_buffers_set)
+    local = {n: t for n, t in [*module._parameters.items(), *persistent] if t is not None}
+    assign = local_metadata.get("assign_to_params_buffers", False)
+    copying = not checking()
+    for name, target in local.items():
+        key = prefix + name
+        if key in state_dict:
+            source = _checked_source(key, target, state_dict[key], error_msgs)
+            if source is not None and copying:
+                _put(module, name, key, target, source, assign, error_msgs)
+        elif strict:
+            missing_keys.append(key)
+    extra = prefix + _EXTRA_STATE
+    if _overrides(module, "set_extra_state"):
+        if extra in state_dict and copying:
+            module.set_extra_state(state_dict[extra])
+        elif extra not in state_dict and strict:
+            missing_keys.append(extra)
+    elif strict and extra in state_dict:
+        unexpected_keys.append(extra)
+    if strict:
+        unexpected_keys.extend(_unknown(module, state_dict, prefix, local, extra))
+
+
+def _unknown(module, state_dict, prefix, local, extra):
+    """The keys under ``prefix`` that name neither a child nor a tensor of this module."""
+    for key in state_dict:
+        if key.startswith(prefix) and key != extra:
+            head, dot, _ = key[len(prefix):].partition(".")
+            if head not in (module._modules if dot else local):
+                yield key
+
+
+def _checked_source(key, target, source, error_msgs):
+    """``source`` shaped as ``target`` (a torch 0.3 one-element vector for a scalar is
+    indexed; a lazy placeholder takes any shape), or None with an error recorded."""
+    if not is_tensor_like(source):
+        error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or '
+                          f"Tensor-like object from checkpoint but received {type(source)}")
+        return None
+    if is_lazy(target):  # a lazy module's placeholder takes any shape (it is given it first)
+        return source
+    if is_lazy(source):  # torch fails reading its shape
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This "
+                           "error usually happens in `load_state_dict` when trying to load an "
+                           "uninitialized parameter into an initialized one. Call `forward` to "
+                           "initialize the parameters before accessing their attributes.")
+    if len(target.shape) == 0 and tuple(source.shape) == (1,):
+        source = source[0]
+    if source.shape != target.shape:
+        error_msgs.append(f"size mismatch for {key}: copying a param with shape {source.shape} "
+                          f"from checkpoint, the shape in current model is {target.shape}.")
+        return None
+    return source
+
+
+def _put(module, name, key, target, source, assign, error_msgs):
+    """Copy ``source`` into the parameter or buffer ``target`` (or put it in its place)."""
+    if target.is_meta and not source.is_meta and not assign:
+        warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a "
                       "meta parameter in the current model, which is a no-op. (Did you mean to "
                       "pass `assign=True` to assign items in the state dictionary to their "
                       "corresponding key in the module instead of copying them in place?)",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=2)
+    swap = __future__.get_swap_module_params_on_conversion()
+    try:
+        with grad_mode.no_grad():
+            if swap:  # torch's opt-in: the objects stay, their contents are exchanged
+                new = target.module_load(source, assign=assign)
+                if new is source or new is target:
+                    raise RuntimeError("module_load returned one of self or other, please "
+                                       ".detach() the result if returning one of the inputs "
+                                       "in module_load")
+                swap_tensors(target, _as_parameter_like(target, new))
+            elif assign:
+                setattr(module, name, _as_parameter_like(target, source))
+            else:
+                target.copy_(source)
+    except Exception as ex:
+        error_msgs.append(f'While {"swapping" if swap else "copying"} the parameter named '
+                          f'"{key}", whose dimensions in the model are {target.size()} and whose '
+                          f"dimensions in the checkpoint are {source.size()}, an exception "
+                          f"occurred : {ex.args}.")
+
+
+def _as_parameter_like(target, value):
+    """``value`` as what takes ``target``'s place: a Parameter (with target's requires_grad)
+    where target is one."""
+    if not isinstance(target, Parameter):
+        return value
+    if isinstance(value, Parameter):
+        return value.requires_grad_(target.requires_grad)
+    return Parameter(value, requires_grad=target.requires_grad)
+
+
+class _StateDict:
+    """Module's state protocol (Module inherits it): state_dict and load_state_dict, the
+    per-module steps subclasses may override, and their hooks."""
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """Parameters, persistent buffers and extra state by dotted name (detached unless
+        keep_vars), in an OrderedDict whose ``_metadata`` holds each module's version."""
+        if args:  # torch's deprecated positional form: (destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
+        return state_dict(self, destination, prefix, keep_vars)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Put this module's own state (not its children's) into ``destination``."""
+        save_to_state_dict(self, destination, prefix, keep_vars)
+
+    def get_extra_state(self):
+        """Extra (non-tensor) state for state_dict; define it (and set_extra_state) to use it."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
+                           "called. Please file an issue describing this.")
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy tensors from ``state_dict`` (with assign, put them in place); report (or, if
+        strict, refuse) key mismatches. A refused load leaves the model as it was unless a
+        load hook or a _load_from_state_dict from outside ember takes part (see
+        load_state_dict in ember/nn/modules/_state.py)."""
+        return load_state_dict(self, state_dict, strict, assign)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load this module's own state (not its children's) from ``state_dict`` (a copy it
+        may edit), adding to the three lists; ``local_metadata``: what state_dict recorded
+        for this module (its ``version``), empty for a dict without ``_metadata``."""
+        load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                             unexpected_keys, error_msgs)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) -> None, run before the module saves its state."""
+        return _add(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None, run once the module and
+        its children have saved; it may edit state_dict in place."""
+        hook._from_public_api = True  # (torch marks the function itself)
+        return _add(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The older form of register_state_dict_post_hook: a dict the hook returns replaces
+        the result (which reaches the caller only from the root module)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        return _add(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) -> None, run (by _load_from_state_dict) before the module
+        loads its own state; it may edit state_dict, a copy."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """As register_load_state_dict_pre_hook; without with_module the hook is not given
+        the module."""
+        return _add(self._load_state_dict_pre_hooks,
+                    functools.partial(hook, self) if with_module else hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) -> None, run after the module and its children
+        loaded; editing incompatible_keys' lists in place changes what a strict load
+        refuses."""
+        return _add(self._load_state_dict_post_hooks, hook)
+
+
+def _add(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
 
 
 def _parse_to(args, kwargs):

@@ -3,13 +3,12 @@ their input size is read from the first input; until then the parameters are
 UninitializedParameter. The first
 forward materialises them, initialises them as the eager module would (same random draws, in
 the same order) and turns the module into that eager class (``cls_to_become``)."""
-import numpy as np
 
 from ... import _dtype
 from ..._creation import tensor
-from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ..parameter import Parameter
+from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
+from ._state import checking
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .normalization import (
@@ -27,46 +26,6 @@ __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class _Uninitialized:
-    """A placeholder without a shape until ``materialize(shape)`` gives it one."""
-
-    def materialize(self, shape, device=None, dtype=None):
-        np_dtype = self._data.dtype if dtype is None else _dtype.to_numpy_dtype(dtype)
-        self._data = np.empty(tuple(shape), np_dtype)
-        self.__class__ = self.cls_to_become
-
-    def __repr__(self):
-        return f"<{type(self).__name__}>"
-
-
-class UninitializedParameter(_Uninitialized, Parameter):
-    """A Parameter whose shape is not known yet (becomes a Parameter when materialised)."""
-
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        data = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(dtype or _dtype.get_default_dtype())))
-        return Parameter.__new__(cls, data, requires_grad)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass
-
-
-class UninitializedBuffer(_Uninitialized, Tensor):
-    """A buffer whose shape is not known yet (becomes a plain Tensor when materialised)."""
-
-    cls_to_become = Tensor
-
-    def __new__(cls, requires_grad=False, device=None, dtype=None):
-        buffer = Tensor._make(np.empty(0, _dtype.to_numpy_dtype(
-            dtype or _dtype.get_default_dtype())), requires_grad)
-        buffer.__class__ = cls
-        return buffer
-
-    def __init__(self, requires_grad=False, device=None, dtype=None):
-        pass
-
-
 class LazyModuleMixin:
     """Materialise the module's uninitialised parameters from its first input."""
 
@@ -75,9 +34,29 @@ class LazyModuleMixin:
     def _lazy_setup(self):
         self._lazy_hook = self.register_forward_pre_hook(_infer_parameters)
 
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Placeholders go in as they are (not detached), as torch's."""
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        for name, t in [*self._parameters.items(), *self._buffers.items()]:
+            if is_lazy(t) and prefix + name in destination:
+                destination[prefix + name] = t
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A placeholder whose entry has a shape takes that shape first (torch's lazy load
+        hook), then loads as any tensor; in load_state_dict's check pass it stays as it is."""
+        if not checking():
+            with grad_mode.no_grad():
+                for name, t in [*self._parameters.items(), *self._buffers.items()]:
+                    source = state_dict.get(prefix + name)
+                    if is_lazy(t) and source is not None and not is_lazy(source):
+                        t.materialize(source.shape)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def has_uninitialized_params(self):
         tensors = list(self._parameters.values()) + list(self._buffers.values())
-        return any(isinstance(t, _Uninitialized) for t in tensors)
+        return any(is_lazy(t) for t in tensors)
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for "
@@ -98,7 +77,7 @@ def _materialize(module, shapes):
     with grad_mode.no_grad():
         for name, shape in shapes.items():
             tensor = getattr(module, name)
-            if isinstance(tensor, _Uninitialized):
+            if is_lazy(tensor):
                 tensor.materialize(shape)
         module.reset_parameters()
 

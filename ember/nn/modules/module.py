@@ -8,9 +8,8 @@ from ._hooks import call_with_hooks as _call_with_hooks
 from ._state import (
     _Conversions,
     _IncompatibleKeys,  # noqa: F401  (importable from here, as in torch)
+    _StateDict,
 )
-from ._state import load_state_dict as _load_state_dict
-from ._state import state_dict as _state_dict
 
 
 def _typename(value):
@@ -30,11 +29,11 @@ def _check_name(name, kind):
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module(_Conversions):
+class Module(_StateDict, _Conversions):
     """Base class for all neural network modules; subclasses define ``forward``."""
 
     training: bool
-    _version = 1
+    _version = 1  # recorded per module in state_dict()._metadata, read back when loading
     dump_patches = False
     call_super_init = False
 
@@ -52,7 +51,12 @@ class Module(_Conversions):
         d["_backward_pre_hooks"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
+        d["_forward_hooks_always_called"] = set()
         d["_is_full_backward_hook"] = None  # which kind of backward hook it holds, as torch
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -232,34 +236,47 @@ class Module(_Conversions):
         """The descendant at dotted path ``target`` ('' is self)."""
         module = self
         for item in target.split(".") if target else ():
-            if item not in module._modules:
+            if not hasattr(module, item):
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = module._modules[item]
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return module
 
     def set_submodule(self, target, module, strict=False):
         """Replace (or, unless strict, add) the descendant at dotted path ``target``."""
-        path, _, name = target.rpartition(".")
-        parent = self.get_submodule(path)
-        if strict and name not in parent._modules:
-            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
         if not isinstance(module, Module):
             raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
         setattr(parent, name, module)
 
-    def get_parameter(self, target):
+    def _get_member(self, target):
         path, _, name = target.rpartition(".")
         module = self.get_submodule(path)
-        if name not in module._parameters:
-            raise AttributeError(f"{module._get_name()} has no parameter `{name}`")
-        return module._parameters[name]
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module, name, getattr(module, name)
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        _, name, value = self._get_member(target)
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return value
 
     def get_buffer(self, target):
-        path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
+        """The buffer at dotted path ``target``."""
+        module, name, value = self._get_member(target)
         if name not in module._buffers:
-            raise AttributeError(f"{module._get_name()} has no buffer `{name}`")
-        return module._buffers[name]
+            raise AttributeError(f"`{name}` is not a buffer")
+        return value
 
     # ------------------------------------------------------------------ modes and state
     def train(self, mode=True):
@@ -300,27 +317,6 @@ class Module(_Conversions):
         fn(self)
         return self
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Parameters and persistent buffers by dotted name, detached unless keep_vars."""
-        if args:  # torch's deprecated positional form: (destination, prefix, keep_vars)
-            destination = args[0]
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
-        return _state_dict(self, destination, prefix, keep_vars)
-
-    def get_extra_state(self):
-        """Extra (non-tensor) state for state_dict; define it (and set_extra_state) to use it."""
-        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
-                           "called. Please file an issue describing this.")
-
-    def set_extra_state(self, state):
-        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
-                           "called. Please file an issue describing this.")
-
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy tensors from ``state_dict``; report (or, if strict, refuse) key mismatches."""
-        return _load_state_dict(self, state_dict, strict, assign)
-
     # ------------------------------------------------------------------ calling and hooks
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args, run before forward."""
@@ -328,8 +324,13 @@ class Module(_Conversions):
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
-        """hook(module, args, output) -> None or a new output, run after forward."""
-        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        """hook(module, args, output) -> None or a new output, run after forward; with
+        always_call, also when a pre-hook, forward or another hook raised (then its own error
+        is only warned about)."""
+        handle = self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
 
     def _add_hook(self, hooks, hook, prepend, with_kwargs):
         handle = RemovableHandle(hooks)
@@ -394,6 +395,10 @@ class Module(_Conversions):
         self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_backward_hooks", OrderedDict())
         self.__dict__.setdefault("_is_full_backward_hook", None)
+        self.__dict__.setdefault("_forward_hooks_always_called", set())
+        for name in ("_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
 
 
 def _indent(text):

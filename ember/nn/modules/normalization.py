@@ -33,6 +33,8 @@ class _NormBase(Module):
     """What batch and instance norm share (torch's _NormBase): per-channel affine parameters
     and, if tracked, running statistics."""
 
+    _version = 2  # version 2 added num_batches_tracked
+
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
@@ -64,16 +66,30 @@ class _NormBase(Module):
                 f"affine={self.affine}, bias={self.affine and self._has_bias}, "
                 f"track_running_stats={self.track_running_stats}")
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A dict older than version 2 (or without metadata) may lack num_batches_tracked:
+        the module keeps its own count (0 if it has none)."""
+        key = prefix + "num_batches_tracked"
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
+            count = self.num_batches_tracked
+            state_dict[key] = count if count is not None and not count.is_meta \
+                else _creation.tensor(0, dtype=int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
 
 class _BatchNorm(_NormBase):
     """Shared batch norm: per-channel statistics of a batch; running averages for eval."""
 
     def forward(self, input):
         self._check_input_dim(input)
-        if self.running_mean is not None and input.shape[1] != self.num_features:
+        if self.running_mean is not None and input.shape[1] != self.running_mean.numel():
             # checked before num_batches_tracked moves, so a bad call changes nothing
             raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
-                               f"{self.num_features}")
+                               f"{self.running_mean.numel()}")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -119,6 +135,28 @@ class _InstanceNorm(_NormBase):
                  track_running_stats=False, device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
                          bias=bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A dict without version (saved before torch 0.4) may hold running statistics that an
+        untracked instance norm has no place for: an error naming them, and they are dropped."""
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            found = [prefix + n for n in ("running_mean", "running_var")
+                     if prefix + n in state_dict]
+            if found:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in found)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running stats "
+                    "by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    "running stats are actually needed, instead set track_running_stats=True "
+                    f"in {klass} to enable them. See the documentation of {klass} for details.")
+                for key in found:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def forward(self, input):
         spatial = self._spatial

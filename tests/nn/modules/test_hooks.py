@@ -153,3 +153,63 @@ def test_mixing_old_and_full_backward_hooks_raises_as_torch(first, second):
         getattr(module, first)(lambda m, gi, go: None)
         getattr(module, second)(lambda m, gi, go: None)
     same_error(run)
+
+
+def _always_log(lib):
+    calls = []
+    layer = lib.nn.Linear(2, 2)
+    layer.register_forward_hook(lambda m, a, o: calls.append(("always", o is None)),
+                                always_call=True)
+    layer.register_forward_hook(lambda m, a, k, o: calls.append(("kwargs", k, o is None)),
+                                always_call=True, with_kwargs=True)
+    layer.register_forward_hook(lambda m, a, o: calls.append(("plain", o is None)))
+
+    def failing_pre_hook(m, args):
+        raise ValueError("boom")
+    handle = layer.register_forward_pre_hook(failing_pre_hook)
+    with pytest.raises(ValueError, match="boom"):
+        layer(lib.ones(1, 2))
+    handle.remove()
+    calls.append("normal call")
+    layer(lib.ones(1, 2))
+    calls.append("a later hook fails")
+
+    def failing_hook(m, args, out):
+        raise KeyError("post")
+    layer.register_forward_hook(failing_hook)
+    with pytest.raises(KeyError):
+        layer(lib.ones(1, 2))
+    return calls
+
+
+def test_always_call_forward_hooks_run_after_errors_like_torch():
+    assert _always_log(ember) == _always_log(torch)
+    assert _always_log(ember)[:2] == [("always", True), ("kwargs", {}, True)]
+
+
+def test_always_call_hook_errors_are_warned_and_outputs_passed_on_like_torch():
+    seen = []
+    for lib in (ember, torch):
+        layer = lib.nn.Linear(2, 2)
+
+        def failing(m, args, out):
+            raise RuntimeError("hook failed")
+        layer.register_forward_hook(failing, always_call=True)
+        with pytest.warns(UserWarning) as record:
+            with pytest.raises(RuntimeError) as error:
+                layer(lib.ones(1, 3))  # forward fails: the hook runs, its own error is warned
+        got = []
+        other = lib.nn.Linear(2, 2)
+        other.register_forward_hook(lambda m, a, o: 7, always_call=True)
+        other.register_forward_hook(lambda m, a, o: got.append(o), always_call=True)
+
+        def failing_pre_hook(m, args):
+            raise ValueError("x")
+        other.register_forward_pre_hook(failing_pre_hook)
+        with pytest.raises(ValueError):
+            other(lib.ones(1, 2))
+        seen.append(("hook failed" not in str(error.value),
+                     [str(w.message) for w in record if "always_call" in str(w.message)], got))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == ["module forward hook with ``always_call=True`` raised an exception that "
+                          "was silenced as another error was raised in forward: hook failed"]

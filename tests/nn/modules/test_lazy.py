@@ -77,3 +77,33 @@ def test_lazy_instance_norm_reads_features_from_dim_1_even_unbatched():
     for lib in (ember, torch):  # torch's quirk: (C, H, W) is read as C = H, then refused
         with pytest.raises(ValueError, match="expected input's size at dim=0 to match"):
             lib.nn.LazyInstanceNorm2d()(lib.ones(3, 4, 5))
+
+
+def test_lazy_modules_load_checkpoints_like_torch():
+    seen = []
+    for lib in (ember, torch):
+        torch.manual_seed(0)
+        source = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        lazy = lib.nn.Sequential(lib.nn.LazyLinear(3), lib.nn.LazyBatchNorm1d())
+        report = lazy.load_state_dict(source.state_dict())
+        x = lib.ones(4, 2)
+        source.eval()
+        lazy.eval()
+        same = (lazy(x) - source(x)).abs().sum().item()
+        placeholders = lib.nn.LazyLinear(3).state_dict()
+        into_lazy = lib.nn.LazyLinear(3)
+        into_lazy.load_state_dict(placeholders)
+        eager = lib.nn.Linear(2, 3)
+        weight = eager.weight.clone()
+        try:
+            eager.load_state_dict(placeholders)
+            refused = None
+        except RuntimeError as error:
+            refused = str(error)
+        seen.append((repr(report), same, type(lazy[0]).__name__,
+                     [type(v).__name__ for v in placeholders.values()],
+                     into_lazy.has_uninitialized_params(), refused))
+        if lib is ember:  # refused before anything changed
+            assert ember.equal(eager.weight, weight)
+    assert seen[0] == seen[1]
+    assert seen[0][1] == 0.0

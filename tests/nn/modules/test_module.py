@@ -396,3 +396,36 @@ def test_dotted_names_refused_as_torch():
     same_error(lambda lib: lib.nn.Module().add_module("a.b", None))
     same_error(lambda lib: lib.nn.Module().register_buffer("a.b", None))
     same_error(lambda lib: lib.nn.Module().register_parameter("a.b", None))
+
+
+def test_get_and_set_submodule_errors_match_torch():
+    def message(lib, fn):
+        torch.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3),
+                                lib.nn.Sequential(lib.nn.Linear(3, 1)))
+        try:
+            fn(lib, net)
+        except (AttributeError, ValueError) as error:
+            return type(error).__name__, str(error).replace("ember", "torch")
+        return None
+
+    cases = [lambda lib, n: n.get_submodule("0.weight"),
+             lambda lib, n: n.get_submodule("training"),
+             lambda lib, n: n.get_submodule("5"),
+             lambda lib, n: n.get_parameter("0.nothing"),
+             lambda lib, n: n.get_parameter("1.running_mean"),
+             lambda lib, n: n.get_parameter("1.training"),
+             lambda lib, n: n.get_parameter("2"),
+             lambda lib, n: n.get_buffer("0.weight"),
+             lambda lib, n: n.get_buffer("1.nothing"),
+             lambda lib, n: n.get_buffer("2"),
+             lambda lib, n: n.set_submodule("", lib.nn.ReLU()),
+             lambda lib, n: n.set_submodule("0.weight", lib.nn.ReLU()),
+             lambda lib, n: n.set_submodule("9.x", 3),
+             lambda lib, n: n.set_submodule("0.q", lib.nn.ReLU(), strict=True)]
+    for case in cases:
+        expected = message(torch, case)
+        assert expected is not None
+        assert message(ember, case) == expected
+    assert message(ember, lambda lib, n: n.get_submodule("0.weight")) == (
+        "AttributeError", "`weight` is not an nn.Module")
