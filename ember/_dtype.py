@@ -1,5 +1,6 @@
 """dtype objects, their NumPy counterparts, and PyTorch's type-promotion rules."""
 import math
+import warnings
 
 import numpy as np
 
@@ -472,3 +473,10 @@ def sort_key(x):
     """``x`` as NumPy sorts it correctly: bfloat16 (ml_dtypes) as float32 (exact), whose sort
     puts NaN last; ml_dtypes' own comparisons order NaN arbitrarily (and warn)."""
     return x.astype(np.float32) if x.dtype.kind == "V" else x
+
+
+def warn_discarding_imaginary(stacklevel=2):
+    """torch's warning when complex values are written or cast into a real tensor (the
+    imaginary part is dropped): one text for casts, copies, fills and indexed writes."""
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                  stacklevel=stacklevel + 1)

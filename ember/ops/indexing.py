@@ -250,8 +250,7 @@ def _write(array, index, value):
     if isinstance(value, np.ndarray):
         value = value.reshape(strip_leading_ones(value.shape))
         if value.dtype.kind == "c" and array.dtype.kind in "fV":
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=4)
+            _dtype.warn_discarding_imaginary(stacklevel=4)
             value = value.real
     try:
         array[index] = _dtype.via_float32(value, array.dtype)

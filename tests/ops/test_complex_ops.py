@@ -321,3 +321,25 @@ def test_polar_gradient_of_abs_is_torchs_at_zero_and_negative_abs():
     r = np.array([0.0, 1.5, -2.0, 0.0, 3.0])
     theta = np.array([0.3, -1.0, 2.0, 0.0, 0.5])
     check(lambda L, a, t: L.view_as_real(L.polar(a, t)), r, theta)
+
+
+def test_copying_complex_into_a_real_tensor_warns_as_torch_not_numpy():
+    """copy_ of complex values into a real tensor: torch's UserWarning and the real part, its
+    gradient through; NumPy's ComplexWarning leaked before."""
+    got = []
+    for lib in (torch, ember):
+        always = lib.is_warn_always_enabled()
+        lib.set_warn_always(True)
+        try:
+            z = lib.tensor([1 + 2j, 3j], requires_grad=True)
+            y = lib.zeros(2, requires_grad=True).clone()
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                y.copy_(z)
+                lib.zeros(2).copy_(z.detach())
+        finally:
+            lib.set_warn_always(always)
+        assert [w.category for w in seen] == [UserWarning, UserWarning]
+        y.sum().backward()
+        got.append((y.tolist(), z.grad.tolist()))
+    assert got[1] == got[0]

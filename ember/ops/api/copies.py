@@ -85,9 +85,7 @@ def to_dtype(input, dtype, copy=False):
     if npd == input._data.dtype and not copy:
         return input
     if input._data.dtype.kind == "c" and npd.kind != "c":
-        import warnings
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                      stacklevel=3)
+        _dtype.warn_discarding_imaginary(stacklevel=3)
         input = input.real
     if (npd.kind not in "fVc" or not input._requires_grad) and _graph._observer is None \
             and _graph._dual is None:
@@ -184,9 +182,7 @@ def _fill_value(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
         if value._data.dtype.kind == "c" and self._data.dtype.kind != "c":
-            import warnings
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=3)
+            _dtype.warn_discarding_imaginary(stacklevel=3)
             value = value.real
         return value
     if not isinstance(value, (int, float, complex, np.number, np.bool_)):
@@ -201,6 +197,9 @@ def copy_(self, other, non_blocking=False):
     src = _t(other)
     if src.is_meta and not self.is_meta:
         raise NotImplementedError(_meta.CANNOT_COPY)
+    if src._data.dtype.kind == "c" and self._data.dtype.kind != "c":
+        _dtype.warn_discarding_imaginary(stacklevel=3)  # (NumPy's ComplexWarning otherwise)
+        src = src.real
     if self.is_meta and not src.is_meta:  # nothing is written: the shapes are checked
         src = Tensor._make(_meta.like(src._data))
     if not needs_graph(self, src):
