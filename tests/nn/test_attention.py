@@ -24,14 +24,24 @@ def test_sdpa_kernel_allows_as_torch(names):
     for lib in (torch, ember):
         backend = lib.nn.attention.SDPBackend
         chosen = [getattr(backend, n) for n in names]
-        with lib.nn.attention.sdpa_kernel(chosen[0] if len(chosen) == 1 else chosen):
-            state = _state(lib)
-            t = lib.tensor(q)
-            try:
-                value = lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy()
-            except RuntimeError as error:
-                value = str(error)
-        outs.append((state, value, _state(lib)))
+        outs.append(_attend_within(
+            lib, lib.nn.attention.sdpa_kernel(chosen[0] if len(chosen) == 1 else chosen), q))
+    _assert_same_attention(outs)
+
+
+def _attend_within(lib, block, q):
+    """(the switches inside ``block``, attention's value or error there, the switches after)."""
+    with block:
+        state = _state(lib)
+        t = lib.tensor(q)
+        try:
+            value = lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy()
+        except RuntimeError as error:
+            value = str(error)
+    return state, value, _state(lib)
+
+
+def _assert_same_attention(outs):
     assert outs[1][0] == outs[0][0] and outs[1][2] == outs[0][2] == [True] * 4
     if isinstance(outs[0][1], str):
         assert outs[1][1] == outs[0][1]
@@ -74,16 +84,5 @@ def test_deprecated_sdp_kernel_as_torch(flags):
     for lib in (torch, ember):
         with pytest.warns(FutureWarning, match=r"torch.backends.cuda.sdp_kernel\(\)` is deprec"):
             block = lib.backends.cuda.sdp_kernel(**flags)
-        with block:
-            state = _state(lib)
-            t = lib.tensor(q)
-            try:
-                value = lib.nn.functional.scaled_dot_product_attention(t, t, t).numpy()
-            except RuntimeError as error:
-                value = str(error)
-        outs.append((state, value, _state(lib)))
-    assert outs[1][0] == outs[0][0] and outs[1][2] == outs[0][2] == [True] * 4
-    if isinstance(outs[0][1], str):
-        assert outs[1][1] == outs[0][1]
-    else:
-        np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-5, atol=1e-6)
+        outs.append(_attend_within(lib, block, q))
+    _assert_same_attention(outs)
