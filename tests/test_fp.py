@@ -1,9 +1,13 @@
 """ember/_fp.py's fused multiply-add: a * b + c rounded once, checked against exact rationals,
-ties and overflow included (its quiet()/restore() are exercised by every kernel)."""
+ties and overflow included (its quiet()/restore() are exercised by every kernel); call_quiet,
+the fast paths' quiet kernel call, also while another thread is inside it."""
+import threading
+import warnings
 from fractions import Fraction
 
 import numpy as np
 
+import ember
 from ember import _fp
 
 
@@ -125,3 +129,74 @@ def test_float32_inexact_ties_in_any_size_and_layout():
                 for exact_sums in (False, True):
                     got = _fp.fma32(aa, mid, cc, exact_sums=exact_sums)
                     np.testing.assert_array_equal(got.reshape(-1), want)
+
+
+def _overflowing_ops(x):
+    """Fast-path ops (tensor-scalar, tensor-tensor, unary) that overflow or make NaN from x."""
+    return [x * 1e38, x + x * 10.0, (x * 1e30) * (x * 1e30), (x * 100.0).exp(), -(x * 1e38),
+            x * 1e38 - x * 1e38]
+
+
+def test_call_quiet_leaves_the_callers_error_state_and_warnings():
+    x = ember.tensor([1e38, -1e38, 2.0], requires_grad=True)
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        outs = _overflowing_ops(x)  # no FloatingPointError, no RuntimeWarning
+        assert np.geterr()["over"] == "raise"
+        try:
+            np.float32(1e38) * np.float32(10)
+        except FloatingPointError:
+            pass
+        else:
+            raise AssertionError("the caller's NumPy error state was changed")
+    with np.errstate(all="ignore"):
+        want = [np.float32(1e38) * np.float32(1e38), np.float32(1e38) + np.float32(1e39)]
+    assert outs[0]._data[0] == want[0] and outs[1]._data[0] == want[1]
+    assert np.isnan(outs[-1]._data[0])
+
+
+def test_call_quiet_while_another_thread_is_inside_falls_back():
+    """The quiet context holds one thread at a time: the others compute the same values
+    quietly through call_quiet_here (the state set and restored in their own context)."""
+    inside, release, seen = threading.Event(), threading.Event(), []
+
+    def hold():
+        inside.set()
+        release.wait(10)
+        return np.geterr()["over"]
+
+    holder = threading.Thread(target=lambda: seen.append(_fp.call_quiet(hold)))
+    holder.start()
+    try:
+        assert inside.wait(10)
+        try:
+            _fp.call_quiet(np.negative, np.float32(1))
+        except RuntimeError:  # (the case this test is about)
+            pass
+        else:
+            raise AssertionError("the quiet context let a second thread in")
+        x = ember.tensor([1e38, -1e38, 2.0], requires_grad=True)
+        with np.errstate(all="raise"), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            outs = _overflowing_ops(x)
+            assert np.geterr()["over"] == "raise"
+        outs[1].sum().backward()
+    finally:
+        release.set()
+        holder.join()
+    assert seen == ["ignore"]
+    quietly = _fp.call_quiet_here(np.multiply, np.float32(1e38), np.float32(10))
+    assert np.isinf(quietly) and x.grad.tolist() == [11.0, 11.0, 11.0]
+
+
+def test_call_quiet_here_restores_the_state_when_the_kernel_raises():
+    def fail():
+        assert np.geterr()["over"] == "ignore"
+        raise ValueError("kernel")
+
+    with np.errstate(over="raise"):
+        try:
+            _fp.call_quiet_here(fail)
+        except ValueError as error:
+            assert str(error) == "kernel"
+        assert np.geterr()["over"] == "raise"

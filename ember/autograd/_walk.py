@@ -88,7 +88,7 @@ def _run_chain(run, node, grad, heap):
             else:
                 return node, outs
             if nxt is None or grad is None or _graph_module._any_special and nxt._special \
-                    or nxt in buffers \
+                    or buffers and nxt in buffers \
                     or heap and heap[0][0] < -nxt._seq or type(nxt) is AccumulateGrad:
                 return node, outs
             # a node that shares its input node's metadata gives it a gradient of that very

@@ -297,9 +297,10 @@ class Node:
         versions = self._versions
         if _dtype.reduced_loaded and not graph_mode and _opmath.reduced_grad(grad):
             outs = _opmath.backward(self, m, grad)  # in float32, as torch's op math
-        elif (type(grad) is not _ndarray or grad.dtype is not _FLOAT32
-              and grad.dtype is not _FLOAT64) and _complex.is_complex_grad(grad) \
-                and not self.complex_aware:  # (float32 and float64 told by identity: cheap)
+        elif (type(grad) is not _ndarray or self._dtypes[0] is not _FLOAT32
+              and self._dtypes[0] is not _FLOAT64) and _complex.is_complex_grad(grad) \
+                and not self.complex_aware:  # (an array gradient has its node's dtype, as the
+            # engine conforms it: float32 and float64 told by identity on the node, not the array)
             outs = _complex.backward(self, m, grad, graph_mode)  # torch's convention: conj
         elif versions is None:  # plain values only: nothing to check
             if not saved:

@@ -18,7 +18,7 @@ from ..autograd import graph as _graph
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
-_enter, _QUIET, _restore = _fp.enter, _fp.QUIET, _fp.restore
+_call_quiet, _call_quiet_here = _fp.call_quiet, _fp.call_quiet_here
 
 # A Python float operand is cast to the tensor's dtype by NumPy (a "weak" scalar, as torch's
 # wrapped numbers), but that cast costs more than the arithmetic on a small array. These caches
@@ -109,9 +109,10 @@ def _binary(cls, ufunc, saves, general):
             rb, saved = b._requires_grad, ((a, b) if saves else ())
         else:
             return general(a, b)
-        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
-        data = ufunc(data, other)
-        _restore(token)
+        try:  # NaN and inf come silently, as torch's
+            data = _call_quiet(ufunc, data, other)
+        except RuntimeError:  # another thread is inside _fp's quiet context
+            data = _call_quiet_here(ufunc, data, other)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (a, b))
         out = _new(Tensor)
@@ -156,9 +157,10 @@ def unary_function(cls, general=_none):
         if dt is not _F32 and dt is not _F64 and dt.char not in "fd":  # (identity first: cheap;
             # float16 computes in float32, on the general path)
             return general(input)
-        token = _enter(_QUIET)  # NaN and inf come silently, as torch's (_fp.quiet)
-        data = ufunc(data)
-        _restore(token)
+        try:  # NaN and inf come silently, as torch's
+            data = _call_quiet(ufunc, data)
+        except RuntimeError:  # another thread is inside _fp's quiet context
+            data = _call_quiet_here(ufunc, data)
         if type(data) is not _ndarray:  # 0-d: a NumPy scalar; meta: a placeholder
             data = settle(data, (input,))
         out = _new(Tensor)
