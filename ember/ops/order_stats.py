@@ -14,7 +14,7 @@ from .activation_ops import _cast
 from .api.reductions import _ValuesIndices
 from .linalg_extra import _VectorNormExtremes, refuse_low_precision
 from .reduction import LinalgVectorNormBackward0, MaxBackward1, _dims, _expand_back, check_nonempty
-from .shape import _dim
+from .shape import ALL_DIMS, _dim, refuse_none_dim
 
 
 def _named(name, values, indices):
@@ -174,11 +174,12 @@ def _partition(v, lo, hi, swap):
         swap(i, j)
 
 
-def median(input, dim=None, keepdim=False):
+def median(input, dim=ALL_DIMS, keepdim=False):
     """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
     x = input._data
-    _no_bool(x, "median_cpu" if dim is None else "median_out")
-    if dim is None:
+    refuse_none_dim(dim, "median")
+    _no_bool(x, "median_cpu" if dim is ALL_DIMS else "median_out")
+    if dim is ALL_DIMS:
         flat = api.reshape(input, (-1,))
         if x.size == 0:
             return api.to_dtype(api.sum(flat), input.dtype) * float("nan")

@@ -45,6 +45,24 @@ def _dim(ndim, d):
     return wrap_dim(d, ndim)
 
 
+class _AllDims:
+    """The default ``dim`` of ops whose torch overloads leave dim out to reduce over every
+    element (max(), median(), prod(), squeeze()): an explicit ``dim=None`` is not that, and
+    torch's argument parser refuses it (see refuse_none_dim)."""
+
+    def __repr__(self):
+        return "<every dim>"
+
+
+ALL_DIMS = _AllDims()
+
+
+def refuse_none_dim(dim, name):
+    """torch's TypeError for an explicit dim=None where its overloads take an int or no dim."""
+    if dim is None:
+        raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
+
+
 def refuse_repeated_dims(dims):
     """torch's error for a list of (wrapped) dims that names one twice."""
     if len(set(dims)) != len(dims):

@@ -13,7 +13,7 @@ from .matrix_ops import diag, lerp
 from .order_stats import NanmedianBackward0, _named, _no_bool
 from .reduction import check_nonempty
 from .scan import cumsum
-from .shape import _dim, dim_of_0d
+from .shape import ALL_DIMS, _dim, dim_of_0d, refuse_none_dim
 from .shape_extra import movedim
 from .sorting import sort
 
@@ -99,10 +99,11 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     return result if out is None else out.copy_(result)
 
 
-def nanmedian(input, dim=None, keepdim=False):
+def nanmedian(input, dim=ALL_DIMS, keepdim=False):
     """The lower median ignoring NaN; with dim: (values, indices) as torch.median."""
-    _no_bool(input._data, "median_cpu" if dim is None else "median_out")
-    flat = dim is None
+    refuse_none_dim(dim, "nanmedian")
+    flat = dim is ALL_DIMS
+    _no_bool(input._data, "median_cpu" if flat else "median_out")
     if flat and input._data.size == 0:
         return _tensor(np.nan, dtype=input.dtype)
     d = -1 if flat else _dim(input.ndim, dim)

@@ -31,12 +31,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return R.MeanBackward1.apply(input, dim=_dim_or_none(dim), keepdim=keepdim, dtype=dtype)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=S.ALL_DIMS, keepdim=False, *, dtype=None):
     """Product over all elements or over one ``dim``."""
-    if dim is not None and not isinstance(dim, (int, np.integer)):  # (one dim: not a tuple)
+    if dim is S.ALL_DIMS:
+        return R.ProdBackward0.apply(input, dim=None, keepdim=False, dtype=dtype)
+    if not isinstance(dim, (int, np.integer)):  # (one dim: not a tuple, not None)
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
-    cls = R.ProdBackward0 if dim is None else R.ProdBackward1
-    return cls.apply(input, dim=dim, keepdim=keepdim if dim is not None else False, dtype=dtype)
+    return R.ProdBackward1.apply(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 class _ValuesIndices(tuple):
@@ -55,14 +56,16 @@ class _ValuesIndices(tuple):
 
 
 def _minmax(full_cls, dim_cls, binary, name):
-    def reduce(input, dim=None, keepdim=False, *, out=None, other=None):
+    def reduce(input, dim=S.ALL_DIMS, keepdim=False, *, out=None, other=None):
         if other is not None:  # torch.max(input, other=...): the element-wise form
             return binary(input, other)
         if isinstance(dim, Tensor):
             return binary(input, dim)
-        _dtype.refuse_complex(input._data.dtype, f"{name}_all" if dim is None else None,
+        S.refuse_none_dim(dim, name)
+        every = dim is S.ALL_DIMS
+        _dtype.refuse_complex(input._data.dtype, f"{name}_all" if every else None,
                               f"{name}(): does not support complex input")
-        if dim is None:
+        if every:
             return full_cls.apply(input)
         S._dim(input._data.ndim, dim)  # torch's IndexError (a 0-d tensor takes only 0 and -1)
         values = dim_cls.apply(input, dim=dim, keepdim=keepdim)
@@ -159,6 +162,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over dim, computed stably."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     ndim = input._data.ndim
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and ndim and input._data.size:
         # torch's kernel adds the max over every dim, kept as [1, ..., 1], in place into the

@@ -88,10 +88,12 @@ def unflatten(input, dim, sizes):
     return reshape(input, shape[:d] + sizes + shape[d + 1:])
 
 
-def squeeze(input, dim=None):
+def squeeze(input, dim=S.ALL_DIMS):
     """Remove size-1 dims (all, or those in dim)."""
     shape = input._data.shape
-    if dim is None:
+    S.refuse_none_dim(dim, "squeeze")
+    if dim is S.ALL_DIMS:
+        dim = None
         dims = [i for i, s in enumerate(shape) if s == 1]
     else:
         dims = [S._dim(len(shape), d) for d in ((dim,) if isinstance(dim, int) else dim)]

@@ -183,3 +183,18 @@ def test_empty_reduction_dim_named_as_torch(name, dim):
 def test_amax_names_the_first_empty_dim_as_given(dim):
     same_error(lambda L: L.zeros(0, 0).amax(dim=dim))
     same_error(lambda L: L.zeros(0, 0).amin(dim=dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.max(dim=None), lambda L, x: L.min(x, dim=None), lambda L, x: x.median(dim=None),
+    lambda L, x: x.nanmedian(dim=None), lambda L, x: x.prod(dim=None),
+    lambda L, x: x.squeeze(dim=None), lambda L, x: x.logsumexp(dim=None)])
+def test_an_explicit_dim_none_is_refused_as_torch(call):
+    """torch's overloads take an int dim or none at all: dim=None is a TypeError (ember reduced
+    over every element, as if dim had been left out)."""
+    for lib in (torch, ember):
+        x = lib.tensor([[1.0, 5.0], [3.0, 2.0]])
+        with pytest.raises(TypeError, match="dim"):
+            call(lib, x)
+        assert x.max().item() == 5.0 and x.median().item() == 2.0 and x.prod().item() == 30.0
+        assert x.nanmedian().item() == 2.0 and x[None].squeeze().shape == (2, 2)
