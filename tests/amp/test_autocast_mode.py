@@ -3,6 +3,7 @@ inside and outside nested regions, as a context manager and a decorator; 'cuda' 
 torch's warning; a bad device_type raises torch's ValueError."""
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -102,3 +103,34 @@ def test_custom_fwd_and_bwd_as_torch(cast_inputs):
                for lib in (torch, ember)]
     assert results[1] == results[0]
     assert ember.amp.is_autocast_available("cpu") == torch.amp.is_autocast_available("cpu")
+
+
+@pytest.mark.parametrize("kind", ["lstm", "lstm2bi", "rnn", "rnn_relu_bf", "gru", "lstm_proj",
+                                  "lstmcell", "rnncell"])
+def test_recurrent_modules_under_cpu_autocast_as_torch(kind):
+    """torch's CPU autocast runs nn.LSTM (its oneDNN kernel) and nn.RNN wholly in bfloat16; GRU,
+    LSTM with proj_size and the cells lower only their linear ops. ember ran LSTM and RNN in
+    float32 (float32 outputs, other values)."""
+    got = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        nn = lib.nn
+        make = {"lstm": lambda: nn.LSTM(8, 3), "lstm2bi": lambda: nn.LSTM(8, 3, 2,
+                                                                         bidirectional=True),
+                "rnn": lambda: nn.RNN(8, 3), "gru": lambda: nn.GRU(8, 3),
+                "rnn_relu_bf": lambda: nn.RNN(8, 3, nonlinearity="relu", batch_first=True),
+                "lstm_proj": lambda: nn.LSTM(8, 4, proj_size=2),
+                "lstmcell": lambda: nn.LSTMCell(8, 3), "rnncell": lambda: nn.RNNCell(8, 3)}
+        module = make[kind]()
+        x = lib.randn(5, 2, 8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch: "LSTM with projections is not supported..."
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                out = module(x[0] if "cell" in kind else x)
+        flat = [out] if not isinstance(out, tuple) else [out[0]] + (
+            list(out[1]) if isinstance(out[1], tuple) else [out[1]])
+        got.append([(str(t.dtype).split(".")[1], t.detach().float().numpy()) for t in flat])
+    for (dtype_t, value_t), (dtype_e, value_e) in zip(*got):
+        assert dtype_e == dtype_t
+        tolerance = 2e-2 if dtype_t == "bfloat16" or kind == "gru" else 1e-5
+        np.testing.assert_allclose(value_e, value_t, rtol=tolerance, atol=tolerance)

@@ -8,6 +8,7 @@ import warnings
 
 from ... import _creation
 from ...ops import api
+from ...ops import autocast as _autocast
 from ...ops.recurrent import lstm_outputs, recurrence
 from .. import functional as F
 from ..parameter import Parameter
@@ -128,14 +129,17 @@ class RNNBase(Module):
         """weight_hr of a layer direction, or None without ``proj_size``."""
         return getattr(self, f"weight_hr_l{layer}{suffix}") if self.proj_size else None
 
-    def _run(self, x, states):
-        """x (L, N, in); states[k] is layer*directions+direction's initial state."""
+    def _run(self, x, states, cast=None):
+        """x (L, N, in); states[k] is layer*directions+direction's initial state; ``cast``
+        (optional) maps a layer's weights to the dtype they run in."""
         directions = 2 if self.bidirectional else 1
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 w_ih, b_ih, w_hh, b_hh = self._layer_params(layer, suffix)
+                if cast is not None:
+                    w_ih, b_ih, w_hh, b_hh = cast(w_ih, b_ih, w_hh, b_hh)
                 proj = F.linear(x, w_ih, b_ih)
                 out, final = _run_direction(proj, states[layer * directions + d], w_hh, b_hh,
                                             self.mode, d == 1, self._projection(layer, suffix))
@@ -167,7 +171,15 @@ class RNNBase(Module):
         if x.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         states = self._initial_states(x, hx, batched)
-        out, finals = self._run(x, states)
+        whole = _autocast.enabled.get("cpu") and (
+            self.mode in ("RNN_TANH", "RNN_RELU") or (self.mode == "LSTM" and not self.proj_size))
+        if whole:  # torch's CPU autocast runs these recurrences wholly in the lower precision
+            # (LSTM: oneDNN's kernel; RNN: each step's products); GRU and LSTM with proj_size
+            # lower only what their linear ops lower, as here by default
+            (x,) = _autocast.lower(x)
+            states = [_autocast.lower(*s) if isinstance(s, tuple) else _autocast.lower(s)[0]
+                      for s in states]
+        out, finals = self._run(x, states, _autocast.lower if whole else None)
         if self.mode == "LSTM":
             h_n = api.stack([f[0] for f in finals], 0)
             c_n = api.stack([f[1] for f in finals], 0)
