@@ -56,6 +56,7 @@ def commit_inplace(a, new):
     if new._grad_fn is not None:
         node = new._grad_fn
         node._dtypes = (a._data.dtype,)
+        _saved_in_place(node, new, a)
         if a._base is None or not _rebase_view(a, new):
             a._grad_fn, a._output_nr, a._requires_grad = node, 0, True
     if _graph._dual is not None:  # forward AD: ``a``'s tangent is now ``new``'s (its base's too)
@@ -64,6 +65,19 @@ def commit_inplace(a, new):
     if _graph._observer is not None:  # a trace (onnx export): ``a`` holds ``new``'s value now
         _graph.observe_untracked("inplace", (new,), a)
     return a
+
+
+def _saved_in_place(node, new, a):
+    """An in-place op whose backward reads its own result (exp_, sigmoid_, relu_, ...) keeps it
+    as torch does, as ``a`` at the version just written: a later write to ``a`` makes the
+    backward refuse, as torch's (the values kept are still the result's own)."""
+    saved = node._saved
+    if not saved or node._versions is None:
+        return
+    kept = saved[-1]
+    if type(kept) is _graph.SavedOutput and kept._vc is new._vc:
+        kept._vc = a._vc
+        node._versions = node._versions[:-1] + (a._vc[0],)
 
 
 def _rebase_view(view, new):

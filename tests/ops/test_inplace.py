@@ -264,3 +264,29 @@ def test_assigning_a_gradient_of_another_dtype_names_torch_dtypes():
             x.grad = L.zeros(3, dtype=L.float16)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("chain", ["exp_", "sigmoid_", "tanh_", "relu_", "relu_inplace",
+                                   "sigmoid_view", "dropout_after_relu"])
+def test_an_in_place_result_kept_for_backward_refuses_a_later_write_as_torch(chain):
+    """exp_/sigmoid_/relu_ keep their result for the backward in the tensor they wrote: a later
+    in-place write makes backward() refuse with torch's message (ember kept a private copy and
+    computed on)."""
+    def run(lib):
+        F = lib.nn.functional
+        a = lib.tensor([0.3, -0.2, 0.9], requires_grad=True)
+        x = a * 1.5
+        y = {"exp_": lambda: x.exp_().mul_(2), "sigmoid_": lambda: x.sigmoid_().add_(1),
+             "tanh_": lambda: x.tanh_().mul_(3), "relu_": lambda: x.relu_().mul_(2),
+             "relu_inplace": lambda: F.relu(x, inplace=True).mul_(2),
+             "sigmoid_view": lambda: x[1:].sigmoid_().add_(1),
+             "dropout_after_relu": lambda: lib.nn.Sequential(
+                 lib.nn.ReLU(inplace=True), lib.nn.Dropout(0.5, inplace=True))(x)}[chain]()
+        y.sum().backward()
+    messages = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        with pytest.raises(RuntimeError) as info:
+            run(lib)
+        messages.append(str(info.value).replace("torch.", "").replace("ember.", ""))
+    assert messages[1] == messages[0]
