@@ -28,6 +28,7 @@ from .ops import (
 from .ops import elementwise as E
 from .ops import elementwise_extra as X
 from .ops.inplace import apply_inplace, check_inplace
+from .ops.shape import ALL_DIMS
 from .random import _gen
 
 UNARY_EXTRA = {name: _unary(cls) for name, cls in {
@@ -553,8 +554,8 @@ def _bind_attributes():
     Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, other.shape)
     Tensor.fill_diagonal_ = _fill_diagonal_
     Tensor.apply_, Tensor.map_ = _apply_, _map_
-    Tensor.squeeze_ = lambda self, dim=None: index_ops.view_in_place(
-        self, lambda t: api.squeeze(t) if dim is None else api.squeeze(t, dim))
+    Tensor.squeeze_ = lambda self, dim=ALL_DIMS: index_ops.view_in_place(
+        self, lambda t: api.squeeze(t, dim))
     Tensor.unsqueeze_ = lambda self, dim: index_ops.view_in_place(
         self, lambda t: api.unsqueeze(t, dim))
     Tensor.mT, Tensor.mH, Tensor.H = property(_mT), property(_adjoint), property(_H)

@@ -188,7 +188,8 @@ def test_amax_names_the_first_empty_dim_as_given(dim):
 @pytest.mark.parametrize("call", [
     lambda L, x: x.max(dim=None), lambda L, x: L.min(x, dim=None), lambda L, x: x.median(dim=None),
     lambda L, x: x.nanmedian(dim=None), lambda L, x: x.prod(dim=None),
-    lambda L, x: x.squeeze(dim=None), lambda L, x: x.logsumexp(dim=None)])
+    lambda L, x: x.squeeze(dim=None), lambda L, x: x.logsumexp(dim=None),
+    lambda L, x: x.clone().squeeze_(None), lambda L, x: L.squeeze(x, None)])
 def test_an_explicit_dim_none_is_refused_as_torch(call):
     """torch's overloads take an int dim or none at all: dim=None is a TypeError (ember reduced
     over every element, as if dim had been left out)."""
