@@ -10,16 +10,16 @@ from .._tensor import Tensor
 from ..autograd._math import array_math
 from ..autograd.graph import Node
 from .decompositions import _Decomposition, _tril, apply_multi, returns
+from .linalg_extra import refuse_low_precision
 
 Geqrf = returns("geqrf", ("a", "tau"))
 
 
 def _check_kernel(x, kernel):
     """torch's refusal of dtypes its LAPACK kernel is not built for (all but float32, float64,
-    complex64 and complex128)."""
-    if x.dtype.kind not in "fc" or x.dtype == np.float16:
-        scalar = _dtype.of_numpy(x.dtype).scalar_name
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
+    complex64 and complex128): float16/bfloat16, then integers and bool, in one message."""
+    refuse_low_precision(x, kernel, ("kernel", kernel))
+    _dtype.refuse_kinds(x.dtype, kernel, "biu")
 
 
 class GeqrfBackward0(_Decomposition):
