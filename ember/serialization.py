@@ -44,9 +44,12 @@ def _storage_of(array):
     root = array
     while isinstance(root.base, np.ndarray):
         root = root.base
-    if root is array or not root.flags.c_contiguous or root.dtype != array.dtype or \
-            array.dtype.byteorder == ">" or array.size == 0:
-        return None if root is not array or not root.flags.c_contiguous else root
+    if not root.flags.c_contiguous:
+        return None
+    if root is array:  # its own allocation (other tensors may view it)
+        return root
+    if root.dtype != array.dtype or array.size == 0:  # (big-endian arrays arrive as copies)
+        return None
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     if offset % array.itemsize or any(s % array.itemsize for s in array.strides):
         return None
