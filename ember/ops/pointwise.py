@@ -184,10 +184,10 @@ class FrexpBackward0(Node):
     """mantissa = x / 2^exponent;  dx = g / 2^exponent (2^exponent in x's dtype, as torch's
     exponent.exp2(): inf past the dtype's range, so the gradient there is 0)."""
 
-    def forward(self, x):
-        mantissa, exponent = np.frexp(x._data)
+    def forward(self, x, mantissa=None, exponent=None):
+        """(np.frexp(x) is taken once, by frexp(): its mantissa and exponent come in.)"""
         self.save(np.exp2(exponent).astype(mantissa.dtype))
-        return np.asarray(mantissa)
+        return mantissa
 
     def backward(self, m, g, scale):
         return (g / scale,)
@@ -198,6 +198,6 @@ def frexp(input):
     2 ** exponent."""
     if input._data.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    mantissa = FrexpBackward0.apply(input)
-    exponent = np.frexp(input._data)[1]
+    mantissa, exponent = np.frexp(input._data)
+    mantissa = FrexpBackward0.apply(input, mantissa=np.asarray(mantissa), exponent=exponent)
     return _Frexp((mantissa, Tensor._make(np.asarray(exponent, dtype=np.int32))))
